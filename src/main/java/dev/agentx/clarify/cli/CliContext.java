@@ -1,0 +1,88 @@
+package dev.agentx.clarify.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.render.Ansi;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
+import java.util.function.Function;
+
+/** What every command shares: streams, environment, clock, global flags and the lazily opened Local Mode. */
+public final class CliContext {
+    final PrintWriter out;
+    final PrintWriter err;
+    final Map<String, String> env;
+    final Path cwd;
+    final Clock clock;
+    final boolean terminal;
+    private final Function<CliContext, LocalMode> opener;
+    private final ObjectMapper json = JsonSupport.mapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    boolean jsonOutput;
+    Path root;
+    private LocalMode local;
+
+    public CliContext(PrintWriter out, PrintWriter err, Map<String, String> env, Path cwd, Clock clock,
+                      boolean terminal, Function<CliContext, LocalMode> opener) {
+        this.out = out;
+        this.err = err;
+        this.env = env;
+        this.cwd = cwd;
+        this.clock = clock;
+        this.terminal = terminal;
+        this.opener = opener;
+    }
+
+    public LocalMode local() {
+        if (local == null) {
+            local = opener.apply(this);
+        }
+        return local;
+    }
+
+    public Path resolvedRoot() {
+        return LocalMode.findRoot(root, cwd);
+    }
+
+    public boolean json() {
+        return jsonOutput;
+    }
+
+    public Ansi ansi() {
+        boolean color = !jsonOutput && terminal && !env.containsKey("NO_COLOR")
+                && !"dumb".equals(env.getOrDefault("TERM", ""));
+        return new Ansi(color);
+    }
+
+    public ObjectMapper mapper() {
+        return json;
+    }
+
+    public void printJson(Object value) {
+        try {
+            out.println(json.writeValueAsString(value));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+        out.flush();
+    }
+
+    /** Prints an error: its code and message on stderr; with --json also the error object on stdout. */
+    public int error(ErrorCode code, String message) {
+        if (jsonOutput) {
+            ObjectNode root = json.createObjectNode();
+            ObjectNode e = root.putObject("error");
+            e.put("code", code.name());
+            e.put("message", message);
+            printJson(root);
+        }
+        err.println(code.name() + ": " + message);
+        err.flush();
+        return code.exitCode();
+    }
+}

@@ -1,0 +1,32 @@
+package dev.agentx.clarify.ledger;
+
+import dev.agentx.clarify.protocol.Ledger;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/** Where the engine keeps the per-issue ledgers. Updates are atomic read-modify-write under the issue's lock. */
+public interface LedgerStore {
+    /** The ledger as last written, without locking (writes are atomic renames). */
+    Optional<Ledger> read(int issue);
+
+    /**
+     * Reads the issue's ledger (an empty one if none), applies {@code change} and writes the
+     * result, all under the issue's lock. {@code change} must be pure: no I/O, no network.
+     */
+    <T> T update(int issue, String actor, Function<Ledger, Mutation<T>> change);
+
+    /** Issue numbers that have a ledger, ascending. */
+    List<Integer> issues();
+
+    /** What an update produced: the new ledger (null: nothing to write) and a result for the caller. */
+    record Mutation<T>(Ledger ledger, T result) {
+        public static <T> Mutation<T> write(Ledger ledger, T result) {
+            return new Mutation<>(ledger, result);
+        }
+
+        public static <T> Mutation<T> none(T result) {
+            return new Mutation<>(null, result);
+        }
+    }
+}

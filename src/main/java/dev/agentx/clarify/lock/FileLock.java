@@ -1,0 +1,298 @@
+package dev.agentx.clarify.lock;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cross-process lock of ADR-1 without its known flaws.
+ *
+ * <ul>
+ *   <li>Acquire: create {@code <file>.lock} with CREATE_NEW (O_CREAT|O_EXCL) holding {@link LockInfo}.</li>
+ *   <li>Stale: older than 30 s, or its owner's pid is dead on this host: taken over at once.</li>
+ *   <li>Take-over: the stale lock is renamed away to a unique name, never deleted-then-created.</li>
+ *   <li>Release: only a lock that still carries our own token is removed.</li>
+ *   <li>Backoff: 200 ms x 2^n with jitter, total wait capped at 5 s, then LOCK_TIMEOUT.</li>
+ * </ul>
+ *
+ * <p>Take-over and release each run under a short guard: an OS advisory lock on a hidden sibling
+ * file {@code .<file>.guard}. The kernel drops it when its process dies, so the guard itself can
+ * never be stale. Without it, a process that judged lock A stale could rename away the fresh lock
+ * B another process had just created in its place, and a slow owner could delete a successor's
+ * lock; under the guard, the lock is re-read and renamed or deleted only if it is still the one
+ * that was judged.
+ */
+public final class FileLock {
+    private static final Logger LOG = LoggerFactory.getLogger(FileLock.class);
+
+    private final Clock clock;
+    private final LockSettings settings;
+    private final Sleeper sleeper;
+    private final ProcessIdentity self;
+    private final ObjectMapper json;
+
+    public FileLock(Clock clock, LockSettings settings, Sleeper sleeper, ProcessIdentity self) {
+        this.clock = Objects.requireNonNull(clock);
+        this.settings = Objects.requireNonNull(settings);
+        this.sleeper = Objects.requireNonNull(sleeper);
+        this.self = Objects.requireNonNull(self);
+        this.json = JsonSupport.mapper();
+    }
+
+    public static Path lockPathOf(Path file) {
+        return file.resolveSibling(file.getFileName() + ".lock");
+    }
+
+    /** A held lock. Closing it releases the lock if it is still ours. */
+    public final class Held implements AutoCloseable {
+        private final Path lockPath;
+        private final LockInfo info;
+        private final Duration waited;
+        private boolean released;
+
+        private Held(Path lockPath, LockInfo info, Duration waited) {
+            this.lockPath = lockPath;
+            this.info = info;
+            this.waited = waited;
+        }
+
+        public LockInfo info() {
+            return info;
+        }
+
+        /** How long acquiring took. */
+        public Duration waited() {
+            return waited;
+        }
+
+        @Override
+        public void close() {
+            if (!released) {
+                released = true;
+                release(lockPath, info.token());
+            }
+        }
+    }
+
+    /** Acquires the lock of {@code file} for {@code agent}, waiting at most the configured time. */
+    public Held acquire(Path file, String agent, Instant deadline) {
+        Path lockPath = lockPathOf(file);
+        Instant start = clock.instant();
+        int attempt = 0;
+        int immediateRetries = 0;
+        Observed last = null;
+        while (true) {
+            LockInfo mine = new LockInfo(self.pid(), clock.instant(), agent, UUID.randomUUID().toString(),
+                    self.host(), self.processStart());
+            if (tryCreate(lockPath, mine)) {
+                return new Held(lockPath, mine, Duration.between(start, clock.instant()));
+            }
+            Optional<Observed> seen = observe(lockPath);
+            if (seen.isPresent()) {
+                last = seen.get();
+                if (isStale(last) && takeOver(lockPath, last)) {
+                    if (immediateRetries++ < 20) {
+                        continue;
+                    }
+                }
+            } else if (immediateRetries++ < 20) {
+                continue; // released between our create and our read: try again at once
+            }
+            Duration remaining = Duration.between(clock.instant(), deadline);
+            if (remaining.isNegative() || remaining.isZero()) {
+                throw timeout(file, attempt + 1, last);
+            }
+            long base = settings.baseDelay().toMillis() << Math.min(attempt, 20);
+            long jittered = (long) (base * ThreadLocalRandom.current().nextDouble(0.5, 1.0));
+            Duration delay = Duration.ofMillis(Math.max(1, jittered));
+            if (delay.compareTo(remaining) > 0) {
+                delay = remaining;
+            }
+            try {
+                sleeper.sleep(delay);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Interrupted while waiting for the lock of "
+                        + file.getFileName(), e);
+            }
+            attempt++;
+        }
+    }
+
+    private ClarifyException timeout(Path file, int attempts, Observed holder) {
+        String who = "";
+        if (holder != null && holder.info != null) {
+            LockInfo h = holder.info;
+            who = " It is held by '" + h.agent() + "' (pid " + h.pid() + " on " + h.host() + ", since "
+                    + h.timestamp() + ").";
+        }
+        return new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Failed to acquire lock for " + file.getFileName()
+                + " after " + attempts + " attempts (" + settings.maxWait().toSeconds() + "s timeout)." + who
+                + " Nothing was changed: retry shortly. A lock whose process died is taken over automatically ("
+                + "at once on the same host, after " + settings.staleAfter().toSeconds() + "s elsewhere).");
+    }
+
+    private boolean tryCreate(Path lockPath, LockInfo info) {
+        byte[] bytes;
+        try {
+            bytes = json.writeValueAsBytes(info);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
+            Files.createDirectories(lockPath.getParent());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + lockPath.getParent() + ": " + e.getMessage(), e);
+        }
+        try (FileChannel ch = FileChannel.open(lockPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+            ch.force(true);
+            return true;
+        } catch (FileAlreadyExistsException e) {
+            return false;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create lock " + lockPath + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** What we saw of an existing lock: its content (null if empty or torn) and file identity. */
+    private record Observed(LockInfo info, Object fileKey, Instant modified) {
+        boolean sameLockAs(Observed other) {
+            if (info != null && other.info != null) {
+                return Objects.equals(info.token(), other.info.token());
+            }
+            return info == null && other.info == null && Objects.equals(fileKey, other.fileKey)
+                    && Objects.equals(modified, other.modified);
+        }
+    }
+
+    private Optional<Observed> observe(Path lockPath) {
+        try {
+            BasicFileAttributes attrs = Files.readAttributes(lockPath, BasicFileAttributes.class);
+            byte[] bytes = Files.readAllBytes(lockPath);
+            LockInfo info = null;
+            try {
+                if (bytes.length > 0) {
+                    info = json.readValue(bytes, LockInfo.class);
+                }
+            } catch (IOException e) {
+                info = null; // being written right now, or torn by a crash: judged by its age
+            }
+            return Optional.of(new Observed(info, attrs.fileKey(), attrs.lastModifiedTime().toInstant()));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read lock " + lockPath + ": " + e.getMessage(), e);
+        }
+    }
+
+    private boolean isStale(Observed seen) {
+        Instant now = clock.instant();
+        if (seen.info == null) {
+            return Duration.between(seen.modified, now).compareTo(settings.staleAfter()) > 0;
+        }
+        LockInfo info = seen.info;
+        if (self.host().equals(info.host()) && !self.isAlive(info.pid(), info.processStart())) {
+            return true;
+        }
+        Instant taken = info.timestamp() == null ? seen.modified : info.timestamp();
+        return Duration.between(taken, now).compareTo(settings.staleAfter()) > 0;
+    }
+
+    private boolean takeOver(Path lockPath, Observed judged) {
+        return underGuard(lockPath, () -> {
+            Optional<Observed> now = observe(lockPath);
+            if (now.isEmpty()) {
+                return true;
+            }
+            if (!now.get().sameLockAs(judged)) {
+                return false; // replaced by a fresh lock since we looked
+            }
+            Path away = lockPath.resolveSibling(lockPath.getFileName() + ".stale-" + UUID.randomUUID());
+            try {
+                Files.move(lockPath, away, StandardCopyOption.ATOMIC_MOVE);
+            } catch (NoSuchFileException e) {
+                return true;
+            }
+            LockInfo old = judged.info;
+            LOG.warn("took over stale lock {} (was {})", lockPath.getFileName(),
+                    old == null ? "empty" : "agent " + old.agent() + ", pid " + old.pid() + " on " + old.host()
+                            + " since " + old.timestamp());
+            Files.deleteIfExists(away);
+            AtomicFiles.fsyncDirectory(lockPath.getParent());
+            return true;
+        });
+    }
+
+    private void release(Path lockPath, String token) {
+        underGuard(lockPath, () -> {
+            Optional<Observed> now = observe(lockPath);
+            if (now.isPresent() && now.get().info != null && token.equals(now.get().info.token())) {
+                Files.delete(lockPath);
+                AtomicFiles.fsyncDirectory(lockPath.getParent());
+            } else {
+                LOG.warn("lock {} was no longer ours at release (taken over as stale); left as it is",
+                        lockPath.getFileName());
+            }
+            return true;
+        });
+    }
+
+    @FunctionalInterface
+    private interface GuardedAction {
+        boolean run() throws IOException;
+    }
+
+    private boolean underGuard(Path lockPath, GuardedAction action) {
+        String name = lockPath.getFileName().toString();
+        Path guard = lockPath.resolveSibling("." + name.substring(0, name.length() - ".lock".length()) + ".guard");
+        try (FileChannel ch = FileChannel.open(guard, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            java.nio.channels.FileLock os = null;
+            while (os == null) {
+                try {
+                    os = ch.lock();
+                } catch (OverlappingFileLockException e) {
+                    // another lock object of this same JVM holds the guard for a moment
+                    Thread.onSpinWait();
+                    Thread.sleep(1);
+                }
+            }
+            try {
+                return action.run();
+            } finally {
+                os.release();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("lock guard " + guard + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Interrupted while waiting for " + guard, e);
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package dev.agentx.clarify.lock;
+
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * The lock to take before touching a state file: an in-process lock per file (so threads of one
+ * process queue fairly instead of polling the file system) in front of the cross-process
+ * {@link FileLock}. One instance per process; pass it to every store.
+ */
+public final class LockManager {
+    private final Clock clock;
+    private final LockSettings settings;
+    private final FileLock fileLock;
+    private final Map<Path, ReentrantLock> local = new ConcurrentHashMap<>();
+    private final LockObserver observer;
+
+    public LockManager(Clock clock, LockSettings settings, Sleeper sleeper, ProcessIdentity self,
+                       LockObserver observer) {
+        this.clock = clock;
+        this.settings = settings;
+        this.fileLock = new FileLock(clock, settings, sleeper, self);
+        this.observer = observer;
+    }
+
+    public static LockManager standard(Clock clock) {
+        return new LockManager(clock, LockSettings.defaults(), Sleeper.real(), ProcessIdentity.current(),
+                LockObserver.NONE);
+    }
+
+    /** Runs {@code body} while holding both locks of {@code file}. Never call out to the network inside. */
+    public <T> T withLock(Path file, String agent, Supplier<T> body) {
+        Path key = file.toAbsolutePath().normalize();
+        ReentrantLock mutex = local.computeIfAbsent(key, k -> new ReentrantLock(true));
+        if (mutex.isHeldByCurrentThread()) {
+            throw new IllegalStateException("nested lock of " + key + " in one thread");
+        }
+        Instant start = clock.instant();
+        Instant deadline = start.plus(settings.maxWait());
+        try {
+            if (!mutex.tryLock(settings.maxWait().toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Failed to acquire lock for " + file.getFileName()
+                        + " within " + settings.maxWait().toSeconds() + "s: another task of this process holds it."
+                        + " Nothing was changed: retry shortly.");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Interrupted while waiting for " + file.getFileName(), e);
+        }
+        try (FileLock.Held held = fileLock.acquire(key, agent, deadline)) {
+            observer.acquired(key, Duration.between(start, clock.instant()));
+            return body.get();
+        } finally {
+            mutex.unlock();
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.agentx.clarify.protocol;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** The per-issue ledger: SPEC-1 section 4.2. */
+@JsonPropertyOrder({"issueNumber", "clarifications"})
+public record Ledger(int issueNumber, List<ClarificationRecord> clarifications) {
+    public Ledger {
+        if (issueNumber < 1) {
+            throw new IllegalArgumentException("issueNumber must be positive: " + issueNumber);
+        }
+        clarifications = clarifications == null ? List.of() : List.copyOf(clarifications);
+    }
+
+    public static Ledger empty(int issueNumber) {
+        return new Ledger(issueNumber, List.of());
+    }
+
+    public Optional<ClarificationRecord> find(String id) {
+        return clarifications.stream().filter(r -> r.id().equals(id)).findFirst();
+    }
+
+    @JsonIgnore
+    public List<ClarificationRecord> active() {
+        return clarifications.stream().filter(r -> r.status().active()).toList();
+    }
+
+    /** The next id: one past the highest sequence in use, so ids stay unique and gap-free. */
+    public ClarificationId nextId() {
+        int max = 0;
+        for (ClarificationRecord r : clarifications) {
+            max = Math.max(max, r.clarificationId().seq());
+        }
+        return new ClarificationId(issueNumber, max + 1);
+    }
+
+    public Ledger add(ClarificationRecord record) {
+        List<ClarificationRecord> list = new ArrayList<>(clarifications);
+        list.add(record);
+        return new Ledger(issueNumber, list);
+    }
+
+    public Ledger replace(ClarificationRecord record) {
+        List<ClarificationRecord> list = new ArrayList<>(clarifications);
+        for (int i = 0; i < list.size(); i++) {
+            if (list.get(i).id().equals(record.id())) {
+                list.set(i, record);
+                return new Ledger(issueNumber, list);
+            }
+        }
+        throw new IllegalArgumentException("no record " + record.id() + " in ledger of issue " + issueNumber);
+    }
+}

@@ -1,0 +1,131 @@
+package dev.agentx.clarify.render;
+
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.EntryType;
+import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.protocol.ThreadEntry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The terminal form of SPEC-1 "Conversation-as-interface":
+ * <pre>
+ * [Round 1] engineer -> architect (2026-02-26T10:00:00Z)
+ *   Q: question text
+ * [Round 1] architect -> engineer (2026-02-26T10:05:00Z)
+ *   A: answer text
+ * [RESOLVED] engineer (2026-02-26T10:06:00Z)
+ * </pre>
+ */
+public final class CliRenderer {
+    private final Ansi ansi;
+
+    public CliRenderer(Ansi ansi) {
+        this.ansi = ansi;
+    }
+
+    /** A header line for the record, then its thread. */
+    public String record(ClarificationRecord r) {
+        StringBuilder b = new StringBuilder();
+        b.append(ansi.bold(r.id())).append(' ').append(ansi.status(r.status(), "[" + r.status().wire() + "]"))
+                .append(' ').append(r.from()).append(" -> ").append(r.to())
+                .append("  \"").append(r.topic()).append("\"  round ").append(r.round()).append('/')
+                .append(r.maxRounds()).append(r.blocking() ? ", blocking" : ", non-blocking").append('\n');
+        if (!r.options().isEmpty()) {
+            b.append("  Options:");
+            List<String> o = r.options();
+            for (int i = 0; i < o.size(); i++) {
+                b.append(' ').append(i + 1).append(") ").append(o.get(i));
+            }
+            b.append('\n');
+        }
+        b.append(thread(r));
+        return b.toString();
+    }
+
+    public String thread(ClarificationRecord r) {
+        StringBuilder b = new StringBuilder();
+        for (ThreadEntry e : r.thread()) {
+            b.append(entry(r, e));
+        }
+        return b.toString();
+    }
+
+    public String entry(ClarificationRecord r, ThreadEntry e) {
+        StringBuilder b = new StringBuilder();
+        String when = " (" + e.timestamp() + ")";
+        switch (e.type()) {
+            case QUESTION, ANSWER -> {
+                String other = e.from().equals(r.from()) ? r.to() : r.from();
+                b.append(ansi.dim("[Round " + e.round() + "]")).append(' ').append(e.from()).append(" -> ")
+                        .append(other).append(ansi.dim(when)).append('\n');
+                body(b, e.type() == EntryType.QUESTION ? "  Q: " : "  A: ", e.body());
+            }
+            case RESOLUTION -> {
+                boolean abandoned = r.status() == Status.ABANDONED && e == r.thread().get(r.thread().size() - 1);
+                Status shown = abandoned ? Status.ABANDONED : Status.RESOLVED;
+                b.append(ansi.status(shown, abandoned ? "[ABANDONED]" : "[RESOLVED]")).append(' ').append(e.from())
+                        .append(ansi.dim(when)).append('\n');
+                body(b, "  ", e.body());
+            }
+            case ESCALATION -> {
+                b.append(ansi.status(Status.ESCALATED, "[ESCALATED]")).append(' ').append(e.from())
+                        .append(ansi.dim(when)).append('\n');
+                body(b, "  ", e.body());
+            }
+            default -> throw new IllegalStateException("unknown entry type " + e.type());
+        }
+        return b.toString();
+    }
+
+    private static void body(StringBuilder b, String prefix, String text) {
+        String indent = " ".repeat(prefix.length());
+        List<String> lines = text.lines().toList();
+        for (int i = 0; i < lines.size(); i++) {
+            b.append(i == 0 ? prefix : indent).append(lines.get(i)).append('\n');
+        }
+        if (lines.isEmpty()) {
+            b.append(prefix).append('\n');
+        }
+    }
+
+    /** A table of records: id, status, agents, round, age, topic. */
+    public String table(List<Row> rows, Instant now) {
+        if (rows.isEmpty()) {
+            return "No active clarifications.\n";
+        }
+        StringBuilder b = new StringBuilder();
+        String header = String.format("%-14s %-10s %-38s %-6s %-9s %-5s %s", "ID", "STATUS", "FROM -> TO", "ROUND",
+                "BLOCKING", "AGE", "TOPIC");
+        b.append(ansi.bold(header)).append('\n');
+        for (Row row : rows) {
+            ClarificationRecord r = row.record();
+            String status = String.format("%-10s", r.status().wire());
+            b.append(String.format("%-14s ", r.id())).append(ansi.status(r.status(), status)).append(' ')
+                    .append(String.format("%-38s %-6s %-9s %-5s %s", r.from() + " -> " + r.to(),
+                            r.round() + "/" + r.maxRounds(), r.blocking() ? "yes" : "no",
+                            age(Duration.between(r.created(), now)), r.topic()))
+                    .append('\n');
+        }
+        return b.toString();
+    }
+
+    /** A record with the issue it belongs to. */
+    public record Row(int issue, ClarificationRecord record) {
+    }
+
+    public static String age(Duration d) {
+        long s = Math.max(0, d.getSeconds());
+        if (s < 60) {
+            return s + "s";
+        }
+        if (s < 3600) {
+            return (s / 60) + "m";
+        }
+        if (s < 86_400) {
+            return (s / 3600) + "h";
+        }
+        return (s / 86_400) + "d";
+    }
+}

@@ -1,0 +1,143 @@
+package dev.agentx.clarify.render;
+
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.protocol.ThreadEntry;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The Markdown form GitHub Mode posts as issue comments. User text is quoted and neutralised so it
+ * can neither trigger a command (it sits in a {@code >} quote, which the command parser ignores),
+ * nor mention anyone ({@code @} is followed by a zero-width space entity), nor forge our hidden
+ * marker ({@code <} and {@code >} are escaped). Every comment ends with the marker
+ * {@code <!-- agentx:{"id":...,"round":R,"kind":...} -->}.
+ */
+public final class MarkdownRenderer {
+
+    /** The kinds of comment, as written in the hidden marker. */
+    public enum Kind {
+        QUESTION, ANSWER, RESOLUTION, ESCALATION, STALE;
+
+        public String wire() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    public static String marker(String id, int round, Kind kind) {
+        return "<!-- agentx:{\"id\":\"" + id + "\",\"round\":" + round + ",\"kind\":\"" + kind.wire() + "\"} -->";
+    }
+
+    /** The comment for one thread entry of {@code r}. {@code mentions} are logins to notify (questions only). */
+    public String entry(ClarificationRecord r, ThreadEntry e, List<String> mentions) {
+        StringBuilder b = new StringBuilder();
+        Kind kind;
+        switch (e.type()) {
+            case QUESTION -> {
+                kind = Kind.QUESTION;
+                b.append("**Clarification ").append(r.id()).append("** - round ").append(e.round()).append(" of ")
+                        .append(r.maxRounds()).append(r.blocking() ? " - blocking" : " - non-blocking").append("\n\n");
+                b.append("**").append(safe(e.from())).append("** asks **").append(safe(r.to())).append("** about: ")
+                        .append(inline(r.topic())).append("\n\n");
+                b.append(quote(e.body())).append('\n');
+                if (!r.options().isEmpty() && e.round() == 1) {
+                    b.append("\nOptions:\n");
+                    for (int i = 0; i < r.options().size(); i++) {
+                        b.append(i + 1).append(". ").append(inline(r.options().get(i))).append('\n');
+                    }
+                }
+                if (!mentions.isEmpty()) {
+                    b.append('\n');
+                    for (String m : mentions) {
+                        b.append('@').append(m).append(' ');
+                    }
+                    b.append("- your answer is requested.\n");
+                }
+                b.append("\nAnswer with `/clarify answer ").append(r.id()).append(" <answer>`.\n");
+            }
+            case ANSWER -> {
+                kind = Kind.ANSWER;
+                b.append("**Clarification ").append(r.id()).append("** - answer to round ").append(e.round())
+                        .append("\n\n**").append(safe(e.from())).append("** answers **").append(safe(r.from()))
+                        .append("**:\n\n").append(quote(e.body())).append('\n');
+                b.append("\nFollow up with `/clarify followup ").append(r.id()).append(" <question>` or close it with `/clarify resolve ")
+                        .append(r.id()).append("`.\n");
+            }
+            case RESOLUTION -> {
+                kind = Kind.RESOLUTION;
+                boolean abandoned = r.status() == Status.ABANDONED;
+                b.append("**Clarification ").append(r.id()).append("** - ").append(abandoned ? "abandoned" : "resolved")
+                        .append(" by **").append(safe(e.from())).append("**\n\n").append(quote(e.body())).append('\n');
+            }
+            case ESCALATION -> {
+                kind = Kind.ESCALATION;
+                b.append("**Clarification ").append(r.id()).append("** - escalated to a human\n\n")
+                        .append(quote(e.body())).append('\n');
+                b.append("\nA maintainer decides with `/clarify resolve ").append(r.id())
+                        .append(" <decision>` or `/clarify abandon ").append(r.id()).append(" <reason>`.\n");
+            }
+            default -> throw new IllegalStateException("unknown entry " + e.type());
+        }
+        b.append('\n').append(marker(r.id(), e.round(), kind));
+        return b.toString();
+    }
+
+    /** The notice that a question went stale and was asked again. */
+    public String stale(ClarificationRecord r, List<String> mentions) {
+        StringBuilder b = new StringBuilder();
+        b.append("**Clarification ").append(r.id()).append("** - no answer from **").append(safe(r.to()))
+                .append("** within the SLA; asking again.\n\n");
+        r.lastQuestion().ifPresent(q -> b.append(quote(q.body())).append('\n'));
+        if (!mentions.isEmpty()) {
+            b.append('\n');
+            for (String m : mentions) {
+                b.append('@').append(m).append(' ');
+            }
+            b.append("- please answer; it is escalated if it goes stale again.\n");
+        }
+        b.append('\n').append(marker(r.id(), r.round(), Kind.STALE));
+        return b.toString();
+    }
+
+    /** The whole thread of a record, for status replies. */
+    public String thread(ClarificationRecord r) {
+        StringBuilder b = new StringBuilder();
+        b.append("**").append(r.id()).append("** `").append(r.status().wire()).append("` ").append(safe(r.from()))
+                .append(" -> ").append(safe(r.to())).append(": ").append(inline(r.topic())).append(" (round ")
+                .append(r.round()).append('/').append(r.maxRounds()).append(")\n\n");
+        for (ThreadEntry e : r.thread()) {
+            String label = switch (e.type()) {
+                case QUESTION -> "Q" + e.round();
+                case ANSWER -> "A" + e.round();
+                case RESOLUTION -> r.status() == Status.ABANDONED ? "Abandoned" : "Resolved";
+                case ESCALATION -> "Escalated";
+            };
+            b.append("- **").append(label).append("** (").append(safe(e.from())).append("): ")
+                    .append(inline(e.body().lines().findFirst().orElse(""))).append('\n');
+        }
+        return b.toString();
+    }
+
+    /** Quotes user text line by line, neutralised. */
+    public static String quote(String text) {
+        StringBuilder b = new StringBuilder();
+        for (String line : text.strip().split("\\R", -1)) {
+            b.append("> ").append(neutralise(line)).append('\n');
+        }
+        return b.toString().stripTrailing();
+    }
+
+    /** One line of user text shown inline, neutralised. */
+    public static String inline(String text) {
+        return "*" + neutralise(text.replaceAll("\\R", " ")).replace("*", "\\*") + "*";
+    }
+
+    private static String safe(String name) {
+        return neutralise(name);
+    }
+
+    /** Escapes markup that could hide text, forge a marker or mention someone. */
+    public static String neutralise(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("@", "@&#8203;");
+    }
+}

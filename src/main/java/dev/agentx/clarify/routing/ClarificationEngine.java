@@ -1,0 +1,403 @@
+package dev.agentx.clarify.routing;
+
+import dev.agentx.clarify.channel.AnswerChannel;
+import dev.agentx.clarify.channel.Delivery;
+import dev.agentx.clarify.channel.QuestionRequest;
+import dev.agentx.clarify.config.AgentxConfig;
+import dev.agentx.clarify.events.ClarificationEvent;
+import dev.agentx.clarify.events.EventSink;
+import dev.agentx.clarify.events.EventType;
+import dev.agentx.clarify.ledger.LedgerStore;
+import dev.agentx.clarify.ledger.LedgerStore.Mutation;
+import dev.agentx.clarify.protocol.ClarificationId;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.EntryType;
+import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.protocol.Roles;
+import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.protocol.ThreadEntry;
+import dev.agentx.clarify.status.AgentStatusStore;
+import dev.agentx.clarify.status.StatusRules;
+import dev.agentx.clarify.workflow.Step;
+import dev.agentx.clarify.workflow.Workflow;
+import dev.agentx.clarify.workflow.WorkflowSource;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The hub ("Agent X"): checks scope, validates, records each step in the issue's ledger under its
+ * lock, routes questions to the target's answer channel (outside the lock), and enforces the
+ * round limit. Plain Java: every effect goes through the injected interfaces.
+ */
+public final class ClarificationEngine {
+    private static final Logger LOG = LoggerFactory.getLogger(ClarificationEngine.class);
+
+    /** Name the hub writes under when it acts by itself (round-limit escalation). */
+    public static final String HUB = "agentx";
+    public static final int DEFAULT_BLOCKING_ROUNDS = 5;
+    public static final int DEFAULT_NON_BLOCKING_ROUNDS = 6;
+    public static final int DEFAULT_SLA_MINUTES = 30;
+
+    private final Clock clock;
+    private final LedgerStore ledgers;
+    private final AgentStatusStore statuses;
+    private final EventSink events;
+    private final WorkflowSource workflows;
+    private final AgentxConfig config;
+    private final AnswerChannel channel;
+
+    public ClarificationEngine(Clock clock, LedgerStore ledgers, AgentStatusStore statuses, EventSink events,
+                               WorkflowSource workflows, AgentxConfig config, AnswerChannel channel) {
+        this.clock = clock;
+        this.ledgers = ledgers;
+        this.statuses = statuses;
+        this.events = events;
+        this.workflows = workflows;
+        this.config = config;
+        this.channel = channel;
+    }
+
+    public LedgerStore ledgers() {
+        return ledgers;
+    }
+
+    /** Runs one command. A refusal throws {@link ClarifyException} and writes nothing, except MAX_ROUNDS_EXCEEDED. */
+    public Outcome execute(ClarifyCommand command) {
+        if (command instanceof ClarifyCommand.Ask a) {
+            return ask(a);
+        } else if (command instanceof ClarifyCommand.Answer a) {
+            return answer(a);
+        } else if (command instanceof ClarifyCommand.FollowUp f) {
+            return followUp(f);
+        } else if (command instanceof ClarifyCommand.Resolve r) {
+            return resolve(r);
+        } else if (command instanceof ClarifyCommand.Escalate e) {
+            return escalate(e);
+        } else if (command instanceof ClarifyCommand.Abandon a) {
+            return abandon(a);
+        }
+        throw new IllegalArgumentException("unknown command " + command);
+    }
+
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    }
+
+    // ---- ask ---------------------------------------------------------------------------------
+
+    private Outcome ask(ClarifyCommand.Ask a) {
+        int issue = Validation.issue(a.issue());
+        Workflow wf = workflows.workflow(a.workflow() == null || a.workflow().isBlank()
+                ? config.defaultWorkflow() : a.workflow());
+        String from = knownAgent("requesting", a.from(), wf);
+        String to = knownAgent("target", a.to(), wf);
+        if (from.equals(to)) {
+            throw new ClarifyException(ErrorCode.VALIDATION, "An agent cannot clarify with itself ('" + from + "').");
+        }
+        String question = Validation.text("question", a.question());
+        String topic = a.topic() == null ? Validation.deriveTopic(question) : Validation.topic(a.topic());
+        List<String> options = Validation.options(a.options());
+        Step step = scope(wf, from, to);
+
+        List<String> notes = new ArrayList<>();
+        boolean blocking = a.blocking();
+        if (blocking && !step.blockingAllowed()) {
+            blocking = false;
+            notes.add("Downgraded to non-blocking: step '" + step.id() + "' of workflow '" + wf.name()
+                    + "' sets clarify_blocking_allowed = false.");
+        }
+        int maxRounds = step.maxRounds() != null ? step.maxRounds()
+                : blocking ? DEFAULT_BLOCKING_ROUNDS : DEFAULT_NON_BLOCKING_ROUNDS;
+        Duration sla = Duration.ofMinutes(step.slaMinutes() != null ? step.slaMinutes() : DEFAULT_SLA_MINUTES);
+        Instant now = now();
+        boolean isBlocking = blocking;
+        Outcome outcome = ledgers.update(issue, from, ledger -> {
+            String id = ledger.nextId().toString();
+            ClarificationRecord rec = new ClarificationRecord(id, from, to, topic, isBlocking, Status.PENDING, 1,
+                    maxRounds, now, now.plus(sla), null, options,
+                    List.of(new ThreadEntry(1, from, EntryType.QUESTION, question, now)));
+            return Mutation.write(ledger.add(rec), new Outcome(issue, rec,
+                    List.of(ClarificationEvent.of(EventType.REQUESTED, issue, rec, now)), notes));
+        });
+        afterWrite(from, outcome);
+        return route(outcome);
+    }
+
+    private String knownAgent(String role, String name, Workflow wf) {
+        String canonical = Roles.canonical(name);
+        if (canonical == null || canonical.isEmpty()) {
+            throw new ClarifyException(ErrorCode.VALIDATION, "The " + role + " agent is missing.");
+        }
+        Set<String> known = new LinkedHashSet<>(config.knownRoles());
+        known.addAll(wf.agents());
+        if (!known.contains(canonical)) {
+            throw new ClarifyException(ErrorCode.VALIDATION, "Unknown " + role + " agent '" + name + "'. Known agents: "
+                    + String.join(", ", known) + " (aliases: pm, ux).");
+        }
+        return canonical;
+    }
+
+    private static Step scope(Workflow wf, String from, String to) {
+        Step step = wf.stepOf(from).orElseThrow(() -> new ClarifyException(ErrorCode.SCOPE_VIOLATION,
+                "Agent '" + from + "' has no step in workflow '" + wf.name() + "', so it cannot clarify with '" + to
+                        + "'. Pick the issue's workflow with --workflow, or add a step for '" + from + "'."));
+        if (!step.canClarify().contains(to)) {
+            throw new ClarifyException(ErrorCode.SCOPE_VIOLATION, "Agent '" + from + "' cannot clarify with '" + to
+                    + "'. Allowed: " + step.canClarify() + " (can_clarify of step '" + step.id() + "' in workflow '"
+                    + wf.name() + "').");
+        }
+        return step;
+    }
+
+    // ---- answer / follow-up ------------------------------------------------------------------
+
+    private Outcome answer(ClarifyCommand.Answer a) {
+        String text = Validation.text("answer", a.text());
+        Instant now = now();
+        Outcome o = onRecord(a.id(), a.actor(), (ledger, r) -> {
+            String by = a.by() == null ? r.to() : Roles.canonical(a.by());
+            if (!by.equals(r.to())) {
+                throw new ClarifyException(ErrorCode.VALIDATION, r.id() + " is addressed to '" + r.to() + "'; '" + by
+                        + "' cannot answer it.");
+            }
+            if (!r.status().awaitingAnswer()) {
+                throw invalidState(r, "answer it", switch (r.status()) {
+                    case ANSWERED -> "round " + r.round() + " is already answered; the requester may follow up with "
+                            + "'agentx clarify followup " + r.id() + " \"...\"' or resolve it";
+                    case ESCALATED -> "it waits for a human: resolve it with 'agentx clarify resolve " + r.id()
+                            + " -m \"<decision>\"'";
+                    default -> "it is closed";
+                });
+            }
+            ClarificationRecord next = r.with(Status.ANSWERED, new ThreadEntry(r.round(), by, EntryType.ANSWER, text, now));
+            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ANSWERED, now));
+        });
+        afterWrite(o.record().to(), o);
+        return o;
+    }
+
+    private Outcome followUp(ClarifyCommand.FollowUp f) {
+        String question = Validation.text("question", f.question());
+        Instant now = now();
+        Outcome o = onRecord(f.id(), f.actor(), (ledger, r) -> {
+            String by = f.by() == null ? r.from() : Roles.canonical(f.by());
+            if (!by.equals(r.from())) {
+                throw new ClarifyException(ErrorCode.VALIDATION, "Only the requester '" + r.from()
+                        + "' may follow up on " + r.id() + ", not '" + by + "'.");
+            }
+            if (r.status() != Status.ANSWERED) {
+                throw invalidState(r, "follow up", r.status().awaitingAnswer()
+                        ? "round " + r.round() + " still waits for " + r.to() + "'s answer"
+                        : r.status() == Status.ESCALATED ? "it waits for a human to resolve it" : "it is closed");
+            }
+            if (r.round() >= r.maxRounds()) {
+                String summary = EscalationSummary.of(r, "round limit reached (" + r.maxRounds()
+                        + " rounds); a follow-up would open round " + (r.round() + 1), question);
+                ClarificationRecord next = r.with(Status.ESCALATED, new ThreadEntry(r.round(), HUB,
+                        EntryType.ESCALATION, summary, now));
+                return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ESCALATED, now));
+            }
+            int round = r.round() + 1;
+            ClarificationRecord next = r.withRound(round, now.plus(r.sla()))
+                    .with(Status.PENDING, new ThreadEntry(round, by, EntryType.QUESTION, question, now));
+            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.REQUESTED, now));
+        });
+        afterWrite(o.record().from(), o);
+        if (o.record().status() == Status.ESCALATED) {
+            // only the round-limit branch above escalates here
+            ClarificationRecord r = o.record();
+            throw new RoundLimitException(r.id() + " reached max rounds (" + r.maxRounds() + "). Auto-escalated: "
+                    + "a human decides with 'agentx clarify resolve " + r.id() + " -m \"<decision>\"'.", o);
+        }
+        return route(o);
+    }
+
+    /** MAX_ROUNDS_EXCEEDED: the follow-up was refused and the record escalated (that escalation was written). */
+    public static final class RoundLimitException extends ClarifyException {
+        private final transient Outcome outcome;
+
+        RoundLimitException(String message, Outcome outcome) {
+            super(ErrorCode.MAX_ROUNDS_EXCEEDED, message);
+            this.outcome = outcome;
+        }
+
+        public Outcome outcome() {
+            return outcome;
+        }
+    }
+
+    // ---- closing -----------------------------------------------------------------------------
+
+    private Outcome resolve(ClarifyCommand.Resolve c) {
+        String note = Validation.optionalText("note", c.note());
+        Instant now = now();
+        Outcome o = onRecord(c.id(), c.actor(), (ledger, r) -> {
+            if (r.status().terminal()) {
+                throw invalidState(r, "resolve it", "it is already " + r.status().wire());
+            }
+            String by = c.by() != null ? c.by() : r.status() == Status.ESCALATED ? "human" : r.from();
+            ClarificationRecord next = r.with(Status.RESOLVED, new ThreadEntry(r.round(), by, EntryType.RESOLUTION,
+                    note == null ? "Resolved." : note, now)).withResolvedAt(now);
+            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.RESOLVED, now));
+        });
+        afterWrite(o.record().from(), o);
+        return o;
+    }
+
+    private Outcome escalate(ClarifyCommand.Escalate c) {
+        String reason = Validation.optionalText("reason", c.reason());
+        Instant now = now();
+        Outcome o = onRecord(c.id(), c.actor(), (ledger, r) -> {
+            if (r.status() == Status.ESCALATED || r.status().terminal()) {
+                throw invalidState(r, "escalate it", "it is already " + r.status().wire());
+            }
+            String by = c.by() != null ? c.by() : "human";
+            String summary = EscalationSummary.of(r, reason == null ? "escalated by " + by : reason, null);
+            ClarificationRecord next = r.with(Status.ESCALATED, new ThreadEntry(r.round(), by, EntryType.ESCALATION,
+                    summary, now));
+            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ESCALATED, now));
+        });
+        afterWrite(o.record().from(), o);
+        return o;
+    }
+
+    /**
+     * Escalates on the monitor's behalf (stale twice, stuck, deadlock): same transition as a manual
+     * escalation, written under the hub's name. Returns null if the record is no longer open to it.
+     */
+    public Outcome escalateByHub(String id, String reason, java.util.function.Predicate<ClarificationRecord> still) {
+        Instant now = now();
+        Outcome o = onRecord(id, HUB, (ledger, r) -> {
+            if (r.status() == Status.ESCALATED || r.status().terminal() || !still.test(r)) {
+                return Mutation.none(null);
+            }
+            String summary = EscalationSummary.of(r, reason, null);
+            ClarificationRecord next = r.with(Status.ESCALATED, new ThreadEntry(r.round(), HUB, EntryType.ESCALATION,
+                    summary, now));
+            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ESCALATED, now));
+        });
+        if (o != null) {
+            afterWrite(HUB, o);
+        }
+        return o;
+    }
+
+    private Outcome abandon(ClarifyCommand.Abandon c) {
+        String reason = Validation.optionalText("reason", c.reason());
+        Instant now = now();
+        Outcome o = onRecord(c.id(), c.actor(), (ledger, r) -> {
+            if (r.status().terminal()) {
+                throw invalidState(r, "abandon it", "it is already " + r.status().wire());
+            }
+            String by = c.by() != null ? c.by() : "human";
+            ClarificationRecord next = r.with(Status.ABANDONED, new ThreadEntry(r.round(), by, EntryType.RESOLUTION,
+                    "Abandoned" + (reason == null ? "." : ": " + reason), now)).withResolvedAt(now);
+            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ABANDONED, now));
+        });
+        afterWrite(o.record().from(), o);
+        return o;
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------
+
+    @FunctionalInterface
+    private interface RecordChange {
+        Mutation<Outcome> apply(Ledger ledger, ClarificationRecord record);
+    }
+
+    private Outcome onRecord(String idText, String actor, RecordChange change) {
+        ClarificationId id = ClarificationId.parse(idText);
+        String canonicalId = id.toString();
+        // Look before locking so that an unknown id leaves no trace on disk.
+        if (ledgers.read(id.issue()).flatMap(l -> l.find(canonicalId)).isEmpty()) {
+            throw notFound(canonicalId);
+        }
+        return ledgers.update(id.issue(), actor, ledger -> {
+            ClarificationRecord r = ledger.find(canonicalId).orElseThrow(() -> notFound(canonicalId));
+            return change.apply(ledger, r);
+        });
+    }
+
+    private static ClarifyException notFound(String id) {
+        return new ClarifyException(ErrorCode.NOT_FOUND, "Clarification " + id + " not found in ledger. List the "
+                + "issue's records with 'agentx clarify --issue N'.");
+    }
+
+    private static ClarifyException invalidState(ClarificationRecord r, String action, String why) {
+        return new ClarifyException(ErrorCode.INVALID_STATE, "Cannot " + action + ": " + r.id() + " is "
+                + r.status().wire() + " (" + why + ").");
+    }
+
+    private static Outcome outcome(Ledger ledger, ClarificationRecord next, EventType type, Instant now) {
+        return new Outcome(ledger.issueNumber(), next, List.of(ClarificationEvent.of(type, ledger.issueNumber(), next, now)),
+                List.of());
+    }
+
+    /**
+     * After the ledger write (its lock released): agent statuses, then the event log and listeners.
+     * They mirror the ledger; a failure here is logged, never reported as a failed command.
+     */
+    public void afterWrite(String actor, Outcome o) {
+        if (o.events().isEmpty()) {
+            return;
+        }
+        try {
+            statuses.update(actor, m -> StatusRules.apply(m, o.events()));
+        } catch (RuntimeException e) {
+            LOG.warn("agent statuses not updated after {}: {}", o.record().id(), e.getMessage());
+        }
+        try {
+            events.publish(o.events());
+        } catch (RuntimeException e) {
+            LOG.warn("events not recorded after {}: {}", o.record().id(), e.getMessage());
+        }
+    }
+
+    /** Puts the newest question to the target's channel, outside any lock; records an immediate answer. */
+    private Outcome route(Outcome asked) {
+        ClarificationRecord r = asked.record();
+        if (r.status() != Status.PENDING) {
+            return asked;
+        }
+        QuestionRequest request = new QuestionRequest(r.id(), asked.issue(), r.from(), r.to(), r.topic(), r.round(),
+                r.lastQuestion().map(ThreadEntry::body).orElse(""), r.options(), r.thread());
+        Delivery d;
+        try {
+            d = channel.ask(request);
+        } catch (RuntimeException e) {
+            d = new Delivery.Failed(e.toString());
+        }
+        if (d instanceof Delivery.Answered ans) {
+            try {
+                Outcome answered = answer(new ClarifyCommand.Answer(r.id(), r.to(), ans.text()));
+                return asked.then(new Outcome(answered.issue(), answered.record(), answered.events(),
+                        List.of(r.to() + " answered through its " + ans.channel() + " channel.")));
+            } catch (ClarifyException e) {
+                return withNote(asked, "The " + ans.channel() + " answer of " + r.to() + " was not recorded: "
+                        + e.getMessage());
+            }
+        }
+        if (d instanceof Delivery.Failed f) {
+            LOG.warn("channel of {} failed for {}: {}", r.to(), r.id(), f.error());
+            return withNote(asked, "Could not reach " + r.to() + ": " + f.error()
+                    + ". The question stays pending; the monitor asks again when it goes stale.");
+        }
+        return asked;
+    }
+
+    private static Outcome withNote(Outcome o, String note) {
+        List<String> notes = new ArrayList<>(o.notes());
+        notes.add(note);
+        return new Outcome(o.issue(), o.record(), o.events(), notes);
+    }
+}

@@ -1,0 +1,69 @@
+package dev.agentx.clarify.status;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.ledger.LedgerCodec;
+import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.UnaryOperator;
+
+/** {@code <state>/agent-status.json}, written atomically under its own lock. */
+public final class FileAgentStatusStore implements AgentStatusStore {
+    private static final TypeReference<TreeMap<String, AgentStatus>> TYPE = new TypeReference<>() {
+    };
+
+    private final Path file;
+    private final LockManager locks;
+    private final ObjectMapper mapper = JsonSupport.mapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    public FileAgentStatusStore(Path stateDir, LockManager locks) {
+        this.file = stateDir.resolve("agent-status.json");
+        this.locks = locks;
+    }
+
+    @Override
+    public Map<String, AgentStatus> read() {
+        try {
+            byte[] bytes = Files.readAllBytes(file);
+            if (bytes.length == 0) {
+                return new TreeMap<>();
+            }
+            return mapper.readValue(bytes, TYPE);
+        } catch (NoSuchFileException e) {
+            return new TreeMap<>();
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new ClarifyException(ErrorCode.INTERNAL, file + " is damaged: " + LedgerCodec.describe(e)
+                    + ". It only mirrors the ledgers: move it away and it is rebuilt as agents act.", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void update(String actor, UnaryOperator<Map<String, AgentStatus>> change) {
+        locks.withLock(file, actor, () -> {
+            Map<String, AgentStatus> before = read();
+            Map<String, AgentStatus> after = new TreeMap<>(change.apply(before));
+            if (!after.equals(before)) {
+                try {
+                    AtomicFiles.write(file, (mapper.writeValueAsString(after) + "\n").getBytes(StandardCharsets.UTF_8));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+            return null;
+        });
+    }
+}

@@ -1,0 +1,96 @@
+package dev.agentx.clarify.workflow;
+
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+/**
+ * The bundled workflows (top-level {@code workflows/}, packed into the jar) overlaid by
+ * {@code <root>/.agentx/workflows/*.toml}; a workflow is named by its file name without
+ * {@code .toml}. Files are parsed on first use and cached.
+ */
+public final class WorkflowCatalog implements WorkflowSource {
+    /** The workflows packed in the jar under {@code /workflows/}. */
+    public static final Set<String> BUNDLED = Set.of("bug", "epic", "feature", "story");
+
+    private final Path overrideDir;
+    private final Map<String, Workflow> cache = new ConcurrentHashMap<>();
+
+    /** @param overrideDir {@code .agentx/workflows}, which may not exist */
+    public WorkflowCatalog(Path overrideDir) {
+        this.overrideDir = overrideDir;
+    }
+
+    @Override
+    public Workflow workflow(String requested) {
+        String name = requested == null ? "" : requested.trim().toLowerCase(Locale.ROOT);
+        Workflow cached = cache.get(name);
+        if (cached != null) {
+            return cached;
+        }
+        Workflow loaded = load(name);
+        cache.put(name, loaded);
+        return loaded;
+    }
+
+    private Workflow load(String name) {
+        if (!name.matches("[a-z0-9][a-z0-9._-]*")) {
+            throw unknown(name);
+        }
+        if (overrideDir != null) {
+            Path file = overrideDir.resolve(name + ".toml");
+            if (Files.isRegularFile(file)) {
+                try {
+                    return WorkflowParser.parse(file.toString(), name, Files.readString(file, StandardCharsets.UTF_8));
+                } catch (IOException e) {
+                    throw new ClarifyException(ErrorCode.VALIDATION, file + ": cannot read workflow: " + e.getMessage(), e);
+                }
+            }
+        }
+        if (BUNDLED.contains(name)) {
+            String resource = "/workflows/" + name + ".toml";
+            try (InputStream in = WorkflowCatalog.class.getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IllegalStateException("bundled workflow missing from the jar: " + resource);
+                }
+                return WorkflowParser.parse("bundled workflows/" + name + ".toml", name,
+                        new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        throw unknown(name);
+    }
+
+    private ClarifyException unknown(String name) {
+        return new ClarifyException(ErrorCode.VALIDATION, "Unknown workflow '" + name + "'. Available: "
+                + String.join(", ", names()) + " (add your own as .agentx/workflows/<name>.toml).");
+    }
+
+    @Override
+    public Set<String> names() {
+        Set<String> names = new TreeSet<>(BUNDLED);
+        if (overrideDir != null && Files.isDirectory(overrideDir)) {
+            try (Stream<Path> files = Files.list(overrideDir)) {
+                files.map(p -> p.getFileName().toString())
+                        .filter(f -> f.endsWith(".toml"))
+                        .map(f -> f.substring(0, f.length() - 5).toLowerCase(Locale.ROOT))
+                        .forEach(names::add);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return names;
+    }
+}
