@@ -8,11 +8,14 @@ import java.util.TreeMap;
 /**
  * How clarification events move agent statuses (ADR-1 decision 4): a blocking request puts the
  * requester in {@code blocked-clarification}; the target is {@code clarifying} while it owes an
- * answer; both go back to {@code working} when answered or closed. An escalated record keeps its
- * requester blocked until a human closes it. An agent's status changes only if it refers to the
+ * answer; both go back to {@code working} when answered or closed. An escalated blocking record
+ * blocks its requester on {@code human} until a human closes it. An agent's status changes only if it refers to the
  * record of the event (or is being set by it), so work on other records is not disturbed.
  */
 public final class StatusRules {
+    /** What an escalated requester waits on. */
+    public static final String HUMAN = "human";
+
     private StatusRules() {
     }
 
@@ -31,7 +34,12 @@ public final class StatusRules {
                     release(out, e.toAgent(), e);
                     release(out, e.fromAgent(), e);
                 }
-                case ESCALATED -> release(out, e.toAgent(), e);
+                case ESCALATED -> {
+                    release(out, e.toAgent(), e);
+                    if (e.blocking()) {
+                        out.put(e.fromAgent(), AgentStatus.blocked(e.issueNumber(), e.timestamp(), id, HUMAN));
+                    }
+                }
                 case STALE -> {
                     // nothing changes: the target still owes the answer
                 }

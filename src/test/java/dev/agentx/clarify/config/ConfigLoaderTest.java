@@ -1,0 +1,70 @@
+package dev.agentx.clarify.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.protocol.ClarifyException;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+    @Test
+    void productExampleLoads() {
+        AgentxConfig c = ConfigLoader.parse("config.toml", """
+                default_workflow = "feature"
+
+                [roles]
+                architect = ["octocat", "@acme/architects"]
+                engineer  = ["Codertocat", "acme-engineer[bot]"]
+
+                [maintainers]
+                min_permission = "write"
+                teams = ["@acme/leads"]
+
+                [agents.architect]
+                channel = "command"
+                command = ["./agents/architect", "--fast"]
+                timeout_seconds = 120
+
+                [agents.product-manager]
+                channel = "http"
+                url = "http://127.0.0.1:8700/answer"
+                secret_env = "PM_AGENT_SECRET"
+                """);
+        assertEquals("feature", c.defaultWorkflow());
+        assertEquals(List.of("octocat", "@acme/architects"), c.roles().get("architect"));
+        assertEquals(List.of("@acme/leads"), c.maintainers().teams());
+        assertEquals(List.of("./agents/architect", "--fast"), c.agent("architect").command());
+        assertEquals("http", c.agent("product-manager").channel());
+        assertEquals("human", c.agent("reviewer").channel());
+    }
+
+    @Test
+    void missingFileMeansDefaults(@TempDir Path dir) {
+        assertEquals(AgentxConfig.defaults(), ConfigLoader.load(dir.resolve("config.toml")));
+    }
+
+    @Test
+    void unknownKeysAndBadValuesNameFileLineAndKey() {
+        assertMessage("default_workflow = \"feature\"\ndefault_workfow = \"bug\"\n",
+                "config.toml, line 2: field 'default_workfow' is not a known key");
+        assertMessage("[maintainers]\nmin_permision = \"write\"\n",
+                "config.toml, line 2: field 'min_permision' is not a known key in [maintainers]");
+        assertMessage("[maintainers]\nmin_permission = \"read\"\n",
+                "config.toml, line 2: field 'min_permission' must be write, maintain or admin");
+        assertMessage("[agents.architect]\nchannel = \"carrier-pigeon\"\n",
+                "config.toml, line 2: field 'channel' must be human, command, http or auto");
+        assertMessage("[agents.architect]\nchannel = \"command\"\n", "has no command");
+        assertMessage("[agents.architect]\nchannel = \"http\"\n", "has no url");
+        assertMessage("[agents.architect]\ntimeout = 5\n", "field 'timeout' is not a known key in [agents.architect]");
+        assertMessage("[roles]\narchitect = \"octocat\"\n", "field 'architect' must be an array of strings");
+    }
+
+    private static void assertMessage(String toml, String expected) {
+        ClarifyException e = assertThrows(ClarifyException.class, () -> ConfigLoader.parse("config.toml", toml));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+}

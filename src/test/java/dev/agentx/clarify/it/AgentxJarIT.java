@@ -1,0 +1,66 @@
+package dev.agentx.clarify.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The packaged jar and the launchers, run as a user runs them (after 'mvn package'). */
+class AgentxJarIT {
+    @TempDir
+    Path dir;
+
+    record Result(int code, String out, String err) {
+    }
+
+    static Result run(Path cwd, List<String> cmd) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
+        pb.environment().put("NO_COLOR", "1");
+        Path out = Files.createTempFile("out", ".txt");
+        Path err = Files.createTempFile("err", ".txt");
+        Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS));
+        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    static List<String> jar(String... args) {
+        List<String> cmd = new ArrayList<>(List.of("java", "-jar", System.getProperty("agentx.jar", "target/agentx.jar")));
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
+    @Test
+    void javaDashJarRunsTheCli() throws Exception {
+        Files.createDirectories(dir.resolve(".agentx"));
+        Result ask = run(dir, jar("clarify", "ask", "--issue", "7", "--from", "engineer", "--to", "architect", "Q?"));
+        assertEquals(0, ask.code(), ask.err());
+        assertEquals("CLR-7-001", ask.out().trim());
+        Result list = run(dir, jar("--json", "clarify"));
+        assertTrue(list.out().contains("\"id\" : \"CLR-7-001\""), list.out());
+        Result bad = run(dir, jar("clarify", "answer", "CLR-7-009", "x"));
+        assertEquals(3, bad.code());
+        assertTrue(bad.err().startsWith("NOT_FOUND: "), bad.err());
+        assertEquals("", bad.out());
+        Result usage = run(dir, jar("clarify", "ask"));
+        assertEquals(2, usage.code());
+    }
+
+    @Test
+    void theReadmeDemoRunsEndToEnd() throws Exception {
+        Path repo = Path.of("").toAbsolutePath();
+        Result demo = run(repo, List.of(repo.resolve("bin/demo").toString(), dir.resolve("demo").toString()));
+        assertEquals(0, demo.code(), demo.out() + demo.err());
+        assertTrue(demo.out().contains("[RESOLVED] engineer"), demo.out());
+        assertTrue(demo.out().contains("[Round 2] engineer -> architect"), demo.out());
+        assertTrue(demo.out().contains("exit code: 3"), demo.out());
+        assertTrue(demo.err().contains("SCOPE_VIOLATION: Agent 'engineer' cannot clarify with 'reviewer'"), demo.err());
+        assertTrue(Files.exists(dir.resolve("demo/.agentx/state/clarifications/issue-42.json")));
+    }
+}

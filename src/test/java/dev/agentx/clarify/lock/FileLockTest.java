@@ -1,0 +1,205 @@
+package dev.agentx.clarify.lock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.support.MutableClock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FileLockTest {
+    @TempDir
+    Path dir;
+    MutableClock clock;
+    List<Duration> sleeps;
+    LockManager locks;
+    Path ledger;
+    Path lockFile;
+    final ObjectMapper json = JsonSupport.mapper();
+
+    @BeforeEach
+    void setUp() {
+        clock = MutableClock.at("2026-02-26T10:00:00Z");
+        sleeps = new ArrayList<>();
+        // The sleeper moves the fake clock: waiting 5 s of lock time takes no real time.
+        Sleeper fake = d -> {
+            sleeps.add(d);
+            clock.advance(d);
+        };
+        locks = new LockManager(clock, LockSettings.defaults(), fake, ProcessIdentity.current(), LockObserver.NONE);
+        ledger = dir.resolve("issue-42.json");
+        lockFile = dir.resolve("issue-42.json.lock");
+    }
+
+    private void foreignLock(String host, long pid, Instant at) throws Exception {
+        Files.write(lockFile, json.writeValueAsBytes(new LockInfo(pid, at, "other", "their-token", host, null)));
+    }
+
+    @Test
+    void acquireWritesOwnerInfoAndReleaseRemovesIt() throws Exception {
+        LockInfo seen = locks.withLock(ledger, "engineer", () -> {
+            assertTrue(Files.exists(lockFile));
+            try {
+                return json.readValue(Files.readAllBytes(lockFile), LockInfo.class);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        assertEquals(ProcessHandle.current().pid(), seen.pid());
+        assertEquals("engineer", seen.agent());
+        assertEquals(clock.instant(), seen.timestamp());
+        assertFalse(seen.token().isBlank());
+        assertFalse(seen.host().isBlank());
+        assertFalse(Files.exists(lockFile), "released");
+        assertTrue(sleeps.isEmpty(), "no waiting when free");
+    }
+
+    @Test
+    void staleLockFromAnotherHostIsTakenOverAfter30s() throws Exception {
+        foreignLock("elsewhere", 1, clock.instant().minusSeconds(31));
+        locks.withLock(ledger, "engineer", () -> null);
+        assertTrue(sleeps.isEmpty(), "taken over at once");
+        assertFalse(Files.exists(lockFile));
+        try (Stream<Path> files = Files.list(dir)) {
+            assertTrue(files.noneMatch(p -> p.getFileName().toString().contains(".stale-")),
+                    "the renamed-away stale lock is cleaned up");
+        }
+    }
+
+    @Test
+    void freshLockFromAnotherHostTimesOutAfterFiveSeconds() throws Exception {
+        foreignLock("elsewhere", 1, clock.instant().minusSeconds(1));
+        Instant start = clock.instant();
+        ClarifyException e = assertThrows(ClarifyException.class, () -> locks.withLock(ledger, "engineer", () -> null));
+        assertEquals(ErrorCode.LOCK_TIMEOUT, e.code());
+        assertTrue(e.getMessage().contains("Failed to acquire lock for issue-42.json"), e.getMessage());
+        assertTrue(e.getMessage().contains("held by 'other'"), e.getMessage());
+        assertEquals(Duration.ofSeconds(5), Duration.between(start, clock.instant()), "total wait capped at 5 s");
+        // backoff 200 ms x 2^n with jitter in [0.5, 1): each sleep is within its band, the last one is cut to the cap
+        for (int n = 0; n < sleeps.size() - 1; n++) {
+            long base = 200L << n;
+            long ms = sleeps.get(n).toMillis();
+            assertTrue(ms >= base / 2 && ms <= base, "sleep " + n + " = " + ms + " ms");
+        }
+        assertTrue(sleeps.size() >= 4 && sleeps.size() <= 6, "attempts: " + sleeps);
+        assertTrue(Files.exists(lockFile), "a live foreign lock is never removed");
+        assertEquals("their-token", json.readValue(Files.readAllBytes(lockFile), LockInfo.class).token());
+    }
+
+    @Test
+    void lockOfADeadProcessOnThisHostIsTakenAtOnce() throws Exception {
+        Process p = new ProcessBuilder("true").start();
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+        long deadPid = p.pid();
+        foreignLock(ProcessIdentity.current().host(), deadPid, clock.instant());
+        locks.withLock(ledger, "engineer", () -> null);
+        assertTrue(sleeps.isEmpty(), "dead owner: no waiting for the 30 s");
+    }
+
+    @Test
+    void lockOfALiveProcessOnThisHostIsRespected() throws Exception {
+        foreignLock(ProcessIdentity.current().host(), ProcessHandle.current().pid(), clock.instant());
+        ClarifyException e = assertThrows(ClarifyException.class, () -> locks.withLock(ledger, "engineer", () -> null));
+        assertEquals(ErrorCode.LOCK_TIMEOUT, e.code());
+    }
+
+    @Test
+    void releaseLeavesALockThatIsNoLongerOurs() throws Exception {
+        locks.withLock(ledger, "engineer", () -> {
+            try {
+                // another process took the lock over (as stale) while we were slow
+                foreignLock("elsewhere", 7, clock.instant());
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+            return null;
+        });
+        assertTrue(Files.exists(lockFile), "someone else's lock is not deleted");
+        assertEquals("their-token", json.readValue(Files.readAllBytes(lockFile), LockInfo.class).token());
+    }
+
+    @Test
+    void emptyLockFileIsJudgedByItsAge() throws Exception {
+        Files.createFile(lockFile);
+        Files.setLastModifiedTime(lockFile, FileTime.from(clock.instant().minusSeconds(5)));
+        assertEquals(ErrorCode.LOCK_TIMEOUT, assertThrows(ClarifyException.class,
+                () -> locks.withLock(ledger, "engineer", () -> null)).code());
+        Files.setLastModifiedTime(lockFile, FileTime.from(clock.instant().minusSeconds(60)));
+        sleeps.clear();
+        locks.withLock(ledger, "engineer", () -> null);
+        assertTrue(sleeps.isEmpty());
+    }
+
+    @Test
+    void threadsOfOneProcessNeverOverlap() throws Exception {
+        LockManager real = LockManager.standard(java.time.Clock.systemUTC());
+        int[] counter = {0};
+        int[] inside = {0};
+        int[] maxInside = {0};
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            futures.add(pool.submit(() -> real.withLock(ledger, "t", () -> {
+                synchronized (counter) {
+                    inside[0]++;
+                    maxInside[0] = Math.max(maxInside[0], inside[0]);
+                }
+                int c = counter[0];
+                Thread.yield();
+                counter[0] = c + 1;
+                synchronized (counter) {
+                    inside[0]--;
+                }
+                return null;
+            })));
+        }
+        for (Future<?> f : futures) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        assertEquals(200, counter[0]);
+        assertEquals(1, maxInside[0]);
+    }
+
+    @Test
+    void nestedLockingInOneThreadIsAProgrammingError() {
+        assertThrows(IllegalStateException.class, () -> locks.withLock(ledger, "a",
+                () -> locks.withLock(ledger, "a", () -> null)));
+        assertFalse(Files.exists(lockFile));
+    }
+
+    @Test
+    void tokensAreUniquePerAcquisition() throws Exception {
+        String a = locks.withLock(ledger, "x", this::token);
+        String b = locks.withLock(ledger, "x", this::token);
+        assertNotEquals(a, b);
+    }
+
+    private String token() {
+        try {
+            return json.readValue(Files.readAllBytes(lockFile), LockInfo.class).token();
+        } catch (Exception e) {
+            throw new RuntimeException(e);
+        }
+    }
+}
