@@ -1,7 +1,6 @@
 package dev.agentx.clarify.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.protocol.ErrorCode;
@@ -21,7 +20,6 @@ public final class CliContext {
     final Clock clock;
     final boolean terminal;
     private final Function<CliContext, LocalMode> opener;
-    private final ObjectMapper json = JsonSupport.mapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     boolean jsonOutput;
     Path root;
@@ -60,12 +58,12 @@ public final class CliContext {
     }
 
     public ObjectMapper mapper() {
-        return json;
+        return JsonSupport.pretty();
     }
 
     public void printJson(Object value) {
         try {
-            out.println(json.writeValueAsString(value));
+            out.println(mapper().writeValueAsString(value));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
@@ -75,7 +73,7 @@ public final class CliContext {
     /** Prints an error: its code and message on stderr; with --json also the error object on stdout. */
     public int error(ErrorCode code, String message) {
         if (jsonOutput) {
-            ObjectNode root = json.createObjectNode();
+            ObjectNode root = mapper().createObjectNode();
             ObjectNode e = root.putObject("error");
             e.put("code", code.name());
             e.put("message", message);

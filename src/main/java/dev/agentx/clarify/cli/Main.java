@@ -20,7 +20,10 @@ import picocli.CommandLine;
 
 /** {@code agentx}: the Local Mode CLI and the {@code serve} entry of GitHub Mode. */
 public final class Main {
-    private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+    /** Looked up on first use: the CLI must not start the logging system unless something is logged. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(Main.class);
+    }
 
     private Main() {
     }
@@ -54,10 +57,10 @@ public final class Main {
                 return ctx.error(ce.code(), ce.getMessage());
             }
             if (ex instanceof UncheckedIOException io) {
-                LOG.debug("I/O failure", io);
+                log().debug("I/O failure", io);
                 return ctx.error(ErrorCode.INTERNAL, io.getMessage());
             }
-            LOG.debug("internal error", ex);
+            log().debug("internal error", ex);
             return ctx.error(ErrorCode.INTERNAL, ex.toString() + " (please report this with the command you ran)");
         });
         cl.setParameterExceptionHandler((ex, args) -> {

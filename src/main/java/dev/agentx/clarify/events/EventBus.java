@@ -11,7 +11,10 @@ import org.slf4j.LoggerFactory;
  * failing listener is logged and does not stop the others.
  */
 public final class EventBus implements EventSink {
-    private static final Logger LOG = LoggerFactory.getLogger(EventBus.class);
+    /** Looked up on first use: the CLI must not start the logging system unless something is logged. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(EventBus.class);
+    }
 
     private final EventSink log;
     private final List<Consumer<ClarificationEvent>> listeners = new CopyOnWriteArrayList<>();
@@ -35,7 +38,7 @@ public final class EventBus implements EventSink {
                 try {
                     l.accept(e);
                 } catch (RuntimeException ex) {
-                    LOG.warn("event listener failed on {} {}: {}", e.event().wire(), e.clarificationId(), ex.toString());
+                    log().warn("event listener failed on {} {}: {}", e.event().wire(), e.clarificationId(), ex.toString());
                 }
             }
         }

@@ -1,7 +1,6 @@
 package dev.agentx.clarify.events;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.JsonSupport;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -20,7 +19,6 @@ import java.util.List;
  */
 public final class JsonlEventLog implements EventSink {
     private final Path file;
-    private final ObjectMapper mapper = JsonSupport.mapper();
 
     public JsonlEventLog(Path file) {
         this.file = file;
@@ -34,7 +32,7 @@ public final class JsonlEventLog implements EventSink {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try {
             for (ClarificationEvent e : events) {
-                out.write(mapper.writeValueAsString(e).getBytes(StandardCharsets.UTF_8));
+                out.write(JsonSupport.shared().writeValueAsString(e).getBytes(StandardCharsets.UTF_8));
                 out.write('\n');
             }
         } catch (JsonProcessingException e) {

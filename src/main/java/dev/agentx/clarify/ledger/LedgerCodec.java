@@ -1,63 +1,299 @@
 package dev.agentx.clarify.ledger;
 
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectWriter;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.protocol.ThreadEntry;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
- * Ledger JSON (SPEC-1 section 4.2): pretty-printed, fields in schema order. Reading is strict: a
- * field we do not know is refused rather than silently dropped on the next write.
+ * Ledger JSON (SPEC-1 section 4.2), pretty-printed with fields in schema order. Written with the
+ * streaming API of jackson-core: every command reads ledgers, and the streaming codec keeps the
+ * CLI's start-up light. Reading is strict: an unknown field is refused rather than silently dropped
+ * on the next write, and every problem names its line and column.
  */
 public final class LedgerCodec {
-    private final ObjectMapper mapper;
-    private final ObjectWriter writer;
+    private static final Set<String> RECORD_FIELDS = Set.of("id", "from", "to", "topic", "blocking", "status",
+            "round", "maxRounds", "created", "staleAfter", "resolvedAt", "options", "thread");
+    private static final List<String> REQUIRED_RECORD_FIELDS = List.of("id", "from", "to", "topic", "blocking",
+            "status", "round", "maxRounds", "created", "staleAfter", "thread");
+    private static final Set<String> ENTRY_FIELDS = Set.of("round", "from", "type", "body", "timestamp");
 
-    public LedgerCodec() {
-        mapper = JsonSupport.mapper()
-                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
-        DefaultPrettyPrinter printer = new DefaultPrettyPrinter()
-                .withObjectIndenter(new DefaultIndenter("  ", "\n"))
-                .withArrayIndenter(new DefaultIndenter("  ", "\n"));
-        writer = mapper.writer(printer).with(SerializationFeature.INDENT_OUTPUT);
-    }
+    private final JsonFactory factory = JsonFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
     public byte[] encode(Ledger ledger) {
-        try {
-            String s = writer.writeValueAsString(ledger) + "\n";
-            return s.getBytes(StandardCharsets.UTF_8);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot encode ledger of issue " + ledger.issueNumber(), e);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+        try (JsonGenerator g = factory.createGenerator(out, JsonEncoding.UTF8)) {
+            g.setPrettyPrinter(new DefaultPrettyPrinter()
+                    .withObjectIndenter(new DefaultIndenter("  ", "\n"))
+                    .withArrayIndenter(new DefaultIndenter("  ", "\n")));
+            g.writeStartObject();
+            g.writeNumberField("issueNumber", ledger.issueNumber());
+            g.writeArrayFieldStart("clarifications");
+            for (ClarificationRecord r : ledger.clarifications()) {
+                writeRecord(g, r);
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+            g.writeRaw('\n');
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
+        return out.toByteArray();
     }
 
-    /** Decodes and checks a ledger; throws {@link IllegalArgumentException} saying what is wrong. */
+    private static void writeRecord(JsonGenerator g, ClarificationRecord r) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("id", r.id());
+        g.writeStringField("from", r.from());
+        g.writeStringField("to", r.to());
+        g.writeStringField("topic", r.topic());
+        g.writeBooleanField("blocking", r.blocking());
+        g.writeStringField("status", r.status().wire());
+        g.writeNumberField("round", r.round());
+        g.writeNumberField("maxRounds", r.maxRounds());
+        g.writeStringField("created", r.created().toString());
+        g.writeStringField("staleAfter", r.staleAfter().toString());
+        if (r.resolvedAt() == null) {
+            g.writeNullField("resolvedAt");
+        } else {
+            g.writeStringField("resolvedAt", r.resolvedAt().toString());
+        }
+        if (!r.options().isEmpty()) {
+            g.writeArrayFieldStart("options");
+            for (String o : r.options()) {
+                g.writeString(o);
+            }
+            g.writeEndArray();
+        }
+        g.writeArrayFieldStart("thread");
+        for (ThreadEntry e : r.thread()) {
+            g.writeStartObject();
+            g.writeNumberField("round", e.round());
+            g.writeStringField("from", e.from());
+            g.writeStringField("type", e.type().wire());
+            g.writeStringField("body", e.body());
+            g.writeStringField("timestamp", e.timestamp().toString());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    /** Decodes and checks a ledger; throws {@link IllegalArgumentException} saying what is wrong and where. */
     public Ledger decode(byte[] bytes) {
-        Ledger ledger;
-        try {
-            ledger = mapper.readValue(bytes, Ledger.class);
+        try (JsonParser p = factory.createParser(bytes)) {
+            Ledger ledger = readLedger(p);
+            if (p.nextToken() != null) {
+                throw problem(p, "unexpected content after the ledger object");
+            }
+            check(ledger);
+            return ledger;
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(describe(e), e);
         } catch (IOException e) {
-            throw new IllegalArgumentException(e.getMessage(), e);
+            throw new UncheckedIOException(e);
         }
-        if (ledger == null) {
-            throw new IllegalArgumentException("the file holds no JSON object");
+    }
+
+    private static Ledger readLedger(JsonParser p) throws IOException {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+            throw problem(p, "the file must hold one JSON object {\"issueNumber\": N, \"clarifications\": [...]}");
         }
-        check(ledger);
-        return ledger;
+        Integer issue = null;
+        List<ClarificationRecord> records = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            switch (field) {
+                case "issueNumber" -> issue = integer(p, field);
+                case "clarifications" -> {
+                    expect(p, JsonToken.START_ARRAY, field, "an array");
+                    records = new ArrayList<>();
+                    while (p.nextToken() != JsonToken.END_ARRAY) {
+                        records.add(readRecord(p));
+                    }
+                }
+                default -> throw problem(p, "unknown field '" + field + "'");
+            }
+        }
+        if (issue == null || records == null) {
+            throw problem(p, "fields 'issueNumber' and 'clarifications' are required");
+        }
+        if (issue < 1) {
+            throw problem(p, "issueNumber must be positive, got " + issue);
+        }
+        return new Ledger(issue, records);
+    }
+
+    private static ClarificationRecord readRecord(JsonParser p) throws IOException {
+        expect(p, JsonToken.START_OBJECT, "clarifications[]", "an object");
+        Set<String> seen = new HashSet<>();
+        String id = null;
+        String from = null;
+        String to = null;
+        String topic = null;
+        boolean blocking = false;
+        Status status = null;
+        int round = 0;
+        int maxRounds = 0;
+        Instant created = null;
+        Instant staleAfter = null;
+        Instant resolvedAt = null;
+        List<String> options = List.of();
+        List<ThreadEntry> thread = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            if (!RECORD_FIELDS.contains(field)) {
+                throw problem(p, "unknown field '" + field + "' in a clarification record");
+            }
+            seen.add(field);
+            p.nextToken();
+            switch (field) {
+                case "id" -> id = string(p, field);
+                case "from" -> from = string(p, field);
+                case "to" -> to = string(p, field);
+                case "topic" -> topic = string(p, field);
+                case "blocking" -> blocking = bool(p, field);
+                case "status" -> status = status(p);
+                case "round" -> round = integer(p, field);
+                case "maxRounds" -> maxRounds = integer(p, field);
+                case "created" -> created = instant(p, field);
+                case "staleAfter" -> staleAfter = instant(p, field);
+                case "resolvedAt" -> resolvedAt = p.currentToken() == JsonToken.VALUE_NULL ? null : instant(p, field);
+                case "options" -> options = strings(p, field);
+                case "thread" -> thread = readThread(p);
+                default -> throw new IllegalStateException(field);
+            }
+        }
+        for (String required : REQUIRED_RECORD_FIELDS) {
+            if (!seen.contains(required)) {
+                throw problem(p, "record " + (id == null ? "" : id + " ") + "lacks field '" + required + "'");
+            }
+        }
+        return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created, staleAfter,
+                resolvedAt, options, thread);
+    }
+
+    private static List<ThreadEntry> readThread(JsonParser p) throws IOException {
+        expect(p, JsonToken.START_ARRAY, "thread", "an array");
+        List<ThreadEntry> out = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            expect(p, JsonToken.START_OBJECT, "thread[]", "an object");
+            Integer round = null;
+            String from = null;
+            EntryType type = null;
+            String body = null;
+            Instant at = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                if (!ENTRY_FIELDS.contains(field)) {
+                    throw problem(p, "unknown field '" + field + "' in a thread entry");
+                }
+                p.nextToken();
+                switch (field) {
+                    case "round" -> round = integer(p, field);
+                    case "from" -> from = string(p, field);
+                    case "type" -> type = entryType(p);
+                    case "body" -> body = string(p, field);
+                    case "timestamp" -> at = instant(p, field);
+                    default -> throw new IllegalStateException(field);
+                }
+            }
+            if (round == null || from == null || type == null || body == null || at == null) {
+                throw problem(p, "a thread entry needs round, from, type, body and timestamp");
+            }
+            out.add(new ThreadEntry(round, from, type, body, at));
+        }
+        return out;
+    }
+
+    private static void expect(JsonParser p, JsonToken token, String field, String what) throws IOException {
+        if (p.currentToken() != token) {
+            throw problem(p, "field '" + field + "' must be " + what);
+        }
+    }
+
+    private static String string(JsonParser p, String field) throws IOException {
+        if (p.currentToken() != JsonToken.VALUE_STRING) {
+            throw problem(p, "field '" + field + "' must be a string");
+        }
+        return p.getText();
+    }
+
+    private static int integer(JsonParser p, String field) throws IOException {
+        if (p.currentToken() != JsonToken.VALUE_NUMBER_INT) {
+            throw problem(p, "field '" + field + "' must be an integer");
+        }
+        return p.getIntValue();
+    }
+
+    private static boolean bool(JsonParser p, String field) throws IOException {
+        if (!p.currentToken().isBoolean()) {
+            throw problem(p, "field '" + field + "' must be true or false");
+        }
+        return p.getBooleanValue();
+    }
+
+    private static Instant instant(JsonParser p, String field) throws IOException {
+        String s = string(p, field);
+        try {
+            return Instant.parse(s);
+        } catch (DateTimeParseException e) {
+            throw problem(p, "field '" + field + "' must be an ISO-8601 instant like 2026-02-26T10:00:00Z, got '" + s + "'");
+        }
+    }
+
+    private static List<String> strings(JsonParser p, String field) throws IOException {
+        expect(p, JsonToken.START_ARRAY, field, "an array of strings");
+        List<String> out = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            out.add(string(p, field));
+        }
+        return out;
+    }
+
+    private static Status status(JsonParser p) throws IOException {
+        String s = string(p, "status");
+        try {
+            return Status.fromWire(s);
+        } catch (IllegalArgumentException e) {
+            throw problem(p, e.getMessage());
+        }
+    }
+
+    private static EntryType entryType(JsonParser p) throws IOException {
+        String s = string(p, "type");
+        try {
+            return EntryType.fromWire(s);
+        } catch (IllegalArgumentException e) {
+            throw problem(p, e.getMessage());
+        }
+    }
+
+    private static JsonProcessingException problem(JsonParser p, String message) {
+        return new JsonProcessingException(message, p.currentLocation()) {
+        };
     }
 
     /** A one-line reason with the line and column where the parser stopped. */

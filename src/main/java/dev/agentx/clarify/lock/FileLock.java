@@ -1,6 +1,5 @@
 package dev.agentx.clarify.lock;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.protocol.ClarifyException;
@@ -46,20 +45,21 @@ import org.slf4j.LoggerFactory;
  * that was judged.
  */
 public final class FileLock {
-    private static final Logger LOG = LoggerFactory.getLogger(FileLock.class);
+    /** Looked up on first use: the CLI must not start the logging system unless something is logged. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(FileLock.class);
+    }
 
     private final Clock clock;
     private final LockSettings settings;
     private final Sleeper sleeper;
     private final ProcessIdentity self;
-    private final ObjectMapper json;
 
     public FileLock(Clock clock, LockSettings settings, Sleeper sleeper, ProcessIdentity self) {
         this.clock = Objects.requireNonNull(clock);
         this.settings = Objects.requireNonNull(settings);
         this.sleeper = Objects.requireNonNull(sleeper);
         this.self = Objects.requireNonNull(self);
-        this.json = JsonSupport.mapper();
     }
 
     public static Path lockPathOf(Path file) {
@@ -158,7 +158,7 @@ public final class FileLock {
     private boolean tryCreate(Path lockPath, LockInfo info) {
         byte[] bytes;
         try {
-            bytes = json.writeValueAsBytes(info);
+            bytes = JsonSupport.shared().writeValueAsBytes(info);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -199,7 +199,7 @@ public final class FileLock {
             LockInfo info = null;
             try {
                 if (bytes.length > 0) {
-                    info = json.readValue(bytes, LockInfo.class);
+                    info = JsonSupport.shared().readValue(bytes, LockInfo.class);
                 }
             } catch (IOException e) {
                 info = null; // being written right now, or torn by a crash: judged by its age
@@ -241,7 +241,7 @@ public final class FileLock {
                 return true;
             }
             LockInfo old = judged.info;
-            LOG.warn("took over stale lock {} (was {})", lockPath.getFileName(),
+            log().warn("took over stale lock {} (was {})", lockPath.getFileName(),
                     old == null ? "empty" : "agent " + old.agent() + ", pid " + old.pid() + " on " + old.host()
                             + " since " + old.timestamp());
             Files.deleteIfExists(away);
@@ -257,7 +257,7 @@ public final class FileLock {
                 Files.delete(lockPath);
                 AtomicFiles.fsyncDirectory(lockPath.getParent());
             } else {
-                LOG.warn("lock {} was no longer ours at release (taken over as stale); left as it is",
+                log().warn("lock {} was no longer ours at release (taken over as stale); left as it is",
                         lockPath.getFileName());
             }
             return true;

@@ -40,7 +40,10 @@ import org.slf4j.LoggerFactory;
  * round limit. Plain Java: every effect goes through the injected interfaces.
  */
 public final class ClarificationEngine {
-    private static final Logger LOG = LoggerFactory.getLogger(ClarificationEngine.class);
+    /** Looked up on first use: the CLI must not start the logging system unless something is logged. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(ClarificationEngine.class);
+    }
 
     /** Name the hub writes under when it acts by itself (round-limit escalation). */
     public static final String HUB = "agentx";
@@ -354,12 +357,12 @@ public final class ClarificationEngine {
         try {
             statuses.update(actor, m -> StatusRules.apply(m, o.events()));
         } catch (RuntimeException e) {
-            LOG.warn("agent statuses not updated after {}: {}", o.record().id(), e.getMessage());
+            log().warn("agent statuses not updated after {}: {}", o.record().id(), e.getMessage());
         }
         try {
             events.publish(o.events());
         } catch (RuntimeException e) {
-            LOG.warn("events not recorded after {}: {}", o.record().id(), e.getMessage());
+            log().warn("events not recorded after {}: {}", o.record().id(), e.getMessage());
         }
     }
 
@@ -388,7 +391,7 @@ public final class ClarificationEngine {
             }
         }
         if (d instanceof Delivery.Failed f) {
-            LOG.warn("channel of {} failed for {}: {}", r.to(), r.id(), f.error());
+            log().warn("channel of {} failed for {}: {}", r.to(), r.id(), f.error());
             return withNote(asked, "Could not reach " + r.to() + ": " + f.error()
                     + ". The question stays pending; the monitor asks again when it goes stale.");
         }

@@ -1,8 +1,6 @@
 package dev.agentx.clarify.status;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.ledger.LedgerCodec;
@@ -26,7 +24,6 @@ public final class FileAgentStatusStore implements AgentStatusStore {
 
     private final Path file;
     private final LockManager locks;
-    private final ObjectMapper mapper = JsonSupport.mapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     public FileAgentStatusStore(Path stateDir, LockManager locks) {
         this.file = stateDir.resolve("agent-status.json");
@@ -40,7 +37,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
             if (bytes.length == 0) {
                 return new TreeMap<>();
             }
-            return mapper.readValue(bytes, TYPE);
+            return JsonSupport.shared().readValue(bytes, TYPE);
         } catch (NoSuchFileException e) {
             return new TreeMap<>();
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
@@ -58,7 +55,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
             Map<String, AgentStatus> after = new TreeMap<>(change.apply(before));
             if (!after.equals(before)) {
                 try {
-                    AtomicFiles.write(file, (mapper.writeValueAsString(after) + "\n").getBytes(StandardCharsets.UTF_8));
+                    AtomicFiles.write(file, (JsonSupport.pretty().writeValueAsString(after) + "\n").getBytes(StandardCharsets.UTF_8));
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }

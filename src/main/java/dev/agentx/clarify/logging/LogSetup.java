@@ -1,0 +1,55 @@
+package dev.agentx.clarify.logging;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.Configurator;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
+import ch.qos.logback.core.spi.ContextAwareBase;
+import java.util.Locale;
+
+/**
+ * Configures Logback in code (found through {@code META-INF/services}), so no XML configurator is
+ * loaded: the CLI starts faster. Logs go to stderr, keeping stdout for output and JSON.
+ * {@code AGENTX_LOG_LEVEL} sets the level (default WARN; {@code agentx serve} uses INFO unless set),
+ * {@code LOG_FORMAT=json} switches to one JSON object per line.
+ */
+public final class LogSetup extends ContextAwareBase implements Configurator {
+    /** Set by {@code agentx serve} before the first logger is created. */
+    public static final String DEFAULT_LEVEL_PROPERTY = "agentx.log.level";
+
+    @Override
+    public ExecutionStatus configure(LoggerContext context) {
+        String format = System.getenv().getOrDefault("LOG_FORMAT", "text").trim().toLowerCase(Locale.ROOT);
+        LogLayout layout = new LogLayout("json".equals(format));
+        layout.setContext(context);
+        layout.start();
+        LayoutWrappingEncoder<ILoggingEvent> encoder = new LayoutWrappingEncoder<>();
+        encoder.setContext(context);
+        encoder.setLayout(layout);
+        encoder.start();
+        ConsoleAppender<ILoggingEvent> appender = new ConsoleAppender<>();
+        appender.setContext(context);
+        appender.setName("stderr");
+        appender.setTarget("System.err");
+        appender.setEncoder(encoder);
+        appender.start();
+        Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+        root.addAppender(appender);
+        root.setLevel(level());
+        // Libraries talk a lot at INFO; their warnings still come through.
+        context.getLogger("org.eclipse.jetty").setLevel(Level.WARN);
+        context.getLogger("io.javalin").setLevel(Level.WARN);
+        return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+    }
+
+    static Level level() {
+        String configured = System.getenv("AGENTX_LOG_LEVEL");
+        if (configured == null || configured.isBlank()) {
+            configured = System.getProperty(DEFAULT_LEVEL_PROPERTY, "WARN");
+        }
+        return Level.toLevel(configured.trim(), Level.WARN);
+    }
+}

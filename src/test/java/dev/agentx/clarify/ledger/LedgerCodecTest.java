@@ -1,0 +1,82 @@
+package dev.agentx.clarify.ledger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.EntryType;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.protocol.ThreadEntry;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+
+class LedgerCodecTest {
+    final LedgerCodec codec = new LedgerCodec();
+
+    @Property(tries = 300)
+    void anyLedgerSurvivesTheRoundTrip(@ForAll("ledgers") Ledger ledger) {
+        byte[] bytes = codec.encode(ledger);
+        assertEquals(ledger, codec.decode(bytes));
+        assertEquals(new String(bytes, StandardCharsets.UTF_8), new String(codec.encode(codec.decode(bytes)),
+                StandardCharsets.UTF_8), "stable encoding");
+    }
+
+    @Provide
+    Arbitrary<Ledger> ledgers() {
+        Arbitrary<String> text = Arbitraries.strings().ofMinLength(1).ofMaxLength(60)
+                .withChars("abc XYZ\n\t\"\\/{}[]:,\u00e9\u4e2d\ud83d\ude00<>@#");
+        Arbitrary<Instant> when = Arbitraries.longs().between(0, 4_000_000_000_000L).map(Instant::ofEpochMilli);
+        Arbitrary<ThreadEntry> entry = Combinators.combine(Arbitraries.integers().between(1, 6), text,
+                Arbitraries.of(EntryType.class), text, when).as(ThreadEntry::new);
+        Arbitrary<List<ThreadEntry>> threads = entry.list().ofMaxSize(8);
+        Arbitrary<List<String>> options = text.list().ofMaxSize(3);
+        Arbitrary<Status> status = Arbitraries.of(Status.class);
+        return Combinators.combine(Arbitraries.integers().between(1, 100_000), status.list().ofMaxSize(5),
+                threads, options, when, text, Arbitraries.of(true, false)).as((issue, statuses, thread, opts, t, s, b) -> {
+                    List<ClarificationRecord> records = new ArrayList<>();
+                    for (int i = 0; i < statuses.size(); i++) {
+                        records.add(new ClarificationRecord(String.format("CLR-%d-%03d", issue, i + 1), "engineer",
+                                "architect", s, b, statuses.get(i), 1 + i, 5, t, t.plusSeconds(60),
+                                statuses.get(i).terminal() ? t : null, opts, thread));
+                    }
+                    return new Ledger(issue, records);
+                });
+    }
+
+    @Test
+    void strictReadingNamesTheProblemAndWhere() {
+        assertProblem("{\"issueNumber\":1,\"clarifications\":[],\"extra\":1}", "unknown field 'extra'");
+        assertProblem("{\"issueNumber\":1}", "'clarifications' are required");
+        assertProblem("{\"issueNumber\":1,\"issueNumber\":2,\"clarifications\":[]}", "Duplicate field 'issueNumber'");
+        assertProblem("{\"issueNumber\":\"1\",\"clarifications\":[]}", "'issueNumber' must be an integer");
+        assertProblem("[]", "must hold one JSON object");
+        assertProblem("{\"issueNumber\":1,\"clarifications\":[{\"id\":\"CLR-1-001\"}]}", "lacks field 'from'");
+        String rec = "{\"issueNumber\":1,\"clarifications\":[{\"id\":\"CLR-1-001\",\"from\":\"a\",\"to\":\"b\",\"topic\":\"t\","
+                + "\"blocking\":true,\"status\":\"%s\",\"round\":1,\"maxRounds\":5,\"created\":\"%s\","
+                + "\"staleAfter\":\"2026-01-01T00:00:00Z\",\"resolvedAt\":null,\"thread\":[]}]}";
+        assertProblem(String.format(rec, "waiting", "2026-01-01T00:00:00Z"), "unknown status 'waiting'");
+        assertProblem(String.format(rec, "pending", "yesterday"), "must be an ISO-8601 instant");
+        assertProblem(String.format(rec, "pending", "2026-01-01T00:00:00Z").replace("CLR-1-001", "CLR-2-001"),
+                "belongs to issue 2");
+        assertProblem("{\"issueNumber\":1,\n\"clarifications\":[", "line 2");
+        Ledger ok = codec.decode(String.format(rec, "pending", "2026-01-01T00:00:00Z").getBytes(StandardCharsets.UTF_8));
+        assertEquals(Status.PENDING, ok.clarifications().get(0).status());
+    }
+
+    private void assertProblem(String json, String expected) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> codec.decode(json.getBytes(StandardCharsets.UTF_8)));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+}
