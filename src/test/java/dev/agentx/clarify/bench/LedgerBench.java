@@ -1,0 +1,183 @@
+package dev.agentx.clarify.bench;
+
+import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.channel.HumanChannel;
+import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.lock.LockObserver;
+import dev.agentx.clarify.lock.LockSettings;
+import dev.agentx.clarify.lock.ProcessIdentity;
+import dev.agentx.clarify.lock.Sleeper;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.routing.ClarifyCommand;
+import dev.agentx.clarify.routing.Outcome;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Ledger benchmarks (not a test; run by bench/run):
+ * <ul>
+ *   <li>{@code uncontended DIR N}: request+answer through the engine vs the same two ledger writes done
+ *   bare (write, fsync, rename, fsync dir: the physical floor), in one process.</li>
+ *   <li>{@code contended DIR P K}: P processes each doing K request+answer pairs on one issue: ops/s and
+ *   the distribution of lock waits.</li>
+ * </ul>
+ * Prints Markdown table rows.
+ */
+public final class LedgerBench {
+    private LedgerBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "uncontended" -> uncontended(Path.of(args[1]), Integer.parseInt(args[2]));
+            case "contended" -> contended(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+            case "worker" -> worker(Path.of(args[1]), args[2], Integer.parseInt(args[3]));
+            case "populate" -> populate(Path.of(args[1]), Integer.parseInt(args[2]));
+            default -> throw new IllegalArgumentException(args[0]);
+        }
+    }
+
+    private static void uncontended(Path dir, int n) throws Exception {
+        LocalMode local = LocalMode.open(dir.resolve("engine"), Clock.systemUTC());
+        Path floorDir = dir.resolve("floor");
+        Files.createDirectories(floorDir);
+        // warm-up
+        for (int i = 0; i < 50; i++) {
+            pair(local, 100_000 + i, "warm");
+        }
+        List<Long> engine = new ArrayList<>();
+        List<Long> floor = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int issue = i + 1;
+            long t0 = System.nanoTime();
+            pair(local, issue, "q" + i);
+            engine.add(System.nanoTime() - t0);
+            // the floor: the same two ledger states written bare
+            byte[] asked = Files.readAllBytes(local.ledgers().fileOf(issue));
+            Path target = floorDir.resolve("issue-" + issue + ".json");
+            long t1 = System.nanoTime();
+            AtomicFiles.write(target, asked);
+            AtomicFiles.write(target, asked);
+            floor.add(System.nanoTime() - t1);
+        }
+        Stats e = Stats.ofNanos(engine);
+        Stats f = Stats.ofNanos(floor);
+        System.out.println("| request+answer (engine: 2 locked ledger writes + statuses + events) | " + e.row() + " |");
+        System.out.println("| floor: 2 x write+fsync+rename+dir fsync of the same bytes | " + f.row() + " |");
+        System.out.printf("| ratio engine/floor (p50) | %.1fx | | | |%n", e.p50() / f.p50());
+    }
+
+    /** A root with N issues, each with one answered and one pending clarification (for the CLI benchmark). */
+    private static void populate(Path root, int issues) {
+        LocalMode local = LocalMode.open(root, Clock.systemUTC());
+        for (int i = 1; i <= issues; i++) {
+            pair(local, i, "question " + i);
+            local.engine().execute(new ClarifyCommand.Ask(i, "engineer", "product-manager", null, "pending " + i, true,
+                    List.of(), null));
+        }
+    }
+
+    private static Outcome pair(LocalMode local, int issue, String q) {
+        Outcome o = local.engine().execute(new ClarifyCommand.Ask(issue, "engineer", "architect", null, q, true,
+                List.of(), null));
+        return local.engine().execute(new ClarifyCommand.Answer(o.record().id(), null, "a"));
+    }
+
+    private static void contended(Path dir, int processes, int pairs) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<Process> procs = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int i = 0; i < processes; i++) {
+            procs.add(new ProcessBuilder(java, "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                    LedgerBench.class.getName(), "worker", dir.toString(), "p" + i, String.valueOf(pairs))
+                    .redirectError(ProcessBuilder.Redirect.INHERIT).start());
+        }
+        List<Long> waits = new ArrayList<>();
+        long firstStart = Long.MAX_VALUE;
+        long lastEnd = 0;
+        int timeouts = 0;
+        for (Process p : procs) {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    String[] f = line.split(" ");
+                    switch (f[0]) {
+                        case "WAIT" -> waits.add(Long.parseLong(f[1]));
+                        case "SPAN" -> {
+                            firstStart = Math.min(firstStart, Long.parseLong(f[1]));
+                            lastEnd = Math.max(lastEnd, Long.parseLong(f[2]));
+                        }
+                        case "TIMEOUTS" -> timeouts += Integer.parseInt(f[1]);
+                        default -> { }
+                    }
+                }
+            }
+            if (!p.waitFor(600, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IllegalStateException("worker failed");
+            }
+        }
+        double seconds = (lastEnd - firstStart) / 1e9;
+        int ops = processes * pairs * 2;
+        Stats w = Stats.ofNanos(waits);
+        System.out.printf("| %d | %d | %.0f | %s | %d |%n", processes, ops, ops / seconds, w.row(), timeouts);
+    }
+
+    /** One contending process: prints each lock wait, its active span and its LOCK_TIMEOUT retries. */
+    private static void worker(Path dir, String name, int pairs) {
+        List<Long> waits = new ArrayList<>();
+        LockObserver observer = (file, waited) -> {
+            if (file.getFileName().toString().startsWith("issue-")) {
+                synchronized (waits) {
+                    waits.add(waited.toNanos());
+                }
+            }
+        };
+        Clock clock = Clock.systemUTC();
+        LockManager locks = new LockManager(clock, LockSettings.defaults(), Sleeper.real(), ProcessIdentity.current(),
+                observer);
+        LocalMode local = new LocalMode(dir, clock, locks, new HumanChannel());
+        pair(local, 1, "warm-" + name); // load classes before the measured span
+        waits.clear();
+        int[] timeouts = {0};
+        long t0 = System.nanoTime();
+        for (int i = 0; i < pairs; i++) {
+            String q = name + "-" + i;
+            Outcome o = retry(timeouts, () -> local.engine().execute(new ClarifyCommand.Ask(1, "engineer", "architect",
+                    null, q, true, List.of(), null)));
+            retry(timeouts, () -> local.engine().execute(new ClarifyCommand.Answer(o.record().id(), null, "a")));
+        }
+        long t1 = System.nanoTime();
+        StringBuilder b = new StringBuilder();
+        for (long w : waits) {
+            b.append("WAIT ").append(w).append('\n');
+        }
+        b.append("SPAN ").append(t0).append(' ').append(t1).append('\n');
+        b.append("TIMEOUTS ").append(timeouts[0]).append('\n');
+        System.out.print(b);
+        System.out.flush();
+    }
+
+    private static <T> T retry(int[] timeouts, Supplier<T> op) {
+        while (true) {
+            try {
+                return op.get();
+            } catch (ClarifyException e) {
+                if (e.code() != ErrorCode.LOCK_TIMEOUT) {
+                    throw e;
+                }
+                timeouts[0]++;
+            }
+        }
+    }
+
+}
