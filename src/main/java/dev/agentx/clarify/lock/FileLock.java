@@ -1,7 +1,6 @@
 package dev.agentx.clarify.lock;
 
 import dev.agentx.clarify.files.AtomicFiles;
-import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
@@ -97,10 +96,15 @@ public final class FileLock {
         }
     }
 
-    /** Acquires the lock of {@code file} for {@code agent}, waiting at most the configured time. */
-    public Held acquire(Path file, String agent, Instant deadline) {
+    /**
+     * Acquires the lock of {@code file} for {@code agent}. It waits at most {@code budget} for other
+     * holders, counted from the first attempt that finds the lock taken, so that a cold process's
+     * own start-up work never eats into the wait.
+     */
+    public Held acquire(Path file, String agent, Duration budget) {
         Path lockPath = lockPathOf(file);
         Instant start = clock.instant();
+        Instant deadline = null;
         int attempt = 0;
         int immediateRetries = 0;
         Observed last = null;
@@ -120,6 +124,9 @@ public final class FileLock {
                 }
             } else if (immediateRetries++ < 20) {
                 continue; // released between our create and our read: try again at once
+            }
+            if (deadline == null) {
+                deadline = clock.instant().plus(budget);
             }
             Duration remaining = Duration.between(clock.instant(), deadline);
             if (remaining.isNegative() || remaining.isZero()) {
@@ -156,12 +163,7 @@ public final class FileLock {
     }
 
     private boolean tryCreate(Path lockPath, LockInfo info) {
-        byte[] bytes;
-        try {
-            bytes = JsonSupport.shared().writeValueAsBytes(info);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        byte[] bytes = info.toJson();
         try {
             Files.createDirectories(lockPath.getParent());
         } catch (IOException e) {
@@ -196,14 +198,8 @@ public final class FileLock {
         try {
             BasicFileAttributes attrs = Files.readAttributes(lockPath, BasicFileAttributes.class);
             byte[] bytes = Files.readAllBytes(lockPath);
-            LockInfo info = null;
-            try {
-                if (bytes.length > 0) {
-                    info = JsonSupport.shared().readValue(bytes, LockInfo.class);
-                }
-            } catch (IOException e) {
-                info = null; // being written right now, or torn by a crash: judged by its age
-            }
+            // null if being written right now, or torn by a crash: then it is judged by its age
+            LockInfo info = LockInfo.parse(bytes);
             return Optional.of(new Observed(info, attrs.fileKey(), attrs.lastModifiedTime().toInstant()));
         } catch (NoSuchFileException e) {
             return Optional.empty();

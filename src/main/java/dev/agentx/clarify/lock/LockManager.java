@@ -45,7 +45,6 @@ public final class LockManager {
             throw new IllegalStateException("nested lock of " + key + " in one thread");
         }
         Instant start = clock.instant();
-        Instant deadline = start.plus(settings.maxWait());
         try {
             if (!mutex.tryLock(settings.maxWait().toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Failed to acquire lock for " + file.getFileName()
@@ -56,7 +55,8 @@ public final class LockManager {
             Thread.currentThread().interrupt();
             throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Interrupted while waiting for " + file.getFileName(), e);
         }
-        try (FileLock.Held held = fileLock.acquire(key, agent, deadline)) {
+        Duration left = settings.maxWait().minus(Duration.between(start, clock.instant()));
+        try (FileLock.Held held = fileLock.acquire(key, agent, left.isNegative() ? Duration.ZERO : left)) {
             observer.acquired(key, Duration.between(start, clock.instant()));
             return body.get();
         } finally {
