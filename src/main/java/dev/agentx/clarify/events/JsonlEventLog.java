@@ -1,13 +1,13 @@
 package dev.agentx.clarify.events;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import dev.agentx.clarify.files.JsonSupport;
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -18,6 +18,8 @@ import java.util.List;
  * batch, so lines from concurrent processes never interleave, then forced to disk.
  */
 public final class JsonlEventLog implements EventSink {
+    private static final JsonFactory JSON = new JsonFactory();
+
     private final Path file;
 
     public JsonlEventLog(Path file) {
@@ -30,15 +32,8 @@ public final class JsonlEventLog implements EventSink {
             return;
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try {
-            for (ClarificationEvent e : events) {
-                out.write(JsonSupport.shared().writeValueAsString(e).getBytes(StandardCharsets.UTF_8));
-                out.write('\n');
-            }
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        for (ClarificationEvent e : events) {
+            writeLine(out, e);
         }
         try {
             Files.createDirectories(file.getParent());
@@ -53,5 +48,26 @@ public final class JsonlEventLog implements EventSink {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot append to " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** One event as a single JSON line, fields in the documented order. */
+    static void writeLine(ByteArrayOutputStream out, ClarificationEvent e) {
+        try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            g.writeStringField("event", e.event().wire());
+            g.writeStringField("clarificationId", e.clarificationId());
+            g.writeNumberField("issueNumber", e.issueNumber());
+            g.writeStringField("fromAgent", e.fromAgent());
+            g.writeStringField("toAgent", e.toAgent());
+            g.writeStringField("topic", e.topic());
+            g.writeBooleanField("blocking", e.blocking());
+            g.writeNumberField("round", e.round());
+            g.writeStringField("status", e.status().wire());
+            g.writeStringField("timestamp", e.timestamp().toString());
+            g.writeEndObject();
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        out.write('\n');
     }
 }

@@ -1,15 +1,12 @@
 package dev.agentx.clarify.status;
 
-import com.fasterxml.jackson.core.type.TypeReference;
 import dev.agentx.clarify.files.AtomicFiles;
-import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.ledger.LedgerCodec;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -19,11 +16,9 @@ import java.util.function.UnaryOperator;
 
 /** {@code <state>/agent-status.json}, written atomically under its own lock. */
 public final class FileAgentStatusStore implements AgentStatusStore {
-    private static final TypeReference<TreeMap<String, AgentStatus>> TYPE = new TypeReference<>() {
-    };
-
     private final Path file;
     private final LockManager locks;
+    private final AgentStatusCodec codec = new AgentStatusCodec();
 
     public FileAgentStatusStore(Path stateDir, LockManager locks) {
         this.file = stateDir.resolve("agent-status.json");
@@ -33,11 +28,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     @Override
     public Map<String, AgentStatus> read() {
         try {
-            byte[] bytes = Files.readAllBytes(file);
-            if (bytes.length == 0) {
-                return new TreeMap<>();
-            }
-            return JsonSupport.shared().readValue(bytes, TYPE);
+            return codec.decode(Files.readAllBytes(file));
         } catch (NoSuchFileException e) {
             return new TreeMap<>();
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
@@ -54,11 +45,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
             Map<String, AgentStatus> before = read();
             Map<String, AgentStatus> after = new TreeMap<>(change.apply(before));
             if (!after.equals(before)) {
-                try {
-                    AtomicFiles.write(file, (JsonSupport.pretty().writeValueAsString(after) + "\n").getBytes(StandardCharsets.UTF_8));
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
+                AtomicFiles.write(file, codec.encode(after));
             }
             return null;
         });
