@@ -58,7 +58,7 @@ public final class HttpChannel implements AnswerChannel {
             return new Delivery.Failed("url of [agents." + role + "] is not a valid URL: " + e.getMessage());
         }
         builder.timeout(Duration.ofSeconds(settings.timeoutSeconds()))
-                .header("Content-Type", "application/json; charset=utf-8")
+                .header("Content-Type", "application/json")
                 .header("Accept", "application/json")
                 .header("User-Agent", "agentx-clarify")
                 .header("X-Agentx-Clarification", request.id())
