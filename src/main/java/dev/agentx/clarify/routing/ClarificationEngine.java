@@ -395,6 +395,21 @@ public final class ClarificationEngine {
         } catch (RuntimeException e) {
             d = new Delivery.Failed(e.toString());
         }
+        return delivered(asked, d);
+    }
+
+    /**
+     * Records what the target's channel delivered for the record's current round, as route() does
+     * after an ask: an answer by the record's autonomy (a proposal under approve), a failure as a
+     * note with the record as it is now. For callers that ask the channel themselves (the
+     * monitor asking a stale question again). Never call it under a ledger lock.
+     */
+    public Outcome delivered(int issue, ClarificationRecord asked, Delivery d) {
+        return delivered(new Outcome(issue, asked, List.of(), List.of()), d);
+    }
+
+    private Outcome delivered(Outcome asked, Delivery d) {
+        ClarificationRecord r = asked.record();
         if (d instanceof Delivery.Answered ans) {
             try {
                 return asked.then(channelAnswer(r, ans));

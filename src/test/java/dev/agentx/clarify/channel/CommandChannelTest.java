@@ -46,7 +46,7 @@ class CommandChannelTest {
                 new RequestJson(RequestContext.local(dir)));
     }
 
-    private static Delivery.Failed failed(Delivery d, String expected) {
+    static Delivery.Failed failed(Delivery d, String expected) {
         Delivery.Failed f = assertInstanceOf(Delivery.Failed.class, d, d.toString());
         assertTrue(f.error().contains(expected), f.error());
         return f;

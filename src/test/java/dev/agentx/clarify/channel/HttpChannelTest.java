@@ -9,8 +9,8 @@ import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
+import static dev.agentx.clarify.channel.CommandChannelTest.failed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
@@ -59,12 +59,6 @@ class HttpChannelTest {
         Mac mac = Mac.getInstance("HmacSHA256");
         mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
         return HexFormat.of().formatHex(mac.doFinal(body));
-    }
-
-    private static Delivery.Failed failed(Delivery d, String expected) {
-        Delivery.Failed f = assertInstanceOf(Delivery.Failed.class, d, d.toString());
-        assertTrue(f.error().contains(expected), f.error());
-        return f;
     }
 
     @Test

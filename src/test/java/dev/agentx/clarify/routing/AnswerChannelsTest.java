@@ -141,7 +141,13 @@ class AnswerChannelsTest {
         assertEquals(Status.PENDING, o.record().status());
         assertTrue(o.notes().get(0).contains("exited with code 1"), o.notes().toString());
         Files.writeString(flag, "");
-        assertEquals(new Delivery.Answered("Now I know.", null, "command"), local.channel().ask(requestOf(o.record())));
+        // the monitor's path: ask the channel again, then let the engine record what it delivered
+        ClarificationRecord pending = stored(local, o.record().id());
+        Delivery d = local.channel().ask(requestOf(pending));
+        assertEquals(new Delivery.Answered("Now I know.", null, "command"), d);
+        Outcome recorded = local.engine().delivered(42, pending, d);
+        assertEquals(Status.ANSWERED, recorded.record().status());
+        assertEquals("Now I know.", stored(local, o.record().id()).lastAnswer().orElseThrow().body());
         assertEquals("{ }\n", Files.readString(root.state().resolve(FileChannelFailures.FILE)));
     }
 
