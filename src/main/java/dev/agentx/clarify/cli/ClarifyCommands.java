@@ -10,10 +10,14 @@ import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.render.CliRenderer;
 import dev.agentx.clarify.routing.ClarificationEngine;
 import dev.agentx.clarify.routing.ClarifyCommand;
+import dev.agentx.clarify.routing.OpenQuestions;
 import dev.agentx.clarify.routing.Outcome;
+import dev.agentx.clarify.routing.Validation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
@@ -25,7 +29,7 @@ import picocli.CommandLine.Parameters;
         description = "List active clarifications, or show one issue's threads with --issue.",
         subcommands = {ClarifyCommands.Show.class, ClarifyCommands.Ask.class, ClarifyCommands.Answer.class,
                 ClarifyCommands.FollowUp.class, ClarifyCommands.Resolve.class, ClarifyCommands.Escalate.class,
-                ClarifyCommands.Abandon.class},
+                ClarifyCommands.Abandon.class, ClarifyCommands.Accept.class, ClarifyCommands.Ingest.class},
         footer = {"", "Examples:",
                 "  agentx clarify                      all active clarifications",
                 "  agentx clarify --issue 42           issue 42's threads, oldest first",
@@ -201,6 +205,9 @@ public final class ClarifyCommands implements Runnable {
         String id;
         @Option(names = "--from", paramLabel = "AGENT", description = "Who answers; must be the record's target (default: the target).")
         String from;
+        @Option(names = "--choice", paramLabel = "N", description = "The option the answer picks, 1 for the first "
+                + "(default: the option the answer's text names, as '2' or the option's text).")
+        Integer choice;
         @Parameters(index = "1..*", arity = "1..*", paramLabel = "ANSWER", description = "The answer, 1-2000 chars; '-' reads stdin.")
         List<String> answer;
 
@@ -210,7 +217,11 @@ public final class ClarifyCommands implements Runnable {
 
         @Override
         public void run() {
-            Outcome o = ctx.local().engine().execute(new ClarifyCommand.Answer(id(id), from, text(answer)));
+            if (choice != null && choice < 1) {
+                throw new ClarifyException(ErrorCode.VALIDATION, "--choice counts options from 1, got " + choice + ".");
+            }
+            Outcome o = ctx.local().engine().execute(new ClarifyCommand.Answer(id(id), from, text(answer),
+                    choice == null ? null : choice - 1));
             report(ctx, o, o.record().id() + " answered (round " + o.record().round() + " of " + o.record().maxRounds() + ")");
         }
     }
@@ -318,6 +329,112 @@ public final class ClarifyCommands implements Runnable {
         public void run() {
             Outcome o = ctx.local().engine().execute(new ClarifyCommand.Abandon(id(id), by, reason));
             report(ctx, o, o.record().id() + " abandoned");
+        }
+    }
+
+    @Command(name = "accept", mixinStandardHelpOptions = true,
+            description = "Accept an agent's proposed answer (autonomy \"approve\"), so that it counts as the round's answer.",
+            footer = {"", "Example:", "  agentx clarify accept CLR-42-001 --by alice"})
+    static final class Accept implements Runnable {
+        private final CliContext ctx;
+
+        @Parameters(index = "0", paramLabel = "CLR-N-NNN")
+        String id;
+        @Option(names = "--by", paramLabel = "NAME", description = "Who accepts (default: human).")
+        String by;
+
+        Accept(CliContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public void run() {
+            Outcome o = ctx.local().engine().execute(new ClarifyCommand.Accept(id(id), by));
+            report(ctx, o, o.record().id() + " accepted: " + o.record().to() + "'s answer to round "
+                    + o.record().round() + " counts");
+        }
+    }
+
+    @Command(name = "ingest", mixinStandardHelpOptions = true,
+            description = {"Open one clarification per open question in an agent's output: a JSON object with "
+                    + "\"open_questions\" or \"openQuestions\", each {id?, text, createdAt?}.",
+                    "A question already opened on the issue by the same agent from the same id is skipped, so "
+                    + "ingesting the same output again changes nothing."},
+            footer = {"", "Examples:",
+                    "  agentx clarify ingest --issue 42 --from engineer --to architect coder-output.json",
+                    "  my-agent | agentx clarify ingest --issue 42 --from engineer --to pm --non-blocking -"})
+    static final class Ingest implements Runnable {
+        private final CliContext ctx;
+
+        @Option(names = "--issue", required = true, paramLabel = "N", description = "Issue number.")
+        int issue;
+        @Option(names = "--from", required = true, paramLabel = "AGENT", description = "The agent whose output it is (the requester).")
+        String from;
+        @Option(names = "--to", required = true, paramLabel = "AGENT", description = "Who is asked (the target).")
+        String to;
+        @Option(names = "--non-blocking", description = "The requester keeps working meanwhile.")
+        boolean nonBlocking;
+        @Option(names = "--workflow", paramLabel = "W", description = "The issue's workflow (default: config default_workflow, else feature).")
+        String workflow;
+        @Parameters(index = "0", paramLabel = "FILE", description = "The agent's output (JSON); '-' reads stdin.")
+        String file;
+
+        Ingest(CliContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public void run() {
+            String source = file.equals("-") ? "standard input" : file;
+            List<OpenQuestions.OpenQuestion> questions = OpenQuestions.parse(source, read());
+            for (OpenQuestions.OpenQuestion q : questions) {
+                try {
+                    Validation.text("question", q.text());
+                } catch (ClarifyException e) {
+                    throw new ClarifyException(e.code(), source + ", open question '" + q.id() + "': " + e.getMessage());
+                }
+            }
+            ObjectNode root = ctx.mapper().createObjectNode();
+            root.put("issueNumber", issue);
+            ArrayNode list = root.putArray("clarifications");
+            if (questions.isEmpty() && !ctx.json()) {
+                ctx.out.println("No open questions in " + source + ".");
+            }
+            for (OpenQuestions.OpenQuestion q : questions) {
+                Outcome o = ctx.local().engine().execute(new ClarifyCommand.Ask(issue, from, to, null, q.text(),
+                        !nonBlocking, List.of(), workflow, q.id()));
+                boolean skipped = o.events().isEmpty();
+                if (ctx.json()) {
+                    ObjectNode item = list.addObject();
+                    item.put("openQuestionId", q.id());
+                    item.put("id", o.record().id());
+                    item.put("skipped", skipped);
+                    item.put("status", o.record().status().wire());
+                    ArrayNode notes = item.putArray("notes");
+                    o.notes().forEach(notes::add);
+                } else {
+                    ctx.out.println(o.record().id() + (skipped ? " skipped: " : " opened: ") + "open question " + q.id());
+                    ctx.out.flush();
+                    for (String n : o.notes()) {
+                        ctx.err.println("note: " + n);
+                    }
+                    ctx.err.flush();
+                }
+            }
+            if (ctx.json()) {
+                ctx.printJson(root);
+            }
+        }
+
+        private String read() {
+            try {
+                return file.equals("-") ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
+                        : Files.readString(ctx.cwd.resolve(file), StandardCharsets.UTF_8);
+            } catch (NoSuchFileException e) {
+                throw new ClarifyException(ErrorCode.VALIDATION, "No such file: " + file + ".");
+            } catch (IOException e) {
+                throw new ClarifyException(ErrorCode.VALIDATION, "Cannot read " + file + ": " + e.getMessage(), e);
+            }
         }
     }
 }

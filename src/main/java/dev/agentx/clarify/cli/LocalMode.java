@@ -1,19 +1,24 @@
 package dev.agentx.clarify.cli;
 
 import dev.agentx.clarify.channel.AnswerChannel;
-import dev.agentx.clarify.channel.HumanChannel;
+import dev.agentx.clarify.channel.ChannelRouter;
+import dev.agentx.clarify.channel.FileChannelFailures;
+import dev.agentx.clarify.channel.RequestContext;
 import dev.agentx.clarify.config.AgentxConfig;
 import dev.agentx.clarify.config.ConfigLoader;
 import dev.agentx.clarify.events.EventBus;
 import dev.agentx.clarify.events.JsonlEventLog;
 import dev.agentx.clarify.ledger.FileLedgerStore;
 import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.lock.Sleeper;
+import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.routing.ClarificationEngine;
 import dev.agentx.clarify.status.FileAgentStatusStore;
 import dev.agentx.clarify.workflow.WorkflowCatalog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Map;
 
 /**
  * The composition root of Local Mode: everything under {@code <root>/.agentx/}. GitHub Mode builds
@@ -27,9 +32,24 @@ public final class LocalMode {
     private final FileLedgerStore ledgers;
     private final FileAgentStatusStore statuses;
     private final EventBus events;
+    private final AnswerChannel channel;
     private final ClarificationEngine engine;
 
+    /** Local Mode with one given channel for every role (tests). */
     public LocalMode(Path root, Clock clock, LockManager locks, AnswerChannel channel) {
+        this(root, clock, locks, channel, Map.of());
+    }
+
+    /**
+     * Local Mode with each role's channel from {@code [agents.<role>]} of the config; command
+     * agents run in the root with {@code env} as their environment (and http agents read their
+     * secrets from it). Channel failures are counted in {@code state/channel-failures.json}.
+     */
+    public LocalMode(Path root, Clock clock, LockManager locks, Map<String, String> env) {
+        this(root, clock, locks, null, env);
+    }
+
+    private LocalMode(Path root, Clock clock, LockManager locks, AnswerChannel explicit, Map<String, String> env) {
         this.root = root;
         this.clock = clock;
         Path agentx = root.resolve(".agentx");
@@ -39,11 +59,23 @@ public final class LocalMode {
         this.ledgers = new FileLedgerStore(state, locks);
         this.statuses = new FileAgentStatusStore(state, locks);
         this.events = new EventBus(new JsonlEventLog(state.resolve("events.jsonl")));
+        this.channel = explicit != null ? explicit : ChannelRouter.create(config, root, env, RequestContext.local(root),
+                new FileChannelFailures(state, locks), this::escalateForChannel, clock, Sleeper.real());
         this.engine = new ClarificationEngine(clock, ledgers, statuses, events, workflows, config, channel);
     }
 
+    /** Escalates a record whose channel keeps failing, if it still waits for that round's answer. */
+    private void escalateForChannel(String id, int round, String reason) {
+        engine.escalateByHub(id, reason, (ClarificationRecord r) -> r.status().awaitingAnswer() && r.round() == round);
+    }
+
     public static LocalMode open(Path root, Clock clock) {
-        return new LocalMode(root, clock, LockManager.standard(clock), new HumanChannel());
+        return open(root, clock, System.getenv());
+    }
+
+    /** Local Mode as the CLI runs it: channels from the config, agents get {@code env}. */
+    public static LocalMode open(Path root, Clock clock, Map<String, String> env) {
+        return new LocalMode(root, clock, LockManager.standard(clock), env);
     }
 
     /** {@code --root DIR}, else the nearest directory upward holding {@code .agentx/}, else {@code cwd}. */
@@ -86,6 +118,11 @@ public final class LocalMode {
 
     public EventBus events() {
         return events;
+    }
+
+    /** The channel the engine asks (the monitor asks stale questions again through it). */
+    public AnswerChannel channel() {
+        return channel;
     }
 
     public ClarificationEngine engine() {

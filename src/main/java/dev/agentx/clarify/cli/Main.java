@@ -32,7 +32,7 @@ public final class Main {
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int code = run(args, out, err, System.getenv(), Path.of("").toAbsolutePath(), Clock.systemUTC(),
-                System.console() != null, ctx -> LocalMode.open(ctx.resolvedRoot(), ctx.clock));
+                System.console() != null, ctx -> LocalMode.open(ctx.resolvedRoot(), ctx.clock, ctx.env));
         out.flush();
         err.flush();
         System.exit(code);

@@ -1,21 +1,47 @@
 package dev.agentx.clarify.config;
 
+import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.Roles;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** The parsed {@code .agentx/config.toml} or {@code $AGENTX_DATA_DIR/agentx.toml} (PRODUCT.md section 5). */
+/**
+ * The parsed {@code .agentx/config.toml} or {@code $AGENTX_DATA_DIR/agentx.toml} (PRODUCT.md section 5).
+ *
+ * @param autonomy the top-level {@code autonomy}, or null when the file does not set it
+ */
 public record AgentxConfig(String defaultWorkflow, Map<String, List<String>> roles, Maintainers maintainers,
-                           Map<String, AgentSettings> agents) {
+                           Map<String, AgentSettings> agents, Autonomy autonomy) {
     public AgentxConfig {
         roles = Map.copyOf(roles);
         agents = Map.copyOf(agents);
     }
 
+    public AgentxConfig(String defaultWorkflow, Map<String, List<String>> roles, Maintainers maintainers,
+                        Map<String, AgentSettings> agents) {
+        this(defaultWorkflow, roles, maintainers, agents, null);
+    }
+
     public static AgentxConfig defaults() {
         return new AgentxConfig("feature", Map.of(), Maintainers.defaults(), Map.of());
+    }
+
+    /**
+     * The autonomy of answers from {@code role}'s automatic channel: {@code [agents.<role>] autonomy},
+     * else the workflow's {@code autonomy} ({@code workflowAutonomy}, may be null), else the
+     * top-level {@code autonomy}, else full.
+     */
+    public Autonomy autonomyFor(String role, Autonomy workflowAutonomy) {
+        Autonomy a = agent(role).autonomy();
+        if (a == null) {
+            a = workflowAutonomy;
+        }
+        if (a == null) {
+            a = autonomy;
+        }
+        return a == null ? Autonomy.FULL : a;
     }
 
     public AgentSettings agent(String role) {

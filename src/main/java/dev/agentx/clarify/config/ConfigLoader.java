@@ -1,5 +1,6 @@
 package dev.agentx.clarify.config;
 
+import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Roles;
@@ -17,14 +18,26 @@ import org.tomlj.TomlTable;
 
 /** Loads a config file strictly: unknown keys and wrong types name the file, line and key. */
 public final class ConfigLoader {
-    private static final Set<String> TOP = Set.of("default_workflow", "roles", "maintainers", "agents");
+    private static final Set<String> TOP = Set.of("default_workflow", "autonomy", "roles", "maintainers", "agents");
     private static final Set<String> MAINTAINER_KEYS = Set.of("min_permission", "teams");
     private static final Set<String> AGENT_KEYS = Set.of("channel", "command", "timeout_seconds", "url",
-            "secret_env", "token_env");
+            "secret_env", "token_env", "autonomy", "max_output_bytes", "retries", "escalate_after_failures");
     private static final Set<String> CHANNELS = Set.of("human", "command", "http", "auto");
     private static final Set<String> PERMISSIONS = Set.of("write", "maintain", "admin");
 
     private ConfigLoader() {
+    }
+
+    /** An optional {@code autonomy = "full" | "notify" | "approve"}; null when absent. */
+    public static Autonomy autonomy(TomlFile toml, TomlTable table) {
+        String value = toml.string(table, "autonomy", null);
+        if (value == null) {
+            return null;
+        }
+        if (!Autonomy.isValid(value)) {
+            throw toml.error(table, "autonomy", "must be full, notify or approve, got '" + value + "'");
+        }
+        return Autonomy.fromWire(value);
     }
 
     /** A missing file means the defaults. */
@@ -48,6 +61,7 @@ public final class ConfigLoader {
         if (defaultWorkflow.isEmpty()) {
             throw toml.error(root, "default_workflow", "must not be empty");
         }
+        Autonomy autonomy = autonomy(toml, root);
 
         Map<String, List<String>> roles = new LinkedHashMap<>();
         TomlTable rolesTable = toml.table(root, "roles");
@@ -91,11 +105,30 @@ public final class ConfigLoader {
                 if ("http".equals(channel) && (url == null || url.isBlank())) {
                     throw toml.error(a, "channel", "is \"http\" but " + where + " has no url = \"http://...\"");
                 }
+                if (url != null && !url.startsWith("http://") && !url.startsWith("https://")) {
+                    throw toml.error(a, "url", "must start with http:// or https://, got '" + url + "'");
+                }
+                Integer maxOutput = toml.integer(a, "max_output_bytes", 1, 16L * 1024 * 1024);
+                Integer retries = toml.integer(a, "retries", 0, 10);
+                Integer escalateAfter = toml.integer(a, "escalate_after_failures", 1, 100);
                 agents.put(Roles.canonical(role), new AgentSettings(channel, command,
                         timeout == null ? AgentSettings.DEFAULT_TIMEOUT_SECONDS : timeout, url,
-                        toml.string(a, "secret_env", null), toml.string(a, "token_env", null)));
+                        envName(toml, a, "secret_env"), envName(toml, a, "token_env"), autonomy(toml, a),
+                        maxOutput == null ? AgentSettings.DEFAULT_MAX_OUTPUT_BYTES : maxOutput,
+                        retries == null ? AgentSettings.DEFAULT_RETRIES : retries,
+                        escalateAfter == null ? AgentSettings.DEFAULT_ESCALATE_AFTER_FAILURES : escalateAfter));
             }
         }
-        return new AgentxConfig(defaultWorkflow, roles, maintainers, agents);
+        return new AgentxConfig(defaultWorkflow, roles, maintainers, agents, autonomy);
+    }
+
+    /** The name of an environment variable (not its value: secrets stay out of config files). */
+    private static String envName(TomlFile toml, TomlTable t, String key) {
+        String name = toml.string(t, key, null);
+        if (name != null && !name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+            throw toml.error(t, key, "must name an environment variable (letters, digits, _), got '" + name
+                    + "'; put the secret itself in that variable, not in this file");
+        }
+        return name;
     }
 }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.EntryType;
@@ -33,10 +34,11 @@ import java.util.Set;
  */
 public final class LedgerCodec {
     private static final Set<String> RECORD_FIELDS = Set.of("id", "from", "to", "topic", "blocking", "status",
-            "round", "maxRounds", "created", "staleAfter", "resolvedAt", "options", "thread");
+            "round", "maxRounds", "created", "staleAfter", "resolvedAt", "options", "autonomy", "thread");
     private static final List<String> REQUIRED_RECORD_FIELDS = List.of("id", "from", "to", "topic", "blocking",
             "status", "round", "maxRounds", "created", "staleAfter", "thread");
-    private static final Set<String> ENTRY_FIELDS = Set.of("round", "from", "type", "body", "timestamp");
+    private static final Set<String> ENTRY_FIELDS = Set.of("round", "from", "type", "body", "timestamp", "choice",
+            "proposed", "acceptedBy", "openQuestionId");
 
     private final JsonFactory factory = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
@@ -86,6 +88,9 @@ public final class LedgerCodec {
             }
             g.writeEndArray();
         }
+        if (r.autonomy() != null) {
+            g.writeStringField("autonomy", r.autonomy().wire());
+        }
         g.writeArrayFieldStart("thread");
         for (ThreadEntry e : r.thread()) {
             g.writeStartObject();
@@ -94,6 +99,18 @@ public final class LedgerCodec {
             g.writeStringField("type", e.type().wire());
             g.writeStringField("body", e.body());
             g.writeStringField("timestamp", e.timestamp().toString());
+            if (e.choice() != null) {
+                g.writeNumberField("choice", e.choice());
+            }
+            if (e.proposed() != null) {
+                g.writeBooleanField("proposed", e.proposed());
+            }
+            if (e.acceptedBy() != null) {
+                g.writeStringField("acceptedBy", e.acceptedBy());
+            }
+            if (e.openQuestionId() != null) {
+                g.writeStringField("openQuestionId", e.openQuestionId());
+            }
             g.writeEndObject();
         }
         g.writeEndArray();
@@ -161,6 +178,7 @@ public final class LedgerCodec {
         Instant staleAfter = null;
         Instant resolvedAt = null;
         List<String> options = List.of();
+        Autonomy autonomy = null;
         List<ThreadEntry> thread = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
@@ -182,6 +200,7 @@ public final class LedgerCodec {
                 case "staleAfter" -> staleAfter = instant(p, field);
                 case "resolvedAt" -> resolvedAt = p.currentToken() == JsonToken.VALUE_NULL ? null : instant(p, field);
                 case "options" -> options = strings(p, field);
+                case "autonomy" -> autonomy = autonomy(p);
                 case "thread" -> thread = readThread(p);
                 default -> throw new IllegalStateException(field);
             }
@@ -192,7 +211,7 @@ public final class LedgerCodec {
             }
         }
         return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created, staleAfter,
-                resolvedAt, options, thread);
+                resolvedAt, options, thread, autonomy);
     }
 
     private static List<ThreadEntry> readThread(JsonParser p) throws IOException {
@@ -205,6 +224,10 @@ public final class LedgerCodec {
             EntryType type = null;
             String body = null;
             Instant at = null;
+            Integer choice = null;
+            Boolean proposed = null;
+            String acceptedBy = null;
+            String openQuestionId = null;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 if (!ENTRY_FIELDS.contains(field)) {
@@ -217,13 +240,20 @@ public final class LedgerCodec {
                     case "type" -> type = entryType(p);
                     case "body" -> body = string(p, field);
                     case "timestamp" -> at = instant(p, field);
+                    case "choice" -> choice = integer(p, field);
+                    case "proposed" -> proposed = bool(p, field);
+                    case "acceptedBy" -> acceptedBy = string(p, field);
+                    case "openQuestionId" -> openQuestionId = string(p, field);
                     default -> throw new IllegalStateException(field);
                 }
             }
             if (round == null || from == null || type == null || body == null || at == null) {
                 throw problem(p, "a thread entry needs round, from, type, body and timestamp");
             }
-            out.add(new ThreadEntry(round, from, type, body, at));
+            if (choice != null && choice < 0) {
+                throw problem(p, "field 'choice' must be a 0-based option index, got " + choice);
+            }
+            out.add(new ThreadEntry(round, from, type, body, at, choice, proposed, acceptedBy, openQuestionId));
         }
         return out;
     }
@@ -277,6 +307,15 @@ public final class LedgerCodec {
         String s = string(p, "status");
         try {
             return Status.fromWire(s);
+        } catch (IllegalArgumentException e) {
+            throw problem(p, e.getMessage());
+        }
+    }
+
+    private static Autonomy autonomy(JsonParser p) throws IOException {
+        String s = string(p, "autonomy");
+        try {
+            return Autonomy.fromWire(s);
         } catch (IllegalArgumentException e) {
             throw problem(p, e.getMessage());
         }

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * The cross-process lock of ADR-1 without its known flaws.
  *
  * <ul>
- *   <li>Acquire: create {@code <file>.lock} with CREATE_NEW (O_CREAT|O_EXCL) holding {@link LockInfo}.</li>
+ *   <li>Acquire: create {@code <file>.lock} exclusively (O_CREAT|O_EXCL semantics) holding {@link LockInfo};
+ *   see {@link #tryCreate} for why it is hard-linked into place.</li>
  *   <li>Stale: older than 30 s, or its owner's pid is dead on this host: taken over at once.</li>
  *   <li>Take-over: the stale lock is renamed away to a unique name, never deleted-then-created.</li>
  *   <li>Release: only a lock that still carries our own token is removed.</li>
@@ -53,6 +54,7 @@ public final class FileLock {
     private final LockSettings settings;
     private final Sleeper sleeper;
     private final ProcessIdentity self;
+    private volatile boolean hardLinks = true;
 
     public FileLock(Clock clock, LockSettings settings, Sleeper sleeper, ProcessIdentity self) {
         this.clock = Objects.requireNonNull(clock);
@@ -162,24 +164,58 @@ public final class FileLock {
                 + "at once on the same host, after " + settings.staleAfter().toSeconds() + "s elsewhere).");
     }
 
+    /**
+     * Creates the lock file with its content in one step: the content is written to a hidden temp
+     * file and fsynced, then hard-linked to the lock path. link(2) fails if the lock exists (the
+     * same exclusivity as O_CREAT|O_EXCL), and a lock so created is never seen empty, even if its
+     * creator is killed half-way; a process killed between a plain create and its write would
+     * leave an empty lock that could only be judged by its age. Where the file system has no hard
+     * links, the lock is created with CREATE_NEW and written.
+     */
     private boolean tryCreate(Path lockPath, LockInfo info) {
         byte[] bytes = info.toJson();
+        Path dir = lockPath.getParent();
         try {
-            Files.createDirectories(lockPath.getParent());
+            Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + lockPath.getParent() + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
         }
-        try (FileChannel ch = FileChannel.open(lockPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            ByteBuffer buf = ByteBuffer.wrap(bytes);
-            while (buf.hasRemaining()) {
-                ch.write(buf);
+        if (hardLinks) {
+            Path temp = dir.resolve("." + lockPath.getFileName() + "." + info.token());
+            try {
+                writeNew(temp, bytes);
+                Files.createLink(lockPath, temp);
+                return true;
+            } catch (FileAlreadyExistsException e) {
+                return false;
+            } catch (UnsupportedOperationException | IOException e) {
+                hardLinks = false; // e.g. a file system without hard links: fall back to CREATE_NEW
+                log().debug("hard links unavailable in {} ({}); creating locks with CREATE_NEW", dir, e.toString());
+            } finally {
+                try {
+                    Files.deleteIfExists(temp);
+                } catch (IOException ignored) {
+                    // a hidden leftover of a few bytes; harmless
+                }
             }
-            ch.force(true);
+        }
+        try {
+            writeNew(lockPath, bytes);
             return true;
         } catch (FileAlreadyExistsException e) {
             return false;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create lock " + lockPath + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void writeNew(Path path, byte[] bytes) throws IOException {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+            ch.force(true);
         }
     }
 

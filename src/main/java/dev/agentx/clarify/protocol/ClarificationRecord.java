@@ -12,10 +12,11 @@ import java.util.Optional;
 
 /**
  * One clarification: SPEC-1 section 4.2 record. {@code options} is present only when the
- * question offered choices. Instances are immutable; transitions return new records.
+ * question offered choices; {@code autonomy} only when it is not {@code full} (null means full).
+ * Instances are immutable; transitions return new records.
  */
 @JsonPropertyOrder({"id", "from", "to", "topic", "blocking", "status", "round", "maxRounds",
-        "created", "staleAfter", "resolvedAt", "options", "thread"})
+        "created", "staleAfter", "resolvedAt", "options", "autonomy", "thread"})
 public record ClarificationRecord(
         String id,
         String from,
@@ -29,7 +30,8 @@ public record ClarificationRecord(
         Instant staleAfter,
         @JsonInclude(JsonInclude.Include.ALWAYS) Instant resolvedAt,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> options,
-        List<ThreadEntry> thread) {
+        List<ThreadEntry> thread,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Autonomy autonomy) {
 
     public ClarificationRecord {
         Objects.requireNonNull(id, "id");
@@ -41,6 +43,26 @@ public record ClarificationRecord(
         Objects.requireNonNull(staleAfter, "staleAfter");
         options = options == null ? List.of() : List.copyOf(options);
         thread = thread == null ? List.of() : List.copyOf(thread);
+        autonomy = autonomy == Autonomy.FULL ? null : autonomy;
+    }
+
+    /** A record with full autonomy (the default). */
+    public ClarificationRecord(String id, String from, String to, String topic, boolean blocking, Status status,
+                               int round, int maxRounds, Instant created, Instant staleAfter, Instant resolvedAt,
+                               List<String> options, List<ThreadEntry> thread) {
+        this(id, from, to, topic, blocking, status, round, maxRounds, created, staleAfter, resolvedAt, options,
+                thread, null);
+    }
+
+    /** The autonomy answers through automatic channels have; never null. */
+    @JsonIgnore
+    public Autonomy effectiveAutonomy() {
+        return autonomy == null ? Autonomy.FULL : autonomy;
+    }
+
+    public ClarificationRecord withAutonomy(Autonomy a) {
+        return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created,
+                staleAfter, resolvedAt, options, thread, a);
     }
 
     @JsonIgnore
@@ -62,9 +84,38 @@ public record ClarificationRecord(
         return lastOf(EntryType.QUESTION);
     }
 
+    /** The newest answer that counts (an agent's proposal waiting for acceptance does not). */
     @JsonIgnore
     public Optional<ThreadEntry> lastAnswer() {
-        return lastOf(EntryType.ANSWER);
+        for (int i = thread.size() - 1; i >= 0; i--) {
+            if (thread.get(i).isAnswer()) {
+                return Optional.of(thread.get(i));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The proposal that waits for a person (autonomy approve): a proposed answer in the current
+     * round with no answer after it, while the round still awaits its answer.
+     */
+    @JsonIgnore
+    public Optional<ThreadEntry> pendingProposal() {
+        return status.awaitingAnswer() ? proposalOf(thread, round) : Optional.empty();
+    }
+
+    /** The newest entry of {@code round} in {@code thread} if it is a proposal (nothing answered it since). */
+    public static Optional<ThreadEntry> proposalOf(List<ThreadEntry> thread, int round) {
+        for (int i = thread.size() - 1; i >= 0; i--) {
+            ThreadEntry e = thread.get(i);
+            if (e.round() != round || e.type() == EntryType.QUESTION || e.isAnswer()) {
+                return Optional.empty();
+            }
+            if (e.isProposal()) {
+                return Optional.of(e);
+            }
+        }
+        return Optional.empty();
     }
 
     /** The answer SLA: staleAfter is always the newest question's time plus the SLA. */
@@ -78,7 +129,7 @@ public record ClarificationRecord(
     /** Number of rounds whose question got an answer. */
     @JsonIgnore
     public int answeredRounds() {
-        return (int) thread.stream().filter(e -> e.type() == EntryType.ANSWER).count();
+        return (int) thread.stream().filter(ThreadEntry::isAnswer).count();
     }
 
     public ClarificationRecord with(Status newStatus, ThreadEntry entry) {
@@ -87,21 +138,21 @@ public record ClarificationRecord(
             t.add(entry);
         }
         return new ClarificationRecord(id, from, to, topic, blocking, newStatus, round, maxRounds, created,
-                staleAfter, resolvedAt, options, t);
+                staleAfter, resolvedAt, options, t, autonomy);
     }
 
     public ClarificationRecord withRound(int newRound, Instant newStaleAfter) {
         return new ClarificationRecord(id, from, to, topic, blocking, status, newRound, maxRounds, created,
-                newStaleAfter, resolvedAt, options, thread);
+                newStaleAfter, resolvedAt, options, thread, autonomy);
     }
 
     public ClarificationRecord withResolvedAt(Instant at) {
         return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created,
-                staleAfter, at, options, thread);
+                staleAfter, at, options, thread, autonomy);
     }
 
     public ClarificationRecord withStaleAfter(Instant at) {
         return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created,
-                at, resolvedAt, options, thread);
+                at, resolvedAt, options, thread, autonomy);
     }
 }

@@ -59,8 +59,18 @@ public final class CliRenderer {
             case QUESTION, ANSWER -> {
                 String other = e.from().equals(r.from()) ? r.to() : r.from();
                 b.append(ansi.dim("[Round " + e.round() + "]")).append(' ').append(e.from()).append(" -> ")
-                        .append(other).append(ansi.dim(when)).append('\n');
+                        .append(other).append(ansi.dim(when));
+                if (e.isProposal()) {
+                    b.append(" [proposed; a person accepts it with: agentx clarify accept ").append(r.id()).append(']');
+                } else if (e.acceptedBy() != null) {
+                    b.append(" [accepted by ").append(e.acceptedBy()).append(']');
+                }
+                b.append('\n');
                 body(b, e.type() == EntryType.QUESTION ? "  Q: " : "  A: ", e.body());
+                if (e.choice() != null && e.choice() < r.options().size()) {
+                    b.append("  Choice: ").append(e.choice() + 1).append(") ").append(r.options().get(e.choice()))
+                            .append('\n');
+                }
             }
             case RESOLUTION -> {
                 boolean abandoned = r.status() == Status.ABANDONED && e == r.thread().get(r.thread().size() - 1);

@@ -57,11 +57,24 @@ public final class MarkdownRenderer {
             }
             case ANSWER -> {
                 kind = Kind.ANSWER;
-                b.append("**Clarification ").append(r.id()).append("** - answer to round ").append(e.round())
-                        .append("\n\n**").append(safe(e.from())).append("** answers **").append(safe(r.from()))
-                        .append("**:\n\n").append(quote(e.body())).append('\n');
-                b.append("\nFollow up with `/clarify followup ").append(r.id()).append(" <question>` or close it with `/clarify resolve ")
-                        .append(r.id()).append("`.\n");
+                b.append("**Clarification ").append(r.id()).append("** - ")
+                        .append(e.isProposal() ? "proposed answer to round " : "answer to round ").append(e.round())
+                        .append("\n\n**").append(safe(e.from())).append(e.isProposal() ? "** proposes to **" : "** answers **")
+                        .append(safe(r.from())).append("**:\n\n").append(quote(e.body())).append('\n');
+                if (e.choice() != null && e.choice() < r.options().size()) {
+                    b.append("\nChosen option: ").append(e.choice() + 1).append(". ")
+                            .append(inline(r.options().get(e.choice()))).append('\n');
+                }
+                if (e.isProposal()) {
+                    b.append("\nIt counts once a person in the role accepts it with `/clarify accept ").append(r.id())
+                            .append("`, or answers it with `/clarify answer ").append(r.id()).append(" <answer>`.\n");
+                } else {
+                    if (e.acceptedBy() != null) {
+                        b.append("\nAccepted by ").append(safe(e.acceptedBy())).append(".\n");
+                    }
+                    b.append("\nFollow up with `/clarify followup ").append(r.id())
+                            .append(" <question>` or close it with `/clarify resolve ").append(r.id()).append("`.\n");
+                }
             }
             case RESOLUTION -> {
                 kind = Kind.RESOLUTION;

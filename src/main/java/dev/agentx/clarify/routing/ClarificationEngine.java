@@ -9,12 +9,14 @@ import dev.agentx.clarify.events.EventSink;
 import dev.agentx.clarify.events.EventType;
 import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.ledger.LedgerStore.Mutation;
+import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.protocol.OptionsParser;
 import dev.agentx.clarify.protocol.Roles;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.protocol.ThreadEntry;
@@ -30,6 +32,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,6 +91,8 @@ public final class ClarificationEngine {
             return escalate(e);
         } else if (command instanceof ClarifyCommand.Abandon a) {
             return abandon(a);
+        } else if (command instanceof ClarifyCommand.Accept a) {
+            return accept(a);
         }
         throw new IllegalArgumentException("unknown command " + command);
     }
@@ -122,16 +127,28 @@ public final class ClarificationEngine {
         int maxRounds = step.maxRounds() != null ? step.maxRounds()
                 : blocking ? DEFAULT_BLOCKING_ROUNDS : DEFAULT_NON_BLOCKING_ROUNDS;
         Duration sla = Duration.ofMinutes(step.slaMinutes() != null ? step.slaMinutes() : DEFAULT_SLA_MINUTES);
+        Autonomy autonomy = config.autonomyFor(to, wf.autonomy());
         Instant now = now();
         boolean isBlocking = blocking;
         Outcome outcome = ledgers.update(issue, from, ledger -> {
+            if (a.openQuestionId() != null) {
+                Optional<ClarificationRecord> seen = ingested(ledger, from, a.openQuestionId());
+                if (seen.isPresent()) {
+                    return Mutation.none(new Outcome(issue, seen.get(), List.of(), List.of("Skipped open question '"
+                            + a.openQuestionId() + "' of " + from + ": already asked as " + seen.get().id() + ".")));
+                }
+            }
             String id = ledger.nextId().toString();
             ClarificationRecord rec = new ClarificationRecord(id, from, to, topic, isBlocking, Status.PENDING, 1,
                     maxRounds, now, now.plus(sla), null, options,
-                    List.of(new ThreadEntry(1, from, EntryType.QUESTION, question, now)));
+                    List.of(new ThreadEntry(1, from, EntryType.QUESTION, question, now)
+                            .withOpenQuestionId(a.openQuestionId())), autonomy);
             return Mutation.write(ledger.add(rec), new Outcome(issue, rec,
                     List.of(ClarificationEvent.of(EventType.REQUESTED, issue, rec, now)), notes));
         });
+        if (outcome.events().isEmpty()) {
+            return outcome; // an open question asked before: nothing written, nothing routed
+        }
         afterWrite(from, outcome);
         return route(outcome);
     }
@@ -182,7 +199,8 @@ public final class ClarificationEngine {
                     default -> "it is closed";
                 });
             }
-            ClarificationRecord next = r.with(Status.ANSWERED, new ThreadEntry(r.round(), by, EntryType.ANSWER, text, now));
+            ClarificationRecord next = r.with(Status.ANSWERED, ThreadEntry.answer(r.round(), by, text, now,
+                    choiceFor(r, a.choice(), text)));
             return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ANSWERED, now));
         });
         afterWrite(o.record().to(), o);
@@ -380,11 +398,24 @@ public final class ClarificationEngine {
         } catch (RuntimeException e) {
             d = new Delivery.Failed(e.toString());
         }
+        return delivered(asked, d);
+    }
+
+    /**
+     * Records what the target's channel delivered for the record's current round, as route() does
+     * after an ask: an answer by the record's autonomy (a proposal under approve), a failure as a
+     * note with the record as it is now. For callers that ask the channel themselves (the
+     * monitor asking a stale question again). Never call it under a ledger lock.
+     */
+    public Outcome delivered(int issue, ClarificationRecord asked, Delivery d) {
+        return delivered(new Outcome(issue, asked, List.of(), List.of()), d);
+    }
+
+    private Outcome delivered(Outcome asked, Delivery d) {
+        ClarificationRecord r = asked.record();
         if (d instanceof Delivery.Answered ans) {
             try {
-                Outcome answered = answer(new ClarifyCommand.Answer(r.id(), r.to(), ans.text()));
-                return asked.then(new Outcome(answered.issue(), answered.record(), answered.events(),
-                        List.of(r.to() + " answered through its " + ans.channel() + " channel.")));
+                return asked.then(channelAnswer(r, ans));
             } catch (ClarifyException e) {
                 return withNote(asked, "The " + ans.channel() + " answer of " + r.to() + " was not recorded: "
                         + e.getMessage());
@@ -392,10 +423,97 @@ public final class ClarificationEngine {
         }
         if (d instanceof Delivery.Failed f) {
             log().warn("channel of {} failed for {}: {}", r.to(), r.id(), f.error());
-            return withNote(asked, "Could not reach " + r.to() + ": " + f.error()
-                    + ". The question stays pending; the monitor asks again when it goes stale.");
+            return afterChannelFailure(asked, f);
         }
         return asked;
+    }
+
+    // ---- answer channels: choices, autonomy, proposals and acceptance (issue 5) ---------------
+
+    /** The option an answer chose: the given 0-based index (checked), else the one its text names, else null. */
+    private static Integer choiceFor(ClarificationRecord r, Integer given, String text) {
+        if (given == null) {
+            return OptionsParser.choose(r.options(), text).orElse(null);
+        }
+        if (given < 0 || given >= r.options().size()) {
+            throw new ClarifyException(ErrorCode.VALIDATION, r.id() + (r.options().isEmpty() ? " offers no options"
+                    : " offers options 1 to " + r.options().size()) + "; choice " + (given + 1) + " is not one of them.");
+        }
+        return given;
+    }
+
+    /** The record opened earlier on this ledger by {@code from} for its open question {@code questionId}. */
+    private static Optional<ClarificationRecord> ingested(Ledger ledger, String from, String questionId) {
+        return ledger.clarifications().stream()
+                .filter(r -> r.from().equals(from)
+                        && r.thread().stream().anyMatch(e -> questionId.equals(e.openQuestionId())))
+                .findFirst();
+    }
+
+    /**
+     * Records an automatic channel's answer by the record's autonomy: full counts at once; notify
+     * counts and says the target role's people are told; approve (blocking questions) records a
+     * proposal that counts only once a person accepts it.
+     */
+    private Outcome channelAnswer(ClarificationRecord r, Delivery.Answered ans) {
+        Autonomy autonomy = r.effectiveAutonomy();
+        if (autonomy == Autonomy.APPROVE && r.blocking()) {
+            return propose(r, ans);
+        }
+        Outcome answered = answer(new ClarifyCommand.Answer(r.id(), r.to(), ans.text(), ans.choice()));
+        List<String> notes = new ArrayList<>(List.of(r.to() + " answered through its " + ans.channel() + " channel."));
+        if (autonomy == Autonomy.NOTIFY) {
+            List<String> people = config.roles().getOrDefault(r.to(), List.of());
+            notes.add("notify: " + r.to() + "'s agent answered " + r.id() + " on its own; telling the people in role "
+                    + r.to() + (people.isEmpty() ? " (none listed under [roles])" : ": " + String.join(", ", people))
+                    + ".");
+        }
+        return new Outcome(answered.issue(), answered.record(), answered.events(), notes);
+    }
+
+    /** Writes the agent's answer as a proposal: the round stays pending until a person accepts it. */
+    private Outcome propose(ClarificationRecord asked, Delivery.Answered ans) {
+        String text = Validation.text("answer", ans.text());
+        Instant now = now();
+        return onRecord(asked.id(), asked.to(), (ledger, r) -> {
+            if (!r.status().awaitingAnswer() || r.round() != asked.round()) {
+                throw invalidState(r, "propose an answer to round " + asked.round(), "that round no longer waits");
+            }
+            ClarificationRecord next = r.with(r.status(), ThreadEntry.proposal(r.round(), r.to(), text, now,
+                    choiceFor(r, ans.choice(), text)));
+            return Mutation.write(ledger.replace(next), new Outcome(ledger.issueNumber(), next, List.of(),
+                    List.of(r.to() + " proposed an answer through its " + ans.channel() + " channel; with autonomy "
+                            + "'approve' it counts once a person in role " + r.to() + " accepts it: 'agentx clarify "
+                            + "accept " + r.id() + "' (or answers it with 'agentx clarify answer " + r.id()
+                            + " \"...\"').")));
+        });
+    }
+
+    private Outcome accept(ClarifyCommand.Accept c) {
+        Instant now = now();
+        Outcome o = onRecord(c.id(), c.actor(), (ledger, r) -> {
+            ThreadEntry proposal = r.pendingProposal().orElseThrow(() -> invalidState(r, "accept an answer",
+                    r.status().awaitingAnswer() ? "no agent answer to round " + r.round() + " waits for acceptance; "
+                            + "answer it with 'agentx clarify answer " + r.id() + " \"...\"'"
+                            : "only a proposed answer of a pending round can be accepted"));
+            String by = c.by() == null || c.by().isBlank() ? "human" : c.by().strip();
+            ClarificationRecord next = r.with(Status.ANSWERED, proposal.acceptedAt(now, by));
+            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ANSWERED, now));
+        });
+        afterWrite(o.record().to(), o);
+        return o;
+    }
+
+    /** After a failed channel: the record as it is now (the channel may have escalated it) with a note. */
+    private Outcome afterChannelFailure(Outcome asked, Delivery.Failed f) {
+        ClarificationRecord r = asked.record();
+        ClarificationRecord now = ledgers.read(asked.issue()).flatMap(l -> l.find(r.id())).orElse(r);
+        String note = now.status() == Status.ESCALATED
+                ? "Could not get an answer from " + r.to() + ": " + f.error() + ". Escalated: a human decides with "
+                + "'agentx clarify resolve " + r.id() + " -m \"<decision>\"'."
+                : "Could not reach " + r.to() + ": " + f.error()
+                + ". The question stays pending; the monitor asks again when it goes stale.";
+        return withNote(new Outcome(asked.issue(), now, asked.events(), asked.notes()), note);
     }
 
     private static Outcome withNote(Outcome o, String note) {

@@ -7,10 +7,19 @@ public sealed interface ClarifyCommand {
     /** Who is acting, for the lock file's diagnostics. */
     String actor();
 
+    /**
+     * @param openQuestionId set by {@code agentx clarify ingest}: the id of the agent's open question
+     *                       this asks; a second Ask with the same requester and id on the issue is skipped
+     */
     record Ask(int issue, String from, String to, String topic, String question, boolean blocking,
-               List<String> options, String workflow) implements ClarifyCommand {
+               List<String> options, String workflow, String openQuestionId) implements ClarifyCommand {
         public Ask {
             options = options == null ? List.of() : List.copyOf(options);
+        }
+
+        public Ask(int issue, String from, String to, String topic, String question, boolean blocking,
+                   List<String> options, String workflow) {
+            this(issue, from, to, topic, question, blocking, options, workflow, null);
         }
 
         @Override
@@ -19,10 +28,30 @@ public sealed interface ClarifyCommand {
         }
     }
 
-    record Answer(String id, String by, String text) implements ClarifyCommand {
+    /**
+     * @param choice the 0-based index of the option the answer picks; null: the engine derives it
+     *               from the text (a number or an option's text, see OptionsParser.choose)
+     */
+    record Answer(String id, String by, String text, Integer choice) implements ClarifyCommand {
+        public Answer(String id, String by, String text) {
+            this(id, by, text, null);
+        }
+
         @Override
         public String actor() {
             return by == null ? "answer" : by;
+        }
+    }
+
+    /**
+     * A person confirms the agent's proposed answer of the current round (autonomy approve), so
+     * that it counts: {@code agentx clarify accept CLR-N-NNN}, {@code /clarify accept CLR-N-NNN}.
+     * {@code by} is who accepts (null: "human"; GitHub Mode passes the login).
+     */
+    record Accept(String id, String by) implements ClarifyCommand {
+        @Override
+        public String actor() {
+            return by == null ? "accept" : by;
         }
     }
 

@@ -1,14 +1,23 @@
 package dev.agentx.clarify.workflow;
 
+import dev.agentx.clarify.protocol.Autonomy;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-/** A workflow: its steps in order. {@code source} says where it was loaded from, for messages. */
-public record Workflow(String name, String description, String type, List<Step> steps, String source) {
+/**
+ * A workflow: its steps in order. {@code source} says where it was loaded from, for messages;
+ * {@code autonomy} is the {@code [workflow]} table's {@code autonomy}, or null when it sets none.
+ */
+public record Workflow(String name, String description, String type, List<Step> steps, String source,
+                       Autonomy autonomy) {
     public Workflow {
         steps = List.copyOf(steps);
+    }
+
+    public Workflow(String name, String description, String type, List<Step> steps, String source) {
+        this(name, description, type, steps, source, null);
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.agentx.clarify.workflow;
 
+import dev.agentx.clarify.config.ConfigLoader;
+import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Roles;
@@ -38,7 +40,9 @@ public final class WorkflowParser {
         String name = defaultName;
         String description = "";
         String type = defaultName;
+        Autonomy autonomy = null;
         if (meta != null) {
+            autonomy = ConfigLoader.autonomy(toml, meta);
             name = toml.string(meta, "name", defaultName);
             description = toml.string(meta, "description", "");
             type = toml.string(meta, "type", name);
@@ -82,6 +86,6 @@ public final class WorkflowParser {
         if (steps.isEmpty()) {
             throw toml.error(root, "steps", "must hold at least one step");
         }
-        return new Workflow(name, description, type, steps, fileName);
+        return new Workflow(name, description, type, steps, fileName, autonomy);
     }
 }

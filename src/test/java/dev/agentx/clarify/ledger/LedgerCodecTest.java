@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.Ledger;
@@ -37,18 +38,26 @@ class LedgerCodecTest {
         Arbitrary<String> text = Arbitraries.strings().ofMinLength(1).ofMaxLength(60)
                 .withChars("abc XYZ\n\t\"\\/{}[]:,\u00e9\u4e2d\ud83d\ude00<>@#");
         Arbitrary<Instant> when = Arbitraries.longs().between(0, 4_000_000_000_000L).map(Instant::ofEpochMilli);
-        Arbitrary<ThreadEntry> entry = Combinators.combine(Arbitraries.integers().between(1, 6), text,
+        Arbitrary<Integer> choice = Arbitraries.integers().between(0, 3).injectNull(0.6);
+        Arbitrary<Boolean> proposed = Arbitraries.of(true).injectNull(0.7);
+        Arbitrary<String> maybe = text.injectNull(0.7);
+        Arbitrary<ThreadEntry> plain = Combinators.combine(Arbitraries.integers().between(1, 6), text,
                 Arbitraries.of(EntryType.class), text, when).as(ThreadEntry::new);
+        Arbitrary<ThreadEntry> entry = Combinators.combine(plain, choice, proposed, maybe, maybe)
+                .as((e, c, pr, acc, oq) -> new ThreadEntry(e.round(), e.from(), e.type(), e.body(), e.timestamp(), c,
+                        pr, acc, oq));
         Arbitrary<List<ThreadEntry>> threads = entry.list().ofMaxSize(8);
         Arbitrary<List<String>> options = text.list().ofMaxSize(3);
         Arbitrary<Status> status = Arbitraries.of(Status.class);
+        Arbitrary<Autonomy> autonomy = Arbitraries.of(Autonomy.class).injectNull(0.5);
         return Combinators.combine(Arbitraries.integers().between(1, 100_000), status.list().ofMaxSize(5),
-                threads, options, when, text, Arbitraries.of(true, false)).as((issue, statuses, thread, opts, t, s, b) -> {
+                threads, options, when, text, Arbitraries.of(true, false), autonomy).as((issue, statuses, thread, opts, t,
+                s, b, a) -> {
                     List<ClarificationRecord> records = new ArrayList<>();
                     for (int i = 0; i < statuses.size(); i++) {
                         records.add(new ClarificationRecord(String.format("CLR-%d-%03d", issue, i + 1), "engineer",
                                 "architect", s, b, statuses.get(i), 1 + i, 5, t, t.plusSeconds(60),
-                                statuses.get(i).terminal() ? t : null, opts, thread));
+                                statuses.get(i).terminal() ? t : null, opts, thread, a));
                     }
                     return new Ledger(issue, records);
                 });
