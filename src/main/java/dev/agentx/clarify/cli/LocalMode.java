@@ -30,11 +30,19 @@ public final class LocalMode {
     private final ClarificationEngine engine;
 
     public LocalMode(Path root, Clock clock, LockManager locks, AnswerChannel channel) {
+        this(root, clock, locks, channel, ConfigLoader.load(root.resolve(".agentx").resolve("config.toml")));
+    }
+
+    /**
+     * The same parts with a config given by the caller: GitHub Mode passes the server's
+     * {@code $AGENTX_DATA_DIR/agentx.toml} to every repository root.
+     */
+    public LocalMode(Path root, Clock clock, LockManager locks, AnswerChannel channel, AgentxConfig config) {
         this.root = root;
         this.clock = clock;
         Path agentx = root.resolve(".agentx");
         Path state = agentx.resolve("state");
-        this.config = ConfigLoader.load(agentx.resolve("config.toml"));
+        this.config = config;
         this.workflows = new WorkflowCatalog(agentx.resolve("workflows"));
         this.ledgers = new FileLedgerStore(state, locks);
         this.statuses = new FileAgentStatusStore(state, locks);
