@@ -21,7 +21,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -161,10 +160,6 @@ public final class GitHubMode implements AutoCloseable {
 
     public int pendingEffects() {
         return outbox.size();
-    }
-
-    public List<Path> repositoryRoots() {
-        return repositories.keySet().stream().map(r -> r.rootIn(settings.dataDir())).toList();
     }
 
     @Override
