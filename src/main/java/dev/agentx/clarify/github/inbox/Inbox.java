@@ -3,16 +3,15 @@ package dev.agentx.clarify.github.inbox;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.github.Stamps;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -101,7 +100,7 @@ public final class Inbox {
     }
 
     private void markSeen(Path marker, Instant at) {
-        AtomicFiles.write(marker, at.toString().getBytes(StandardCharsets.US_ASCII));
+        Stamps.write(marker, at);
     }
 
     /** Deliveries waiting, oldest first. */
@@ -175,21 +174,10 @@ public final class Inbox {
 
     /** Forgets delivery ids seen longer ago than {@link #KEEP_SEEN}. */
     public synchronized void prune() {
-        Instant cutoff = clock.instant().minus(KEEP_SEEN);
-        try (Stream<Path> s = Files.list(seen)) {
-            for (Path p : s.toList()) {
-                Instant at;
-                try {
-                    at = Instant.parse(Files.readString(p, StandardCharsets.US_ASCII).strip());
-                } catch (DateTimeParseException e) {
-                    at = Instant.EPOCH;
-                }
-                if (at.isBefore(cutoff)) {
-                    Files.deleteIfExists(p);
-                }
-            }
-        } catch (IOException e) {
-            LOG.warn("cannot prune {}: {}", seen, e.toString());
+        try {
+            Stamps.prune(seen, Inbox::validId, clock.instant().minus(KEEP_SEEN), id -> { });
+        } catch (UncheckedIOException e) {
+            LOG.warn(e.getMessage());
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.agentx.clarify.github.outbox;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.github.Stamps;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import java.io.IOException;
@@ -219,7 +220,7 @@ public final class Outbox {
 
     private void markDone(Path file) {
         Path marker = done.resolve(hashOf(file));
-        AtomicFiles.write(marker, clock.instant().toString().getBytes(StandardCharsets.US_ASCII));
+        Stamps.write(marker, clock.instant());
         try {
             Files.delete(file);
             AtomicFiles.fsyncDirectory(pending);
@@ -240,24 +241,10 @@ public final class Outbox {
 
     /** Forgets done keys older than {@link #KEEP_DONE}. */
     public synchronized void prune() {
-        Instant cutoff = clock.instant().minus(KEEP_DONE);
         try {
-            for (Path p : list(done)) {
-                if (doneAt(p).isBefore(cutoff)) {
-                    Files.deleteIfExists(p);
-                    known.remove(p.getFileName().toString());
-                }
-            }
-        } catch (IOException e) {
-            LOG.warn("outbox: cannot prune {}: {}", done, e.toString());
-        }
-    }
-
-    private static Instant doneAt(Path marker) throws IOException {
-        try {
-            return Instant.parse(Files.readString(marker, StandardCharsets.US_ASCII).strip());
-        } catch (java.time.format.DateTimeParseException e) {
-            return Instant.EPOCH;
+            Stamps.prune(done, name -> name.matches("[0-9a-f]{32}"), clock.instant().minus(KEEP_DONE), known::remove);
+        } catch (UncheckedIOException e) {
+            LOG.warn("outbox: {}", e.getMessage());
         }
     }
 
