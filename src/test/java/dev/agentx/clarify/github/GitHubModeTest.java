@@ -337,4 +337,26 @@ class GitHubModeTest {
         accepted(rig.deliver("issue_comment", rig.comment("agent-ux[bot]", 1, "/clarify @pm Which persona?")));
         assertEquals("ux-designer", record(1, 0).from());
     }
+
+    @Test
+    void installationTokenIsCachedAndRefreshedBeforeItExpires() {
+        String tokens = "/app/installations/1/access_tokens";
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q")));
+        accepted(rig.deliver("issue_comment", rig.comment("arch", 1, "/clarify answer A")));
+        assertEquals(1, rig.requests("POST", tokens).size());
+        String auth = rig.requests("POST", tokens).get(0).getHeader("Authorization");
+        assertTrue(auth.startsWith("Bearer ey"), "the app's JWT: " + auth);
+        assertTrue(rig.requests("POST", GitHubRig.API_REPO + "/issues/1/comments").get(0).getHeader("Authorization")
+                .equals("token ghs_test_token"));
+        clock.advance(Duration.ofMinutes(56)); // the token expires at +60 min; refreshed 5 min before
+        rig.wiremock.stubFor(com.github.tomakehurst.wiremock.client.WireMock.post(tokens).atPriority(1).willReturn(
+                com.github.tomakehurst.wiremock.client.WireMock.aResponse().withStatus(201)
+                        .withHeader("Content-Type", "application/json").withBody("{\"token\":\"ghs_second\","
+                                + "\"expires_at\":\"" + clock.instant().plusSeconds(3600) + "\"}")));
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify resolve CLR-1-001")));
+        assertEquals(2, rig.requests("POST", tokens).size());
+        List<com.github.tomakehurst.wiremock.verification.LoggedRequest> posts = rig.requests("POST",
+                GitHubRig.API_REPO + "/issues/1/comments");
+        assertEquals("token ghs_second", posts.get(posts.size() - 1).getHeader("Authorization"));
+    }
 }
