@@ -37,7 +37,7 @@ public final class LocalMode {
 
     /** Local Mode with one given channel for every role (tests). */
     public LocalMode(Path root, Clock clock, LockManager locks, AnswerChannel channel) {
-        this(root, clock, locks, channel, Map.of());
+        this(root, clock, locks, channel, loadConfig(root), Map.of());
     }
 
     /**
@@ -46,22 +46,32 @@ public final class LocalMode {
      * secrets from it). Channel failures are counted in {@code state/channel-failures.json}.
      */
     public LocalMode(Path root, Clock clock, LockManager locks, Map<String, String> env) {
-        this(root, clock, locks, null, env);
+        this(root, clock, locks, null, loadConfig(root), env);
     }
 
-    private LocalMode(Path root, Clock clock, LockManager locks, AnswerChannel explicit, Map<String, String> env) {
+    /**
+     * The same parts with a config given by the caller: GitHub Mode passes the server's
+     * {@code $AGENTX_DATA_DIR/agentx.toml} to every repository root. A null {@code channel} means
+     * each role's channel from that config, with {@code env} as the agents' environment.
+     */
+    public LocalMode(Path root, Clock clock, LockManager locks, AnswerChannel channel, AgentxConfig config,
+                     Map<String, String> env) {
         this.root = root;
         this.clock = clock;
         Path agentx = root.resolve(".agentx");
         Path state = agentx.resolve("state");
-        this.config = ConfigLoader.load(agentx.resolve("config.toml"));
+        this.config = config;
         this.workflows = new WorkflowCatalog(agentx.resolve("workflows"));
         this.ledgers = new FileLedgerStore(state, locks);
         this.statuses = new FileAgentStatusStore(state, locks);
         this.events = new EventBus(new JsonlEventLog(state.resolve("events.jsonl")));
-        this.channel = explicit != null ? explicit : ChannelRouter.create(config, root, env, RequestContext.local(root),
+        this.channel = channel != null ? channel : ChannelRouter.create(config, root, env, RequestContext.local(root),
                 new FileChannelFailures(state, locks), this::escalateForChannel, clock, Sleeper.real());
-        this.engine = new ClarificationEngine(clock, ledgers, statuses, events, workflows, config, channel);
+        this.engine = new ClarificationEngine(clock, ledgers, statuses, events, workflows, config, this.channel);
+    }
+
+    private static AgentxConfig loadConfig(Path root) {
+        return ConfigLoader.load(root.resolve(".agentx").resolve("config.toml"));
     }
 
     /** Escalates a record whose channel keeps failing, if it still waits for that round's answer. */

@@ -1,0 +1,69 @@
+package dev.agentx.clarify.cli;
+
+import ch.qos.logback.classic.Level;
+import dev.agentx.clarify.github.GitHubMode;
+import dev.agentx.clarify.github.GitHubSettings;
+import dev.agentx.clarify.github.RepositoryMonitor;
+import dev.agentx.clarify.protocol.ErrorCode;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+
+/** {@code agentx serve}: GitHub Mode, the GitHub App webhook server (PRODUCT.md section 4). */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = "Run GitHub Mode: the GitHub App webhook server. Configured by the environment.",
+        footer = {"", "Environment:",
+                "  GITHUB_APP_ID                 the App ID (required)",
+                "  GITHUB_APP_PRIVATE_KEY        the private key, PEM text (PKCS#1 as downloaded, or PKCS#8)",
+                "  GITHUB_APP_PRIVATE_KEY_FILE   or the path of the downloaded .pem",
+                "  GITHUB_WEBHOOK_SECRET         the webhook secret; several comma-separated while rotating",
+                "  GITHUB_API_URL                default https://api.github.com (GHES: https://HOST/api/v3)",
+                "  AGENTX_DATA_DIR               default ./agentx-data (agentx.toml, repos/, inbox/, outbox/)",
+                "  PORT                          default 3000",
+                "  AGENTX_WEBHOOK_PATH           default /api/github/webhooks",
+                "", "Example:",
+                "  GITHUB_APP_ID=123456 GITHUB_APP_PRIVATE_KEY_FILE=app.pem GITHUB_WEBHOOK_SECRET=s3cret agentx serve"})
+public final class ServeCommand implements Callable<Integer> {
+    private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
+    private final CliContext ctx;
+
+    ServeCommand(CliContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+        GitHubSettings settings;
+        try {
+            settings = GitHubSettings.fromEnv(ctx.env, ctx.cwd);
+        } catch (IllegalArgumentException e) {
+            return ctx.error(ErrorCode.USAGE, e.getMessage());
+        }
+        if (!ctx.env.containsKey("AGENTX_LOG_LEVEL")
+                && LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME) instanceof ch.qos.logback.classic.Logger root) {
+            root.setLevel(Level.INFO);
+        }
+        // The one place the monitor is wired in: replace NONE with the repository monitor.
+        RepositoryMonitor monitor = RepositoryMonitor.NONE;
+        GitHubMode mode = GitHubMode.create(settings, ctx.clock,
+                new GitHubMode.Options(false, monitor, null, null));
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("agentx serve: stopping");
+            mode.close();
+            stopped.countDown();
+        }, "agentx-shutdown"));
+        mode.start();
+        ctx.err.println("agentx serve: listening on http://0.0.0.0:" + mode.port() + settings.webhookPath()
+                + " (health: /healthz, data: " + settings.dataDir() + ")");
+        ctx.err.flush();
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,172 @@
+package dev.agentx.clarify.github;
+
+import dev.agentx.clarify.channel.AnswerChannel;
+import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.config.AgentxConfig;
+import dev.agentx.clarify.config.ConfigLoader;
+import dev.agentx.clarify.github.api.GitHubGateway;
+import dev.agentx.clarify.github.api.Hub4jGateway;
+import dev.agentx.clarify.github.auth.AppJwt;
+import dev.agentx.clarify.github.handlers.Actors;
+import dev.agentx.clarify.github.handlers.DeliveryHandler;
+import dev.agentx.clarify.github.handlers.IssueMirror;
+import dev.agentx.clarify.github.inbox.Inbox;
+import dev.agentx.clarify.github.inbox.Worker;
+import dev.agentx.clarify.github.outbox.Outbox;
+import dev.agentx.clarify.github.webhook.SignatureVerifier;
+import dev.agentx.clarify.github.webhook.WebhookServer;
+import dev.agentx.clarify.lock.LockManager;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition root of GitHub Mode ({@code agentx serve}): the webhook server, the durable
+ * inbox and outbox under {@code $AGENTX_DATA_DIR}, the worker, and one Local Mode composition per
+ * repository under {@code $AGENTX_DATA_DIR/repos/<owner>/<repo>/} sharing the server's config
+ * ({@code $AGENTX_DATA_DIR/agentx.toml}), lock manager and clock.
+ */
+public final class GitHubMode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GitHubMode.class);
+
+    /**
+     * How to run. {@code synchronous}: each delivery is processed (and the outbox flushed) before
+     * the webhook is answered, for tests; the server's mode is asynchronous.
+     */
+    /** {@code channel}: one channel for every role (tests), or null for each role's configured channel. */
+    public record Options(boolean synchronous, RepositoryMonitor monitor, AnswerChannel channel, String host) {
+    }
+
+    private final GitHubSettings settings;
+    private final Clock clock;
+    private final AgentxConfig config;
+    private final LockManager locks;
+    private final AnswerChannel channel;
+    private final Map<RepoRef, LocalMode> repositories = new ConcurrentHashMap<>();
+    private final Inbox inbox;
+    private final Outbox outbox;
+    private final IssueMirror mirror;
+    private final Worker worker;
+    private final WebhookServer server;
+    private final String host;
+
+    public GitHubMode(GitHubSettings settings, Clock clock, LockManager locks, GitHubGateway github, Options options) {
+        this.settings = settings;
+        this.clock = clock;
+        this.locks = locks;
+        this.channel = options.channel();
+        this.host = options.host();
+        Path data = settings.dataDir();
+        try {
+            Files.createDirectories(data);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create AGENTX_DATA_DIR " + data + ": " + e.getMessage(), e);
+        }
+        this.config = ConfigLoader.load(data.resolve("agentx.toml"));
+        this.inbox = new Inbox(data.resolve("inbox"), clock);
+        this.outbox = new Outbox(data.resolve("outbox"), github, clock);
+        Actors actors = new Actors(config, github, clock);
+        this.mirror = new IssueMirror(outbox, actors);
+        DeliveryHandler handler = new DeliveryHandler(settings.appIdNumber(), this::repository, actors, mirror, outbox,
+                options.monitor());
+        this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous());
+        this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
+                new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker);
+    }
+
+    /** The production wiring: hub4j against {@code GITHUB_API_URL}, authenticated as the app. */
+    public static GitHubMode create(GitHubSettings settings, Clock clock, Options options) {
+        AppJwt jwt = new AppJwt(settings.appId(), settings.privateKey(), clock);
+        return new GitHubMode(settings, clock, LockManager.standard(clock),
+                new Hub4jGateway(settings.apiUrl(), jwt, clock), options);
+    }
+
+    /** The repository's composition root, created on first use. */
+    public LocalMode repository(RepoRef ref) {
+        // channel null: each role's channel from agentx.toml [agents.<role>], as in Local Mode
+        return repositories.computeIfAbsent(ref, r -> new LocalMode(r.rootIn(settings.dataDir()), clock, locks, channel,
+                config, System.getenv()));
+    }
+
+    /**
+     * Catches up after a restart (issues whose ledger has entries not yet queued, deliveries left
+     * in the inbox), then starts the worker and the server.
+     */
+    public GitHubMode start() {
+        catchUp();
+        worker.start();
+        worker.wake();
+        server.start(host, settings.port());
+        LOG.info("agentx serve: listening on port {} at {} (GitHub API {}, data {})", port(), settings.webhookPath(),
+                settings.apiUrl(), settings.dataDir());
+        return this;
+    }
+
+    private void catchUp() {
+        Path repos = settings.dataDir().resolve("repos");
+        if (!Files.isDirectory(repos)) {
+            return;
+        }
+        try (Stream<Path> owners = Files.list(repos)) {
+            for (Path owner : owners.filter(Files::isDirectory).toList()) {
+                try (Stream<Path> names = Files.list(owner)) {
+                    for (Path name : names.filter(Files::isDirectory).toList()) {
+                        catchUp(owner.getFileName().toString(), name.getFileName().toString());
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + repos + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void catchUp(String owner, String name) {
+        RepoRef ref;
+        try {
+            ref = new RepoRef(owner, name);
+        } catch (IllegalArgumentException e) {
+            LOG.warn("skipping {}/{} under repos/: {}", owner, name, e.getMessage());
+            return;
+        }
+        LocalMode repo = repository(ref);
+        for (int issue : repo.ledgers().issues()) {
+            Optional<Long> installation = mirror.installationOf(repo, issue);
+            try {
+                installation.ifPresent(inst -> mirror.sync(repo, ref, issue, inst));
+            } catch (RuntimeException e) {
+                LOG.warn("catch-up of {}#{} failed: {}", ref, issue, e.toString());
+            }
+        }
+    }
+
+    public int port() {
+        return server.port();
+    }
+
+    /** Processes waiting deliveries and sends due effects now (what the worker does on its tick). */
+    public void drain() {
+        worker.drain();
+    }
+
+    public int pendingDeliveries() {
+        return inbox.pending().size();
+    }
+
+    public int pendingEffects() {
+        return outbox.size();
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        worker.close();
+    }
+}

@@ -1,0 +1,118 @@
+package dev.agentx.clarify.github;
+
+import dev.agentx.clarify.github.auth.PemKeys;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.interfaces.RSAPrivateKey;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The server's settings, from the environment of PRODUCT.md section 4.
+ *
+ * @param webhookSecrets every accepted secret (rotation: old and new side by side)
+ * @param maxBodyBytes webhook bodies above this are refused with 413 (GitHub caps payloads at 25 MB)
+ */
+public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]> webhookSecrets, String apiUrl,
+                             Path dataDir, int port, String webhookPath, long maxBodyBytes) {
+    public static final String DEFAULT_API_URL = "https://api.github.com";
+    public static final String DEFAULT_PATH = "/api/github/webhooks";
+    public static final int DEFAULT_PORT = 3000;
+    public static final long MAX_BODY_BYTES = 25L * 1024 * 1024;
+
+    public GitHubSettings {
+        webhookSecrets = List.copyOf(webhookSecrets);
+    }
+
+    /** Reads the settings; every problem found is reported at once, one per line. */
+    public static GitHubSettings fromEnv(Map<String, String> env, Path cwd) {
+        List<String> problems = new ArrayList<>();
+        String appId = trim(env.get("GITHUB_APP_ID"));
+        if (appId == null) {
+            problems.add("GITHUB_APP_ID is not set: the App ID from the GitHub App's settings page (a number).");
+        } else if (!appId.matches("\\d{1,18}")) {
+            problems.add("GITHUB_APP_ID must be the numeric App ID, got '" + appId + "'.");
+        }
+        RSAPrivateKey key = null;
+        String keyText = env.get("GITHUB_APP_PRIVATE_KEY");
+        String keyFile = trim(env.get("GITHUB_APP_PRIVATE_KEY_FILE"));
+        try {
+            if (keyText != null && !keyText.isBlank()) {
+                key = PemKeys.parse(keyText, "GITHUB_APP_PRIVATE_KEY");
+            } else if (keyFile != null) {
+                Path p = cwd.resolve(keyFile);
+                key = PemKeys.parse(Files.readString(p, StandardCharsets.US_ASCII), "GITHUB_APP_PRIVATE_KEY_FILE " + p);
+            } else {
+                problems.add("Neither GITHUB_APP_PRIVATE_KEY (the PEM text) nor GITHUB_APP_PRIVATE_KEY_FILE (the .pem "
+                        + "downloaded from the GitHub App's settings) is set.");
+            }
+        } catch (IllegalArgumentException e) {
+            problems.add(e.getMessage() + ".");
+        } catch (IOException e) {
+            problems.add("GITHUB_APP_PRIVATE_KEY_FILE cannot be read: " + e + ".");
+        }
+        List<byte[]> secrets = new ArrayList<>();
+        String secretText = env.get("GITHUB_WEBHOOK_SECRET");
+        if (secretText != null) {
+            Arrays.stream(secretText.split(",")).map(String::strip).filter(s -> !s.isEmpty())
+                    .forEach(s -> secrets.add(s.getBytes(StandardCharsets.UTF_8)));
+        }
+        if (secrets.isEmpty()) {
+            problems.add("GITHUB_WEBHOOK_SECRET is not set: the webhook secret of the GitHub App "
+                    + "(several, comma-separated, while rotating).");
+        }
+        String api = trim(env.get("GITHUB_API_URL"));
+        api = api == null ? DEFAULT_API_URL : api.replaceAll("/+$", "");
+        try {
+            URI u = URI.create(api);
+            if (u.getScheme() == null || !u.getScheme().matches("https?") || u.getHost() == null) {
+                problems.add("GITHUB_API_URL must be an http(s) URL like " + DEFAULT_API_URL + ", got '" + api + "'.");
+            }
+        } catch (IllegalArgumentException e) {
+            problems.add("GITHUB_API_URL is not a URL: '" + api + "'.");
+        }
+        String data = trim(env.get("AGENTX_DATA_DIR"));
+        Path dataDir = cwd.resolve(data == null ? "agentx-data" : data).toAbsolutePath().normalize();
+        int port = DEFAULT_PORT;
+        String portText = trim(env.get("PORT"));
+        if (portText != null) {
+            try {
+                port = Integer.parseInt(portText);
+                if (port < 0 || port > 65535) {
+                    problems.add("PORT must be between 0 and 65535, got " + port + ".");
+                }
+            } catch (NumberFormatException e) {
+                problems.add("PORT must be a number, got '" + portText + "'.");
+            }
+        }
+        String path = trim(env.get("AGENTX_WEBHOOK_PATH"));
+        path = path == null ? DEFAULT_PATH : path;
+        if (!path.matches("/[A-Za-z0-9._~/-]*") || path.equals("/healthz")) {
+            problems.add("AGENTX_WEBHOOK_PATH must be a path like " + DEFAULT_PATH + " (not /healthz), got '" + path + "'.");
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("agentx serve cannot start:\n  " + String.join("\n  ", problems)
+                    + "\nSee the README section 'GitHub Mode' for how to set them.");
+        }
+        return new GitHubSettings(appId, key, secrets, api, dataDir, port, path, MAX_BODY_BYTES);
+    }
+
+    private static String trim(String s) {
+        return s == null || s.isBlank() ? null : s.strip();
+    }
+
+    public long appIdNumber() {
+        return Long.parseLong(appId);
+    }
+
+    @Override
+    public String toString() {
+        return "GitHubSettings[appId=" + appId + ", apiUrl=" + apiUrl + ", dataDir=" + dataDir + ", port=" + port
+                + ", webhookPath=" + webhookPath + ", secrets=" + webhookSecrets.size() + "]";
+    }
+}

@@ -1,0 +1,35 @@
+package dev.agentx.clarify.github.api;
+
+import dev.agentx.clarify.github.RepoRef;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The GitHub REST calls GitHub Mode makes, in plain values, each as the app's installation
+ * {@code installation}. Every failure is a {@link GitHubApiException}.
+ */
+public interface GitHubGateway {
+    /** Creates an issue comment; returns its id. */
+    long createComment(long installation, RepoRef repo, int issue, String body);
+
+    /** Whether a comment created at or after {@code since} on the issue contains {@code text}. */
+    boolean commentContains(long installation, RepoRef repo, int issue, String text, Instant since);
+
+    /** Adds a reaction ({@code +1}, {@code -1}, {@code confused}, {@code rocket}...) to a comment. */
+    void reactToComment(long installation, RepoRef repo, int issue, long commentId, String content);
+
+    /** Adds a reaction to the issue itself (its opening post). */
+    void reactToIssue(long installation, RepoRef repo, int issue, String content);
+
+    void addLabels(long installation, RepoRef repo, int issue, List<String> labels);
+
+    /** Removes a label; a label that is not there is not an error. */
+    void removeLabel(long installation, RepoRef repo, int issue, String label);
+
+    /** The user's repository permission: admin, write, read or none. */
+    String permission(long installation, RepoRef repo, String login);
+
+    /** The logins (lower case) of the members of the team {@code org/slug}. */
+    Set<String> teamMembers(long installation, String org, String slug);
+}

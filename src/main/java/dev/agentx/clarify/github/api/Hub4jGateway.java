@@ -1,0 +1,250 @@
+package dev.agentx.clarify.github.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.github.auth.AppJwt;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.StringReader;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.kohsuke.github.GHAppInstallationToken;
+import org.kohsuke.github.GHEventPayload;
+import org.kohsuke.github.GHIOException;
+import org.kohsuke.github.GHIssueComment;
+import org.kohsuke.github.GHUser;
+import org.kohsuke.github.GitHub;
+import org.kohsuke.github.GitHubAbuseLimitHandler;
+import org.kohsuke.github.GitHubBuilder;
+import org.kohsuke.github.GitHubRateLimitHandler;
+import org.kohsuke.github.HttpException;
+import org.kohsuke.github.ReactionContent;
+import org.kohsuke.github.connector.GitHubConnectorResponse;
+
+/**
+ * {@link GitHubGateway} with hub4j github-api, pointed at {@code GITHUB_API_URL}. The app
+ * authenticates with its JWT; each installation with an installation token, created on first use
+ * and refreshed five minutes before it expires. Rate limits are not waited out on the calling
+ * thread: they fail fast with GitHub's wait, which the outbox honours.
+ *
+ * <p>Objects for a repository, issue or comment are bound from a minimal webhook-shaped payload
+ * ({@link GitHub#parseEventPayload}), so posting needs no extra GET to look them up first.
+ */
+public final class Hub4jGateway implements GitHubGateway {
+    static final Duration REFRESH_BEFORE = Duration.ofMinutes(5);
+
+    private final String apiUrl;
+    private final Clock clock;
+    private final GitHub app;
+    private final ObjectMapper json = new ObjectMapper();
+    private final Map<Long, GitHub> clients = new ConcurrentHashMap<>();
+    private final Map<Long, Token> tokens = new ConcurrentHashMap<>();
+
+    private record Token(String value, Instant refreshAt) {
+    }
+
+    public Hub4jGateway(String apiUrl, AppJwt jwt, Clock clock) {
+        this.apiUrl = apiUrl;
+        this.clock = clock;
+        try {
+            this.app = builder().withAuthorizationProvider(() -> "Bearer " + jwt.token()).build();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot set up the GitHub client for " + apiUrl + ": " + e.getMessage(), e);
+        }
+    }
+
+    private GitHubBuilder builder() {
+        return new GitHubBuilder().withEndpoint(apiUrl)
+                .withRateLimitHandler(new GitHubRateLimitHandler() {
+                    @Override
+                    public void onError(GitHubConnectorResponse r) throws IOException {
+                        throw new LimitReached(r, clock);
+                    }
+                })
+                .withAbuseLimitHandler(new GitHubAbuseLimitHandler() {
+                    @Override
+                    public void onError(GitHubConnectorResponse r) throws IOException {
+                        throw new LimitReached(r, clock);
+                    }
+                });
+    }
+
+    /** Thrown from hub4j's limit handlers; a GHIOException so hub4j passes it through unchanged. */
+    static final class LimitReached extends GHIOException {
+        private static final long serialVersionUID = 1L;
+        final int status;
+        final transient Duration wait;
+
+        LimitReached(GitHubConnectorResponse r, Clock clock) {
+            super("GitHub rate limit reached (HTTP " + r.statusCode() + ") on " + r.request().url());
+            this.status = r.statusCode();
+            Duration d = RetryAfter.of(r::header, clock);
+            this.wait = d == null ? RetryAfter.SECONDARY_DEFAULT : d;
+        }
+    }
+
+    @FunctionalInterface
+    private interface Call<T> {
+        T run() throws IOException;
+    }
+
+    private <T> T call(String what, Call<T> call) {
+        try {
+            return call.run();
+        } catch (LimitReached e) {
+            throw new GitHubApiException(what + ": " + e.getMessage() + "; retry in " + e.wait.toSeconds() + " s",
+                    e.status, e.wait, true, e);
+        } catch (HttpException e) {
+            int status = e.getResponseCode();
+            throw new GitHubApiException(what + ": HTTP " + status + " " + brief(e.getMessage()), status,
+                    RetryAfter.of(e.getResponseHeaderFields(), clock), false, e);
+        } catch (FileNotFoundException e) {
+            throw new GitHubApiException(what + ": HTTP 404 (not found, or the app lacks access)", 404, null, false, e);
+        } catch (IOException e) {
+            throw new GitHubApiException(what + ": " + e, -1, null, false, e);
+        }
+    }
+
+    private static String brief(String s) {
+        if (s == null) {
+            return "";
+        }
+        String flat = s.replaceAll("\\s+", " ");
+        return flat.length() > 300 ? flat.substring(0, 300) + "..." : flat;
+    }
+
+    // ---- installation tokens -------------------------------------------------------------------
+
+    private GitHub client(long installation) {
+        return clients.computeIfAbsent(installation, id -> {
+            try {
+                return builder().withAuthorizationProvider(() -> "token " + token(id)).build();
+            } catch (IOException e) {
+                throw new GitHubApiException("cannot set up the client of installation " + id, -1, null, false, e);
+            }
+        });
+    }
+
+    /** The installation's token, created or refreshed when it is within five minutes of expiring. */
+    String token(long installation) throws IOException {
+        synchronized (tokens) {
+            Token t = tokens.get(installation);
+            if (t != null && clock.instant().isBefore(t.refreshAt())) {
+                return t.value();
+            }
+            ObjectNode payload = json.createObjectNode();
+            payload.putObject("installation").put("id", installation);
+            GHEventPayload.Ping ping = app.parseEventPayload(new StringReader(payload.toString()), GHEventPayload.Ping.class);
+            GHAppInstallationToken created = ping.getInstallation().createToken().create();
+            Date expires = created.getExpiresAt();
+            Instant refreshAt = expires == null ? clock.instant().plus(Duration.ofMinutes(10))
+                    : expires.toInstant().minus(REFRESH_BEFORE);
+            tokens.put(installation, new Token(created.getToken(), refreshAt));
+            return created.getToken();
+        }
+    }
+
+    // ---- bound objects ---------------------------------------------------------------------------
+
+    private GHEventPayload.IssueComment bind(long installation, RepoRef repo, int issue, long commentId)
+            throws IOException {
+        ObjectNode payload = json.createObjectNode();
+        ObjectNode r = payload.putObject("repository");
+        r.put("name", repo.name());
+        r.put("full_name", repo.fullName());
+        r.put("url", apiUrl + "/repos/" + repo.fullName());
+        r.putObject("owner").put("login", repo.owner());
+        payload.putObject("issue").put("number", issue);
+        payload.putObject("comment").put("id", commentId);
+        return client(installation).parseEventPayload(new StringReader(payload.toString()),
+                GHEventPayload.IssueComment.class);
+    }
+
+    private static ReactionContent reaction(String content) {
+        for (ReactionContent c : ReactionContent.values()) {
+            if (c.getContent().equals(content)) {
+                return c;
+            }
+        }
+        throw new IllegalArgumentException("unknown reaction '" + content + "'");
+    }
+
+    // ---- the calls -------------------------------------------------------------------------------
+
+    @Override
+    public long createComment(long installation, RepoRef repo, int issue, String body) {
+        return call("comment on " + repo + "#" + issue, () -> bind(installation, repo, issue, 0).getIssue()
+                .comment(body).getId());
+    }
+
+    @Override
+    public boolean commentContains(long installation, RepoRef repo, int issue, String text, Instant since) {
+        return call("list comments of " + repo + "#" + issue, () -> {
+            for (GHIssueComment c : bind(installation, repo, issue, 0).getIssue().queryComments()
+                    .since(Date.from(since)).list()) {
+                if (c.getBody() != null && c.getBody().contains(text)) {
+                    return true;
+                }
+            }
+            return false;
+        });
+    }
+
+    @Override
+    public void reactToComment(long installation, RepoRef repo, int issue, long commentId, String content) {
+        call("react to comment " + commentId + " on " + repo, () -> bind(installation, repo, issue, commentId)
+                .getComment().createReaction(reaction(content)));
+    }
+
+    @Override
+    public void reactToIssue(long installation, RepoRef repo, int issue, String content) {
+        call("react to " + repo + "#" + issue, () -> bind(installation, repo, issue, 0).getIssue()
+                .createReaction(reaction(content)));
+    }
+
+    @Override
+    public void addLabels(long installation, RepoRef repo, int issue, List<String> labels) {
+        call("add labels " + labels + " to " + repo + "#" + issue, () -> bind(installation, repo, issue, 0).getIssue()
+                .addLabels(labels.toArray(String[]::new)));
+    }
+
+    @Override
+    public void removeLabel(long installation, RepoRef repo, int issue, String label) {
+        try {
+            call("remove label " + label + " from " + repo + "#" + issue, () -> bind(installation, repo, issue, 0)
+                    .getIssue().removeLabel(label));
+        } catch (GitHubApiException e) {
+            if (!e.notFound()) {
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public String permission(long installation, RepoRef repo, String login) {
+        return call("permission of " + login + " on " + repo, () -> {
+            var type = bind(installation, repo, 1, 0).getRepository().getPermission(login);
+            return type == null ? "none" : type.name().toLowerCase(Locale.ROOT);
+        });
+    }
+
+    @Override
+    public Set<String> teamMembers(long installation, String org, String slug) {
+        return call("members of team @" + org + "/" + slug, () -> {
+            Set<String> out = new HashSet<>();
+            for (GHUser u : client(installation).getOrganization(org).getTeamBySlug(slug).listMembers()) {
+                out.add(u.getLogin().toLowerCase(Locale.ROOT));
+            }
+            return out;
+        });
+    }
+}

@@ -1,0 +1,246 @@
+package dev.agentx.clarify.github.handlers;
+
+import dev.agentx.clarify.github.commands.CommandParser;
+import dev.agentx.clarify.github.commands.CommentCommand;
+import dev.agentx.clarify.protocol.ClarificationId;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.protocol.Roles;
+import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.render.MarkdownRenderer;
+import dev.agentx.clarify.routing.ClarificationEngine;
+import dev.agentx.clarify.routing.ClarifyCommand;
+import dev.agentx.clarify.routing.Outcome;
+import dev.agentx.clarify.workflow.Step;
+import dev.agentx.clarify.workflow.Workflow;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Carries out one comment command for a GitHub user: works out the acting role from
+ * {@code [roles]}, checks who may do what, runs it through the engine and says what to reply.
+ * Refusals (unmapped user, not permitted, bad syntax, wrong issue, and the engine's own:
+ * scope, validation, state, not found, round limit) come back as a reply that says why and what
+ * to do instead. A lock timeout or an I/O failure is thrown: the delivery is tried again later.
+ */
+public final class CommandRunner {
+    private final Actors actors;
+    private final MarkdownRenderer renderer = new MarkdownRenderer();
+
+    /** What happened: accepted or not, and the reply to post (null: none; the round itself is posted from the ledger). */
+    public record Result(boolean accepted, String reply) {
+    }
+
+    public CommandRunner(Actors actors) {
+        this.actors = actors;
+    }
+
+    private static final class Refused extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final String reason;
+        final String hint;
+
+        Refused(String reason, String message, String hint) {
+            super(message);
+            this.reason = reason;
+            this.hint = hint;
+        }
+    }
+
+    public Result run(IssueContext ctx, String login, CommentCommand command) {
+        try {
+            return execute(ctx, login, command);
+        } catch (Refused r) {
+            return refused(login, command, r.reason, r.getMessage(), r.hint);
+        } catch (ClarificationEngine.RoundLimitException e) {
+            return refused(login, command, e.code().name(), e.getMessage().replace("'agentx clarify resolve "
+                    + e.outcome().record().id() + " -m \"<decision>\"'", "/clarify resolve " + e.outcome().record().id()
+                    + " <decision>"), "The escalation summary is posted below; " + actors.maintainerPolicy()
+                    + " may resolve it.");
+        } catch (ClarifyException e) {
+            if (e.code() == ErrorCode.LOCK_TIMEOUT || e.code() == ErrorCode.INTERNAL) {
+                throw e;
+            }
+            return refused(login, command, e.code().name(), e.getMessage(), null);
+        }
+    }
+
+    private Result execute(IssueContext ctx, String login, CommentCommand command) {
+        ClarificationEngine engine = ctx.local().engine();
+        if (command instanceof CommentCommand.Invalid inv) {
+            throw new Refused("BAD_SYNTAX", "This is not a valid command: " + inv.problem() + ".", grammar());
+        }
+        if (command instanceof CommentCommand.Help) {
+            return new Result(true, help(ctx, login));
+        }
+        if (command instanceof CommentCommand.Status) {
+            return new Result(true, status(ctx));
+        }
+        List<String> roles = actors.roles(ctx.installation(), login);
+        if (command instanceof CommentCommand.Ask a) {
+            String from = requesterRole(ctx, login, roles, a.role());
+            Outcome o = engine.execute(new ClarifyCommand.Ask(ctx.issue(), from, a.role(), a.topic(), a.question(),
+                    a.blocking(), List.of(), ctx.workflow()));
+            return accepted(o);
+        }
+        if (command instanceof CommentCommand.Answer a) {
+            ClarificationRecord r = a.id() == null ? waitingOn(ctx, login, roles) : record(ctx, a.id());
+            if (!roles.contains(r.to())) {
+                throw new Refused("NOT_PERMITTED", r.id() + " is addressed to '" + r.to() + "'; @" + login
+                        + (roles.isEmpty() ? " has no role" : " acts as " + String.join(", ", roles)) + ".",
+                        "Only a member of '" + r.to() + "' in agentx.toml [roles] can answer it.");
+            }
+            return accepted(engine.execute(new ClarifyCommand.Answer(r.id(), r.to(), a.text())));
+        }
+        if (command instanceof CommentCommand.FollowUp f) {
+            ClarificationRecord r = record(ctx, f.id());
+            if (!roles.contains(r.from())) {
+                throw new Refused("NOT_PERMITTED", "Only the requester '" + r.from() + "' may follow up on " + r.id()
+                        + "; @" + login + (roles.isEmpty() ? " has no role" : " acts as " + String.join(", ", roles))
+                        + ".", "Ask a member of '" + r.from() + "' to follow up, or open your own with /clarify @"
+                        + r.to() + " <question>.");
+            }
+            return accepted(engine.execute(new ClarifyCommand.FollowUp(r.id(), r.from(), f.question())));
+        }
+        if (command instanceof CommentCommand.Resolve c) {
+            ClarificationRecord r = record(ctx, c.id());
+            boolean requester = roles.contains(r.from()) && r.status() != Status.ESCALATED;
+            if (requester) {
+                return accepted(engine.execute(new ClarifyCommand.Resolve(r.id(), null, c.note())));
+            }
+            requireMaintainer(ctx, login, r, r.status() == Status.ESCALATED
+                    ? r.id() + " is escalated: only " + actors.maintainerPolicy() + " may resolve it."
+                    : "Only the requester '" + r.from() + "' or " + actors.maintainerPolicy() + " may resolve " + r.id()
+                    + ".");
+            return accepted(engine.execute(new ClarifyCommand.Resolve(r.id(), login, c.note())));
+        }
+        if (command instanceof CommentCommand.Escalate c) {
+            ClarificationRecord r = record(ctx, c.id());
+            if (!roles.contains(r.from()) && !roles.contains(r.to())) {
+                requireMaintainer(ctx, login, r, "Only the requester '" + r.from() + "', the target '" + r.to()
+                        + "' or " + actors.maintainerPolicy() + " may escalate " + r.id() + ".");
+            }
+            return accepted(engine.execute(new ClarifyCommand.Escalate(r.id(), login, c.reason())));
+        }
+        if (command instanceof CommentCommand.Abandon c) {
+            ClarificationRecord r = record(ctx, c.id());
+            if (!roles.contains(r.from())) {
+                requireMaintainer(ctx, login, r, "Only the requester '" + r.from() + "' or "
+                        + actors.maintainerPolicy() + " may abandon " + r.id() + ".");
+            }
+            return accepted(engine.execute(new ClarifyCommand.Abandon(r.id(), login, c.reason())));
+        }
+        throw new IllegalStateException("unhandled command " + command);
+    }
+
+    private void requireMaintainer(IssueContext ctx, String login, ClarificationRecord r, String why) {
+        if (!actors.isMaintainer(ctx.installation(), ctx.repo(), login)) {
+            throw new Refused("NOT_PERMITTED", why, "Ask one of them to comment /clarify resolve " + r.id()
+                    + " <decision>.");
+        }
+    }
+
+    private static Result accepted(Outcome o) {
+        if (o.notes().isEmpty()) {
+            return new Result(true, null);
+        }
+        StringBuilder b = new StringBuilder("**").append(o.record().id()).append("**: ");
+        for (String n : o.notes()) {
+            b.append(MarkdownRenderer.neutralise(n)).append(' ');
+        }
+        return new Result(true, b.toString().strip());
+    }
+
+    /** The requester's role for an ask: the first of the user's roles allowed to ask the target. */
+    private String requesterRole(IssueContext ctx, String login, List<String> roles, String target) {
+        if (roles.isEmpty()) {
+            throw unmapped(login);
+        }
+        String to = Roles.canonical(target);
+        Workflow wf = ctx.local().workflows().workflow(ctx.workflow() == null
+                ? ctx.local().config().defaultWorkflow() : ctx.workflow());
+        for (String role : roles) {
+            Optional<Step> step = wf.stepOf(role);
+            if (step.isPresent() && step.get().canClarify().contains(to)) {
+                return role;
+            }
+        }
+        return roles.get(0);
+    }
+
+    private static Refused unmapped(String login) {
+        return new Refused("UNMAPPED_USER", "@" + login + " has no role in this app's agentx.toml, so the hub "
+                + "does not know on whose behalf to act.", "Ask the app's operator to add you under [roles] in "
+                + "$AGENTX_DATA_DIR/agentx.toml, e.g. engineer = [\"" + login + "\"], or to add a team of yours.");
+    }
+
+    private static ClarificationRecord record(IssueContext ctx, String idText) {
+        ClarificationId id = ClarificationId.parse(idText);
+        if (id.issue() != ctx.issue()) {
+            throw new Refused("WRONG_ISSUE", id + " belongs to issue #" + id.issue() + ", not #" + ctx.issue() + ".",
+                    "Comment on issue #" + id.issue() + " instead.");
+        }
+        return ctx.local().ledgers().read(ctx.issue()).flatMap(l -> l.find(id.toString()))
+                .orElseThrow(() -> new ClarifyException(ErrorCode.NOT_FOUND, "Clarification " + id
+                        + " does not exist on this issue. `/clarify status` lists its clarifications."));
+    }
+
+    private static ClarificationRecord waitingOn(IssueContext ctx, String login, List<String> roles) {
+        if (roles.isEmpty()) {
+            throw unmapped(login);
+        }
+        List<ClarificationRecord> waiting = ctx.local().ledgers().read(ctx.issue()).map(Ledger::clarifications)
+                .orElse(List.of()).stream().filter(r -> r.status().awaitingAnswer() && roles.contains(r.to())).toList();
+        if (waiting.isEmpty()) {
+            throw new ClarifyException(ErrorCode.NOT_FOUND, "No clarification on this issue is waiting for an answer "
+                    + "from " + String.join(", ", roles) + ". `/clarify status` lists them.");
+        }
+        if (waiting.size() > 1) {
+            throw new Refused("AMBIGUOUS", "Several clarifications wait for your answer: "
+                    + String.join(", ", waiting.stream().map(ClarificationRecord::id).toList()) + ".",
+                    "Name one: /clarify answer " + waiting.get(0).id() + " <answer>.");
+        }
+        return waiting.get(0);
+    }
+
+    private Result refused(String login, CommentCommand command, String reason, String message, String hint) {
+        StringBuilder b = new StringBuilder();
+        b.append("@").append(login).append(" this command was not carried out:\n\n")
+                .append(MarkdownRenderer.quote(command.source())).append("\n\n**").append(reason).append("**: ")
+                .append(MarkdownRenderer.neutralise(message)).append('\n');
+        if (hint != null) {
+            b.append('\n').append(hint.startsWith("```") ? hint : MarkdownRenderer.neutralise(hint)).append('\n');
+        }
+        b.append("\n`/clarify help` lists the commands.");
+        return new Result(false, b.toString());
+    }
+
+    private static String grammar() {
+        return "```\n" + CommandParser.GRAMMAR + "\n```";
+    }
+
+    private String help(IssueContext ctx, String login) {
+        List<String> roles = actors.roles(ctx.installation(), login);
+        return "**AgentX Clarify** commands (each at the start of a line; the question may go on over lines):\n\n"
+                + grammar() + "\n\n@" + login + " acts as: "
+                + (roles.isEmpty() ? "no role (ask the app's operator to map you in agentx.toml [roles])"
+                : String.join(", ", roles)) + ". Workflow of this issue: "
+                + (ctx.workflow() == null ? ctx.local().config().defaultWorkflow() + " (default)" : ctx.workflow())
+                + ".";
+    }
+
+    private String status(IssueContext ctx) {
+        List<ClarificationRecord> records = ctx.local().ledgers().read(ctx.issue()).map(Ledger::clarifications)
+                .orElse(List.of());
+        if (records.isEmpty()) {
+            return "No clarifications on this issue yet. Ask one with `/clarify @<role> <question>`.";
+        }
+        StringBuilder b = new StringBuilder("Clarifications on this issue:\n\n");
+        for (ClarificationRecord r : records) {
+            b.append(renderer.thread(r)).append('\n');
+        }
+        return b.toString().strip();
+    }
+}

@@ -1,0 +1,229 @@
+package dev.agentx.clarify.github.handlers;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.events.EventType;
+import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.github.RepositoryMonitor;
+import dev.agentx.clarify.github.commands.CommandParser;
+import dev.agentx.clarify.github.commands.CommentCommand;
+import dev.agentx.clarify.github.inbox.InboundDelivery;
+import dev.agentx.clarify.github.inbox.Inbox.Progress;
+import dev.agentx.clarify.github.outbox.Effect;
+import dev.agentx.clarify.github.outbox.Outbox;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.routing.ClarifyCommand;
+import dev.agentx.clarify.routing.Outcome;
+import dev.agentx.clarify.routing.Validation;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Processes one delivery from the inbox: {@code issue_comment} created (commands), {@code issues}
+ * opened (commands in the body), labeled ({@code clarify:<role>} trigger), closed (abandon the
+ * issue's active clarifications), {@code ping} and {@code installation} (logged); everything else
+ * is acknowledged and ignored. Then the monitor runs for the repository and the issue is brought
+ * in step with its ledger. Effects go to the outbox; nothing here calls GitHub to post.
+ */
+public final class DeliveryHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(DeliveryHandler.class);
+    public static final String TRIGGER_PREFIX = "clarify:";
+    static final String OUR_MARKERS = "<!-- agentx";
+
+    private final long appId;
+    private final Function<RepoRef, LocalMode> repos;
+    private final Actors actors;
+    private final CommandRunner runner;
+    private final IssueMirror mirror;
+    private final Outbox outbox;
+    private final RepositoryMonitor monitor;
+    private final ObjectMapper json = new ObjectMapper();
+
+    public DeliveryHandler(long appId, Function<RepoRef, LocalMode> repos, Actors actors, IssueMirror mirror,
+                           Outbox outbox, RepositoryMonitor monitor) {
+        this.appId = appId;
+        this.repos = repos;
+        this.actors = actors;
+        this.runner = new CommandRunner(actors);
+        this.mirror = mirror;
+        this.outbox = outbox;
+        this.monitor = monitor;
+    }
+
+    /**
+     * Handles the delivery. {@code progress} says how many commands an earlier, interrupted attempt
+     * carried out; {@code save} records each further command, so none runs twice.
+     */
+    public void handle(InboundDelivery d, Progress progress, Consumer<Progress> save) {
+        JsonNode p;
+        try {
+            p = json.readTree(d.body());
+        } catch (IOException e) {
+            LOG.error("delivery {} ({}): the body is not JSON; ignored: {}", d.id(), d.event(), e.getMessage());
+            return;
+        }
+        String action = p.path("action").asText("");
+        switch (d.event()) {
+            case "ping" -> LOG.info("ping from hook {} of app {}: {}", p.path("hook_id").asText("?"),
+                    p.path("hook").path("app_id").asText("?"), p.path("zen").asText(""));
+            case "installation", "installation_repositories" -> LOG.info("{} {}: installation {} on {} ({} repositories)",
+                    d.event(), action, p.path("installation").path("id").asText("?"),
+                    p.path("installation").path("account").path("login").asText("?"),
+                    p.path("repositories").size() + p.path("repositories_added").size());
+            case "issue_comment", "issues" -> onIssueEvent(d, p, action, progress, save);
+            default -> LOG.debug("delivery {}: event '{}' is not one GitHub Mode acts on; acknowledged", d.id(), d.event());
+        }
+    }
+
+    private void onIssueEvent(InboundDelivery d, JsonNode p, String action, Progress progress, Consumer<Progress> save) {
+        JsonNode installation = p.get("installation");
+        if (installation == null || !installation.path("id").canConvertToLong() || installation.path("id").asLong() <= 0) {
+            LOG.warn("delivery {} ({}.{}) has no installation object, so the app cannot act on it; ignored. "
+                    + "Deliveries must come from the GitHub App's own webhook, not a repository webhook.",
+                    d.id(), d.event(), action);
+            return;
+        }
+        RepoRef ref;
+        int issueNumber = p.path("issue").path("number").asInt(0);
+        try {
+            ref = new RepoRef(p.path("repository").path("owner").path("login").asText(null),
+                    p.path("repository").path("name").asText(null));
+        } catch (IllegalArgumentException e) {
+            LOG.warn("delivery {} ({}.{}): {}; ignored", d.id(), d.event(), action, e.getMessage());
+            return;
+        }
+        if (issueNumber < 1) {
+            LOG.warn("delivery {} ({}.{}) names no issue; ignored", d.id(), d.event(), action);
+            return;
+        }
+        List<String> labels = new ArrayList<>();
+        p.path("issue").path("labels").forEach(l -> labels.add(l.path("name").asText("")));
+        IssueContext ctx = new IssueContext(installation.path("id").asLong(), ref, repos.apply(ref), issueNumber,
+                p.path("issue").path("title").asText(""), labels);
+
+        String key = "delivery/" + d.id();
+        switch (d.event() + "." + action) {
+            case "issue_comment.created" -> {
+                JsonNode comment = p.path("comment");
+                commands(ctx, key, comment.path("user"), comment.path("performed_via_github_app"),
+                        comment.path("body").asText(""), comment.path("id").asLong(), progress, save);
+            }
+            case "issues.opened" -> commands(ctx, key, p.path("issue").path("user"),
+                    p.path("issue").path("performed_via_github_app"), p.path("issue").path("body").asText(""), null,
+                    progress, save);
+            case "issues.labeled" -> labeled(ctx, key, p.path("label").path("name").asText(""), p.path("sender"));
+            case "issues.closed" -> closed(ctx, p.path("sender").path("login").asText("someone"));
+            default -> LOG.debug("delivery {}: {}.{} needs no action", d.id(), d.event(), action);
+        }
+        mirror.sync(ctx.local(), ref, issueNumber, ctx.installation());
+        runMonitor(ctx);
+    }
+
+    private boolean ignoredAuthor(JsonNode user, JsonNode viaApp, String body) {
+        if (viaApp.path("id").asLong(-1) == appId || body.contains(OUR_MARKERS)) {
+            return true;
+        }
+        String login = user.path("login").asText("");
+        boolean bot = "Bot".equals(user.path("type").asText("")) || login.toLowerCase(Locale.ROOT).endsWith("[bot]");
+        // A bot acts only when agentx.toml names it in [roles] (an agent working as a GitHub App).
+        return login.isEmpty() || (bot && !actors.listedByLogin(login));
+    }
+
+    private void commands(IssueContext ctx, String key, JsonNode user, JsonNode viaApp, String body, Long commentId,
+                          Progress progress, Consumer<Progress> save) {
+        if (ignoredAuthor(user, viaApp, body)) {
+            return;
+        }
+        List<CommentCommand> commands = CommandParser.parse(body);
+        if (commands.isEmpty()) {
+            return;
+        }
+        String login = user.path("login").asText();
+        boolean refused = progress.refused();
+        for (int i = progress.commandsDone(); i < commands.size(); i++) {
+            CommandRunner.Result r = runner.run(ctx, login, commands.get(i));
+            mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation());
+            if (r.reply() != null) {
+                outbox.enqueue(new Effect.Comment(key + "/" + i + "/reply", ctx.installation(), ctx.repo(), ctx.issue(),
+                        r.reply()));
+            }
+            refused |= !r.accepted();
+            progress = new Progress(i + 1, refused, progress.attempts(), progress.notBefore());
+            save.accept(progress);
+        }
+        outbox.enqueue(new Effect.Reaction(key + "/reaction", ctx.installation(), ctx.repo(), ctx.issue(), commentId,
+                refused ? "confused" : "+1"));
+    }
+
+    /** {@code clarify:<role>}: a blocking clarification from the labeler's role to that role; the label is then removed. */
+    private void labeled(IssueContext ctx, String key, String label, JsonNode sender) {
+        if (!label.toLowerCase(Locale.ROOT).startsWith(TRIGGER_PREFIX)) {
+            return;
+        }
+        String target = label.substring(TRIGGER_PREFIX.length()).strip();
+        String login = sender.path("login").asText("");
+        if (!ignoredAuthor(sender, sender.path("none"), "")) {
+            String topic = ctx.title().isBlank() ? "issue #" + ctx.issue() : ctx.title().strip();
+            if (topic.codePointCount(0, topic.length()) > Validation.MAX_TOPIC) {
+                topic = topic.substring(0, topic.offsetByCodePoints(0, Validation.MAX_TOPIC - 3)) + "...";
+            }
+            String source = "label " + label;
+            CommentCommand ask = target.isEmpty() ? new CommentCommand.Invalid(source, "the label names no role; "
+                    + "use clarify:<role>, like clarify:architect")
+                    : new CommentCommand.Ask(source, target, true, topic, "Please clarify issue #" + ctx.issue()
+                    + ": " + ctx.title().strip());
+            CommandRunner.Result r = runner.run(ctx, login, ask);
+            mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation());
+            if (r.reply() != null) {
+                outbox.enqueue(new Effect.Comment(key + "/0/reply", ctx.installation(), ctx.repo(), ctx.issue(),
+                        r.reply()));
+            }
+        }
+        outbox.enqueue(new Effect.RemoveLabel(key + "/remove-trigger", ctx.installation(), ctx.repo(), ctx.issue(),
+                label));
+    }
+
+    /** Closing the issue abandons its active clarifications. */
+    private void closed(IssueContext ctx, String login) {
+        List<ClarificationRecord> active = ctx.local().ledgers().read(ctx.issue()).map(Ledger::active).orElse(List.of());
+        for (ClarificationRecord r : active) {
+            try {
+                ctx.local().engine().execute(new ClarifyCommand.Abandon(r.id(), login, "issue #" + ctx.issue()
+                        + " was closed"));
+            } catch (ClarifyException e) {
+                if (e.code() == dev.agentx.clarify.protocol.ErrorCode.LOCK_TIMEOUT) {
+                    throw e;
+                }
+                LOG.info("{} not abandoned on close: {}", r.id(), e.getMessage());
+            }
+        }
+    }
+
+    private void runMonitor(IssueContext ctx) {
+        List<Outcome> outcomes = monitor.run(ctx.local());
+        Set<Integer> issues = new LinkedHashSet<>();
+        for (Outcome o : outcomes) {
+            if (o.record() == null) {
+                continue;
+            }
+            if (o.events().stream().anyMatch(e -> e.event() == EventType.STALE)) {
+                mirror.staleNotice(ctx.repo(), o.issue(), ctx.installation(), o.record());
+            }
+            issues.add(o.issue());
+        }
+        for (int issue : issues) {
+            mirror.sync(ctx.local(), ctx.repo(), issue, ctx.installation());
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package dev.agentx.clarify.github.handlers;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.github.outbox.Effect;
+import dev.agentx.clarify.github.outbox.Outbox;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.EntryType;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.protocol.ThreadEntry;
+import dev.agentx.clarify.render.MarkdownRenderer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Keeps an issue on GitHub in step with its ledger. The ledger is the source of truth: every
+ * thread entry not yet posted is queued as a comment (rendered by {@link MarkdownRenderer}), and
+ * the status labels are set to what the ledger says. What was queued is remembered in
+ * {@code .agentx/state/github/issue-N.json} (written after the outbox, so a crash in between
+ * queues again and the outbox drops the repeat by its key). Running it again is harmless.
+ */
+public final class IssueMirror {
+    public static final String PENDING = "clarification:pending";
+    public static final String BLOCKED = "blocked:clarification";
+    public static final String ESCALATED = "clarification:escalated";
+    public static final List<String> STATUS_LABELS = List.of(PENDING, BLOCKED, ESCALATED);
+
+    private final Outbox outbox;
+    private final Actors actors;
+    private final MarkdownRenderer renderer = new MarkdownRenderer();
+    private final ObjectMapper json = JsonSupport.mapper();
+
+    /** What was queued for one issue: thread entries per record, the labels set, and the installation. */
+    record State(long installation, Map<String, Integer> posted, List<String> labels, int generation) {
+        State {
+            posted = new LinkedHashMap<>(posted == null ? Map.of() : posted);
+            labels = List.copyOf(labels == null ? List.of() : labels);
+        }
+    }
+
+    public IssueMirror(Outbox outbox, Actors actors) {
+        this.outbox = outbox;
+        this.actors = actors;
+    }
+
+    static Path stateFile(LocalMode repo, int issue) {
+        return repo.root().resolve(".agentx/state/github/issue-" + issue + ".json");
+    }
+
+    Optional<State> load(LocalMode repo, int issue) {
+        Path file = stateFile(repo, issue);
+        try {
+            return Optional.of(json.readValue(Files.readAllBytes(file), State.class));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The installation that last acted on the issue, if any (for a restart's catch-up). */
+    public Optional<Long> installationOf(LocalMode repo, int issue) {
+        return load(repo, issue).map(State::installation);
+    }
+
+    /** Queues what the issue lacks on GitHub. */
+    public void sync(LocalMode repo, RepoRef ref, int issue, long installation) {
+        Optional<Ledger> read = repo.ledgers().read(issue);
+        if (read.isEmpty()) {
+            return;
+        }
+        Ledger ledger = read.get();
+        State state = load(repo, issue).orElse(new State(installation, Map.of(), List.of(), 0));
+        Map<String, Integer> posted = new LinkedHashMap<>(state.posted());
+        String prefix = ref.fullName() + "#" + issue + "/";
+
+        record Item(ClarificationRecord record, ThreadEntry entry, int index) {
+        }
+        List<Item> items = new ArrayList<>();
+        for (ClarificationRecord r : ledger.clarifications()) {
+            for (int i = posted.getOrDefault(r.id(), 0); i < r.thread().size(); i++) {
+                items.add(new Item(r, r.thread().get(i), i));
+            }
+        }
+        items.sort(Comparator.comparing((Item it) -> it.entry().timestamp()).thenComparing(it -> it.record().id())
+                .thenComparingInt(Item::index));
+        for (Item it : items) {
+            outbox.enqueue(new Effect.Comment(prefix + it.record().id() + "/" + it.index(), installation, ref, issue,
+                    comment(it.record(), it.entry())));
+        }
+        for (ClarificationRecord r : ledger.clarifications()) {
+            posted.put(r.id(), r.thread().size());
+        }
+
+        List<String> desired = labels(ledger);
+        Set<String> add = new LinkedHashSet<>(desired);
+        add.removeAll(state.labels());
+        Set<String> remove = new LinkedHashSet<>(state.labels());
+        remove.removeAll(desired);
+        int generation = state.generation();
+        if (!add.isEmpty() || !remove.isEmpty()) {
+            generation++;
+            String labelKey = prefix + "labels/" + generation + "/";
+            if (!add.isEmpty()) {
+                outbox.enqueue(new Effect.AddLabels(labelKey + "add", installation, ref, issue, List.copyOf(add)));
+            }
+            for (String label : remove) {
+                outbox.enqueue(new Effect.RemoveLabel(labelKey + "remove/" + label, installation, ref, issue, label));
+            }
+        }
+        State next = new State(installation, posted, desired, generation);
+        if (!next.equals(state) || load(repo, issue).isEmpty()) {
+            try {
+                AtomicFiles.write(stateFile(repo, issue), json.writeValueAsBytes(next));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** A thread entry as a comment: questions mention the target role; escalations say who may resolve. */
+    String comment(ClarificationRecord r, ThreadEntry e) {
+        List<String> mentions = e.type() == EntryType.QUESTION ? actors.mentions(r.to()) : List.of();
+        String body = renderer.entry(r, e, mentions);
+        if (e.type() == EntryType.ESCALATION) {
+            int marker = body.lastIndexOf("<!-- agentx:");
+            body = body.substring(0, marker) + "Who may resolve it: " + actors.maintainerPolicy() + ".\n\n"
+                    + body.substring(marker);
+        }
+        return body;
+    }
+
+    /** The status labels the ledger calls for. */
+    static List<String> labels(Ledger ledger) {
+        List<String> out = new ArrayList<>();
+        List<ClarificationRecord> records = ledger.clarifications();
+        if (records.stream().anyMatch(r -> r.status().awaitingAnswer())) {
+            out.add(PENDING);
+        }
+        if (records.stream().anyMatch(r -> r.blocking()
+                && (r.status().awaitingAnswer() || r.status() == Status.ESCALATED))) {
+            out.add(BLOCKED);
+        }
+        if (records.stream().anyMatch(r -> r.status() == Status.ESCALATED)) {
+            out.add(ESCALATED);
+        }
+        return out;
+    }
+
+    /** The stale notice for a record the monitor found stale. */
+    public void staleNotice(RepoRef ref, int issue, long installation, ClarificationRecord r) {
+        outbox.enqueue(new Effect.Comment(ref.fullName() + "#" + issue + "/" + r.id() + "/stale/" + r.round() + "/"
+                + r.staleAfter(), installation, ref, issue, renderer.stale(r, actors.mentions(r.to()))));
+    }
+}

@@ -1,0 +1,146 @@
+package dev.agentx.clarify.github.inbox;
+
+import dev.agentx.clarify.github.handlers.DeliveryHandler;
+import dev.agentx.clarify.github.outbox.Outbox;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Works through the inbox in order, then flushes the outbox. Asynchronous (the server's mode): one
+ * background thread, woken by each accepted delivery and every {@link #TICK} to send effects whose
+ * wait is over. Synchronous (tests): {@link #wake()} does the work on the caller's thread before the
+ * webhook is answered, so tests need no sleeps. Either way one drain runs at a time.
+ *
+ * <p>A delivery that fails (GitHub unreachable while checking a permission, a lock timeout) stays
+ * first in line and is tried again after a backoff; after {@link #MAX_ATTEMPTS} it moves to the
+ * inbox's {@code failed/}.
+ */
+public final class Worker implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
+    public static final Duration TICK = Duration.ofSeconds(5);
+    static final int MAX_ATTEMPTS = 8;
+
+    private final Inbox inbox;
+    private final DeliveryHandler handler;
+    private final Outbox outbox;
+    private final Clock clock;
+    private final boolean synchronous;
+    private final Object drainLock = new Object();
+    private ScheduledExecutorService executor;
+    private Instant lastPrune = Instant.MIN;
+
+    public Worker(Inbox inbox, DeliveryHandler handler, Outbox outbox, Clock clock, boolean synchronous) {
+        this.inbox = inbox;
+        this.handler = handler;
+        this.outbox = outbox;
+        this.clock = clock;
+        this.synchronous = synchronous;
+    }
+
+    public synchronized void start() {
+        if (!synchronous && executor == null) {
+            executor = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "agentx-worker");
+                t.setDaemon(true);
+                return t;
+            });
+            executor.scheduleWithFixedDelay(this::safeDrain, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** New work arrived: do it now (synchronous) or soon (asynchronous). */
+    public void wake() {
+        ScheduledExecutorService ex;
+        synchronized (this) {
+            ex = executor;
+        }
+        if (ex == null) {
+            safeDrain();
+        } else {
+            ex.execute(this::safeDrain);
+        }
+    }
+
+    private void safeDrain() {
+        try {
+            drain();
+        } catch (RuntimeException e) {
+            LOG.error("worker: {}", e.toString(), e);
+        }
+    }
+
+    /** Processes every due delivery in order, then sends every due effect; forgets old ids once a day. */
+    public void drain() {
+        synchronized (drainLock) {
+            drainLocked();
+        }
+    }
+
+    private void drainLocked() {
+        if (clock.instant().isAfter(lastPrune.plus(Duration.ofDays(1)))) {
+            inbox.prune();
+            outbox.prune();
+            lastPrune = clock.instant();
+        }
+        for (Path file : inbox.pending()) {
+            Inbox.Progress progress = inbox.progress(file);
+            Instant now = clock.instant();
+            if (progress.notBefore() != null && now.isBefore(progress.notBefore())) {
+                break;
+            }
+            InboundDelivery d;
+            try {
+                d = inbox.read(file);
+            } catch (RuntimeException e) {
+                inbox.fail(file, "unreadable: " + e.getMessage());
+                continue;
+            }
+            try {
+                handler.handle(d, progress, p -> inbox.saveProgress(file, p));
+                inbox.done(file);
+            } catch (RuntimeException e) {
+                Inbox.Progress now2 = inbox.progress(file);
+                int attempts = now2.attempts() + 1;
+                if (attempts >= MAX_ATTEMPTS) {
+                    inbox.fail(file, "failed " + attempts + " times, last: " + e);
+                    continue;
+                }
+                Duration wait = Duration.ofSeconds(5L << Math.min(attempts, 10));
+                LOG.warn("delivery {} ({}) failed (attempt {}), retrying in {} s: {}", d.id(), d.event(), attempts,
+                        wait.toSeconds(), e.toString());
+                inbox.saveProgress(file, new Inbox.Progress(now2.commandsDone(), now2.refused(), attempts, now.plus(wait)));
+                break;
+            }
+        }
+        outbox.flush();
+    }
+
+    /** Stops the background thread after the drain under way, if any. */
+    @Override
+    public void close() {
+        ScheduledExecutorService ex;
+        synchronized (this) {
+            ex = executor;
+            executor = null;
+        }
+        if (ex == null) {
+            return;
+        }
+        ex.shutdown();
+        try {
+            if (!ex.awaitTermination(30, TimeUnit.SECONDS)) {
+                ex.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            ex.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,362 @@
+package dev.agentx.clarify.github;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.support.MutableClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** End to end: webhooks in, ledger written, comments, reactions and labels out through WireMock. */
+class GitHubModeTest {
+    @TempDir
+    Path dir;
+    MutableClock clock;
+    GitHubRig rig;
+
+    @BeforeEach
+    void setUp() {
+        clock = MutableClock.at("2026-02-26T10:00:00Z");
+        rig = new GitHubRig(dir.resolve("data"), clock);
+        rig.start();
+    }
+
+    @AfterEach
+    void tearDown() {
+        rig.close();
+    }
+
+    private void accepted(GitHubRig.Response r) {
+        assertEquals(202, r.status(), r.body());
+    }
+
+    private ClarificationRecord record(int issue, int index) {
+        return rig.ledger(issue).clarifications().get(index);
+    }
+
+    @Test
+    void askPostsTheQuestionReactsAndLabels() {
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1,
+                "Thanks!\n/clarify @architect --topic \"Storage\" Which database\nshould we use?")));
+        ClarificationRecord r = record(1, 0);
+        assertEquals("CLR-1-001", r.id());
+        assertEquals("engineer", r.from());
+        assertEquals("architect", r.to());
+        assertEquals("Storage", r.topic());
+        assertEquals("Which database\nshould we use?", r.thread().get(0).body());
+        assertEquals(Status.PENDING, r.status());
+
+        List<String> comments = rig.comments(1);
+        assertEquals(1, comments.size(), comments.toString());
+        String q = comments.get(0);
+        assertTrue(q.contains("**Clarification CLR-1-001** - round 1 of 5"), q);
+        assertTrue(q.contains("@arch @acme/architects - your answer is requested."), q);
+        assertTrue(q.strip().endsWith("<!-- agentx:{\"id\":\"CLR-1-001\",\"round\":1,\"kind\":\"question\"} -->"), q);
+        assertEquals(List.of("{\"content\":\"+1\"}"), rig.reactions());
+        assertEquals(1, rig.requests("POST", GitHubRig.API_REPO + "/issues/1/labels").size());
+        String labels = rig.requests("POST", GitHubRig.API_REPO + "/issues/1/labels").get(0).getBodyAsString();
+        assertTrue(labels.contains("clarification:pending") && labels.contains("blocked:clarification"), labels);
+        assertEquals(0, rig.mode().pendingEffects());
+        assertEquals(0, rig.mode().pendingDeliveries());
+    }
+
+    @Test
+    void answerIsPostedAndStatusLabelsFollowTheLedger() {
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")));
+        clock.advance(Duration.ofMinutes(5));
+        accepted(rig.deliver("issue_comment", rig.comment("arch", 1, "/CLARIFY Answer Postgres, see ADR-7.")));
+        ClarificationRecord r = record(1, 0);
+        assertEquals(Status.ANSWERED, r.status());
+        assertEquals("Postgres, see ADR-7.", r.lastAnswer().orElseThrow().body());
+        List<String> comments = rig.comments(1);
+        assertEquals(2, comments.size());
+        assertTrue(comments.get(1).contains("\"kind\":\"answer\""), comments.get(1));
+        assertTrue(comments.get(1).contains("> Postgres, see ADR-7."), comments.get(1));
+        List<String> removed = rig.requests("DELETE", GitHubRig.API_REPO + "/issues/1/labels/.+").stream()
+                .map(q -> q.getUrl()).toList();
+        assertEquals(2, removed.size(), removed.toString());
+        assertTrue(removed.stream().anyMatch(u -> u.contains("clarification")), removed.toString());
+    }
+
+    @Test
+    void teamMembersActInTheirRole() {
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")));
+        accepted(rig.deliver("issue_comment", rig.comment("team-arch", 1, "/clarify answer CLR-1-001 Postgres")));
+        assertEquals(Status.ANSWERED, record(1, 0).status());
+        assertEquals(List.of("{\"content\":\"+1\"}", "{\"content\":\"+1\"}"), rig.reactions());
+    }
+
+    @Test
+    void followUpsToTheRoundLimitEscalateAndAMaintainerResolves() {
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q1")));
+        for (int round = 1; round <= 5; round++) {
+            accepted(rig.deliver("issue_comment", rig.comment("arch", 1, "/clarify answer A" + round)));
+            if (round < 5) {
+                accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify followup CLR-1-001 Q"
+                        + (round + 1))));
+            }
+        }
+        assertEquals(5, record(1, 0).round());
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify followup CLR-1-001 Q6?")));
+        ClarificationRecord r = record(1, 0);
+        assertEquals(Status.ESCALATED, r.status());
+        List<String> comments = rig.comments(1);
+        String refusal = comments.stream().filter(c -> c.contains("MAX_ROUNDS_EXCEEDED")).findFirst().orElseThrow();
+        assertTrue(refusal.startsWith("<!-- agentx-effect:") && refusal.contains("@eng this command was not carried out"),
+                refusal);
+        String escalation = comments.stream().filter(c -> c.contains("\"kind\":\"escalation\"")).findFirst()
+                .orElseThrow();
+        assertTrue(escalation.contains("Rounds used: 5 of 5"), escalation);
+        assertTrue(escalation.contains("Who may resolve it: maintainers of this repository (permission write or higher)"),
+                escalation);
+        assertTrue(rig.reactions().get(rig.reactions().size() - 1).contains("confused"));
+        assertTrue(rig.requests("POST", GitHubRig.API_REPO + "/issues/1/labels").stream()
+                .anyMatch(q -> q.getBodyAsString().contains("clarification:escalated")));
+
+        // the requester is no maintainer (read permission): refused
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify resolve CLR-1-001 my call")));
+        assertEquals(Status.ESCALATED, record(1, 0).status());
+        assertTrue(rig.comments(1).get(rig.comments(1).size() - 1).contains("**NOT_PERMITTED**"));
+
+        // a maintainer (admin) resolves it
+        accepted(rig.deliver("issue_comment", rig.comment("boss", 1, "/clarify resolve CLR-1-001 Postgres it is.")));
+        r = record(1, 0);
+        assertEquals(Status.RESOLVED, r.status());
+        assertEquals("boss", r.thread().get(r.thread().size() - 1).from());
+        String last = rig.comments(1).get(rig.comments(1).size() - 1);
+        assertTrue(last.contains("resolved by **boss**") && last.contains("\"kind\":\"resolution\""), last);
+        assertTrue(rig.requests("DELETE", GitHubRig.API_REPO + "/issues/1/labels/.+").stream()
+                .anyMatch(q -> q.getUrl().endsWith("clarification:escalated")
+                        || q.getUrl().endsWith("clarification%3Aescalated")));
+    }
+
+    @Test
+    void unmappedAndNonRequesterUsersAreRefusedWithAReasonAndAReaction() {
+        accepted(rig.deliver("issue_comment", rig.comment("stranger", 1, "/clarify @architect Hello?")));
+        assertFalse(rig.hasLedger(1));
+        String reply = rig.comments(1).get(0);
+        assertTrue(reply.contains("**UNMAPPED_USER**") && reply.contains("engineer = [\"stranger\"]"), reply);
+        assertEquals(List.of("{\"content\":\"confused\"}"), rig.reactions());
+
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q")));
+        accepted(rig.deliver("issue_comment", rig.comment("rev", 1, "/clarify answer CLR-1-001 not mine")));
+        assertEquals(Status.PENDING, record(1, 0).status());
+        assertTrue(rig.comments(1).get(rig.comments(1).size() - 1).contains("**NOT_PERMITTED**"));
+        accepted(rig.deliver("issue_comment", rig.comment("writer", 1, "/clarify abandon CLR-1-001 not needed")));
+        assertEquals(Status.ABANDONED, record(1, 0).status(), "a maintainer (write) may abandon");
+    }
+
+    @Test
+    void scopeViolationNamesTheAllowedTargets() {
+        accepted(rig.deliver("issue_comment", rig.comment("rev", 1, "/clarify @pm Why this feature?")));
+        assertFalse(rig.hasLedger(1));
+        String reply = rig.comments(1).get(0);
+        assertTrue(reply.contains("**SCOPE_VIOLATION**") && reply.contains("Allowed: [engineer, architect]"), reply);
+        assertEquals(List.of("{\"content\":\"confused\"}"), rig.reactions());
+    }
+
+    @Test
+    void typeLabelSelectsTheWorkflowAndBlockingIsDowngradedWithAReply() {
+        ObjectNode c = rig.comment("eng", 1, "/clarify @architect Crash cause?");
+        GitHubRig.addIssueLabel(c, "type:bug");
+        accepted(rig.deliver("issue_comment", c));
+        ClarificationRecord r = record(1, 0);
+        assertFalse(r.blocking());
+        assertEquals(6, r.maxRounds());
+        List<String> comments = rig.comments(1);
+        assertTrue(comments.get(1).contains("Downgraded to non-blocking"), comments.toString());
+    }
+
+    @Test
+    void severalCommandsInOneCommentAndNoneInCodeOrQuotes() {
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, String.join("\n",
+                "/clarify @architect First?", "more detail", "/clarify @pm --non-blocking Second?",
+                "```", "/clarify @architect in code", "```", "> /clarify @architect quoted",
+                "<!-- /clarify @architect hidden -->", "`/clarify @architect inline`"))));
+        assertEquals(2, rig.ledger(1).clarifications().size());
+        assertEquals("First?\nmore detail", record(1, 0).thread().get(0).body());
+        assertFalse(record(1, 1).blocking());
+        assertEquals(List.of("{\"content\":\"+1\"}"), rig.reactions());
+    }
+
+    @Test
+    void statusAndHelpReply() {
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q\n/clarify status\n/clarify help")));
+        List<String> comments = rig.comments(1);
+        assertEquals(3, comments.size());
+        assertTrue(comments.get(1).contains("**CLR-1-001** `pending` engineer -> architect"), comments.get(1));
+        assertTrue(comments.get(2).contains("/clarify followup CLR-N-NNN <question>") && comments.get(2)
+                .contains("@eng acts as: engineer"), comments.get(2));
+    }
+
+    @Test
+    void labelTriggerOpensABlockingClarificationAndRemovesTheLabel() {
+        accepted(rig.deliver("issues", rig.labeled("eng", 1, "clarify:architect")));
+        ClarificationRecord r = record(1, 0);
+        assertEquals("engineer", r.from());
+        assertEquals("architect", r.to());
+        assertTrue(r.blocking());
+        assertEquals("Spelling error in the README file", r.topic());
+        assertEquals(1, rig.requests("DELETE", GitHubRig.API_REPO + "/issues/1/labels/clarify.*architect").size());
+        assertEquals(1, rig.comments(1).size());
+    }
+
+    @Test
+    void issueOpenedRunsTheCommandsInItsBodyAndReactsToTheIssue() {
+        ObjectNode p = rig.issueEvent("opened", "eng", 7);
+        ((ObjectNode) p.get("issue")).put("body", "Some context.\n\n/clarify @architect REST or gRPC?");
+        accepted(rig.deliver("issues", p));
+        assertEquals("CLR-7-001", record(7, 0).id());
+        assertEquals(1, rig.requests("POST", GitHubRig.API_REPO + "/issues/7/reactions").size());
+    }
+
+    @Test
+    void closingTheIssueAbandonsItsActiveClarifications() {
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q1\n/clarify @pm Q2")));
+        accepted(rig.deliver("issues", rig.issueEvent("closed", "eng", 1)));
+        assertTrue(rig.ledger(1).clarifications().stream().allMatch(r -> r.status() == Status.ABANDONED));
+        List<String> comments = rig.comments(1);
+        assertEquals(4, comments.size());
+        assertTrue(comments.get(3).contains("abandoned by **eng**") && comments.get(3).contains("issue #1 was closed"),
+                comments.get(3));
+    }
+
+    @Test
+    void duplicateDeliveryIsAcknowledgedWithoutASecondEffect() {
+        ObjectNode c = rig.comment("eng", 1, "/clarify @architect Q");
+        String id = rig.nextDeliveryId();
+        accepted(rig.deliver("issue_comment", c, id));
+        int requests = rig.allRequests();
+        GitHubRig.Response again = rig.deliver("issue_comment", c, id);
+        assertEquals(200, again.status(), again.body());
+        assertEquals(1, rig.ledger(1).clarifications().size());
+        assertEquals(requests, rig.allRequests());
+        // still a duplicate after a restart
+        rig.start();
+        assertEquals(200, rig.deliver("issue_comment", c, id).status());
+        assertEquals(1, rig.ledger(1).clarifications().size());
+    }
+
+    @Test
+    void badOrMissingSignatureIsRefusedAndNothingIsWritten() throws Exception {
+        byte[] body = rig.bytes(rig.comment("eng", 1, "/clarify @architect Q"));
+        GitHubRig.Response bad = rig.send("POST", body, java.util.Map.of("Content-Type", "application/json",
+                "X-GitHub-Event", "issue_comment", "X-GitHub-Delivery", "d-1",
+                "X-Hub-Signature-256", dev.agentx.clarify.github.webhook.SignatureVerifier.sign("wrong", body)));
+        assertEquals(401, bad.status());
+        GitHubRig.Response missing = rig.send("POST", body, java.util.Map.of("Content-Type", "application/json",
+                "X-GitHub-Event", "issue_comment", "X-GitHub-Delivery", "d-2"));
+        assertEquals(401, missing.status());
+        assertFalse(rig.hasLedger(1));
+        assertEquals(0, rig.allRequests());
+        try (var seen = java.nio.file.Files.list(rig.data.resolve("inbox/seen"))) {
+            assertEquals(0, seen.count());
+        }
+        // the rotated-out secret still verifies while it is configured
+        GitHubRig.Response old = rig.send("POST", body, java.util.Map.of("Content-Type", "application/json",
+                "X-GitHub-Event", "issue_comment", "X-GitHub-Delivery", "d-3",
+                "X-Hub-Signature-256", dev.agentx.clarify.github.webhook.SignatureVerifier.sign(GitHubRig.OLD_SECRET, body)));
+        assertEquals(202, old.status());
+    }
+
+    @Test
+    void malformedRequestsGetTheirStatusCodes() {
+        byte[] junk = "{not json".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        String sig = dev.agentx.clarify.github.webhook.SignatureVerifier.sign(GitHubRig.SECRET, junk);
+        assertEquals(400, rig.send("POST", junk, java.util.Map.of("Content-Type", "application/json",
+                "X-GitHub-Event", "issue_comment", "X-GitHub-Delivery", "j-1", "X-Hub-Signature-256", sig)).status());
+        assertEquals(400, rig.send("POST", junk, java.util.Map.of("Content-Type", "application/json",
+                "X-GitHub-Delivery", "j-2", "X-Hub-Signature-256", sig)).status());
+        assertEquals(400, rig.send("POST", junk, java.util.Map.of("Content-Type", "application/json",
+                "X-GitHub-Event", "issue_comment", "X-Hub-Signature-256", sig)).status());
+        assertEquals(415, rig.send("POST", junk, java.util.Map.of("Content-Type", "application/x-www-form-urlencoded",
+                "X-GitHub-Event", "issue_comment", "X-GitHub-Delivery", "j-3", "X-Hub-Signature-256", sig)).status());
+        GitHubRig.Response put = rig.send("PUT", junk, java.util.Map.of("Content-Type", "application/json"));
+        assertEquals(405, put.status());
+        assertEquals(405, rig.send("GET", null, java.util.Map.of()).status());
+        GitHubRig.Response health = rig.request("GET", rig.mode().port(), "/healthz", null, java.util.Map.of());
+        assertEquals(200, health.status());
+        assertTrue(health.body().contains("\"status\":\"ok\""), health.body());
+        assertEquals(0, rig.mode().pendingDeliveries());
+        assertEquals(0, rig.allRequests());
+    }
+
+    @Test
+    void bodiesOverTheLimitGet413() {
+        rig.close();
+        rig = new GitHubRig(dir.resolve("data2"), clock).maxBody(4096);
+        rig.start();
+        GitHubRig.Response r = rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q"));
+        assertEquals(413, r.status(), r.body());
+        assertFalse(rig.hasLedger(1));
+    }
+
+    @Test
+    void missingInstallationIsLoggedAndIgnored() {
+        ObjectNode p = rig.fixture("issue_comment.created");
+        ((ObjectNode) p.get("comment")).put("body", "/clarify @architect Q");
+        ((ObjectNode) p.path("comment").get("user")).put("login", "eng");
+        accepted(rig.deliver("issue_comment", p));
+        assertFalse(rig.hasLedger(1));
+        assertEquals(0, rig.allRequests());
+        assertEquals(0, rig.mode().pendingDeliveries());
+    }
+
+    @Test
+    void pingInstallationAndOtherEventsAreAcknowledged() {
+        accepted(rig.deliver("ping", rig.fixture("ping.with-app_id")));
+        accepted(rig.deliver("installation", rig.fixture("installation.created")));
+        accepted(rig.deliver("installation_repositories", rig.fixture("installation_repositories.added")));
+        accepted(rig.deliver("issue_comment", rig.fixture("issue_comment.edited")));
+        ObjectNode odd = rig.issueEvent("transmogrified", "eng", 1);
+        accepted(rig.deliver("issues", odd));
+        accepted(rig.deliver("star", rig.json.createObjectNode().put("action", "created")));
+        assertEquals(0, rig.allRequests());
+        assertEquals(0, rig.mode().pendingDeliveries());
+    }
+
+    @Test
+    void botsAndTheAppItselfAreIgnoredUnlessMappedToARole() {
+        accepted(rig.deliver("issue_comment", rig.comment("dependabot[bot]", 1, "/clarify @architect Q")));
+        ObjectNode own = rig.comment("agentx-clarify[bot]", 1, "/clarify @architect Q");
+        ((ObjectNode) own.get("comment")).putObject("performed_via_github_app").put("id", GitHubRig.APP_ID);
+        accepted(rig.deliver("issue_comment", own));
+        assertFalse(rig.hasLedger(1));
+        assertEquals(0, rig.allRequests());
+        // an agent working as a GitHub App acts when [roles] names it
+        accepted(rig.deliver("issue_comment", rig.comment("agent-ux[bot]", 1, "/clarify @pm Which persona?")));
+        assertEquals("ux-designer", record(1, 0).from());
+    }
+
+    @Test
+    void installationTokenIsCachedAndRefreshedBeforeItExpires() {
+        String tokens = "/app/installations/1/access_tokens";
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q")));
+        accepted(rig.deliver("issue_comment", rig.comment("arch", 1, "/clarify answer A")));
+        assertEquals(1, rig.requests("POST", tokens).size());
+        String auth = rig.requests("POST", tokens).get(0).getHeader("Authorization");
+        assertTrue(auth.startsWith("Bearer ey"), "the app's JWT: " + auth);
+        assertTrue(rig.requests("POST", GitHubRig.API_REPO + "/issues/1/comments").get(0).getHeader("Authorization")
+                .equals("token ghs_test_token"));
+        clock.advance(Duration.ofMinutes(56)); // the token expires at +60 min; refreshed 5 min before
+        rig.wiremock.stubFor(com.github.tomakehurst.wiremock.client.WireMock.post(tokens).atPriority(1).willReturn(
+                com.github.tomakehurst.wiremock.client.WireMock.aResponse().withStatus(201)
+                        .withHeader("Content-Type", "application/json").withBody("{\"token\":\"ghs_second\","
+                                + "\"expires_at\":\"" + clock.instant().plusSeconds(3600) + "\"}")));
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify resolve CLR-1-001")));
+        assertEquals(2, rig.requests("POST", tokens).size());
+        List<com.github.tomakehurst.wiremock.verification.LoggedRequest> posts = rig.requests("POST",
+                GitHubRig.API_REPO + "/issues/1/comments");
+        assertEquals("token ghs_second", posts.get(posts.size() - 1).getHeader("Authorization"));
+    }
+}

@@ -1,0 +1,217 @@
+package dev.agentx.clarify.github;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import dev.agentx.clarify.events.ClarificationEvent;
+import dev.agentx.clarify.events.EventType;
+import dev.agentx.clarify.github.inbox.Inbox;
+import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.routing.Outcome;
+import dev.agentx.clarify.support.MutableClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Outages, rate limits, restarts and the monitor hook: nothing lost, nothing posted twice. */
+class GitHubResilienceTest {
+    private static final String COMMENTS = GitHubRig.API_REPO + "/issues/1/comments";
+
+    @TempDir
+    Path dir;
+    MutableClock clock;
+    GitHubRig rig;
+
+    @BeforeEach
+    void setUp() {
+        clock = MutableClock.at("2026-02-26T10:00:00Z");
+        rig = new GitHubRig(dir.resolve("data"), clock);
+    }
+
+    @AfterEach
+    void tearDown() {
+        rig.close();
+    }
+
+    private void ping() {
+        assertEquals(202, rig.deliver("ping", rig.fixture("ping.with-app_id")).status());
+    }
+
+    private int commentPosts() {
+        return rig.requests("POST", COMMENTS).size();
+    }
+
+    private void failFirstCommentWith(int status, String header, String value) {
+        var response = aResponse().withStatus(status).withHeader("Content-Type", "application/json")
+                .withBody("{\"message\":\"try later\"}");
+        if (header != null) {
+            response = response.withHeader(header, value);
+        }
+        rig.wiremock.stubFor(post(urlPathEqualTo(COMMENTS)).atPriority(1).inScenario("outage")
+                .whenScenarioStateIs(Scenario.STARTED).willReturn(response).willSetStateTo("up"));
+        rig.wiremock.stubFor(post(urlPathEqualTo(COMMENTS)).atPriority(1).inScenario("outage")
+                .whenScenarioStateIs("up").willReturn(aResponse().withStatus(201)
+                        .withHeader("Content-Type", "application/json").withBody("{\"id\":778}")));
+    }
+
+    @Test
+    void serverErrorThenRecoveryPostsExactlyOnce() {
+        rig.start();
+        failFirstCommentWith(500, null, null);
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q?")).status());
+        assertEquals(Status.PENDING, rig.ledger(1).clarifications().get(0).status(), "the ledger is written first");
+        assertEquals(1, commentPosts());
+        assertEquals(3, rig.mode().pendingEffects(), "question, reaction and labels wait, in order");
+        assertEquals(0, rig.reactions().size(), "later effects of the issue are held back");
+
+        ping();
+        assertEquals(1, commentPosts(), "not before the backoff");
+        clock.advance(Duration.ofSeconds(11));
+        ping();
+        assertEquals(2, commentPosts());
+        assertEquals(1, rig.requests("GET", COMMENTS).size(), "looked for an earlier landing first");
+        assertEquals(0, rig.mode().pendingEffects());
+        assertEquals(1, rig.reactions().size());
+
+        clock.advance(Duration.ofMinutes(5));
+        ping();
+        rig.mode().drain();
+        assertEquals(2, commentPosts(), "nothing posted again");
+    }
+
+    @Test
+    void aCommentThatLandedDespiteTheErrorIsNotPostedAgain() {
+        rig.start();
+        failFirstCommentWith(502, null, null);
+        rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q?"));
+        String first = rig.comments(1).get(0);
+        String tag = first.substring(0, first.indexOf("-->") + 3);
+        rig.wiremock.stubFor(get(urlPathEqualTo(COMMENTS)).atPriority(1).willReturn(okJson(
+                "[{\"id\":5,\"body\":" + rig.json.valueToTree(first) + "}]")));
+        clock.advance(Duration.ofSeconds(11));
+        ping();
+        assertEquals(1, commentPosts());
+        assertTrue(tag.startsWith("<!-- agentx-effect:"), tag);
+        assertEquals(0, rig.mode().pendingEffects());
+    }
+
+    @Test
+    void rateLimitWaitsWhatGitHubSays() {
+        rig.start();
+        failFirstCommentWith(429, "Retry-After", "120");
+        rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q?"));
+        assertEquals(1, commentPosts());
+        clock.advance(Duration.ofSeconds(60));
+        ping();
+        assertEquals(1, commentPosts(), "Retry-After: 120 is honoured");
+        clock.advance(Duration.ofSeconds(61));
+        ping();
+        assertEquals(2, commentPosts());
+        assertEquals(0, rig.requests("GET", COMMENTS).size(), "a 429 was not carried out: no need to look");
+        assertEquals(0, rig.mode().pendingEffects());
+    }
+
+    @Test
+    void primaryRateLimitWaitsForTheReset() {
+        rig.start();
+        long reset = clock.instant().plusSeconds(300).getEpochSecond();
+        var response = aResponse().withStatus(403).withHeader("Content-Type", "application/json")
+                .withHeader("X-RateLimit-Remaining", "0").withHeader("X-RateLimit-Reset", String.valueOf(reset))
+                .withBody("{\"message\":\"API rate limit exceeded\"}");
+        rig.wiremock.stubFor(post(urlPathEqualTo(COMMENTS)).atPriority(1).inScenario("limit")
+                .whenScenarioStateIs(Scenario.STARTED).willReturn(response).willSetStateTo("ok"));
+        rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q?"));
+        clock.advance(Duration.ofSeconds(200));
+        ping();
+        assertEquals(1, commentPosts());
+        clock.advance(Duration.ofSeconds(101));
+        ping();
+        assertEquals(2, commentPosts());
+    }
+
+    @Test
+    void deliveriesLeftInTheInboxAreProcessedAfterRestart() {
+        // a crash after the 202 and before processing: the delivery is only in the inbox
+        Inbox inbox = new Inbox(rig.data.resolve("inbox"), clock);
+        ObjectNode c = rig.comment("eng", 1, "/clarify @architect First?\n/clarify @pm Second?");
+        inbox.accept("crashed-1", "issue_comment", rig.bytes(c));
+        // a second one whose first command was already carried out before the crash
+        rig.start().close();
+        ObjectNode d = rig.comment("eng", 2, "/clarify @architect Done before?\n/clarify @pm Not yet?");
+        inbox = new Inbox(rig.data.resolve("inbox"), clock);
+        inbox.accept("crashed-2", "issue_comment", rig.bytes(d));
+        Path file = inbox.pending().get(0);
+        inbox.saveProgress(file, new Inbox.Progress(1, false, 0, null));
+
+        rig.start();
+        assertEquals(2, rig.ledger(1).clarifications().size());
+        List<ClarificationRecord> two = rig.ledger(2).clarifications();
+        assertEquals(1, two.size(), "the command done before the crash is not run again");
+        assertEquals("product-manager", two.get(0).to());
+        assertEquals(0, rig.mode().pendingDeliveries());
+        assertEquals(200, rig.deliver("issue_comment", c, "crashed-1").status(), "still known as seen");
+    }
+
+    @Test
+    void effectsLeftInTheOutboxGoOutAfterRestart() {
+        rig.start();
+        failFirstCommentWith(500, null, null);
+        rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q?"));
+        assertEquals(3, rig.mode().pendingEffects());
+        clock.advance(Duration.ofMinutes(1));
+        rig.start();
+        assertEquals(0, rig.mode().pendingEffects());
+        assertEquals(2, commentPosts());
+    }
+
+    @Test
+    void theMonitorRunsOnEveryEventAndItsActionsArePosted() {
+        List<Path> roots = new ArrayList<>();
+        rig.monitor(repo -> {
+            roots.add(repo.root());
+            List<Outcome> out = new ArrayList<>();
+            for (int issue : repo.ledgers().issues()) {
+                for (ClarificationRecord r : repo.ledgers().read(issue).orElseThrow().active()) {
+                    if (r.status() == Status.PENDING && !clock.instant().isBefore(r.staleAfter())) {
+                        Outcome o = repo.engine().escalateByHub(r.id(), "no answer within the SLA", x -> true);
+                        if (o != null) {
+                            out.add(o);
+                        }
+                    } else if (r.status() == Status.PENDING) {
+                        out.add(new Outcome(issue, r, List.of(ClarificationEvent.of(EventType.STALE, issue, r,
+                                clock.instant())), List.of()));
+                    }
+                }
+            }
+            return out;
+        });
+        rig.start();
+        rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q?"));
+        assertEquals(List.of(rig.data.resolve("repos/Codertocat/Hello-World")), roots);
+        List<String> comments = rig.comments(1);
+        assertEquals(2, comments.size());
+        assertTrue(comments.get(1).contains("\"kind\":\"stale\"") && comments.get(1).contains("@arch"), comments.get(1));
+
+        clock.advance(Duration.ofMinutes(31));
+        ping(); // no repository installation: the monitor needs an issue event of the repository
+        rig.deliver("issues", rig.issueEvent("edited", "eng", 1));
+        assertEquals(2, roots.size());
+        assertEquals(Status.ESCALATED, rig.ledger(1).clarifications().get(0).status());
+        String last = rig.comments(1).get(rig.comments(1).size() - 1);
+        assertTrue(last.contains("\"kind\":\"escalation\"") && last.contains("no answer within the SLA"), last);
+    }
+}

@@ -1,0 +1,309 @@
+package dev.agentx.clarify.github.support;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.delete;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlMatching;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import dev.agentx.clarify.channel.HumanChannel;
+import dev.agentx.clarify.github.GitHubMode;
+import dev.agentx.clarify.github.GitHubSettings;
+import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.github.RepositoryMonitor;
+import dev.agentx.clarify.github.api.Hub4jGateway;
+import dev.agentx.clarify.github.auth.AppJwt;
+import dev.agentx.clarify.github.webhook.SignatureVerifier;
+import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.lock.LockObserver;
+import dev.agentx.clarify.lock.LockSettings;
+import dev.agentx.clarify.lock.ProcessIdentity;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.support.MutableClock;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.interfaces.RSAPrivateKey;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * GitHub Mode end to end: the real server on a random port in synchronous mode, WireMock standing
+ * in for the GitHub API, and the real fixture payloads edited per case and signed.
+ */
+public final class GitHubRig implements AutoCloseable {
+    public static final String SECRET = "test-secret";
+    public static final String OLD_SECRET = "old-secret";
+    public static final long APP_ID = 4242;
+    public static final RepoRef REPO = new RepoRef("Codertocat", "Hello-World");
+    public static final String API_REPO = "/repos/Codertocat/Hello-World";
+    public static final String CONFIG = """
+            [roles]
+            engineer = ["eng"]
+            architect = ["arch", "@acme/architects"]
+            reviewer = ["rev"]
+            product-manager = ["pm-person"]
+            ux-designer = ["agent-ux[bot]"]
+
+            [maintainers]
+            min_permission = "write"
+            """;
+
+    public final Path data;
+    public final MutableClock clock;
+    public final WireMockServer wiremock;
+    public final ObjectMapper json = new ObjectMapper();
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final AtomicInteger deliveries = new AtomicInteger();
+    private final AtomicInteger commentIds = new AtomicInteger(5000);
+    private GitHubMode mode;
+    private RepositoryMonitor monitor = RepositoryMonitor.NONE;
+    private long maxBody = GitHubSettings.MAX_BODY_BYTES;
+
+    public GitHubRig(Path data, MutableClock clock) {
+        this.data = data;
+        this.clock = clock;
+        this.wiremock = new WireMockServer(wireMockConfig().dynamicPort());
+        wiremock.start();
+        stubGitHub();
+        writeConfig(CONFIG);
+    }
+
+    public GitHubRig monitor(RepositoryMonitor m) {
+        this.monitor = m;
+        return this;
+    }
+
+    public GitHubRig maxBody(long bytes) {
+        this.maxBody = bytes;
+        return this;
+    }
+
+    public void writeConfig(String toml) {
+        try {
+            Files.createDirectories(data);
+            Files.writeString(data.resolve("agentx.toml"), toml);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The API as an installed app sees it: token, comments, reactions, labels, permissions, teams. */
+    public void stubGitHub() {
+        wiremock.resetAll();
+        wiremock.stubFor(post(urlPathMatching("/app/installations/\\d+/access_tokens")).willReturn(aResponse()
+                .withStatus(201).withHeader("Content-Type", "application/json")
+                .withBody("{\"token\":\"ghs_test_token\",\"expires_at\":\"" + clock.instant().plusSeconds(3600) + "\"}")));
+        wiremock.stubFor(post(urlPathMatching(API_REPO + "/issues/\\d+/comments")).willReturn(aResponse().withStatus(201)
+                .withHeader("Content-Type", "application/json").withBody("{\"id\": 777, \"body\": \"posted\"}")));
+        wiremock.stubFor(get(urlPathMatching(API_REPO + "/issues/\\d+/comments")).willReturn(okJson("[]")));
+        wiremock.stubFor(post(urlPathMatching(API_REPO + "/issues/comments/\\d+/reactions")).willReturn(aResponse()
+                .withStatus(201).withHeader("Content-Type", "application/json").withBody("{\"id\":1,\"content\":\"+1\"}")));
+        wiremock.stubFor(post(urlPathMatching(API_REPO + "/issues/\\d+/reactions")).willReturn(aResponse()
+                .withStatus(201).withHeader("Content-Type", "application/json").withBody("{\"id\":2,\"content\":\"+1\"}")));
+        wiremock.stubFor(post(urlPathMatching(API_REPO + "/issues/\\d+/labels")).willReturn(okJson("[]")));
+        wiremock.stubFor(delete(urlPathMatching(API_REPO + "/issues/\\d+/labels/.+")).willReturn(okJson("[]")));
+        wiremock.stubFor(get(urlPathMatching(API_REPO + "/collaborators/[^/]+/permission")).atPriority(10)
+                .willReturn(okJson("{\"permission\":\"read\",\"user\":{\"login\":\"someone\"}}")));
+        permission("boss", "admin");
+        permission("writer", "write");
+        wiremock.stubFor(get(urlPathEqualTo("/orgs/acme")).willReturn(okJson("{\"login\":\"acme\",\"id\":77}")));
+        wiremock.stubFor(get(urlPathEqualTo("/orgs/acme/teams/architects")).willReturn(okJson(
+                "{\"id\":88,\"slug\":\"architects\",\"name\":\"Architects\"}")));
+        wiremock.stubFor(get(urlMatching("/organizations/77/team/88/members.*")).willReturn(okJson(
+                "[{\"login\":\"team-arch\",\"id\":9}]")));
+    }
+
+    public void permission(String login, String permission) {
+        wiremock.stubFor(get(urlPathEqualTo(API_REPO + "/collaborators/" + login + "/permission")).atPriority(1)
+                .willReturn(okJson("{\"permission\":\"" + permission + "\",\"user\":{\"login\":\"" + login + "\"}}")));
+    }
+
+    public GitHubSettings settings() {
+        RSAPrivateKey key = (RSAPrivateKey) Keys.PAIR.getPrivate();
+        return new GitHubSettings(String.valueOf(APP_ID), key, List.of(SECRET.getBytes(StandardCharsets.UTF_8),
+                OLD_SECRET.getBytes(StandardCharsets.UTF_8)), wiremock.baseUrl(), data, 0,
+                GitHubSettings.DEFAULT_PATH, maxBody);
+    }
+
+    public LockManager locks() {
+        return new LockManager(clock, LockSettings.defaults(), clock::advance, ProcessIdentity.current(),
+                LockObserver.NONE);
+    }
+
+    /** Starts (or restarts) the server in synchronous mode. */
+    public GitHubMode start() {
+        if (mode != null) {
+            mode.close();
+        }
+        GitHubSettings s = settings();
+        mode = new GitHubMode(s, clock, locks(), new Hub4jGateway(s.apiUrl(), new AppJwt(s.appId(), s.privateKey(), clock),
+                clock), new GitHubMode.Options(true, monitor, new HumanChannel(), "127.0.0.1"));
+        return mode.start();
+    }
+
+    public GitHubMode mode() {
+        return mode;
+    }
+
+    // ---- payloads ----------------------------------------------------------------------------
+
+    public ObjectNode fixture(String name) {
+        Path p = Path.of(System.getProperty("agentx.fixtures", "../shared/fixtures"), "github-webhooks",
+                name + ".payload.json");
+        try {
+            return (ObjectNode) json.readTree(p.toFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void user(ObjectNode user, String login) {
+        user.put("login", login);
+        user.put("type", login.endsWith("[bot]") ? "Bot" : "User");
+    }
+
+    /** issue_comment.created by {@code login} on issue {@code issue} with {@code body}. */
+    public ObjectNode comment(String login, int issue, String body) {
+        ObjectNode p = fixture("issue_comment.created.with-installation");
+        ObjectNode c = (ObjectNode) p.get("comment");
+        c.put("body", body);
+        c.put("id", commentIds.incrementAndGet());
+        user((ObjectNode) c.get("user"), login);
+        user((ObjectNode) p.get("sender"), login);
+        ((ObjectNode) p.get("issue")).put("number", issue);
+        return p;
+    }
+
+    public ObjectNode issueEvent(String action, String login, int issue) {
+        ObjectNode p = fixture("issues.opened");
+        p.put("action", action);
+        p.putObject("installation").put("id", 1);
+        ((ObjectNode) p.get("issue")).put("number", issue);
+        user((ObjectNode) p.get("sender"), login);
+        user((ObjectNode) p.path("issue").get("user"), login);
+        return p;
+    }
+
+    public ObjectNode labeled(String login, int issue, String label) {
+        ObjectNode p = fixture("issues.labeled");
+        p.putObject("installation").put("id", 1);
+        ((ObjectNode) p.get("issue")).put("number", issue);
+        ((ObjectNode) p.get("label")).put("name", label);
+        p.withArray("/issue/labels").addObject().put("name", label);
+        user((ObjectNode) p.get("sender"), login);
+        return p;
+    }
+
+    public static void addIssueLabel(ObjectNode payload, String label) {
+        payload.withArray("/issue/labels").addObject().put("name", label);
+    }
+
+    // ---- HTTP --------------------------------------------------------------------------------
+
+    public record Response(int status, String body) {
+    }
+
+    public String nextDeliveryId() {
+        return "00000000-0000-0000-0000-" + String.format("%012d", deliveries.incrementAndGet());
+    }
+
+    /** Sends a signed delivery with a fresh delivery id. */
+    public Response deliver(String event, JsonNode payload) {
+        return deliver(event, payload, nextDeliveryId());
+    }
+
+    public Response deliver(String event, JsonNode payload, String deliveryId) {
+        byte[] body = bytes(payload);
+        return send("POST", body, Map.of("Content-Type", "application/json", "X-GitHub-Event", event,
+                "X-GitHub-Delivery", deliveryId, "X-Hub-Signature-256", SignatureVerifier.sign(SECRET, body)));
+    }
+
+    public byte[] bytes(JsonNode payload) {
+        try {
+            return json.writeValueAsBytes(payload);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public Response send(String method, byte[] body, Map<String, String> headers) {
+        return request(method, mode.port(), GitHubSettings.DEFAULT_PATH, body, headers);
+    }
+
+    public Response request(String method, int port, String path, byte[] body, Map<String, String> headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofByteArray(body));
+        headers.forEach(b::header);
+        try {
+            HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            return new Response(r.statusCode(), r.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ---- what happened -----------------------------------------------------------------------
+
+    public Ledger ledger(int issue) {
+        return mode.repository(REPO).ledgers().read(issue).orElseThrow(() -> new AssertionError("no ledger " + issue));
+    }
+
+    public boolean hasLedger(int issue) {
+        return mode.repository(REPO).ledgers().read(issue).isPresent();
+    }
+
+    public List<LoggedRequest> requests(String method, String pathRegex) {
+        return wiremock.findAll(new com.github.tomakehurst.wiremock.matching.RequestPatternBuilder(
+                com.github.tomakehurst.wiremock.http.RequestMethod.fromString(method), urlPathMatching(pathRegex)));
+    }
+
+    /** Bodies of the comments posted on the issue, in order. */
+    public List<String> comments(int issue) {
+        return requests("POST", API_REPO + "/issues/" + issue + "/comments").stream()
+                .map(r -> {
+                    try {
+                        return json.readTree(r.getBodyAsString()).path("body").asText();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }).toList();
+    }
+
+    public List<String> reactions() {
+        return requests("POST", API_REPO + "/issues/(comments/)?\\d+/reactions").stream()
+                .map(r -> r.getBodyAsString()).toList();
+    }
+
+    public int allRequests() {
+        return wiremock.getAllServeEvents().size();
+    }
+
+    @Override
+    public void close() {
+        if (mode != null) {
+            mode.close();
+        }
+        wiremock.stop();
+    }
+}
