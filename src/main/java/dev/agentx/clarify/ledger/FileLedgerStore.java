@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -86,6 +87,20 @@ public final class FileLedgerStore implements LedgerStore {
         });
     }
 
+    /** The issue number of a ledger file name ({@code issue-N.json}), or empty if it is not one. */
+    public static OptionalInt issueOf(String fileName) {
+        Matcher m = FILE.matcher(fileName);
+        if (!m.matches()) {
+            return OptionalInt.empty();
+        }
+        try {
+            int n = Integer.parseInt(m.group(1));
+            return n > 0 ? OptionalInt.of(n) : OptionalInt.empty();
+        } catch (NumberFormatException e) {
+            return OptionalInt.empty();
+        }
+    }
+
     @Override
     public List<Integer> issues() {
         if (!Files.isDirectory(dir)) {
@@ -93,19 +108,7 @@ public final class FileLedgerStore implements LedgerStore {
         }
         List<Integer> out = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
-            files.forEach(p -> {
-                Matcher m = FILE.matcher(p.getFileName().toString());
-                if (m.matches()) {
-                    try {
-                        int n = Integer.parseInt(m.group(1));
-                        if (n > 0) {
-                            out.add(n);
-                        }
-                    } catch (NumberFormatException ignored) {
-                        // not a ledger of ours
-                    }
-                }
-            });
+            files.forEach(p -> issueOf(p.getFileName().toString()).ifPresent(out::add));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + dir + ": " + e.getMessage(), e);
         }
