@@ -1,18 +1,15 @@
 package dev.agentx.clarify.ledger;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import dev.agentx.clarify.files.AtomicFiles;
-import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.Ledger;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -23,8 +20,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -48,16 +45,18 @@ import org.slf4j.LoggerFactory;
  * atomic). A missing, damaged or other-version index is rebuilt from the ledgers. Active ledgers
  * carry no signature: they are read on every scan anyway, and a pass that only changes active
  * records (marking stale, escalating) leaves the index file untouched.
+ *
+ * <p>The file is JSON, one ledger per line, read and written by streaming (it has an entry per
+ * ledger, so its parse is on the hot path): {@code {"version":1,"ledgers":[[1,"closed",SIZE,
+ * MTIME_NS,"(dev=..,ino=..)"], [2,"active"], [3,"damaged",SIZE,MTIME_NS,KEY,"why"], ...]}}.
  */
 public final class ActiveLedgerIndex implements ActiveLedgers {
     private static final Logger LOG = LoggerFactory.getLogger(ActiveLedgerIndex.class);
     static final int VERSION = 1;
+    private static final JsonFactory JSON = new JsonFactory();
 
     private final FileLedgerStore store;
     private final Path indexFile;
-    private final ObjectMapper mapper = JsonSupport.mapper()
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .setSerializationInclusion(JsonInclude.Include.NON_NULL);
     /** What this instance knows, loaded from the index file on the first scan. */
     private Map<Integer, Entry> known;
 
@@ -71,29 +70,27 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
     }
 
     enum State {
-        @JsonProperty("active") ACTIVE,
-        @JsonProperty("closed") CLOSED,
-        @JsonProperty("damaged") DAMAGED
-    }
+        ACTIVE, CLOSED, DAMAGED;
 
-    /** One ledger as last judged. Closed and damaged entries carry the file signature they were judged at. */
-    @JsonPropertyOrder({"state", "size", "modified", "key", "problem"})
-    record Entry(State state, Long size, Long modified, String key, String problem) {
-        static final Entry ACTIVE = new Entry(State.ACTIVE, null, null, null, null);
-
-        boolean matches(Signature s) {
-            return state != State.ACTIVE && Objects.equals(size, s.size) && Objects.equals(modified, s.modified)
-                    && Objects.equals(key, s.key);
+        String wire() {
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
-    record IndexFile(int version, TreeMap<Integer, Entry> ledgers) {
-    }
-
-    private record Signature(Long size, Long modified, String key) {
+    /** A ledger file's identity: any write (an atomic rename) changes it. */
+    record Signature(long size, long modified, String key) {
         static Signature of(BasicFileAttributes a) {
             Object k = a.fileKey();
             return new Signature(a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS), k == null ? null : k.toString());
+        }
+    }
+
+    /** One ledger as last judged. Closed and damaged entries carry the signature they were judged at. */
+    record Entry(State state, Signature signature, String problem) {
+        static final Entry ACTIVE = new Entry(State.ACTIVE, null, null);
+
+        boolean matches(Signature s) {
+            return state != State.ACTIVE && s.equals(signature);
         }
     }
 
@@ -155,12 +152,12 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         try {
             ledger = store.decode(file, issue, bytes);
         } catch (ClarifyException e) {
-            next.put(issue, new Entry(State.DAMAGED, sig.size(), sig.modified(), sig.key(), e.getMessage()));
+            next.put(issue, new Entry(State.DAMAGED, sig, e.getMessage()));
             problems.add(e.getMessage());
             return;
         }
         if (ledger.active().isEmpty()) {
-            next.put(issue, new Entry(State.CLOSED, sig.size(), sig.modified(), sig.key(), null));
+            next.put(issue, new Entry(State.CLOSED, sig, null));
         } else {
             next.put(issue, Entry.ACTIVE);
             active.add(ledger);
@@ -168,38 +165,111 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
     }
 
     private Map<Integer, Entry> load() {
-        byte[] bytes;
         try {
-            bytes = Files.readAllBytes(indexFile);
+            return parse(Files.readAllBytes(indexFile));
         } catch (NoSuchFileException e) {
             return new HashMap<>();
-        } catch (IOException e) {
-            LOG.warn("cannot read {}, rebuilding it from the ledgers: {}", indexFile, e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("{} cannot be used ({}); rebuilding it from the ledgers", indexFile, e.getMessage());
             return new HashMap<>();
         }
-        try {
-            IndexFile f = mapper.readValue(bytes, IndexFile.class);
-            if (f == null || f.version() != VERSION || f.ledgers() == null || f.ledgers().values().stream()
-                    .anyMatch(e -> e == null || e.state() == null)) {
-                LOG.warn("{} is of another version or incomplete; rebuilding it from the ledgers", indexFile);
-                return new HashMap<>();
+    }
+
+    /** Strict: anything but exactly the format written by {@link #save()} is refused (and the index rebuilt). */
+    static Map<Integer, Entry> parse(byte[] bytes) throws IOException {
+        Map<Integer, Entry> out = null;
+        Integer version = null;
+        try (JsonParser p = JSON.createParser(bytes)) {
+            expect(p, p.nextToken() == JsonToken.START_OBJECT, "an object");
+            for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
+                expect(p, t == JsonToken.FIELD_NAME, "a field");
+                String field = p.currentName();
+                JsonToken value = p.nextToken();
+                if (field.equals("version") && value == JsonToken.VALUE_NUMBER_INT) {
+                    version = p.getIntValue();
+                } else if (field.equals("ledgers") && value == JsonToken.START_ARRAY) {
+                    out = entries(p);
+                } else {
+                    expect(p, false, "version or ledgers");
+                }
             }
-            return new HashMap<>(f.ledgers());
-        } catch (JsonProcessingException e) {
-            LOG.warn("{} is damaged ({}); rebuilding it from the ledgers", indexFile, LedgerCodec.describe(e));
-            return new HashMap<>();
-        } catch (IOException e) {
-            LOG.warn("cannot read {}, rebuilding it from the ledgers: {}", indexFile, e.getMessage());
-            return new HashMap<>();
+            expect(p, p.nextToken() == null, "the end");
+        }
+        if (version == null || version != VERSION || out == null) {
+            throw new IOException("version " + version + " where " + VERSION + " was expected, or no ledgers");
+        }
+        return out;
+    }
+
+    private static Map<Integer, Entry> entries(JsonParser p) throws IOException {
+        Map<Integer, Entry> out = new HashMap<>();
+        for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+            expect(p, t == JsonToken.START_ARRAY, "[issue, state, ...]");
+            expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "an issue number");
+            int issue = p.getIntValue();
+            expect(p, p.nextToken() == JsonToken.VALUE_STRING, "a state");
+            State state = State.valueOf(p.getText().toUpperCase(Locale.ROOT));
+            Entry e = Entry.ACTIVE;
+            if (state != State.ACTIVE) {
+                expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "a size");
+                long size = p.getLongValue();
+                expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "a modification time");
+                long modified = p.getLongValue();
+                JsonToken k = p.nextToken();
+                expect(p, k == JsonToken.VALUE_STRING || k == JsonToken.VALUE_NULL, "a file key");
+                String key = k == JsonToken.VALUE_NULL ? null : p.getText();
+                String problem = null;
+                if (state == State.DAMAGED) {
+                    expect(p, p.nextToken() == JsonToken.VALUE_STRING, "a problem");
+                    problem = p.getText();
+                }
+                e = new Entry(state, new Signature(size, modified, key), problem);
+            }
+            expect(p, p.nextToken() == JsonToken.END_ARRAY, "the end of the entry");
+            expect(p, issue > 0 && out.put(issue, e) == null, "each issue once");
+        }
+        return out;
+    }
+
+    private static void expect(JsonParser p, boolean ok, String what) throws IOException {
+        if (!ok) {
+            throw new IOException("expected " + what + " at line " + p.currentLocation().getLineNr());
         }
     }
 
     /** Writes the index atomically. It is only a cache: a failure is logged and the next scan reads more. */
     private void save() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + known.size() * 64);
+        try (JsonGenerator g = JSON.createGenerator(bytes)) {
+            g.writeStartObject();
+            g.writeNumberField("version", VERSION);
+            g.writeArrayFieldStart("ledgers");
+            for (Map.Entry<Integer, Entry> e : new TreeMap<>(known).entrySet()) {
+                g.writeRaw('\n');
+                g.writeStartArray();
+                g.writeNumber(e.getKey());
+                Entry entry = e.getValue();
+                g.writeString(entry.state().wire());
+                if (entry.state() != State.ACTIVE) {
+                    g.writeNumber(entry.signature().size());
+                    g.writeNumber(entry.signature().modified());
+                    g.writeString(entry.signature().key());
+                    if (entry.state() == State.DAMAGED) {
+                        g.writeString(entry.problem());
+                    }
+                }
+                g.writeEndArray();
+            }
+            g.writeRaw('\n');
+            g.writeEndArray();
+            g.writeEndObject();
+            g.writeRaw('\n');
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         try {
-            String json = mapper.writeValueAsString(new IndexFile(VERSION, new TreeMap<>(known)));
-            AtomicFiles.write(indexFile, (json + "\n").getBytes(StandardCharsets.UTF_8));
-        } catch (JsonProcessingException | UncheckedIOException e) {
+            AtomicFiles.write(indexFile, bytes.toByteArray());
+        } catch (UncheckedIOException e) {
             LOG.warn("monitor index not written: {}", e.getMessage());
         }
     }

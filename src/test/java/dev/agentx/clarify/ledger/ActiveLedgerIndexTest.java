@@ -127,9 +127,11 @@ class ActiveLedgerIndexTest {
         assertEquals(List.of(2), issues(scan()));
         assertEquals(good, Files.readString(index()));
 
-        for (String broken : new String[] {"{\"version\":1,\"ledgers\":{\"1\":{\"state\":\"clo", "[]", "",
-                "{\"version\":99,\"ledgers\":{}}", "{\"version\":1,\"ledgers\":{\"1\":{\"state\":\"closed\",\"extra\":1}}}",
-                "{\"version\":1,\"ledgers\":{\"1\":null}}"}) {
+        for (String broken : new String[] {"{\"version\":1,\"ledgers\":[[1,\"clo", "[]", "", "{}",
+                "{\"version\":99,\"ledgers\":[]}", "{\"version\":1,\"ledgers\":[[1,\"closed\",1,2,\"k\",\"extra\"]]}",
+                "{\"version\":1,\"ledgers\":[[1,\"bogus\"]]}", "{\"version\":1,\"ledgers\":[[1,\"closed\"]]}",
+                "{\"version\":1,\"ledgers\":[[2,\"active\"],[2,\"active\"]]}", "{\"version\":1,\"ledgers\":[null]}",
+                "{\"version\":1,\"ledgers\":[]} trailing", "{\"version\":1,\"ledgers\":[],\"more\":1}"}) {
             Files.writeString(index(), broken);
             ActiveLedgers.Scan s = scan();
             assertEquals(List.of(2), issues(s), broken);
@@ -163,6 +165,6 @@ class ActiveLedgerIndexTest {
         Files.delete(local.ledgers().fileOf(2));
         assertEquals(1, scan().ledgers());
         String idx = Files.readString(index(), StandardCharsets.UTF_8);
-        assertTrue(idx.contains("\"1\":") && !idx.contains("\"2\":"), idx);
+        assertTrue(idx.contains("\n[1,\"closed\",") && !idx.contains("[2,"), idx);
     }
 }
