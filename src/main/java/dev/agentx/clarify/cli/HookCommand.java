@@ -12,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -29,33 +30,33 @@ final class HookCommand {
     HookCommand() {
     }
 
-    /** Options and work shared by both hooks. */
+    /** Options and work shared by both hooks: the status each sets, and how it says so. */
     abstract static class Hook implements Runnable {
         final CliContext ctx;
+        private final BiFunction<Integer, Instant, AgentStatus> status;
+        private final String doing;
 
         @Option(names = "--agent", required = true, paramLabel = "A", description = "The agent (role), e.g. engineer.")
         String agent;
         @Option(names = "--issue", required = true, paramLabel = "N", description = "The issue number.")
         int issue;
 
-        Hook(CliContext ctx) {
+        Hook(CliContext ctx, BiFunction<Integer, Instant, AgentStatus> status, String doing) {
             this.ctx = ctx;
+            this.status = status;
+            this.doing = doing;
         }
-
-        abstract AgentStatus status(int issue, Instant at);
-
-        abstract String line(String agent, int issue);
 
         @Override
         public void run() {
             LocalMode local = ctx.local();
             int n = Validation.issue(issue);
             String name = known(local, agent);
-            AgentStatus status = status(n, ctx.clock.instant().truncatedTo(ChronoUnit.MILLIS));
+            AgentStatus next = status.apply(n, ctx.clock.instant().truncatedTo(ChronoUnit.MILLIS));
             local.statuses().update(name, m -> {
-                Map<String, AgentStatus> next = new TreeMap<>(m);
-                next.put(name, status);
-                return next;
+                Map<String, AgentStatus> all = new TreeMap<>(m);
+                all.put(name, next);
+                return all;
             });
             AgentOverview.Agent a = AgentOverview.one(name, local.statuses().read(),
                     local.activeLedgers().scan().active());
@@ -63,7 +64,7 @@ final class HookCommand {
                 ctx.printJson(AgentsJson.agent(ctx, a));
                 return;
             }
-            ctx.out.println(line(name, n));
+            ctx.out.println(name + " " + doing + " #" + n);
             ctx.out.flush();
             for (String s : AgentsJson.involvement(a)) {
                 ctx.err.println("note: " + name + " is " + s);
@@ -88,17 +89,7 @@ final class HookCommand {
             footer = {"", "Example:", "  agentx hook start --agent engineer --issue 42"})
     static final class Start extends Hook {
         Start(CliContext ctx) {
-            super(ctx);
-        }
-
-        @Override
-        AgentStatus status(int issue, Instant at) {
-            return AgentStatus.working(issue, at);
-        }
-
-        @Override
-        String line(String agent, int issue) {
-            return agent + " is working on #" + issue;
+            super(ctx, AgentStatus::working, "is working on");
         }
     }
 
@@ -107,17 +98,7 @@ final class HookCommand {
             footer = {"", "Example:", "  agentx hook finish --agent engineer --issue 42"})
     static final class Finish extends Hook {
         Finish(CliContext ctx) {
-            super(ctx);
-        }
-
-        @Override
-        AgentStatus status(int issue, Instant at) {
-            return AgentStatus.done(issue, at);
-        }
-
-        @Override
-        String line(String agent, int issue) {
-            return agent + " is done with #" + issue;
+            super(ctx, AgentStatus::done, "is done with");
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.agentx.clarify.ledger;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.protocol.ClarifyException;
@@ -120,7 +121,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         }
         active.sort(Comparator.comparingInt(Ledger::issueNumber));
         problems.sort(null);
-        return new Scan(next.size(), active, problems);
+        return new Scan(next.keySet().stream().sorted().toList(), active, problems);
     }
 
     private void judge(int issue, Path file, Map<Integer, Entry> next, List<Ledger> active, List<String> problems) {
@@ -170,7 +171,8 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         } catch (NoSuchFileException e) {
             return new HashMap<>();
         } catch (IOException | RuntimeException e) {
-            LOG.warn("{} cannot be used ({}); rebuilding it from the ledgers", indexFile, e.getMessage());
+            String why = e instanceof JsonProcessingException j ? LedgerCodec.describe(j) : e.getMessage();
+            LOG.warn("{} cannot be used ({}); rebuilding it from the ledgers", indexFile, why);
             return new HashMap<>();
         }
     }

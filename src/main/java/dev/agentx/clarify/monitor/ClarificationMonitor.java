@@ -62,14 +62,18 @@ public final class ClarificationMonitor {
 
     /** Looks without acting: what a pass would act on now, and what it escalated before. */
     public Findings check() {
+        return check(now());
+    }
+
+    private Findings check(Instant now) {
         ActiveLedgers.Scan scan = ledgers.scan();
-        return Detector.detect(scan.active(), scan.ledgers(), now(), order, scan.problems());
+        return Detector.detect(scan.active(), scan.ledgers(), now, order, scan.problems());
     }
 
     /** One pass: look, then act. */
     public MonitorReport run() {
-        Findings f = check();
         Instant now = now();
+        Findings f = check(now);
         List<MonitorAction> actions = new ArrayList<>();
         for (Findings.Stale s : f.stale()) {
             switch (s.phase()) {
