@@ -15,17 +15,23 @@ java -Xmx1g -cp target/agentx.jar bench/MonitorBench.java "$@"
 # A whole CLI process on the largest set, as a user runs it (bin/agentx, JVM start-up included).
 n=10000
 project=$(mktemp -d -t agentx-cli-bench.XXXXXX)
-trap 'rm -rf "$project"' EXIT
+empty=$(mktemp -d -t agentx-cli-empty.XXXXXX)
+trap 'rm -rf "$project" "$empty"' EXIT
+mkdir -p "$empty/.agentx"
 java -cp target/agentx.jar bench/MonitorBench.java --generate "$project" "$n"
 bin/agentx --root "$project" monitor >/dev/null   # builds the index, as the first pass does
-times=()
-for i in 1 2 3 4 5 6 7; do
-  start=$(date +%s%N)
-  bin/agentx --root "$project" monitor >/dev/null
-  end=$(date +%s%N)
-  times+=($(( (end - start) / 1000000 )))
-done
-sorted=$(printf '%s\n' "${times[@]}" | sort -n | tr '\n' ' ')
+cli() { # cli ROOT: 7 timed runs of 'bin/agentx --root ROOT monitor', sorted, in ms
+  local times=() start end
+  for i in 1 2 3 4 5 6 7; do
+    start=$(date +%s%N)
+    bin/agentx --root "$1" monitor >/dev/null
+    end=$(date +%s%N)
+    times+=($(( (end - start) / 1000000 )))
+  done
+  printf '%s\n' "${times[@]}" | sort -n | tr '\n' ' '
+}
 echo
-echo "\`bin/agentx monitor\` as a new process on $n ledgers (JVM start-up included), 7 runs, ms: $sorted"
+echo "\`bin/agentx monitor\` as a new process (JVM start-up included), 7 runs each, ms:"
+echo "- no ledgers:        $(cli "$empty")"
+echo "- $n ledgers:     $(cli "$project")"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -100,7 +100,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         if (known == null) {
             known = load();
         }
-        Map<Integer, Entry> next = new HashMap<>();
+        Map<Integer, Entry> next = new HashMap<>(Math.max(16, known.size() * 2));
         List<Ledger> active = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(store.directory())) {
@@ -190,7 +190,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
                 if (field.equals("version") && value == JsonToken.VALUE_NUMBER_INT) {
                     version = p.getIntValue();
                 } else if (field.equals("ledgers") && value == JsonToken.START_ARRAY) {
-                    out = entries(p);
+                    out = entries(p, bytes.length / 40); // an entry takes about 40 to 70 bytes
                 } else {
                     expect(p, false, "version or ledgers");
                 }
@@ -203,14 +203,19 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         return out;
     }
 
-    private static Map<Integer, Entry> entries(JsonParser p) throws IOException {
-        Map<Integer, Entry> out = new HashMap<>();
+    private static Map<Integer, Entry> entries(JsonParser p, int sizeHint) throws IOException {
+        Map<Integer, Entry> out = new HashMap<>(Math.max(16, sizeHint * 2));
         for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
             expect(p, t == JsonToken.START_ARRAY, "[issue, state, ...]");
             expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "an issue number");
             int issue = p.getIntValue();
             expect(p, p.nextToken() == JsonToken.VALUE_STRING, "a state");
-            State state = State.valueOf(p.getText().toUpperCase(Locale.ROOT));
+            State state = switch (p.getText()) {
+                case "active" -> State.ACTIVE;
+                case "closed" -> State.CLOSED;
+                case "damaged" -> State.DAMAGED;
+                default -> throw new IOException("unknown state '" + p.getText() + "'");
+            };
             Entry e = Entry.ACTIVE;
             if (state != State.ACTIVE) {
                 expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "a size");
