@@ -11,12 +11,15 @@ import picocli.CommandLine.Spec;
         scope = ScopeType.INHERIT,
         description = "AgentX Clarify: agents and people clarify work with each other, routed through a hub "
                 + "that checks scope, keeps a locked per-issue ledger and limits rounds.",
-        subcommands = {ClarifyCommands.class, ServeCommand.class},
+        subcommands = {ClarifyCommands.class, HookCommand.class, StateCommand.class, ReadyCommand.class,
+                MonitorCommand.class, ServeCommand.class},
         footer = {"", "Examples:",
                 "  agentx clarify ask --issue 42 --from engineer --to architect --topic \"Auth\" \"JWT or sessions?\"",
                 "  agentx clarify answer CLR-42-001 \"JWT, see ADR-42.\"",
                 "  agentx clarify --issue 42",
                 "  agentx --json clarify",
+                "  agentx hook start --agent engineer --issue 42",
+                "  agentx ready",
                 "  agentx serve                     GitHub Mode webhook server (see 'agentx serve --help')",
                 "", "Exit codes: 0 ok, 1 internal error, 2 usage, 3 protocol error "
                 + "(SCOPE_VIOLATION, NOT_FOUND, MAX_ROUNDS_EXCEEDED, INVALID_STATE, VALIDATION), 4 LOCK_TIMEOUT."})

@@ -29,12 +29,15 @@ import picocli.CommandLine.Parameters;
         description = "List active clarifications, or show one issue's threads with --issue.",
         subcommands = {ClarifyCommands.Show.class, ClarifyCommands.Ask.class, ClarifyCommands.Answer.class,
                 ClarifyCommands.FollowUp.class, ClarifyCommands.Resolve.class, ClarifyCommands.Escalate.class,
-                ClarifyCommands.Abandon.class, ClarifyCommands.Accept.class, ClarifyCommands.Ingest.class},
+                ClarifyCommands.Abandon.class, ClarifyCommands.Accept.class, ClarifyCommands.Ingest.class,
+                ClarifyStaleCommand.class, ClarifyDigestCommand.class},
         footer = {"", "Examples:",
                 "  agentx clarify                      all active clarifications",
                 "  agentx clarify --issue 42           issue 42's threads, oldest first",
                 "  agentx clarify show CLR-42-001",
-                "  agentx clarify ask --issue 42 --from engineer --to architect \"Which auth method?\""})
+                "  agentx clarify ask --issue 42 --from engineer --to architect \"Which auth method?\"",
+                "  agentx clarify stale                stale, stuck and deadlocked ones",
+                "  agentx clarify digest --since 7d    counts and rates"})
 public final class ClarifyCommands implements Runnable {
     private final CliContext ctx;
 

@@ -8,9 +8,12 @@ import dev.agentx.clarify.config.AgentxConfig;
 import dev.agentx.clarify.config.ConfigLoader;
 import dev.agentx.clarify.events.EventBus;
 import dev.agentx.clarify.events.JsonlEventLog;
+import dev.agentx.clarify.ledger.ActiveLedgerIndex;
 import dev.agentx.clarify.ledger.FileLedgerStore;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.lock.Sleeper;
+import dev.agentx.clarify.monitor.ClarificationMonitor;
+import dev.agentx.clarify.monitor.UpstreamOrder;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.routing.ClarificationEngine;
 import dev.agentx.clarify.status.FileAgentStatusStore;
@@ -33,7 +36,11 @@ public final class LocalMode {
     private final FileAgentStatusStore statuses;
     private final EventBus events;
     private final AnswerChannel channel;
+    private final JsonlEventLog eventLog;
     private final ClarificationEngine engine;
+    private final ActiveLedgerIndex activeLedgers;
+    private final ClarificationMonitor monitor;
+    private UpstreamOrder upstreamOrder;
 
     /** Local Mode with one given channel for every role (tests). */
     public LocalMode(Path root, Clock clock, LockManager locks, AnswerChannel channel) {
@@ -64,10 +71,13 @@ public final class LocalMode {
         this.workflows = new WorkflowCatalog(agentx.resolve("workflows"));
         this.ledgers = new FileLedgerStore(state, locks);
         this.statuses = new FileAgentStatusStore(state, locks);
-        this.events = new EventBus(new JsonlEventLog(state.resolve("events.jsonl")));
+        this.eventLog = new JsonlEventLog(state.resolve("events.jsonl"));
+        this.events = new EventBus(eventLog);
         this.channel = channel != null ? channel : ChannelRouter.create(config, root, env, RequestContext.local(root),
                 new FileChannelFailures(state, locks), this::escalateForChannel, clock, Sleeper.real());
         this.engine = new ClarificationEngine(clock, ledgers, statuses, events, workflows, config, this.channel);
+        this.activeLedgers = new ActiveLedgerIndex(ledgers, state.resolve("monitor-index.json"));
+        this.monitor = new ClarificationMonitor(clock, activeLedgers, engine, this.channel, this::upstreamOrder);
     }
 
     private static AgentxConfig loadConfig(Path root) {
@@ -137,5 +147,32 @@ public final class LocalMode {
 
     public ClarificationEngine engine() {
         return engine;
+    }
+
+    /** {@code events.jsonl}, for reading it back (the digest's stale count). */
+    public JsonlEventLog eventLog() {
+        return eventLog;
+    }
+
+    /** The active ledgers, found through {@code state/monitor-index.json}. */
+    public ActiveLedgerIndex activeLedgers() {
+        return activeLedgers;
+    }
+
+    public ClarificationMonitor monitor() {
+        return monitor;
+    }
+
+    /** {@code .agentx/issues/}: issues listed for the ready queue (see {@link LocalIssues}). */
+    public Path issuesDirectory() {
+        return root.resolve(".agentx").resolve("issues");
+    }
+
+    /** The deadlock-breaking order from the workflows, loaded on first use. */
+    public synchronized UpstreamOrder upstreamOrder() {
+        if (upstreamOrder == null) {
+            upstreamOrder = UpstreamOrder.of(config.defaultWorkflow(), workflows);
+        }
+        return upstreamOrder;
     }
 }

@@ -47,7 +47,11 @@ public final class Main {
         CommandLine cl = commandLine(ctx);
         cl.setOut(out);
         cl.setErr(err);
-        return cl.execute(args);
+        int code = cl.execute(args);
+        if (code == 0) {
+            MonitorOutput.afterCommand(ctx, cl.getParseResult());
+        }
+        return code;
     }
 
     static CommandLine commandLine(CliContext ctx) {

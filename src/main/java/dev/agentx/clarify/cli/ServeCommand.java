@@ -45,8 +45,8 @@ public final class ServeCommand implements Callable<Integer> {
                 && LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME) instanceof ch.qos.logback.classic.Logger root) {
             root.setLevel(Level.INFO);
         }
-        // The one place the monitor is wired in: replace NONE with the repository monitor.
-        RepositoryMonitor monitor = RepositoryMonitor.NONE;
+        // The monitor runs for the event's repository on every delivered event; its outcomes are posted.
+        RepositoryMonitor monitor = repository -> repository.monitor().run().outcomes();
         GitHubMode mode = GitHubMode.create(settings, ctx.clock,
                 new GitHubMode.Options(false, monitor, null, null));
         CountDownLatch stopped = new CountDownLatch(1);

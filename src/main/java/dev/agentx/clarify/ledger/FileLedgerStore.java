@@ -13,14 +13,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /** Ledgers as {@code <state>/clarifications/issue-N.json}, one file per issue, written atomically under lock. */
 public final class FileLedgerStore implements LedgerStore {
-    private static final Pattern FILE = Pattern.compile("issue-(\\d+)\\.json");
+    private static final String PREFIX = "issue-";
+    private static final String SUFFIX = ".json";
 
     private final Path dir;
     private final LockManager locks;
@@ -86,6 +86,27 @@ public final class FileLedgerStore implements LedgerStore {
         });
     }
 
+    /** The issue number of a ledger file name ({@code issue-N.json}), or empty if it is not one. */
+    public static OptionalInt issueOf(String fileName) {
+        // by hand rather than with a regular expression: the monitor calls this for every file of the directory
+        if (!fileName.startsWith(PREFIX) || !fileName.endsWith(SUFFIX)
+                || fileName.length() <= PREFIX.length() + SUFFIX.length()) {
+            return OptionalInt.empty();
+        }
+        String digits = fileName.substring(PREFIX.length(), fileName.length() - SUFFIX.length());
+        for (int i = 0; i < digits.length(); i++) {
+            if (digits.charAt(i) < '0' || digits.charAt(i) > '9') {
+                return OptionalInt.empty();
+            }
+        }
+        try {
+            int n = Integer.parseInt(digits);
+            return n > 0 ? OptionalInt.of(n) : OptionalInt.empty();
+        } catch (NumberFormatException e) {
+            return OptionalInt.empty(); // too large to be an issue number
+        }
+    }
+
     @Override
     public List<Integer> issues() {
         if (!Files.isDirectory(dir)) {
@@ -93,19 +114,7 @@ public final class FileLedgerStore implements LedgerStore {
         }
         List<Integer> out = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
-            files.forEach(p -> {
-                Matcher m = FILE.matcher(p.getFileName().toString());
-                if (m.matches()) {
-                    try {
-                        int n = Integer.parseInt(m.group(1));
-                        if (n > 0) {
-                            out.add(n);
-                        }
-                    } catch (NumberFormatException ignored) {
-                        // not a ledger of ours
-                    }
-                }
-            });
+            files.forEach(p -> issueOf(p.getFileName().toString()).ifPresent(out::add));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + dir + ": " + e.getMessage(), e);
         }

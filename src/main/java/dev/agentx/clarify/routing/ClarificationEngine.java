@@ -297,15 +297,48 @@ public final class ClarificationEngine {
      * escalation, written under the hub's name. Returns null if the record is no longer open to it.
      */
     public Outcome escalateByHub(String id, String reason, java.util.function.Predicate<ClarificationRecord> still) {
+        return escalateByHub(id, reason, (ledger, r) -> still.test(r));
+    }
+
+    /**
+     * {@link #escalateByHub(String, String, java.util.function.Predicate)} with a condition that may
+     * look at the whole locked ledger (the monitor's stuck rule compares a record with the others
+     * of its issue). Returns null if the record is no longer open to it.
+     */
+    public Outcome escalateByHub(String id, String reason,
+                                 java.util.function.BiPredicate<Ledger, ClarificationRecord> still) {
         Instant now = now();
         Outcome o = onRecord(id, HUB, (ledger, r) -> {
-            if (r.status() == Status.ESCALATED || r.status().terminal() || !still.test(r)) {
+            if (r.status() == Status.ESCALATED || r.status().terminal() || !still.test(ledger, r)) {
                 return Mutation.none(null);
             }
             String summary = EscalationSummary.of(r, reason, null);
             ClarificationRecord next = r.with(Status.ESCALATED, new ThreadEntry(r.round(), HUB, EntryType.ESCALATION,
                     summary, now));
             return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ESCALATED, now));
+        });
+        if (o != null) {
+            afterWrite(HUB, o);
+        }
+        return o;
+    }
+
+    /**
+     * The monitor's first timeout: a {@code pending} record past its {@code staleAfter} becomes
+     * {@code stale} (event clarification-stale). The condition is checked again under the ledger's
+     * lock, so however many monitors run, only one of them makes the change; it gets the outcome
+     * (and then asks the target again), the others get null. No thread entry is written: SPEC-1's
+     * entry types have none for it, and {@code staleAfter} stays as it was, so the second timeout
+     * is {@code staleAfter + SLA}.
+     */
+    public Outcome markStale(String id) {
+        Instant now = now();
+        Outcome o = onRecord(id, HUB, (ledger, r) -> {
+            if (r.status() != Status.PENDING || !now.isAfter(r.staleAfter())) {
+                return Mutation.none(null);
+            }
+            ClarificationRecord next = r.with(Status.STALE, null);
+            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.STALE, now));
         });
         if (o != null) {
             afterWrite(HUB, o);

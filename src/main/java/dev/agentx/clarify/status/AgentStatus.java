@@ -14,6 +14,11 @@ public record AgentStatus(AgentState status, Integer issue, Instant lastActivity
         return new AgentStatus(AgentState.WORKING, issue, at, null, null, null);
     }
 
+    /** Set by {@code agentx hook finish}: the agent finished its work on the issue. */
+    public static AgentStatus done(Integer issue, Instant at) {
+        return new AgentStatus(AgentState.DONE, issue, at, null, null, null);
+    }
+
     public static AgentStatus blocked(int issue, Instant at, String id, String waitingOn) {
         return new AgentStatus(AgentState.BLOCKED_CLARIFICATION, issue, at, id, null == waitingOn ? null : waitingOn,
                 null);

@@ -38,7 +38,9 @@ class AgentToAgentFlowTest {
     @Test
     void twoCommandAgentsAskAndAnswerOverSeveralRoundsAndEverythingResolvesWithoutAHuman() throws Exception {
         Path examples = Path.of("examples/agents").toAbsolutePath();
-        MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
+        // The agents' own agentx calls run in child processes on the real clock, and each runs a
+        // monitor pass: the test clock starts now so that no record looks overdue to them.
+        MutableClock clock = new MutableClock(java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
         ChannelRoot root = new ChannelRoot(dir.resolve("project"), clock);
         AgentxOnPath.install(dir.resolve("bin"), root.env);
         root.config("""
@@ -59,7 +61,7 @@ class AgentToAgentFlowTest {
         ok(root, "clarify", "followup", "CLR-42-001", "What token lifetime?");
         clock.advance(Duration.ofMinutes(1));
         Run third = ok(root, "clarify", "followup", "CLR-42-001", "Who are the users of this API?");
-        assertTrue(third.out().contains("round 3 asked; answered"), third.out());
+        assertTrue(third.out().contains("round 3 asked; answered"), third.out() + third.err());
         clock.advance(Duration.ofMinutes(1));
         ok(root, "clarify", "resolve", "CLR-42-001", "-m", "JWT, 15 minute tokens, sized for small teams.");
 
@@ -103,6 +105,12 @@ class AgentToAgentFlowTest {
         }
         assertEquals(Map.of("clarification-requested", 5, "clarification-answered", 5, "clarification-resolved", 3),
                 counts);
+        // ...and the digest shows it: all three resolved without a human, none escalated.
+        JsonNode digest = json.readTree(ok(root, "--json", "clarify", "digest", "--since", "1d").out());
+        assertEquals(3, digest.get("total").asInt(), digest.toString());
+        assertEquals(3, digest.get("autoResolved").asInt(), digest.toString());
+        assertEquals(0, digest.get("escalated").asInt(), digest.toString());
+        assertEquals(1.0, digest.get("autoResolutionRate").asDouble(), digest.toString());
         Path failures = root.state().resolve(FileChannelFailures.FILE);
         assertTrue(!Files.exists(failures) || Files.readString(failures).equals("{ }\n"), "no channel failed");
     }

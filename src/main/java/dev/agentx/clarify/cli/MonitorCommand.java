@@ -1,0 +1,40 @@
+package dev.agentx.clarify.cli;
+
+import dev.agentx.clarify.monitor.MonitorAction;
+import dev.agentx.clarify.monitor.MonitorReport;
+import picocli.CommandLine.Command;
+
+/** {@code agentx monitor}: one monitor pass, printing what it did. */
+@Command(name = "monitor", mixinStandardHelpOptions = true,
+        description = {"Run one monitor pass: mark stale questions and ask the target again, escalate those "
+                + "stale a second time, stuck ones and one request per deadlock cycle. Prints each action.",
+                "The same pass also runs after every clarify command, hook start|finish and ready."},
+        footer = {"", "Examples:", "  agentx monitor", "  agentx monitor --json"})
+final class MonitorCommand implements Runnable {
+    private final CliContext ctx;
+
+    MonitorCommand(CliContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void run() {
+        MonitorReport r = ctx.local().monitor().run();
+        if (ctx.json()) {
+            ctx.printJson(MonitorOutput.report(ctx, r));
+            return;
+        }
+        for (MonitorAction a : r.actions()) {
+            ctx.out.println(a.describe());
+        }
+        String checked = r.active() + " active clarification" + (r.active() == 1 ? "" : "s") + " in " + r.ledgers()
+                + " ledger" + (r.ledgers() == 1 ? "" : "s");
+        ctx.out.println(r.actions().isEmpty() ? "Nothing to do: checked " + checked + "."
+                : r.actions().size() + " action" + (r.actions().size() == 1 ? "" : "s") + "; checked " + checked + ".");
+        ctx.out.flush();
+        for (String w : r.warnings()) {
+            ctx.err.println("warning: " + w);
+        }
+        ctx.err.flush();
+    }
+}

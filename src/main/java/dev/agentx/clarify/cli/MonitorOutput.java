@@ -1,0 +1,97 @@
+package dev.agentx.clarify.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.monitor.MonitorAction;
+import dev.agentx.clarify.monitor.MonitorReport;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.ClarifyException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import picocli.CommandLine.ParseResult;
+
+/** How the monitor's work is shown, and the pass that follows the commands that trigger it. */
+final class MonitorOutput {
+    private MonitorOutput() {
+    }
+
+    /**
+     * ADR-1 decision 3: no daemon; the monitor runs after every {@code clarify} command,
+     * {@code hook start|finish} and {@code ready} that succeeded (not after --help or --version).
+     * Its actions go to stderr, one {@code monitor: ...} line each, so stdout keeps the command's
+     * own output ({@code ask} prints just the id; {@code --json} prints one document). A failing
+     * pass is reported there too and never changes the command's exit code: the command's own work
+     * is done, and the next pass tries again.
+     */
+    static void afterCommand(CliContext ctx, ParseResult parsed) {
+        if (parsed == null || !parsed.hasSubcommand()) {
+            return;
+        }
+        String command = parsed.subcommand().commandSpec().name();
+        if (!List.of("clarify", "hook", "ready").contains(command)) {
+            return;
+        }
+        for (ParseResult p = parsed; p != null; p = p.subcommand()) {
+            if (p.isUsageHelpRequested() || p.isVersionHelpRequested()) {
+                return;
+            }
+        }
+        try {
+            MonitorReport report = ctx.local().monitor().run();
+            for (MonitorAction a : report.actions()) {
+                ctx.err.println("monitor: " + a.describe());
+            }
+            for (String w : report.warnings()) {
+                ctx.err.println("monitor: warning: " + w);
+            }
+        } catch (ClarifyException | UncheckedIOException e) {
+            ctx.err.println("monitor: pass skipped: " + e.getMessage());
+        } catch (RuntimeException e) {
+            ctx.err.println("monitor: pass skipped after an internal error: " + e
+                    + " (please report this with the command you ran)");
+        }
+        ctx.err.flush();
+    }
+
+    static ObjectNode report(CliContext ctx, MonitorReport r) {
+        ObjectNode root = ctx.mapper().createObjectNode();
+        root.put("ledgers", r.ledgers());
+        root.put("active", r.active());
+        ArrayNode actions = root.putArray("actions");
+        for (MonitorAction a : r.actions()) {
+            ObjectNode n = actions.addObject();
+            n.put("kind", a.kind());
+            n.put("issueNumber", a.issue());
+            n.put("id", a.id());
+            if (a instanceof MonitorAction.Escalated e) {
+                n.put("cause", e.cause().wire());
+            }
+            n.put("detail", a.describe());
+        }
+        warnings(root, r.warnings());
+        return root;
+    }
+
+    static void warnings(ObjectNode root, List<String> warnings) {
+        ArrayNode w = root.putArray("warnings");
+        warnings.forEach(w::add);
+    }
+
+    /** A record in short, for lists: who asks whom about what, and where it stands. */
+    static ObjectNode brief(CliContext ctx, int issue, ClarificationRecord r) {
+        ObjectNode n = ctx.mapper().createObjectNode();
+        n.put("issueNumber", issue);
+        n.put("id", r.id());
+        n.put("from", r.from());
+        n.put("to", r.to());
+        n.put("topic", r.topic());
+        n.put("status", r.status().wire());
+        n.put("round", r.round());
+        n.put("blocking", r.blocking());
+        return n;
+    }
+
+    static String brief(ClarificationRecord r) {
+        return r.id() + " " + r.from() + " -> " + r.to() + " \"" + r.topic() + "\" [" + r.status().wire() + "]";
+    }
+}

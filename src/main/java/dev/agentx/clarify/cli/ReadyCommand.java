@@ -1,0 +1,80 @@
+package dev.agentx.clarify.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.ledger.ActiveLedgers;
+import dev.agentx.clarify.monitor.ReadyQueue;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+
+/** {@code agentx ready}: the ready queue, with BLOCKED markers on issues waiting for a clarification. */
+@Command(name = "ready", mixinStandardHelpOptions = true,
+        description = {"The ready queue: open issues (those with clarification ledgers, plus those listed as "
+                + ".agentx/issues/N.json), ready ones first. An issue with an open blocking clarification is marked "
+                + ReadyQueue.BLOCKED + ".", "Followed by a monitor pass."},
+        footer = {"", "Examples:", "  agentx ready", "  agentx ready --json"})
+final class ReadyCommand implements Runnable {
+    private final CliContext ctx;
+
+    ReadyCommand(CliContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void run() {
+        LocalMode local = ctx.local();
+        LocalIssues.Listing listed = new LocalIssues().read(local.issuesDirectory());
+        ActiveLedgers.Scan scan = local.activeLedgers().scan();
+        List<ReadyQueue.Item> queue = ReadyQueue.build(scan.issues(), listed.issues(), scan.active());
+        List<String> warnings = new ArrayList<>(listed.warnings());
+        warnings.addAll(scan.problems());
+        if (ctx.json()) {
+            ObjectNode root = ctx.mapper().createObjectNode();
+            ArrayNode issues = root.putArray("issues");
+            for (ReadyQueue.Item it : queue) {
+                ObjectNode n = issues.addObject();
+                n.put("number", it.issue().number());
+                n.put("title", it.issue().title());
+                n.put("state", it.issue().state() == null ? "open" : it.issue().state());
+                n.put("status", it.issue().status());
+                ArrayNode labels = n.putArray("labels");
+                it.issue().labels().forEach(labels::add);
+                n.put("blocked", it.blocked());
+                if (it.blocked()) {
+                    n.put("marker", ReadyQueue.BLOCKED);
+                }
+                ArrayNode by = n.putArray("clarifications");
+                it.blockedBy().forEach(r -> by.add(MonitorOutput.brief(ctx, it.issue().number(), r)));
+            }
+            MonitorOutput.warnings(root, warnings);
+            ctx.printJson(root);
+            return;
+        }
+        StringBuilder b = new StringBuilder();
+        if (queue.isEmpty()) {
+            b.append("No open issues: none listed in .agentx/issues/ and no clarification ledgers.\n");
+        }
+        for (ReadyQueue.Item it : queue) {
+            ReadyQueue.Issue i = it.issue();
+            String title = i.title() == null ? "(no title)" : i.title();
+            b.append(String.format("#%-6d %-12s %s", i.number(), i.status() == null ? "-" : i.status(), title));
+            if (it.blocked()) {
+                b.append("  ").append(ctx.ansi().color("31;1", ReadyQueue.BLOCKED)).append(" (")
+                        .append(it.blockedBy().stream().map(ReadyCommand::waiting).collect(Collectors.joining("; ")))
+                        .append(')');
+            }
+            b.append('\n');
+        }
+        ctx.out.print(b);
+        ctx.out.flush();
+        warnings.forEach(w -> ctx.err.println("warning: " + w));
+        ctx.err.flush();
+    }
+
+    private static String waiting(ClarificationRecord r) {
+        return r.id() + " " + r.from() + " -> " + r.to() + ", " + r.status().wire();
+    }
+}

@@ -1,0 +1,57 @@
+package dev.agentx.clarify.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.monitor.AgentOverview;
+import dev.agentx.clarify.status.AgentStatus;
+import java.util.List;
+import picocli.CommandLine.Command;
+
+/** {@code agentx state}: agent statuses, with what each waits on or answers. */
+@Command(name = "state", mixinStandardHelpOptions = true,
+        description = "Agent statuses (idle, working, clarifying, blocked-clarification, done, stuck) from "
+                + "agent-status.json, with the clarifications each agent waits on or has to answer.",
+        footer = {"", "Examples:", "  agentx state", "  agentx state --json"})
+final class StateCommand implements Runnable {
+    private final CliContext ctx;
+
+    StateCommand(CliContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void run() {
+        LocalMode local = ctx.local();
+        List<AgentOverview.Agent> agents = AgentOverview.of(local.statuses().read(), local.activeLedgers().scan().active());
+        if (ctx.json()) {
+            ObjectNode root = ctx.mapper().createObjectNode();
+            ArrayNode arr = root.putArray("agents");
+            agents.forEach(a -> arr.add(AgentsJson.agent(ctx, a)));
+            ctx.printJson(root);
+            return;
+        }
+        if (agents.isEmpty()) {
+            ctx.out.println("No agent status yet: agents appear once they run 'agentx hook start' or take part in a "
+                    + "clarification.");
+            ctx.out.flush();
+            return;
+        }
+        StringBuilder b = new StringBuilder();
+        String format = "%-18s %-22s %-6s %-25s %s";
+        b.append(ctx.ansi().bold(String.format(format, "AGENT", "STATUS", "ISSUE", "LAST ACTIVITY", "CLARIFICATIONS")))
+                .append('\n');
+        for (AgentOverview.Agent a : agents) {
+            AgentStatus s = a.status();
+            List<String> what = AgentsJson.involvement(a);
+            b.append(String.format(format, a.name(), s == null ? "-" : s.status().wire(),
+                    s == null || s.issue() == null ? "-" : "#" + s.issue(),
+                    s == null || s.lastActivity() == null ? "-" : s.lastActivity().toString(),
+                    what.isEmpty() ? "-" : what.get(0)).stripTrailing()).append('\n');
+            for (String more : what.subList(Math.min(1, what.size()), what.size())) {
+                b.append(String.format(format, "", "", "", "", more).stripTrailing()).append('\n');
+            }
+        }
+        ctx.out.print(b);
+        ctx.out.flush();
+    }
+}

@@ -1,0 +1,283 @@
+package dev.agentx.clarify.ledger;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.Ledger;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Finds the active ledgers without re-reading the closed ones: {@code <state>/monitor-index.json}
+ * remembers, per ledger file, whether it was closed (every record resolved or abandoned) or
+ * damaged, together with the file's signature at the time: size, modification time in
+ * nanoseconds and file key (device and inode). A scan lists the ledger directory and stats each
+ * file; a closed or damaged ledger whose signature is unchanged is not read; every other ledger
+ * (new, changed, or active last time) is read and judged afresh.
+ *
+ * <p>Why this stays right with any number of writers: every ledger write replaces the file by an
+ * atomic rename (a new inode, a new modification time), so any write changes the signature. The
+ * signature is taken <em>before</em> the file is read, so the content judged is never older than
+ * the signature stored with it: if a write lands in between, the stored signature is already out
+ * of date and the next scan reads the file again. Entries only ever cause extra reads, never
+ * missed ones, so concurrent scanners may overwrite each other's index freely (each write is
+ * atomic). A missing, damaged or other-version index is rebuilt from the ledgers. Active ledgers
+ * carry no signature: they are read on every scan anyway, and a pass that only changes active
+ * records (marking stale, escalating) leaves the index file untouched.
+ *
+ * <p>The file is JSON, one ledger per line, read and written by streaming (it has an entry per
+ * ledger, so its parse is on the hot path): {@code {"version":1,"ledgers":[[1,"closed",SIZE,
+ * MTIME_NS,"(dev=..,ino=..)"], [2,"active"], [3,"damaged",SIZE,MTIME_NS,KEY,"why"], ...]}}.
+ */
+public final class ActiveLedgerIndex implements ActiveLedgers {
+    private static final Logger LOG = LoggerFactory.getLogger(ActiveLedgerIndex.class);
+    static final int VERSION = 1;
+    private static final JsonFactory JSON = new JsonFactory();
+
+    private final FileLedgerStore store;
+    private final Path indexFile;
+    /** What this instance knows, loaded from the index file on the first scan. */
+    private Map<Integer, Entry> known;
+
+    public ActiveLedgerIndex(FileLedgerStore store, Path indexFile) {
+        this.store = store;
+        this.indexFile = indexFile;
+    }
+
+    public Path file() {
+        return indexFile;
+    }
+
+    enum State {
+        ACTIVE, CLOSED, DAMAGED;
+
+        String wire() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** A ledger file's identity: any write (an atomic rename) changes it. */
+    record Signature(long size, long modified, String key) {
+        static Signature of(BasicFileAttributes a) {
+            Object k = a.fileKey();
+            return new Signature(a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS), k == null ? null : k.toString());
+        }
+    }
+
+    /** One ledger as last judged. Closed and damaged entries carry the signature they were judged at. */
+    record Entry(State state, Signature signature, String problem) {
+        static final Entry ACTIVE = new Entry(State.ACTIVE, null, null);
+
+        boolean matches(Signature s) {
+            return state != State.ACTIVE && s.equals(signature);
+        }
+    }
+
+    @Override
+    public synchronized Scan scan() {
+        if (known == null) {
+            known = load();
+        }
+        Map<Integer, Entry> next = new HashMap<>(Math.max(16, known.size() * 2));
+        List<Ledger> active = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(store.directory())) {
+            for (Path file : files) {
+                OptionalInt n = FileLedgerStore.issueOf(file.getFileName().toString());
+                if (n.isPresent()) {
+                    judge(n.getAsInt(), file, next, active, problems);
+                }
+            }
+        } catch (NoSuchFileException | NotDirectoryException e) {
+            // no ledger yet
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + store.directory() + ": " + e.getMessage(), e);
+        }
+        if (!next.equals(known)) {
+            known = next;
+            save();
+        }
+        active.sort(Comparator.comparingInt(Ledger::issueNumber));
+        problems.sort(null);
+        return new Scan(next.keySet().stream().sorted().toList(), active, problems);
+    }
+
+    private void judge(int issue, Path file, Map<Integer, Entry> next, List<Ledger> active, List<String> problems) {
+        Signature sig;
+        try {
+            sig = Signature.of(Files.readAttributes(file, BasicFileAttributes.class));
+        } catch (NoSuchFileException e) {
+            return; // removed while we looked
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        Entry old = known.get(issue);
+        if (old != null && old.matches(sig)) {
+            next.put(issue, old);
+            if (old.state() == State.DAMAGED) {
+                problems.add(old.problem());
+            }
+            return;
+        }
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        Ledger ledger;
+        try {
+            ledger = store.decode(file, issue, bytes);
+        } catch (ClarifyException e) {
+            next.put(issue, new Entry(State.DAMAGED, sig, e.getMessage()));
+            problems.add(e.getMessage());
+            return;
+        }
+        if (ledger.active().isEmpty()) {
+            next.put(issue, new Entry(State.CLOSED, sig, null));
+        } else {
+            next.put(issue, Entry.ACTIVE);
+            active.add(ledger);
+        }
+    }
+
+    private Map<Integer, Entry> load() {
+        try {
+            return parse(Files.readAllBytes(indexFile));
+        } catch (NoSuchFileException e) {
+            return new HashMap<>();
+        } catch (IOException | RuntimeException e) {
+            String why = e instanceof JsonProcessingException j ? LedgerCodec.describe(j) : e.getMessage();
+            LOG.warn("{} cannot be used ({}); rebuilding it from the ledgers", indexFile, why);
+            return new HashMap<>();
+        }
+    }
+
+    /** Strict: anything but exactly the format written by {@link #save()} is refused (and the index rebuilt). */
+    static Map<Integer, Entry> parse(byte[] bytes) throws IOException {
+        Map<Integer, Entry> out = null;
+        Integer version = null;
+        try (JsonParser p = JSON.createParser(bytes)) {
+            expect(p, p.nextToken() == JsonToken.START_OBJECT, "an object");
+            for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
+                expect(p, t == JsonToken.FIELD_NAME, "a field");
+                String field = p.currentName();
+                JsonToken value = p.nextToken();
+                if (field.equals("version") && value == JsonToken.VALUE_NUMBER_INT) {
+                    version = p.getIntValue();
+                } else if (field.equals("ledgers") && value == JsonToken.START_ARRAY) {
+                    out = entries(p, bytes.length / 40); // an entry takes about 40 to 70 bytes
+                } else {
+                    expect(p, false, "version or ledgers");
+                }
+            }
+            expect(p, p.nextToken() == null, "the end");
+        }
+        if (version == null || version != VERSION || out == null) {
+            throw new IOException("version " + version + " where " + VERSION + " was expected, or no ledgers");
+        }
+        return out;
+    }
+
+    private static Map<Integer, Entry> entries(JsonParser p, int sizeHint) throws IOException {
+        Map<Integer, Entry> out = new HashMap<>(Math.max(16, sizeHint * 2));
+        for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+            expect(p, t == JsonToken.START_ARRAY, "[issue, state, ...]");
+            expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "an issue number");
+            int issue = p.getIntValue();
+            expect(p, p.nextToken() == JsonToken.VALUE_STRING, "a state");
+            State state = switch (p.getText()) {
+                case "active" -> State.ACTIVE;
+                case "closed" -> State.CLOSED;
+                case "damaged" -> State.DAMAGED;
+                default -> throw new IOException("unknown state '" + p.getText() + "'");
+            };
+            Entry e = Entry.ACTIVE;
+            if (state != State.ACTIVE) {
+                expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "a size");
+                long size = p.getLongValue();
+                expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "a modification time");
+                long modified = p.getLongValue();
+                JsonToken k = p.nextToken();
+                expect(p, k == JsonToken.VALUE_STRING || k == JsonToken.VALUE_NULL, "a file key");
+                String key = k == JsonToken.VALUE_NULL ? null : p.getText();
+                String problem = null;
+                if (state == State.DAMAGED) {
+                    expect(p, p.nextToken() == JsonToken.VALUE_STRING, "a problem");
+                    problem = p.getText();
+                }
+                e = new Entry(state, new Signature(size, modified, key), problem);
+            }
+            expect(p, p.nextToken() == JsonToken.END_ARRAY, "the end of the entry");
+            expect(p, issue > 0 && out.put(issue, e) == null, "each issue once");
+        }
+        return out;
+    }
+
+    private static void expect(JsonParser p, boolean ok, String what) throws IOException {
+        if (!ok) {
+            throw new IOException("expected " + what + " at line " + p.currentLocation().getLineNr());
+        }
+    }
+
+    /** Writes the index atomically. It is only a cache: a failure is logged and the next scan reads more. */
+    private void save() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + known.size() * 64);
+        try (JsonGenerator g = JSON.createGenerator(bytes)) {
+            g.writeStartObject();
+            g.writeNumberField("version", VERSION);
+            g.writeArrayFieldStart("ledgers");
+            for (Map.Entry<Integer, Entry> e : new TreeMap<>(known).entrySet()) {
+                g.writeRaw('\n');
+                g.writeStartArray();
+                g.writeNumber(e.getKey());
+                Entry entry = e.getValue();
+                g.writeString(entry.state().wire());
+                if (entry.state() != State.ACTIVE) {
+                    g.writeNumber(entry.signature().size());
+                    g.writeNumber(entry.signature().modified());
+                    g.writeString(entry.signature().key());
+                    if (entry.state() == State.DAMAGED) {
+                        g.writeString(entry.problem());
+                    }
+                }
+                g.writeEndArray();
+            }
+            g.writeRaw('\n');
+            g.writeEndArray();
+            g.writeEndObject();
+            g.writeRaw('\n');
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
+            AtomicFiles.write(indexFile, bytes.toByteArray());
+        } catch (UncheckedIOException e) {
+            LOG.warn("monitor index not written: {}", e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package dev.agentx.clarify.monitor;
+
+import dev.agentx.clarify.channel.AnswerChannel;
+import dev.agentx.clarify.channel.Delivery;
+import dev.agentx.clarify.channel.QuestionRequest;
+import dev.agentx.clarify.ledger.ActiveLedgers;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.protocol.ThreadEntry;
+import dev.agentx.clarify.routing.ClarificationEngine;
+import dev.agentx.clarify.routing.ClarifyCommand;
+import dev.agentx.clarify.routing.Outcome;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiPredicate;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The event-driven monitor (SPEC-1 section 3.4, ADR-1 decision 3): no daemon; a pass runs after
+ * the commands and events that can change what it looks at. A pass reads the active ledgers,
+ * applies the rules ({@link Detector}) and acts:
+ * <ul>
+ *   <li>stale, first timeout: {@code pending -> stale} (event clarification-stale) under the
+ *       ledger's lock, then, outside any lock, the target is asked again through its answer
+ *       channel; an immediate answer is recorded as the round's answer;</li>
+ *   <li>stale, second timeout ({@code staleAfter + SLA}): escalated;</li>
+ *   <li>stuck: escalated, with why;</li>
+ *   <li>deadlock: the most downstream agent's request in each cycle is escalated.</li>
+ * </ul>
+ * Every change goes through the engine, which checks the condition again under the ledger's lock,
+ * so each action is taken once however often, and by however many processes, the monitor runs.
+ * A failed action is reported and left for the next pass.
+ */
+public final class ClarificationMonitor {
+    private static final Logger LOG = LoggerFactory.getLogger(ClarificationMonitor.class);
+
+    private final Clock clock;
+    private final ActiveLedgers ledgers;
+    private final ClarificationEngine engine;
+    private final AnswerChannel channel;
+    private final Supplier<UpstreamOrder> order;
+
+    public ClarificationMonitor(Clock clock, ActiveLedgers ledgers, ClarificationEngine engine, AnswerChannel channel,
+                                Supplier<UpstreamOrder> order) {
+        this.clock = clock;
+        this.ledgers = ledgers;
+        this.engine = engine;
+        this.channel = channel;
+        this.order = order;
+    }
+
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    }
+
+    /** Looks without acting: what a pass would act on now, and what it escalated before. */
+    public Findings check() {
+        return check(now());
+    }
+
+    private Findings check(Instant now) {
+        ActiveLedgers.Scan scan = ledgers.scan();
+        return Detector.detect(scan.active(), scan.ledgers(), now, order, scan.problems());
+    }
+
+    /** One pass: look, then act. */
+    public MonitorReport run() {
+        Instant now = now();
+        Findings f = check(now);
+        List<MonitorAction> actions = new ArrayList<>();
+        List<Outcome> outcomes = new ArrayList<>();
+        for (Findings.Stale s : f.stale()) {
+            switch (s.phase()) {
+                case OVERDUE -> markStale(s, actions, outcomes);
+                case SECOND_TIMEOUT -> escalate(s.issue(), s.record().id(), Cause.STALE, s.why(),
+                        (ledger, r) -> Detector.secondTimeout(r, now), actions, outcomes);
+                case WAITING -> {
+                    // asked again already; the second timeout has not come
+                }
+                default -> throw new IllegalStateException("unknown phase " + s.phase());
+            }
+        }
+        for (Findings.Stuck s : f.stuck()) {
+            escalate(s.issue(), s.record().id(), Cause.STUCK, s.why(),
+                    (ledger, r) -> StuckRules.reason(ledger, r).isPresent(), actions, outcomes);
+        }
+        for (Deadlock d : f.deadlocks()) {
+            int round = d.victim().record().round();
+            // The victim's edge must still be there: the same round, still waiting on the target.
+            escalate(d.victim().issue(), d.victim().id(), Cause.DEADLOCK, d.why(),
+                    (ledger, r) -> WaitEdge.waits(r) && r.round() == round, actions, outcomes);
+        }
+        return new MonitorReport(f.ledgers(), f.active(), actions, f.warnings(), outcomes);
+    }
+
+    private void markStale(Findings.Stale s, List<MonitorAction> actions, List<Outcome> outcomes) {
+        String id = s.record().id();
+        Outcome marked;
+        try {
+            marked = engine.markStale(id);
+        } catch (ClarifyException | UncheckedIOException e) {
+            actions.add(new MonitorAction.Failed(s.issue(), id, "marking stale", e.getMessage()));
+            return;
+        }
+        if (marked == null) {
+            return; // changed meanwhile, or another monitor did it
+        }
+        outcomes.add(marked);
+        ClarificationRecord r = marked.record();
+        String why = s.why();
+        Delivery d;
+        try {
+            d = channel.ask(new QuestionRequest(r.id(), marked.issue(), r.from(), r.to(), r.topic(), r.round(),
+                    r.lastQuestion().map(ThreadEntry::body).orElse(""), r.options(), r.thread()));
+        } catch (RuntimeException e) {
+            d = new Delivery.Failed(e.toString());
+        }
+        // Recorded as the engine records any channel's result: autonomy (a proposal under approve),
+        // the chosen option, and failure counting that escalates a channel that keeps failing.
+        Outcome after;
+        try {
+            after = engine.delivered(marked.issue(), r, d);
+        } catch (ClarifyException | UncheckedIOException e) {
+            actions.add(new MonitorAction.Failed(s.issue(), id, "recording what " + r.to() + " said", e.getMessage()));
+            return;
+        }
+        if (!after.events().isEmpty()) {
+            outcomes.add(after);
+        }
+        if (d instanceof Delivery.Answered a) {
+            actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, "asked " + r.to() + " again"));
+            if (after.record().status() == Status.ANSWERED || after.record().pendingProposal().isPresent()) {
+                actions.add(new MonitorAction.Answered(s.issue(), id, r.to(), a.channel()));
+            } else {
+                actions.add(new MonitorAction.Failed(s.issue(), id, "recording the " + a.channel() + " answer of "
+                        + r.to(), String.join(" ", after.notes())));
+            }
+        } else if (d instanceof Delivery.Failed failed) {
+            LOG.warn("channel of {} failed when asking again for {}: {}", r.to(), id, failed.error());
+            actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, "could not reach " + r.to() + " to ask again: "
+                    + failed.error() + "; escalates after " + s.escalatesAt() + " without an answer"));
+        } else {
+            actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, "asked " + r.to()
+                    + " again; escalates after " + s.escalatesAt() + " without an answer"));
+        }
+    }
+
+    private void escalate(int issue, String id, Cause cause, String why,
+                          BiPredicate<Ledger, ClarificationRecord> still, List<MonitorAction> actions,
+                          List<Outcome> outcomes) {
+        try {
+            Outcome o = engine.escalateByHub(id, cause.reason(why), still);
+            if (o != null) {
+                outcomes.add(o);
+                actions.add(new MonitorAction.Escalated(issue, id, cause, why));
+            }
+        } catch (ClarifyException | UncheckedIOException e) {
+            actions.add(new MonitorAction.Failed(issue, id, "escalation (" + cause.wire() + ")", e.getMessage()));
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package dev.agentx.clarify.monitor;
+
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * What one look at the active records found (SPEC-1 section 3.4, {@code runCheck}): stale ones,
+ * stuck ones, deadlocks, and the records the monitor escalated earlier that still wait for a
+ * human. {@code ledgers} and {@code active} say how much was looked at; {@code warnings} name
+ * ledgers that could not be read.
+ */
+public record Findings(int ledgers, int active, List<Stale> stale, List<Stuck> stuck, List<Deadlock> deadlocks,
+                       List<Flagged> escalated, List<String> warnings) {
+    public Findings {
+        stale = List.copyOf(stale);
+        stuck = List.copyOf(stuck);
+        deadlocks = List.copyOf(deadlocks);
+        escalated = List.copyOf(escalated);
+        warnings = List.copyOf(warnings);
+    }
+
+    public boolean nothing() {
+        return stale.isEmpty() && stuck.isEmpty() && deadlocks.isEmpty() && escalated.isEmpty();
+    }
+
+    /** Where a record is in the stale path. */
+    public enum Phase {
+        /** {@code pending} past {@code staleAfter}: the monitor marks it stale and asks again. */
+        OVERDUE,
+        /** {@code stale}, asked again, second SLA still running. */
+        WAITING,
+        /** {@code stale} past {@code staleAfter + SLA}: the monitor escalates it. */
+        SECOND_TIMEOUT
+    }
+
+    /**
+     * A record past its SLA.
+     *
+     * @param escalatesAt when the second timeout escalates it ({@code staleAfter + SLA})
+     */
+    public record Stale(int issue, ClarificationRecord record, Phase phase, Instant escalatesAt) {
+        /** One line for people: what happened and what comes next. */
+        public String why() {
+            String sla = CliDuration.format(record.sla());
+            return switch (phase) {
+                case OVERDUE -> record.to() + " has not answered round " + record.round() + " within the SLA (" + sla
+                        + ", due " + record.staleAfter() + ")";
+                case WAITING -> record.to() + " was asked again after missing the SLA (" + sla + ", due "
+                        + record.staleAfter() + "); escalates after " + escalatesAt;
+                case SECOND_TIMEOUT -> record.to() + " did not answer round " + record.round()
+                        + " within the SLA (" + sla + ", due " + record.staleAfter()
+                        + ") nor within another SLA after being asked again (due " + escalatesAt + ")";
+            };
+        }
+    }
+
+    /** A stuck record and why. */
+    public record Stuck(int issue, ClarificationRecord record, String why) {
+    }
+
+    /** A record the monitor escalated, still waiting for a human to resolve or abandon it. */
+    public record Flagged(int issue, ClarificationRecord record, Cause cause, String why) {
+    }
+}

@@ -1,0 +1,170 @@
+package dev.agentx.clarify.ledger;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.routing.ClarifyCommand;
+import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestRoot;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ActiveLedgerIndexTest {
+    @TempDir
+    Path dir;
+    TestRoot root;
+    LocalMode local;
+
+    @BeforeEach
+    void setUp() {
+        root = new TestRoot(dir, MutableClock.at("2026-02-26T10:00:00Z"));
+        local = root.local();
+    }
+
+    private void ask(int issue) {
+        local.engine().execute(new ClarifyCommand.Ask(issue, "engineer", "architect", null, "Q" + issue, true, List.of(),
+                null));
+    }
+
+    private void closedLedger(int issue) {
+        ask(issue);
+        local.engine().execute(new ClarifyCommand.Resolve("CLR-" + issue + "-001", null, "done"));
+    }
+
+    /** A fresh index, as a new process opens it: only the file on disk carries over. */
+    private ActiveLedgers.Scan scan() {
+        return new ActiveLedgerIndex(local.ledgers(), index()).scan();
+    }
+
+    private Path index() {
+        return root.state().resolve("monitor-index.json");
+    }
+
+    private static List<Integer> issues(ActiveLedgers.Scan s) {
+        return s.active().stream().map(Ledger::issueNumber).toList();
+    }
+
+    @Test
+    void noLedgersNoIndexNoFiles() {
+        ActiveLedgers.Scan s = scan();
+        assertEquals(0, s.ledgers());
+        assertTrue(s.active().isEmpty());
+        assertFalse(Files.exists(root.state()), "a scan of nothing writes nothing");
+    }
+
+    @Test
+    void closedLedgersAreNotReadAgainUntilTheirFileChanges() throws Exception {
+        closedLedger(1);
+        ask(2);
+        ActiveLedgers.Scan first = scan();
+        assertEquals(2, first.ledgers());
+        assertEquals(List.of(2), issues(first));
+
+        // Replace issue 1's content in place (same inode, same size) and put its mtime back:
+        // its signature is unchanged, so a scan must not read it (reading it would find it damaged).
+        Path file = local.ledgers().fileOf(1);
+        BasicFileAttributes before = Files.readAttributes(file, BasicFileAttributes.class);
+        byte[] garbage = new byte[(int) before.size()];
+        Arrays.fill(garbage, (byte) 'x');
+        Files.write(file, garbage);
+        Files.setLastModifiedTime(file, before.lastModifiedTime());
+        BasicFileAttributes after = Files.readAttributes(file, BasicFileAttributes.class);
+        assertEquals(before.fileKey(), after.fileKey());
+        assertEquals(before.lastModifiedTime(), after.lastModifiedTime(), "the file system keeps the mtime we set");
+
+        ActiveLedgers.Scan second = scan();
+        assertEquals(List.of(2), issues(second));
+        assertTrue(second.problems().isEmpty(), "issue 1 was not read: " + second.problems());
+
+        // Any real change alters the signature, and the ledger is judged again.
+        Files.setLastModifiedTime(file, FileTime.fromMillis(before.lastModifiedTime().toMillis() + 1000));
+        ActiveLedgers.Scan third = scan();
+        assertEquals(1, third.problems().size());
+        assertTrue(third.problems().get(0).contains("issue-1.json is damaged"), third.problems().get(0));
+        assertArrayEquals(garbage, Files.readAllBytes(file), "a damaged ledger is reported, never written");
+        assertEquals(third.problems(), scan().problems(), "and reported again on every scan, without re-reading");
+    }
+
+    @Test
+    void aClosedLedgerThatGetsANewQuestionIsActiveAgain() {
+        closedLedger(1);
+        assertTrue(scan().active().isEmpty());
+        ask(1);
+        assertEquals(List.of(1), issues(scan()));
+    }
+
+    @Test
+    void aLedgerClosedSinceTheLastScanDropsOut() {
+        ask(1);
+        assertEquals(List.of(1), issues(scan()));
+        local.engine().execute(new ClarifyCommand.Abandon("CLR-1-001", null, null));
+        assertTrue(scan().active().isEmpty());
+    }
+
+    @Test
+    void aMissingOrDamagedIndexIsRebuiltFromTheLedgers() throws Exception {
+        closedLedger(1);
+        ask(2);
+        closedLedger(3);
+        scan();
+        String good = Files.readString(index());
+        assertTrue(good.contains("\"version\":1"), good);
+
+        Files.delete(index());
+        assertEquals(List.of(2), issues(scan()));
+        assertEquals(good, Files.readString(index()));
+
+        for (String broken : new String[] {"{\"version\":1,\"ledgers\":[[1,\"clo", "[]", "", "{}",
+                "{\"version\":99,\"ledgers\":[]}", "{\"version\":1,\"ledgers\":[[1,\"closed\",1,2,\"k\",\"extra\"]]}",
+                "{\"version\":1,\"ledgers\":[[1,\"bogus\"]]}", "{\"version\":1,\"ledgers\":[[1,\"closed\"]]}",
+                "{\"version\":1,\"ledgers\":[[2,\"active\"],[2,\"active\"]]}", "{\"version\":1,\"ledgers\":[null]}",
+                "{\"version\":1,\"ledgers\":[]} trailing", "{\"version\":1,\"ledgers\":[],\"more\":1}"}) {
+            Files.writeString(index(), broken);
+            ActiveLedgers.Scan s = scan();
+            assertEquals(List.of(2), issues(s), broken);
+            assertEquals(3, s.ledgers());
+            assertEquals(good, Files.readString(index()), "rebuilt after: " + broken);
+            new ObjectMapper().readTree(Files.readString(index()));
+        }
+    }
+
+    @Test
+    void anUnchangedStateLeavesTheIndexFileAlone() throws Exception {
+        closedLedger(1);
+        ask(2);
+        scan();
+        byte[] bytes = Files.readAllBytes(index());
+        BasicFileAttributes a = Files.readAttributes(index(), BasicFileAttributes.class);
+        scan();
+        local.engine().execute(new ClarifyCommand.Escalate("CLR-2-001", null, null));
+        scan();
+        assertArrayEquals(bytes, Files.readAllBytes(index()));
+        BasicFileAttributes b = Files.readAttributes(index(), BasicFileAttributes.class);
+        assertEquals(a.fileKey(), b.fileKey(), "not rewritten: a change of an active ledger is no change of the index");
+        assertEquals(a.lastModifiedTime(), b.lastModifiedTime());
+    }
+
+    @Test
+    void removedLedgersLeaveTheIndex() throws Exception {
+        closedLedger(1);
+        closedLedger(2);
+        scan();
+        Files.delete(local.ledgers().fileOf(2));
+        assertEquals(1, scan().ledgers());
+        String idx = Files.readString(index(), StandardCharsets.UTF_8);
+        assertTrue(idx.contains("\n[1,\"closed\",") && !idx.contains("[2,"), idx);
+    }
+}
