@@ -23,6 +23,7 @@ public final class CommandParser {
             /clarify resolve CLR-N-NNN [note]         requester; escalated ones: maintainers
             /clarify escalate CLR-N-NNN [reason]
             /clarify abandon CLR-N-NNN [reason]
+            /clarify accept CLR-N-NNN                 confirm an agent's proposed answer (autonomy approve)
             /clarify status | /clarify help""";
 
     private static final Pattern COMMAND = Pattern.compile("^ {0,3}/clarify(?=\\s|$)(.*)$", Pattern.CASE_INSENSITIVE);
@@ -159,6 +160,13 @@ public final class CommandParser {
                     default -> new CommentCommand.Abandon(source, upper, note);
                 };
             }
+            case "accept" -> {
+                String id = c.word();
+                if (!ID.matcher(id).matches()) {
+                    return badId(source, id);
+                }
+                return new CommentCommand.Accept(source, id.toUpperCase(Locale.ROOT));
+            }
             case "status" -> {
                 return new CommentCommand.Status(source);
             }
@@ -167,7 +175,7 @@ public final class CommandParser {
             }
             default -> {
                 return new CommentCommand.Invalid(source, "'" + word + "' is not a /clarify command; use @<role>, "
-                        + "answer, followup, resolve, escalate, abandon, status or help");
+                        + "answer, followup, resolve, escalate, abandon, accept, status or help");
             }
         }
     }

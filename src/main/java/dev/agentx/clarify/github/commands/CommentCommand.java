@@ -32,6 +32,10 @@ public sealed interface CommentCommand {
     }
 
     /** {@code /clarify status}: the clarifications. */
+    /** {@code /clarify accept CLR-N-NNN}: a person confirms an agent's proposed answer (autonomy approve). */
+    record Accept(String source, String id) implements CommentCommand {
+    }
+
     record Status(String source) implements CommentCommand {
     }
 

@@ -4,6 +4,7 @@ import dev.agentx.clarify.github.commands.CommandParser;
 import dev.agentx.clarify.github.commands.CommentCommand;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.OptionsParser;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
@@ -81,8 +82,10 @@ public final class CommandRunner {
         List<String> roles = actors.roles(ctx.installation(), login);
         if (command instanceof CommentCommand.Ask a) {
             String from = requesterRole(ctx, login, roles, a.role());
-            Outcome o = engine.execute(new ClarifyCommand.Ask(ctx.issue(), from, a.role(), a.topic(), a.question(),
-                    a.blocking(), List.of(), ctx.workflow()));
+            // A Markdown list or task list at the end of the question offers its choices.
+            OptionsParser.Extracted q = OptionsParser.extract(a.question());
+            Outcome o = engine.execute(new ClarifyCommand.Ask(ctx.issue(), from, a.role(), a.topic(), q.question(),
+                    a.blocking(), q.options(), ctx.workflow(), null));
             return accepted(o);
         }
         if (command instanceof CommentCommand.Answer a) {
@@ -131,6 +134,15 @@ public final class CommandRunner {
                         + actors.maintainerPolicy() + " may abandon " + r.id() + ".");
             }
             return accepted(engine.execute(new ClarifyCommand.Abandon(r.id(), login, c.reason())));
+        }
+        if (command instanceof CommentCommand.Accept c) {
+            ClarificationRecord r = record(ctx, c.id());
+            if (!roles.contains(r.from()) && !roles.contains(r.to())) {
+                requireMaintainer(ctx, login, r, "Only a person acting as the requester '" + r.from()
+                        + "' or the target '" + r.to() + "', or " + actors.maintainerPolicy() + ", may accept the "
+                        + "proposed answer of " + r.id() + ".");
+            }
+            return accepted(engine.execute(new ClarifyCommand.Accept(r.id(), login)));
         }
         throw new IllegalStateException("unhandled command " + command);
     }

@@ -92,4 +92,12 @@ class CommandParserTest {
         assertEquals(List.of(), CommandParser.parse("  "));
         assertEquals("a\nb", ((Ask) CommandParser.parse("/clarify @pm a\r\nb").get(0)).question());
     }
+
+    @Test
+    void acceptNeedsAnId() {
+        assertEquals(List.of(new CommentCommand.Accept("/clarify accept clr-4-002", "CLR-4-002")),
+                CommandParser.parse("/clarify accept clr-4-002"));
+        assertInstanceOf(Invalid.class, CommandParser.parse("/clarify accept").get(0));
+        assertInstanceOf(Invalid.class, CommandParser.parse("/clarify accept CLR-4").get(0));
+    }
 }

@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import dev.agentx.clarify.channel.AnswerChannel;
 import dev.agentx.clarify.channel.HumanChannel;
 import dev.agentx.clarify.github.GitHubMode;
 import dev.agentx.clarify.github.GitHubSettings;
@@ -75,6 +76,7 @@ public final class GitHubRig implements AutoCloseable {
     private GitHubMode mode;
     private RepositoryMonitor monitor = RepositoryMonitor.NONE;
     private long maxBody = GitHubSettings.MAX_BODY_BYTES;
+    private AnswerChannel channel = new HumanChannel();
 
     public GitHubRig(Path data, MutableClock clock) {
         this.data = data;
@@ -87,6 +89,12 @@ public final class GitHubRig implements AutoCloseable {
 
     public GitHubRig monitor(RepositoryMonitor m) {
         this.monitor = m;
+        return this;
+    }
+
+    /** Each role's answer channel from agentx.toml, as 'agentx serve' runs it. */
+    public GitHubRig configuredChannels() {
+        this.channel = null;
         return this;
     }
 
@@ -154,7 +162,7 @@ public final class GitHubRig implements AutoCloseable {
         }
         GitHubSettings s = settings();
         mode = new GitHubMode(s, clock, locks(), new Hub4jGateway(s.apiUrl(), new AppJwt(s.appId(), s.privateKey(), clock),
-                clock), new GitHubMode.Options(true, monitor, new HumanChannel(), "127.0.0.1"));
+                clock), new GitHubMode.Options(true, monitor, channel, "127.0.0.1"));
         return mode.start();
     }
 

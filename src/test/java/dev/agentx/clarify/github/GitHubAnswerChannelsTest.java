@@ -1,0 +1,63 @@
+package dev.agentx.clarify.github;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.support.MutableClock;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Answer channels in GitHub Mode: options from a Markdown list, an agent's proposal, /clarify accept. */
+class GitHubAnswerChannelsTest {
+    @TempDir
+    Path dir;
+    GitHubRig rig;
+
+    @AfterEach
+    void tearDown() {
+        if (rig != null) {
+            rig.close();
+        }
+    }
+
+    @Test
+    void anAgentsProposalUnderApproveIsPostedAndAcceptedByComment() {
+        rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-02-26T10:00:00Z")).configuredChannels();
+        rig.writeConfig("autonomy = \"approve\"\n" + GitHubRig.CONFIG + """
+
+                [agents.architect]
+                channel = "auto"
+                """);
+        rig.start();
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, """
+                /clarify @architect Which auth method?
+                - JWT
+                - Sessions (default)
+                """)).status());
+        ClarificationRecord r = rig.ledger(1).clarifications().get(0);
+        assertEquals("Which auth method?", r.thread().get(0).body(), "the list became options");
+        assertEquals(List.of("JWT", "Sessions (default)"), r.options());
+        assertEquals(Status.PENDING, r.status(), "a proposal waits for a person");
+        assertTrue(r.pendingProposal().isPresent());
+        assertEquals(1, r.pendingProposal().get().choice());
+
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify accept CLR-1-001")).status());
+        r = rig.ledger(1).clarifications().get(0);
+        assertEquals(Status.ANSWERED, r.status());
+        assertEquals("eng", r.lastAnswer().orElseThrow().acceptedBy());
+        List<String> comments = rig.comments(1);
+        assertTrue(comments.get(0).contains("1. *JWT*"), comments.get(0));
+        assertTrue(comments.stream().anyMatch(c -> c.contains("\"kind\":\"answer\"")), comments.toString());
+
+        // someone in neither role, and not a maintainer, may not accept
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("rev", 1, "/clarify accept CLR-1-001")).status());
+        String reply = rig.comments(1).get(rig.comments(1).size() - 1);
+        assertTrue(reply.contains("may accept the proposed answer of CLR-1-001"), reply);
+    }
+}
