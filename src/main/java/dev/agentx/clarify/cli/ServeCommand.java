@@ -46,7 +46,7 @@ public final class ServeCommand implements Callable<Integer> {
             root.setLevel(Level.INFO);
         }
         // The monitor runs for the event's repository on every delivered event; its outcomes are posted.
-        RepositoryMonitor monitor = repository -> repository.monitor().run().outcomes();
+        RepositoryMonitor monitor = RepositoryMonitor.STANDARD;
         GitHubMode mode = GitHubMode.create(settings, ctx.clock,
                 new GitHubMode.Options(false, monitor, null, null));
         CountDownLatch stopped = new CountDownLatch(1);
