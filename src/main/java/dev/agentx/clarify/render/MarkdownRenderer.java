@@ -65,6 +65,14 @@ public final class MarkdownRenderer {
                     b.append("\nChosen option: ").append(e.choice() + 1).append(". ")
                             .append(inline(r.options().get(e.choice()))).append('\n');
                 }
+                if (!mentions.isEmpty()) {
+                    b.append('\n');
+                    for (String m : mentions) {
+                        b.append('@').append(m).append(' ');
+                    }
+                    b.append(e.isProposal() ? "- please review this proposed answer.\n"
+                            : "- for your information: this answer was given for your role.\n");
+                }
                 if (e.isProposal()) {
                     b.append("\nIt counts once a person in the role accepts it with `/clarify accept ").append(r.id())
                             .append("`, or answers it with `/clarify answer ").append(r.id()).append(" <answer>`.\n");

@@ -47,6 +47,10 @@ class GitHubAnswerChannelsTest {
         assertTrue(r.pendingProposal().isPresent());
         assertEquals(1, r.pendingProposal().get().choice());
 
+        String proposal = rig.comments(1).get(1);
+        assertTrue(proposal.contains("proposed answer to round 1"), proposal);
+        assertTrue(proposal.contains("@arch @acme/architects - please review this proposed answer."), proposal);
+
         assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify accept CLR-1-001")).status());
         r = rig.ledger(1).clarifications().get(0);
         assertEquals(Status.ANSWERED, r.status());

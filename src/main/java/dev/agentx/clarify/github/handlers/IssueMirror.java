@@ -7,6 +7,7 @@ import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.outbox.Effect;
 import dev.agentx.clarify.github.outbox.Outbox;
+import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.Ledger;
@@ -135,7 +136,11 @@ public final class IssueMirror {
 
     /** A thread entry as a comment: questions mention the target role; escalations say who may resolve. */
     String comment(ClarificationRecord r, ThreadEntry e) {
-        List<String> mentions = e.type() == EntryType.QUESTION ? actors.mentions(r.to()) : List.of();
+        // Questions call on the target role; so do an agent's proposal (autonomy approve: a person of
+        // the role accepts it) and answers under autonomy notify (they count, the role's people are told).
+        boolean tell = e.type() == EntryType.QUESTION || e.isProposal()
+                || (e.isAnswer() && e.acceptedBy() == null && r.effectiveAutonomy() == Autonomy.NOTIFY);
+        List<String> mentions = tell ? actors.mentions(r.to()) : List.of();
         String body = renderer.entry(r, e, mentions);
         if (e.type() == EntryType.ESCALATION) {
             int marker = body.lastIndexOf("<!-- agentx:");
