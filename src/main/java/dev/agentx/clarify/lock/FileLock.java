@@ -277,9 +277,33 @@ public final class FileLock {
                     old == null ? "empty" : "agent " + old.agent() + ", pid " + old.pid() + " on " + old.host()
                             + " since " + old.timestamp());
             Files.deleteIfExists(away);
+            sweepTempFiles(lockPath);
             AtomicFiles.fsyncDirectory(lockPath.getParent());
             return true;
         });
+    }
+
+    /**
+     * Removes hidden temp lock files ({@code .<name>.lock.<token>}) older than the stale time: what a
+     * process killed between writing one and linking it into place left behind. Runs when a stale
+     * lock is taken over, which is when such a crash shows.
+     */
+    private void sweepTempFiles(Path lockPath) {
+        String prefix = "." + lockPath.getFileName() + ".";
+        Instant cutoff = clock.instant().minus(settings.staleAfter());
+        try (java.util.stream.Stream<Path> files = Files.list(lockPath.getParent())) {
+            files.filter(p -> p.getFileName().toString().startsWith(prefix)).forEach(p -> {
+                try {
+                    if (Files.getLastModifiedTime(p).toInstant().isBefore(cutoff)) {
+                        Files.deleteIfExists(p);
+                    }
+                } catch (IOException ignored) {
+                    // gone already, or not ours to judge: harmless
+                }
+            });
+        } catch (IOException e) {
+            log().debug("could not sweep temp lock files in {}: {}", lockPath.getParent(), e.toString());
+        }
     }
 
     private void release(Path lockPath, String token) {

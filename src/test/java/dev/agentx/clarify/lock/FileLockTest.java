@@ -87,6 +87,20 @@ class FileLockTest {
     }
 
     @Test
+    void takingOverAStaleLockSweepsOldTempLockFiles() throws Exception {
+        Path old = dir.resolve(".issue-42.json.lock.dead-token");
+        Path young = dir.resolve(".issue-42.json.lock.live-token");
+        Files.writeString(old, "{}");
+        Files.writeString(young, "{}");
+        Files.setLastModifiedTime(old, FileTime.from(clock.instant().minusSeconds(120)));
+        Files.setLastModifiedTime(young, FileTime.from(clock.instant()));
+        foreignLock("elsewhere", 1, clock.instant().minusSeconds(31));
+        locks.withLock(ledger, "engineer", () -> null);
+        assertFalse(Files.exists(old), "left by a killed process long ago");
+        assertTrue(Files.exists(young), "may belong to a process linking it right now");
+    }
+
+    @Test
     void freshLockFromAnotherHostTimesOutAfterFiveSeconds() throws Exception {
         foreignLock("elsewhere", 1, clock.instant().minusSeconds(1));
         Instant start = clock.instant();
