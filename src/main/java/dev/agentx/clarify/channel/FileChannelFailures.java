@@ -3,8 +3,6 @@ package dev.agentx.clarify.channel;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.ledger.LedgerCodec;
@@ -37,7 +35,6 @@ public final class FileChannelFailures implements ChannelFailures {
 
     private final Path file;
     private final LockManager locks;
-    private final ObjectMapper mapper = JsonSupport.mapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     public FileChannelFailures(Path stateDir, LockManager locks) {
         this.file = stateDir.resolve(FILE);
@@ -47,7 +44,7 @@ public final class FileChannelFailures implements ChannelFailures {
     public TreeMap<String, Entry> read() {
         try {
             byte[] bytes = Files.readAllBytes(file);
-            return bytes.length == 0 ? new TreeMap<>() : mapper.readValue(bytes, TYPE);
+            return bytes.length == 0 ? new TreeMap<>() : JsonSupport.shared().readValue(bytes, TYPE);
         } catch (NoSuchFileException e) {
             return new TreeMap<>();
         } catch (JsonProcessingException e) {
@@ -86,7 +83,7 @@ public final class FileChannelFailures implements ChannelFailures {
 
     private void write(TreeMap<String, Entry> all) {
         try {
-            AtomicFiles.write(file, (mapper.writeValueAsString(all) + "\n").getBytes(StandardCharsets.UTF_8));
+            AtomicFiles.write(file, (JsonSupport.pretty().writeValueAsString(all) + "\n").getBytes(StandardCharsets.UTF_8));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

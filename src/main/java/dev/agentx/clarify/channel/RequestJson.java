@@ -1,7 +1,6 @@
 package dev.agentx.clarify.channel;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.files.JsonSupport;
@@ -17,7 +16,6 @@ import java.util.TreeMap;
 public final class RequestJson {
     public static final int VERSION = 1;
 
-    private final ObjectMapper mapper = JsonSupport.mapper();
     private final RequestContext context;
 
     public RequestJson(RequestContext context) {
@@ -25,7 +23,7 @@ public final class RequestJson {
     }
 
     public ObjectNode tree(QuestionRequest r) {
-        ObjectNode root = mapper.createObjectNode();
+        ObjectNode root = JsonSupport.shared().createObjectNode();
         root.put("version", VERSION);
         root.put("id", r.id());
         root.put("issue", r.issue());
@@ -36,16 +34,16 @@ public final class RequestJson {
         root.put("question", r.question());
         ArrayNode options = root.putArray("options");
         r.options().forEach(options::add);
-        root.set("thread", mapper.valueToTree(r.thread()));
-        root.set("repository", mapper.valueToTree(new TreeMap<>(context.repository())));
-        root.set("issueContext", mapper.valueToTree(new TreeMap<>(context.issue(r.issue()))));
+        root.set("thread", JsonSupport.shared().valueToTree(r.thread()));
+        root.set("repository", JsonSupport.shared().valueToTree(new TreeMap<>(context.repository())));
+        root.set("issueContext", JsonSupport.shared().valueToTree(new TreeMap<>(context.issue(r.issue()))));
         return root;
     }
 
     /** The request as UTF-8 JSON on one line, ending with a newline. */
     public byte[] encode(QuestionRequest r) {
         try {
-            return (mapper.writeValueAsString(tree(r)) + "\n").getBytes(StandardCharsets.UTF_8);
+            return (JsonSupport.shared().writeValueAsString(tree(r)) + "\n").getBytes(StandardCharsets.UTF_8);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot encode the request for " + r.id(), e);
         }

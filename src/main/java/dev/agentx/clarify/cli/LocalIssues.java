@@ -2,7 +2,6 @@ package dev.agentx.clarify.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.ledger.LedgerCodec;
 import dev.agentx.clarify.monitor.ReadyQueue;
@@ -28,7 +27,6 @@ import java.util.regex.Pattern;
 final class LocalIssues {
     private static final Pattern NAME = Pattern.compile("(\\d{1,9})\\.json");
 
-    private final ObjectMapper mapper = JsonSupport.mapper();
 
     /** The issues read and one warning per unusable file. */
     record Listing(List<ReadyQueue.Issue> issues, List<String> warnings) {
@@ -65,7 +63,7 @@ final class LocalIssues {
     private ReadyQueue.Issue parse(Path file, int n) {
         JsonNode root;
         try {
-            root = mapper.readTree(Files.readAllBytes(file));
+            root = JsonSupport.shared().readTree(Files.readAllBytes(file));
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("not valid JSON: " + LedgerCodec.describe(e), e);
         } catch (IOException e) {

@@ -26,7 +26,10 @@ import picocli.CommandLine.Command;
                 "", "Example:",
                 "  GITHUB_APP_ID=123456 GITHUB_APP_PRIVATE_KEY_FILE=app.pem GITHUB_WEBHOOK_SECRET=s3cret agentx serve"})
 public final class ServeCommand implements Callable<Integer> {
-    private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
+    /** Looked up on first use: the CLI must not start the logging system unless something is logged. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(ServeCommand.class);
+    }
     private final CliContext ctx;
 
     ServeCommand(CliContext ctx) {
@@ -51,7 +54,7 @@ public final class ServeCommand implements Callable<Integer> {
                 new GitHubMode.Options(false, monitor, null, null));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            LOG.info("agentx serve: stopping");
+            log().info("agentx serve: stopping");
             mode.close();
             stopped.countDown();
         }, "agentx-shutdown"));

@@ -52,7 +52,10 @@ import org.slf4j.LoggerFactory;
  * MTIME_NS,"(dev=..,ino=..)"], [2,"active"], [3,"damaged",SIZE,MTIME_NS,KEY,"why"], ...]}}.
  */
 public final class ActiveLedgerIndex implements ActiveLedgers {
-    private static final Logger LOG = LoggerFactory.getLogger(ActiveLedgerIndex.class);
+    /** Looked up on first use: the CLI must not start the logging system unless something is logged. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(ActiveLedgerIndex.class);
+    }
     static final int VERSION = 1;
     private static final JsonFactory JSON = new JsonFactory();
 
@@ -172,7 +175,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
             return new HashMap<>();
         } catch (IOException | RuntimeException e) {
             String why = e instanceof JsonProcessingException j ? LedgerCodec.describe(j) : e.getMessage();
-            LOG.warn("{} cannot be used ({}); rebuilding it from the ledgers", indexFile, why);
+            log().warn("{} cannot be used ({}); rebuilding it from the ledgers", indexFile, why);
             return new HashMap<>();
         }
     }
@@ -277,7 +280,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         try {
             AtomicFiles.write(indexFile, bytes.toByteArray());
         } catch (UncheckedIOException e) {
-            LOG.warn("monitor index not written: {}", e.getMessage());
+            log().warn("monitor index not written: {}", e.getMessage());
         }
     }
 }

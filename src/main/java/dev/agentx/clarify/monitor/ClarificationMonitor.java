@@ -40,7 +40,10 @@ import org.slf4j.LoggerFactory;
  * A failed action is reported and left for the next pass.
  */
 public final class ClarificationMonitor {
-    private static final Logger LOG = LoggerFactory.getLogger(ClarificationMonitor.class);
+    /** Looked up on first use: the CLI must not start the logging system unless something is logged. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(ClarificationMonitor.class);
+    }
 
     private final Clock clock;
     private final ActiveLedgers ledgers;
@@ -144,7 +147,7 @@ public final class ClarificationMonitor {
                         + r.to(), String.join(" ", after.notes())));
             }
         } else if (d instanceof Delivery.Failed failed) {
-            LOG.warn("channel of {} failed when asking again for {}: {}", r.to(), id, failed.error());
+            log().warn("channel of {} failed when asking again for {}: {}", r.to(), id, failed.error());
             actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, "could not reach " + r.to() + " to ask again: "
                     + failed.error() + "; escalates after " + s.escalatesAt() + " without an answer"));
         } else {

@@ -18,7 +18,10 @@ import org.slf4j.LoggerFactory;
  * last. Among unknown agents the order is by name, so the choice is always the same.
  */
 public final class UpstreamOrder {
-    private static final Logger LOG = LoggerFactory.getLogger(UpstreamOrder.class);
+    /** Looked up on first use: the CLI must not start the logging system unless something is logged. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(UpstreamOrder.class);
+    }
 
     private final List<String> known;
 
@@ -47,7 +50,7 @@ public final class UpstreamOrder {
             try {
                 agents.addAll(workflows.workflow(name).agents());
             } catch (ClarifyException e) {
-                LOG.warn("workflow {} left out of the upstream order: {}", name, e.getMessage());
+                log().warn("workflow {} left out of the upstream order: {}", name, e.getMessage());
             }
         }
         return new UpstreamOrder(agents);
