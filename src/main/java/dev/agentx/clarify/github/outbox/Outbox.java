@@ -6,6 +6,8 @@ import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.Stamps;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
+import dev.agentx.clarify.metrics.Metrics;
+import dev.agentx.clarify.metrics.ServerMetrics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -19,10 +21,12 @@ import java.time.Instant;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * The durable queue of effects on GitHub. An effect is written to disk (temp file, fsync, atomic
@@ -51,6 +55,7 @@ public final class Outbox {
     private final Path failed;
     private final GitHubGateway github;
     private final Clock clock;
+    private final Metrics metrics;
     private final ObjectMapper json = JsonSupport.mapper();
     private final Set<String> known = new HashSet<>();
     private long seq;
@@ -64,7 +69,8 @@ public final class Outbox {
     public record Flush(int done, int failed, int waiting) {
     }
 
-    public Outbox(Path dir, GitHubGateway github, Clock clock) {
+    public Outbox(Path dir, GitHubGateway github, Clock clock, Metrics metrics) {
+        this.metrics = metrics;
         this.pending = dir.resolve("pending");
         this.done = dir.resolve("done");
         this.failed = dir.resolve("failed");
@@ -158,18 +164,23 @@ public final class Outbox {
                 waiting++;
                 continue;
             }
+            putContext(e);
+            String type = e.getClass().getSimpleName().toLowerCase(Locale.ROOT);
             try {
                 perform(entry);
                 markDone(file);
+                metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "done");
                 ok++;
             } catch (GitHubApiException ex) {
                 int attempts = entry.attempts() + 1;
                 if (!ex.retryable() || attempts >= MAX_ATTEMPTS) {
                     LOG.error("outbox: giving up on {} after {} attempt(s): {}", e.key(), attempts, ex.getMessage());
                     moveToFailed(file, new Entry(e, entry.queuedAt(), attempts, null, entry.uncertain(), ex.getMessage()));
+                    metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "failed");
                     bad++;
                     continue;
                 }
+                metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "retry");
                 Duration wait = ex.retryAfter() != null ? ex.retryAfter() : backoff(attempts);
                 LOG.warn("outbox: {} failed (attempt {}), retrying in {} s: {}", e.key(), attempts, wait.toSeconds(),
                         ex.getMessage());
@@ -184,10 +195,32 @@ public final class Outbox {
                 LOG.error("outbox: dropping {}: {}", e.key(), ex.toString());
                 moveToFailed(file, new Entry(e, entry.queuedAt(), entry.attempts() + 1, null, entry.uncertain(),
                         ex.toString()));
+                metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "failed");
                 bad++;
+            } finally {
+                clearContext();
             }
         }
         return new Flush(ok, bad, waiting);
+    }
+
+    /** Log lines about an effect carry its delivery (from its key), repository and issue, as the worker's do. */
+    private static void putContext(Effect e) {
+        String key = e.key();
+        if (key.startsWith("delivery/")) {
+            int end = key.indexOf('/', "delivery/".length());
+            MDC.put("delivery", key.substring("delivery/".length(), end < 0 ? key.length() : end));
+        }
+        MDC.put("repository", e.repo().fullName());
+        MDC.put("issue", String.valueOf(e.issue()));
+        MDC.put("effect", key);
+    }
+
+    private static void clearContext() {
+        MDC.remove("delivery");
+        MDC.remove("repository");
+        MDC.remove("issue");
+        MDC.remove("effect");
     }
 
     static Duration backoff(int attempts) {
