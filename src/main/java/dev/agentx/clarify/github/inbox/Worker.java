@@ -135,6 +135,7 @@ public final class Worker implements AutoCloseable {
             try {
                 handler.handle(d, progress, p -> inbox.saveProgress(file, p));
                 inbox.done(file);
+                LOG.info("delivery {} ({}{}) processed", d.id(), d.event(), action.isEmpty() ? "" : "." + action);
                 metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "processed");
             } catch (RuntimeException e) {
                 Inbox.Progress now2 = inbox.progress(file);

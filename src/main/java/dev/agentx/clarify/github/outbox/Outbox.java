@@ -61,8 +61,12 @@ public final class Outbox {
     private long seq;
 
     /** What is kept on disk for one queued effect. */
+    /** {@code delivery}: the id of the delivery whose handling queued it (null if none), for log lines. */
     record Entry(Effect effect, Instant queuedAt, int attempts, Instant notBefore, boolean uncertain,
-                 String lastError) {
+                 String lastError, String delivery) {
+        Entry retried(int attempts, Instant notBefore, boolean uncertain, String lastError) {
+            return new Entry(effect, queuedAt, attempts, notBefore, uncertain, lastError, delivery);
+        }
     }
 
     /** The result of one flush. */
@@ -127,7 +131,7 @@ public final class Outbox {
         }
         seq++;
         Path file = pending.resolve(String.format("%020d-%s.json", seq, h));
-        write(file, new Entry(effect, clock.instant(), 0, null, false, null));
+        write(file, new Entry(effect, clock.instant(), 0, null, false, null, MDC.get("delivery")));
         known.add(h);
         return true;
     }
@@ -164,7 +168,7 @@ public final class Outbox {
                 waiting++;
                 continue;
             }
-            putContext(e);
+            putContext(entry);
             String type = e.getClass().getSimpleName().toLowerCase(Locale.ROOT);
             try {
                 perform(entry);
@@ -175,7 +179,7 @@ public final class Outbox {
                 int attempts = entry.attempts() + 1;
                 if (!ex.retryable() || attempts >= MAX_ATTEMPTS) {
                     LOG.error("outbox: giving up on {} after {} attempt(s): {}", e.key(), attempts, ex.getMessage());
-                    moveToFailed(file, new Entry(e, entry.queuedAt(), attempts, null, entry.uncertain(), ex.getMessage()));
+                    moveToFailed(file, entry.retried(attempts, null, entry.uncertain(), ex.getMessage()));
                     metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "failed");
                     bad++;
                     continue;
@@ -184,8 +188,7 @@ public final class Outbox {
                 Duration wait = ex.retryAfter() != null ? ex.retryAfter() : backoff(attempts);
                 LOG.warn("outbox: {} failed (attempt {}), retrying in {} s: {}", e.key(), attempts, wait.toSeconds(),
                         ex.getMessage());
-                write(file, new Entry(e, entry.queuedAt(), attempts, now.plus(wait),
-                        entry.uncertain() || ex.uncertain(), ex.getMessage()));
+                write(file, entry.retried(attempts, now.plus(wait), entry.uncertain() || ex.uncertain(), ex.getMessage()));
                 heldIssues.add(issue);
                 if (ex.rateLimited()) {
                     heldInstallations.add(e.installation());
@@ -193,8 +196,7 @@ public final class Outbox {
                 waiting++;
             } catch (RuntimeException ex) {
                 LOG.error("outbox: dropping {}: {}", e.key(), ex.toString());
-                moveToFailed(file, new Entry(e, entry.queuedAt(), entry.attempts() + 1, null, entry.uncertain(),
-                        ex.toString()));
+                moveToFailed(file, entry.retried(entry.attempts() + 1, null, entry.uncertain(), ex.toString()));
                 metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "failed");
                 bad++;
             } finally {
@@ -204,16 +206,15 @@ public final class Outbox {
         return new Flush(ok, bad, waiting);
     }
 
-    /** Log lines about an effect carry its delivery (from its key), repository and issue, as the worker's do. */
-    private static void putContext(Effect e) {
-        String key = e.key();
-        if (key.startsWith("delivery/")) {
-            int end = key.indexOf('/', "delivery/".length());
-            MDC.put("delivery", key.substring("delivery/".length(), end < 0 ? key.length() : end));
+    /** Log lines about an effect carry the delivery that queued it, its repository and issue, as the worker's do. */
+    private static void putContext(Entry entry) {
+        Effect e = entry.effect();
+        if (entry.delivery() != null) {
+            MDC.put("delivery", entry.delivery());
         }
         MDC.put("repository", e.repo().fullName());
         MDC.put("issue", String.valueOf(e.issue()));
-        MDC.put("effect", key);
+        MDC.put("effect", e.key());
     }
 
     private static void clearContext() {
