@@ -4,9 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
+import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.github.webhook.SignatureVerifier;
+import dev.agentx.clarify.github.webhook.WebhookServer;
+import dev.agentx.clarify.metrics.Metrics;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.support.MutableClock;
 import java.nio.file.Files;
@@ -128,5 +133,32 @@ class OpsEndpointsTest {
         readiness = new Readiness(data, new Inbox(dir.resolve("inbox3"), clock), running, clock);
         readiness.stopping();
         assertEquals(List.of("shutting down"), readiness.check().reasons());
+    }
+
+    @Test
+    void whileStoppingWebhooksGet503AndReadinessFails() throws Exception {
+        Path data = Files.createDirectories(dir.resolve("stopping"));
+        Inbox inbox = new Inbox(data.resolve("inbox"), clock);
+        Metrics metrics = ServerMetrics.create();
+        Outbox outbox = new Outbox(data.resolve("outbox"), null, clock, metrics);
+        Worker worker = new Worker(inbox, null, outbox, clock, true, metrics);
+        WebhookServer server = new WebhookServer(GitHubSettings.DEFAULT_PATH, 1000, new SignatureVerifier(List.of(
+                GitHubRig.SECRET.getBytes())), inbox, outbox, worker, metrics, new Readiness(data, inbox, worker, clock));
+        server.start("127.0.0.1", 0);
+        try {
+            server.stopTaking();
+            byte[] body = "{}".getBytes();
+            GitHubRig.Response r = rig.request("POST", server.port(), GitHubSettings.DEFAULT_PATH, body, Map.of(
+                    "Content-Type", "application/json", "X-GitHub-Event", "ping", "X-GitHub-Delivery",
+                    rig.nextDeliveryId(), "X-Hub-Signature-256", SignatureVerifier.sign(GitHubRig.SECRET, body)));
+            assertEquals(503, r.status(), r.body());
+            assertTrue(inbox.pending().isEmpty());
+            GitHubRig.Response ready = rig.request("GET", server.port(), "/readyz", null, Map.of());
+            assertEquals(503, ready.status());
+            assertTrue(ready.body().contains("shutting down"), ready.body());
+            assertEquals(1, metrics.value(ServerMetrics.WEBHOOK_REFUSED, "status", "503"));
+        } finally {
+            server.close();
+        }
     }
 }
