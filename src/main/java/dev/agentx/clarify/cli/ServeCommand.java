@@ -44,6 +44,8 @@ public final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             return ctx.error(ErrorCode.USAGE, e.getMessage());
         }
+        ctx.err.print(GitHubSettings.summary(settings, ctx.env, ctx.cwd));
+        ctx.err.flush();
         if (!ctx.env.containsKey("AGENTX_LOG_LEVEL")
                 && LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME) instanceof ch.qos.logback.classic.Logger root) {
             root.setLevel(Level.INFO);
@@ -60,7 +62,7 @@ public final class ServeCommand implements Callable<Integer> {
         }, "agentx-shutdown"));
         mode.start();
         ctx.err.println("agentx serve: listening on http://0.0.0.0:" + mode.port() + settings.webhookPath()
-                + " (health: /healthz, data: " + settings.dataDir() + ")");
+                + " (probes: /healthz /readyz, metrics: /metrics)");
         ctx.err.flush();
         try {
             stopped.await();

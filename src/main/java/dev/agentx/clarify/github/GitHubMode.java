@@ -12,15 +12,28 @@ import dev.agentx.clarify.github.handlers.DeliveryHandler;
 import dev.agentx.clarify.github.handlers.IssueMirror;
 import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
+import dev.agentx.clarify.github.ops.Readiness;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
 import dev.agentx.clarify.github.webhook.WebhookServer;
 import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.lock.LockSettings;
+import dev.agentx.clarify.lock.ProcessIdentity;
+import dev.agentx.clarify.lock.Sleeper;
+import dev.agentx.clarify.metrics.Metrics;
+import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.protocol.Status;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -57,8 +70,16 @@ public final class GitHubMode implements AutoCloseable {
     private final Worker worker;
     private final WebhookServer server;
     private final String host;
+    private final Metrics metrics;
 
     public GitHubMode(GitHubSettings settings, Clock clock, LockManager locks, GitHubGateway github, Options options) {
+        this(settings, clock, locks, github, options, ServerMetrics.create());
+    }
+
+    /** {@code metrics}: the registry served at {@code /metrics}, shared with the lock manager and gateway. */
+    public GitHubMode(GitHubSettings settings, Clock clock, LockManager locks, GitHubGateway github, Options options,
+                      Metrics metrics) {
+        this.metrics = metrics;
         this.settings = settings;
         this.clock = clock;
         this.locks = locks;
@@ -72,21 +93,68 @@ public final class GitHubMode implements AutoCloseable {
         }
         this.config = ConfigLoader.load(data.resolve("agentx.toml"));
         this.inbox = new Inbox(data.resolve("inbox"), clock);
-        this.outbox = new Outbox(data.resolve("outbox"), github, clock);
+        this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics);
         Actors actors = new Actors(config, github, clock);
         this.mirror = new IssueMirror(outbox, actors);
+        RepositoryMonitor monitor = options.monitor();
+        RepositoryMonitor timed = repo -> {
+            long start = System.nanoTime();
+            try {
+                return monitor.run(repo);
+            } finally {
+                metrics.observe(ServerMetrics.MONITOR_PASS, Duration.ofNanos(System.nanoTime() - start));
+            }
+        };
         DeliveryHandler handler = new DeliveryHandler(settings.appIdNumber(), this::repository, actors, mirror, outbox,
-                options.monitor());
-        this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous());
+                timed, metrics);
+        this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
-                new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker);
+                new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker, metrics,
+                new Readiness(data, inbox, worker, clock));
+        metrics.gauge(ServerMetrics.OUTBOX_DEPTH, "Effects queued in the outbox, not yet confirmed by GitHub.",
+                () -> List.of(new Metrics.Sample(outbox.size())));
+        metrics.gauge(ServerMetrics.INBOX_DEPTH, "Deliveries accepted and not yet processed.",
+                () -> List.of(new Metrics.Sample(inbox.pending().size())));
+        metrics.gauge(ServerMetrics.CLARIFICATIONS, "Active clarifications by status, over every repository served.",
+                this::clarificationCounts);
+        if (github instanceof Hub4jGateway hub4j) {
+            metrics.gauge(ServerMetrics.RATE_LIMIT_REMAINING, "GitHub core rate limit left, per installation, as "
+                    + "last reported by GitHub.", hub4j::rateLimitRemaining);
+        }
+    }
+
+    /** Counted from each repository's active-ledger index (only ledgers that changed are read again). */
+    private List<Metrics.Sample> clarificationCounts() {
+        Map<Status, Integer> counts = new EnumMap<>(Status.class);
+        for (Status s : Status.values()) {
+            if (!s.terminal()) {
+                counts.put(s, 0);
+            }
+        }
+        for (LocalMode repo : repositories.values()) {
+            for (Ledger ledger : repo.activeLedgers().scan().active()) {
+                for (ClarificationRecord r : ledger.active()) {
+                    counts.merge(r.status(), 1, Integer::sum);
+                }
+            }
+        }
+        List<Metrics.Sample> out = new ArrayList<>();
+        counts.forEach((status, n) -> out.add(new Metrics.Sample(n, "status", status.wire())));
+        return out;
+    }
+
+    public Metrics metrics() {
+        return metrics;
     }
 
     /** The production wiring: hub4j against {@code GITHUB_API_URL}, authenticated as the app. */
     public static GitHubMode create(GitHubSettings settings, Clock clock, Options options) {
         AppJwt jwt = new AppJwt(settings.appId(), settings.privateKey(), clock);
-        return new GitHubMode(settings, clock, LockManager.standard(clock),
-                new Hub4jGateway(settings.apiUrl(), jwt, clock), options);
+        Metrics metrics = ServerMetrics.create();
+        LockManager locks = new LockManager(clock, LockSettings.defaults(), Sleeper.real(), ProcessIdentity.current(),
+                (file, waited) -> metrics.observe(ServerMetrics.LOCK_WAIT, waited));
+        return new GitHubMode(settings, clock, locks, new Hub4jGateway(settings.apiUrl(), jwt, clock, metrics), options,
+                metrics);
     }
 
     /** The repository's composition root, created on first use. */
@@ -164,9 +232,15 @@ public final class GitHubMode implements AutoCloseable {
         return outbox.size();
     }
 
+    /**
+     * Graceful stop (SIGTERM): webhooks get 503 and readiness fails; the worker finishes the drain
+     * under way (deliveries not reached stay in the inbox on disk for the next start) and the
+     * outbox is flushed once; then the port is closed.
+     */
     @Override
     public void close() {
-        server.close();
+        server.stopTaking();
         worker.close();
+        server.close();
     }
 }

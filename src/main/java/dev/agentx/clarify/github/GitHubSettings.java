@@ -25,8 +25,50 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
     public static final int DEFAULT_PORT = 3000;
     public static final long MAX_BODY_BYTES = 25L * 1024 * 1024;
 
+    /** Every environment variable {@link #fromEnv} reads (deploy files are checked against it). */
+    public static final List<String> ENV_NAMES = List.of("GITHUB_APP_ID", "GITHUB_APP_PRIVATE_KEY",
+            "GITHUB_APP_PRIVATE_KEY_FILE", "GITHUB_WEBHOOK_SECRET", "GITHUB_API_URL", "AGENTX_DATA_DIR", "PORT",
+            "AGENTX_WEBHOOK_PATH");
+    /** Paths the server serves itself; the webhook path must be none of them. */
+    public static final List<String> RESERVED_PATHS = List.of("/healthz", "/readyz", "/metrics");
+
     public GitHubSettings {
         webhookSecrets = List.copyOf(webhookSecrets);
+    }
+
+    /** The key's PEM text as configured (inline or from the file), or null when neither is set or readable. */
+    private static String keyText(Map<String, String> env, Path cwd) throws IOException {
+        String keyText = env.get("GITHUB_APP_PRIVATE_KEY");
+        String keyFile = trim(env.get("GITHUB_APP_PRIVATE_KEY_FILE"));
+        if (keyText != null && !keyText.isBlank()) {
+            return keyText;
+        }
+        return keyFile == null ? null : Files.readString(cwd.resolve(keyFile), StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * What {@code agentx serve} prints at start-up: every setting except secret values (the number
+     * of webhook secrets, the key's form and where it came from).
+     */
+    public static String summary(GitHubSettings s, Map<String, String> env, Path cwd) {
+        String source = env.get("GITHUB_APP_PRIVATE_KEY") != null && !env.get("GITHUB_APP_PRIVATE_KEY").isBlank()
+                ? "GITHUB_APP_PRIVATE_KEY" : "GITHUB_APP_PRIVATE_KEY_FILE " + cwd.resolve(trim(env.get(
+                "GITHUB_APP_PRIVATE_KEY_FILE")));
+        String format;
+        try {
+            format = PemKeys.format(keyText(env, cwd));
+        } catch (IOException | RuntimeException e) {
+            format = "RSA";
+        }
+        return "agentx serve configuration:\n"
+                + "  app id        " + s.appId() + "\n"
+                + "  private key   " + format + " RSA " + s.privateKey().getModulus().bitLength() + " bits, from "
+                + source + "\n"
+                + "  webhook       " + s.webhookSecrets().size() + " secret(s) (values not shown), path "
+                + s.webhookPath() + "\n"
+                + "  GitHub API    " + s.apiUrl() + "\n"
+                + "  data dir      " + s.dataDir() + "\n"
+                + "  port          " + s.port() + "\n";
     }
 
     /** Reads the settings; every problem found is reported at once, one per line. */
@@ -45,8 +87,7 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
             if (keyText != null && !keyText.isBlank()) {
                 key = PemKeys.parse(keyText, "GITHUB_APP_PRIVATE_KEY");
             } else if (keyFile != null) {
-                Path p = cwd.resolve(keyFile);
-                key = PemKeys.parse(Files.readString(p, StandardCharsets.US_ASCII), "GITHUB_APP_PRIVATE_KEY_FILE " + p);
+                key = PemKeys.parse(keyText(env, cwd), "GITHUB_APP_PRIVATE_KEY_FILE " + cwd.resolve(keyFile));
             } else {
                 problems.add("Neither GITHUB_APP_PRIVATE_KEY (the PEM text) nor GITHUB_APP_PRIVATE_KEY_FILE (the .pem "
                         + "downloaded from the GitHub App's settings) is set.");
@@ -78,6 +119,14 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
         }
         String data = trim(env.get("AGENTX_DATA_DIR"));
         Path dataDir = cwd.resolve(data == null ? "agentx-data" : data).toAbsolutePath().normalize();
+        try {
+            Files.createDirectories(dataDir);
+            Files.delete(Files.createTempFile(dataDir, ".write-check-", ".tmp"));
+        } catch (IOException | SecurityException e) {
+            problems.add("AGENTX_DATA_DIR " + dataDir + " is not a writable directory (" + e
+                    + "): create it and give the user running agentx serve write access, or point AGENTX_DATA_DIR "
+                    + "elsewhere.");
+        }
         int port = DEFAULT_PORT;
         String portText = trim(env.get("PORT"));
         if (portText != null) {
@@ -92,8 +141,9 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
         }
         String path = trim(env.get("AGENTX_WEBHOOK_PATH"));
         path = path == null ? DEFAULT_PATH : path;
-        if (!path.matches("/[A-Za-z0-9._~/-]*") || path.equals("/healthz")) {
-            problems.add("AGENTX_WEBHOOK_PATH must be a path like " + DEFAULT_PATH + " (not /healthz), got '" + path + "'.");
+        if (!path.matches("/[A-Za-z0-9._~/-]*") || RESERVED_PATHS.contains(path)) {
+            problems.add("AGENTX_WEBHOOK_PATH must be a path like " + DEFAULT_PATH + " (not one of " + RESERVED_PATHS
+                    + "), got '" + path + "'.");
         }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("agentx serve cannot start:\n  " + String.join("\n  ", problems)

@@ -8,6 +8,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -19,10 +20,14 @@ import java.util.Locale;
 public final class LogSetup extends ContextAwareBase implements Configurator {
     /** Set by {@code agentx serve} before the first logger is created. */
     public static final String DEFAULT_LEVEL_PROPERTY = "agentx.log.level";
+    public static final String FORMAT_ENV = "LOG_FORMAT";
+    public static final String LEVEL_ENV = "AGENTX_LOG_LEVEL";
+    /** Every environment variable read here (deploy files are checked against it). */
+    public static final List<String> ENV_NAMES = List.of(FORMAT_ENV, LEVEL_ENV);
 
     @Override
     public ExecutionStatus configure(LoggerContext context) {
-        String format = System.getenv().getOrDefault("LOG_FORMAT", "text").trim().toLowerCase(Locale.ROOT);
+        String format = System.getenv().getOrDefault(FORMAT_ENV, "text").trim().toLowerCase(Locale.ROOT);
         LogLayout layout = new LogLayout("json".equals(format));
         layout.setContext(context);
         layout.start();
@@ -46,7 +51,7 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
     }
 
     static Level level() {
-        String configured = System.getenv("AGENTX_LOG_LEVEL");
+        String configured = System.getenv(LEVEL_ENV);
         if (configured == null || configured.isBlank()) {
             configured = System.getProperty(DEFAULT_LEVEL_PROPERTY, "WARN");
         }

@@ -50,4 +50,43 @@ class GitHubSettingsTest {
         assertTrue(r.err().startsWith("USAGE: agentx serve cannot start"), r.err());
         assertTrue(r.err().contains("GITHUB_APP_ID is not set"), r.err());
     }
+
+    @Test
+    void startupSummaryShowsSettingsButNoSecretsAndBadInputsSayWhatToFix() throws Exception {
+        Files.writeString(dir.resolve("app.pem"), Keys.pkcs1Pem());
+        Map<String, String> env = Map.of("GITHUB_APP_ID", "123", "GITHUB_APP_PRIVATE_KEY_FILE", "app.pem",
+                "GITHUB_WEBHOOK_SECRET", "s3cret-one,s3cret-two", "AGENTX_DATA_DIR", "data", "PORT", "3100");
+        String summary = GitHubSettings.summary(GitHubSettings.fromEnv(env, dir), env, dir);
+        for (String s : new String[] {"app id        123", "PKCS#1 RSA 2048 bits, from GITHUB_APP_PRIVATE_KEY_FILE "
+                + dir.resolve("app.pem"), "2 secret(s) (values not shown), path /api/github/webhooks",
+                "GitHub API    https://api.github.com", "data dir      " + dir.resolve("data"), "port          3100"}) {
+            assertTrue(summary.contains(s), s + " in:\n" + summary);
+        }
+        assertTrue(!summary.contains("s3cret") && !summary.contains("BEGIN"), summary);
+        Map<String, String> inline = Map.of("GITHUB_APP_ID", "123", "GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem(),
+                "GITHUB_WEBHOOK_SECRET", "x", "AGENTX_DATA_DIR", "data");
+        assertTrue(GitHubSettings.summary(GitHubSettings.fromEnv(inline, dir), inline, dir)
+                .contains("PKCS#8 RSA 2048 bits, from GITHUB_APP_PRIVATE_KEY\n"));
+
+        Files.writeString(dir.resolve("blocked"), "a file where the data dir should be");
+        String m = assertThrows(IllegalArgumentException.class, () -> GitHubSettings.fromEnv(Map.of("GITHUB_APP_ID",
+                "12x", "GITHUB_APP_PRIVATE_KEY", "-----BEGIN RSA PRIVATE KEY-----\nnot base64!\n-----END RSA PRIVATE KEY-----",
+                "AGENTX_DATA_DIR", "blocked", "AGENTX_WEBHOOK_PATH", "/metrics"), dir)).getMessage();
+        for (String s : new String[] {"GITHUB_APP_ID must be the numeric App ID, got '12x'",
+                "GITHUB_APP_PRIVATE_KEY is not a PEM private key", "GITHUB_WEBHOOK_SECRET is not set",
+                "AGENTX_DATA_DIR " + dir.resolve("blocked") + " is not a writable directory",
+                "AGENTX_WEBHOOK_PATH must be a path like"}) {
+            assertTrue(m.contains(s), s + " in:\n" + m);
+        }
+    }
+
+    @Test
+    void serveWithABadKeyExitsTwoNamingTheFix() throws Exception {
+        Files.writeString(dir.resolve("app.pem"), "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+        TestRoot.Run r = new TestRoot(dir, MutableClock.at("2026-02-26T10:00:00Z")).cli(Map.of("GITHUB_APP_ID", "1",
+                "GITHUB_APP_PRIVATE_KEY_FILE", "app.pem", "GITHUB_WEBHOOK_SECRET", "x"), "serve");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("GITHUB_APP_PRIVATE_KEY_FILE " + dir.resolve("app.pem")), r.err());
+        assertTrue(r.err().contains("not an RSA private key") || r.err().contains("not a PEM private key"), r.err());
+    }
 }

@@ -4,12 +4,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.auth.AppJwt;
+import dev.agentx.clarify.metrics.Metrics;
+import dev.agentx.clarify.metrics.ServerMetrics;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.StringReader;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Date;
 import java.util.HashSet;
 import java.util.List;
@@ -44,6 +47,7 @@ public final class Hub4jGateway implements GitHubGateway {
 
     private final String apiUrl;
     private final Clock clock;
+    private final Metrics metrics;
     private final GitHub app;
     private final ObjectMapper json = new ObjectMapper();
     private final Map<Long, GitHub> clients = new ConcurrentHashMap<>();
@@ -53,8 +57,14 @@ public final class Hub4jGateway implements GitHubGateway {
     }
 
     public Hub4jGateway(String apiUrl, AppJwt jwt, Clock clock) {
+        this(apiUrl, jwt, clock, ServerMetrics.create());
+    }
+
+    /** {@code metrics}: counts calls by status ({@link ServerMetrics#GITHUB_CALLS}). */
+    public Hub4jGateway(String apiUrl, AppJwt jwt, Clock clock, Metrics metrics) {
         this.apiUrl = apiUrl;
         this.clock = clock;
+        this.metrics = metrics;
         try {
             this.app = builder().withAuthorizationProvider(() -> "Bearer " + jwt.token()).build();
         } catch (IOException e) {
@@ -99,19 +109,43 @@ public final class Hub4jGateway implements GitHubGateway {
 
     private <T> T call(String what, Call<T> call) {
         try {
-            return call.run();
+            T result = call.run();
+            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", "2xx");
+            return result;
+        } catch (GitHubApiException e) {
+            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", e.status() < 0 ? "io_error" : String.valueOf(e.status()));
+            throw e;
         } catch (LimitReached e) {
+            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", String.valueOf(e.status));
             throw new GitHubApiException(what + ": " + e.getMessage() + "; retry in " + e.wait.toSeconds() + " s",
                     e.status, e.wait, true, e);
         } catch (HttpException e) {
             int status = e.getResponseCode();
+            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", status < 0 ? "io_error" : String.valueOf(status));
             throw new GitHubApiException(what + ": HTTP " + status + " " + brief(e.getMessage()), status,
                     RetryAfter.of(e.getResponseHeaderFields(), clock), false, e);
         } catch (FileNotFoundException e) {
+            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", "404");
             throw new GitHubApiException(what + ": HTTP 404 (not found, or the app lacks access)", 404, null, false, e);
         } catch (IOException e) {
+            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", "io_error");
             throw new GitHubApiException(what + ": " + e, -1, null, false, e);
         }
+    }
+
+    /**
+     * The core rate limit left per installation, as GitHub last reported it in response headers
+     * (no request is made); installations not called yet are absent.
+     */
+    public List<Metrics.Sample> rateLimitRemaining() {
+        List<Metrics.Sample> out = new ArrayList<>();
+        clients.forEach((installation, client) -> {
+            int remaining = client.lastRateLimit().getCore().getRemaining();
+            if (remaining >= 0 && client.lastRateLimit().getCore().getLimit() > 0) {
+                out.add(new Metrics.Sample(remaining, "installation", String.valueOf(installation)));
+            }
+        });
+        return out;
     }
 
     private static String brief(String s) {

@@ -59,6 +59,16 @@ public final class PemKeys {
         }
     }
 
+    /** "PKCS#1" or "PKCS#8": the form of a key text {@link #parse} accepts (for the start-up summary). */
+    public static String format(String pem) {
+        String text = pem == null ? "" : pem.replace("\\n", "\n").strip();
+        Matcher m = PEM.matcher(text);
+        if (!m.find()) {
+            throw new IllegalArgumentException("not a PEM private key");
+        }
+        return "RSA PRIVATE KEY".equals(m.group(1)) ? "PKCS#1" : "PKCS#8";
+    }
+
     /** PKCS#8 PrivateKeyInfo: SEQUENCE { INTEGER 0, rsaEncryption, OCTET STRING { the PKCS#1 key } }. */
     static byte[] wrapPkcs1(byte[] pkcs1) {
         ByteArrayOutputStream body = new ByteArrayOutputStream();

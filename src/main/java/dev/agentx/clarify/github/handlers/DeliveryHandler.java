@@ -12,6 +12,8 @@ import dev.agentx.clarify.github.inbox.InboundDelivery;
 import dev.agentx.clarify.github.inbox.Inbox.Progress;
 import dev.agentx.clarify.github.outbox.Effect;
 import dev.agentx.clarify.github.outbox.Outbox;
+import dev.agentx.clarify.metrics.Metrics;
+import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.Ledger;
@@ -48,10 +50,12 @@ public final class DeliveryHandler {
     private final IssueMirror mirror;
     private final Outbox outbox;
     private final RepositoryMonitor monitor;
+    private final Metrics metrics;
     private final ObjectMapper json = new ObjectMapper();
 
     public DeliveryHandler(long appId, Function<RepoRef, LocalMode> repos, Actors actors, IssueMirror mirror,
-                           Outbox outbox, RepositoryMonitor monitor) {
+                           Outbox outbox, RepositoryMonitor monitor, Metrics metrics) {
+        this.metrics = metrics;
         this.appId = appId;
         this.repos = repos;
         this.actors = actors;
@@ -152,7 +156,7 @@ public final class DeliveryHandler {
         String login = user.path("login").asText();
         boolean refused = progress.refused();
         for (int i = progress.commandsDone(); i < commands.size(); i++) {
-            CommandRunner.Result r = runner.run(ctx, login, commands.get(i));
+            CommandRunner.Result r = run(ctx, login, commands.get(i));
             mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation());
             if (r.reply() != null) {
                 outbox.enqueue(new Effect.Comment(key + "/" + i + "/reply", ctx.installation(), ctx.repo(), ctx.issue(),
@@ -183,7 +187,7 @@ public final class DeliveryHandler {
                     + "use clarify:<role>, like clarify:architect")
                     : new CommentCommand.Ask(source, target, true, topic, "Please clarify issue #" + ctx.issue()
                     + ": " + ctx.title().strip());
-            CommandRunner.Result r = runner.run(ctx, login, ask);
+            CommandRunner.Result r = run(ctx, login, ask);
             mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation());
             if (r.reply() != null) {
                 outbox.enqueue(new Effect.Comment(key + "/0/reply", ctx.installation(), ctx.repo(), ctx.issue(),
@@ -192,6 +196,13 @@ public final class DeliveryHandler {
         }
         outbox.enqueue(new Effect.RemoveLabel(key + "/remove-trigger", ctx.installation(), ctx.repo(), ctx.issue(),
                 label));
+    }
+
+    private CommandRunner.Result run(IssueContext ctx, String login, CommentCommand command) {
+        CommandRunner.Result r = runner.run(ctx, login, command);
+        metrics.increment(ServerMetrics.COMMANDS, "type", command.getClass().getSimpleName().toLowerCase(Locale.ROOT),
+                "outcome", r.accepted() ? "accepted" : "refused");
+        return r;
     }
 
     /** Closing the issue abandons its active clarifications. */

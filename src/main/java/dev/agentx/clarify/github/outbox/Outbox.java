@@ -6,6 +6,8 @@ import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.Stamps;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
+import dev.agentx.clarify.metrics.Metrics;
+import dev.agentx.clarify.metrics.ServerMetrics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -19,10 +21,12 @@ import java.time.Instant;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * The durable queue of effects on GitHub. An effect is written to disk (temp file, fsync, atomic
@@ -51,20 +55,26 @@ public final class Outbox {
     private final Path failed;
     private final GitHubGateway github;
     private final Clock clock;
+    private final Metrics metrics;
     private final ObjectMapper json = JsonSupport.mapper();
     private final Set<String> known = new HashSet<>();
     private long seq;
 
     /** What is kept on disk for one queued effect. */
+    /** {@code delivery}: the id of the delivery whose handling queued it (null if none), for log lines. */
     record Entry(Effect effect, Instant queuedAt, int attempts, Instant notBefore, boolean uncertain,
-                 String lastError) {
+                 String lastError, String delivery) {
+        Entry retried(int attempts, Instant notBefore, boolean uncertain, String lastError) {
+            return new Entry(effect, queuedAt, attempts, notBefore, uncertain, lastError, delivery);
+        }
     }
 
     /** The result of one flush. */
     public record Flush(int done, int failed, int waiting) {
     }
 
-    public Outbox(Path dir, GitHubGateway github, Clock clock) {
+    public Outbox(Path dir, GitHubGateway github, Clock clock, Metrics metrics) {
+        this.metrics = metrics;
         this.pending = dir.resolve("pending");
         this.done = dir.resolve("done");
         this.failed = dir.resolve("failed");
@@ -121,7 +131,7 @@ public final class Outbox {
         }
         seq++;
         Path file = pending.resolve(String.format("%020d-%s.json", seq, h));
-        write(file, new Entry(effect, clock.instant(), 0, null, false, null));
+        write(file, new Entry(effect, clock.instant(), 0, null, false, null, MDC.get("delivery")));
         known.add(h);
         return true;
     }
@@ -158,23 +168,27 @@ public final class Outbox {
                 waiting++;
                 continue;
             }
+            putContext(entry);
+            String type = e.getClass().getSimpleName().toLowerCase(Locale.ROOT);
             try {
                 perform(entry);
                 markDone(file);
+                metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "done");
                 ok++;
             } catch (GitHubApiException ex) {
                 int attempts = entry.attempts() + 1;
                 if (!ex.retryable() || attempts >= MAX_ATTEMPTS) {
                     LOG.error("outbox: giving up on {} after {} attempt(s): {}", e.key(), attempts, ex.getMessage());
-                    moveToFailed(file, new Entry(e, entry.queuedAt(), attempts, null, entry.uncertain(), ex.getMessage()));
+                    moveToFailed(file, entry.retried(attempts, null, entry.uncertain(), ex.getMessage()));
+                    metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "failed");
                     bad++;
                     continue;
                 }
+                metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "retry");
                 Duration wait = ex.retryAfter() != null ? ex.retryAfter() : backoff(attempts);
                 LOG.warn("outbox: {} failed (attempt {}), retrying in {} s: {}", e.key(), attempts, wait.toSeconds(),
                         ex.getMessage());
-                write(file, new Entry(e, entry.queuedAt(), attempts, now.plus(wait),
-                        entry.uncertain() || ex.uncertain(), ex.getMessage()));
+                write(file, entry.retried(attempts, now.plus(wait), entry.uncertain() || ex.uncertain(), ex.getMessage()));
                 heldIssues.add(issue);
                 if (ex.rateLimited()) {
                     heldInstallations.add(e.installation());
@@ -182,12 +196,32 @@ public final class Outbox {
                 waiting++;
             } catch (RuntimeException ex) {
                 LOG.error("outbox: dropping {}: {}", e.key(), ex.toString());
-                moveToFailed(file, new Entry(e, entry.queuedAt(), entry.attempts() + 1, null, entry.uncertain(),
-                        ex.toString()));
+                moveToFailed(file, entry.retried(entry.attempts() + 1, null, entry.uncertain(), ex.toString()));
+                metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "failed");
                 bad++;
+            } finally {
+                clearContext();
             }
         }
         return new Flush(ok, bad, waiting);
+    }
+
+    /** Log lines about an effect carry the delivery that queued it, its repository and issue, as the worker's do. */
+    private static void putContext(Entry entry) {
+        Effect e = entry.effect();
+        if (entry.delivery() != null) {
+            MDC.put("delivery", entry.delivery());
+        }
+        MDC.put("repository", e.repo().fullName());
+        MDC.put("issue", String.valueOf(e.issue()));
+        MDC.put("effect", e.key());
+    }
+
+    private static void clearContext() {
+        MDC.remove("delivery");
+        MDC.remove("repository");
+        MDC.remove("issue");
+        MDC.remove("effect");
     }
 
     static Duration backoff(int attempts) {

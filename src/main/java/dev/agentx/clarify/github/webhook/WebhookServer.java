@@ -3,9 +3,13 @@ package dev.agentx.clarify.github.webhook;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
+import dev.agentx.clarify.github.ops.Readiness;
 import dev.agentx.clarify.github.outbox.Outbox;
+import dev.agentx.clarify.metrics.Metrics;
+import dev.agentx.clarify.metrics.ServerMetrics;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
@@ -16,7 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP side of GitHub Mode (Javalin): {@code POST <webhook path>} and {@code GET /healthz}.
+ * The HTTP side of GitHub Mode (Javalin): {@code POST <webhook path>}, {@code GET /healthz}
+ * (liveness), {@code GET /readyz} (readiness, {@link Readiness}) and {@code GET /metrics}
+ * (Prometheus text format). While shutting down, webhooks get 503 so GitHub redelivers later.
  *
  * <p>Checks, in order: method (405, with {@code Allow}), content type {@code application/json}
  * (415), {@code X-GitHub-Event} and a well-formed {@code X-GitHub-Delivery} (400), body size (413
@@ -33,11 +39,21 @@ public final class WebhookServer implements AutoCloseable {
     private final Inbox inbox;
     private final Outbox outbox;
     private final Worker worker;
+    private final Metrics metrics;
+    private final Readiness readiness;
     private final ObjectMapper json = new ObjectMapper();
+    private volatile boolean stopping;
     private Javalin app;
 
+    /** The paths served besides the webhook path. */
+    public static final String HEALTH_PATH = "/healthz";
+    public static final String READY_PATH = "/readyz";
+    public static final String METRICS_PATH = "/metrics";
+
     public WebhookServer(String path, long maxBody, SignatureVerifier verifier, Inbox inbox, Outbox outbox,
-                         Worker worker) {
+                         Worker worker, Metrics metrics, Readiness readiness) {
+        this.metrics = metrics;
+        this.readiness = readiness;
         this.path = path;
         this.maxBody = maxBody;
         this.verifier = verifier;
@@ -63,9 +79,13 @@ public final class WebhookServer implements AutoCloseable {
                     cfg.routes.addHttpHandler(method, path, ctx -> notAllowed(ctx, "POST"));
                 }
                 if (method.equals(HandlerType.GET)) {
-                    cfg.routes.addHttpHandler(method, "/healthz", this::health);
+                    cfg.routes.addHttpHandler(method, HEALTH_PATH, this::health);
+                    cfg.routes.addHttpHandler(method, READY_PATH, this::ready);
+                    cfg.routes.addHttpHandler(method, METRICS_PATH, this::metrics);
                 } else if (!method.equals(HandlerType.HEAD)) {
-                    cfg.routes.addHttpHandler(method, "/healthz", ctx -> notAllowed(ctx, "GET"));
+                    for (String p : new String[] {HEALTH_PATH, READY_PATH, METRICS_PATH}) {
+                        cfg.routes.addHttpHandler(method, p, ctx -> notAllowed(ctx, "GET"));
+                    }
                 }
             }
             cfg.routes.exception(RuntimeException.class, (e, ctx) -> {
@@ -94,58 +114,89 @@ public final class WebhookServer implements AutoCloseable {
                 + inbox.pending().size() + ",\"pendingEffects\":" + outbox.size() + "}");
     }
 
+    private void ready(Context ctx) {
+        Readiness.Result r = readiness.check();
+        ObjectNode body = json.createObjectNode();
+        body.put("status", r.ready() ? "ready" : "not ready");
+        r.reasons().forEach(body.putArray("reasons")::add);
+        ctx.status(r.ready() ? 200 : 503).contentType("application/json").result(body.toString());
+    }
+
+    private void metrics(Context ctx) {
+        ctx.status(200).contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape());
+    }
+
+    /** Shutting down: webhooks are answered 503 (GitHub shows them failed; redeliver them later). */
+    public void stopTaking() {
+        stopping = true;
+        readiness.stopping();
+    }
+
+    private void refused(Context ctx, int status, String message) {
+        metrics.increment(ServerMetrics.WEBHOOK_REFUSED, "status", String.valueOf(status));
+        reply(ctx, status, message);
+    }
+
     private void webhook(Context ctx) {
+        if (stopping) {
+            refused(ctx, 503, "agentx serve is shutting down; redeliver this delivery once it is back");
+            return;
+        }
         String type = ctx.header("Content-Type");
         if (type == null || !type.toLowerCase(Locale.ROOT).strip().matches("application/json\\s*(;.*)?")) {
-            reply(ctx, 415, "Content-Type must be application/json (set the GitHub App's webhook content type "
+            refused(ctx, 415, "Content-Type must be application/json (set the GitHub App's webhook content type "
                     + "to application/json), got " + (type == null ? "none" : "'" + type + "'"));
             return;
         }
         String event = ctx.header("X-GitHub-Event");
         String delivery = ctx.header("X-GitHub-Delivery");
         if (event == null || event.isBlank() || !event.matches("[a-z_]{1,64}")) {
-            reply(ctx, 400, "missing or malformed X-GitHub-Event header");
+            refused(ctx, 400, "missing or malformed X-GitHub-Event header");
             return;
         }
         if (delivery == null || !Inbox.validId(delivery)) {
-            reply(ctx, 400, "missing or malformed X-GitHub-Delivery header");
+            refused(ctx, 400, "missing or malformed X-GitHub-Delivery header");
             return;
         }
         if (ctx.contentLength() > maxBody) {
-            reply(ctx, 413, "body of " + ctx.contentLength() + " bytes exceeds the limit of " + maxBody + " bytes");
+            refused(ctx, 413, "body of " + ctx.contentLength() + " bytes exceeds the limit of " + maxBody + " bytes");
             return;
         }
         byte[] body;
         try {
             body = ctx.bodyAsBytes();
         } catch (HttpResponseException e) {
-            reply(ctx, 413, "body exceeds the limit of " + maxBody + " bytes");
+            refused(ctx, 413, "body exceeds the limit of " + maxBody + " bytes");
             return;
         }
         if (!verifier.verify(body, ctx.header("X-Hub-Signature-256"))) {
             LOG.warn("delivery {} ({}): missing or wrong X-Hub-Signature-256; refused", delivery, event);
-            reply(ctx, 401, "missing or wrong X-Hub-Signature-256: sign the raw body with HMAC-SHA256 and the "
+            refused(ctx, 401, "missing or wrong X-Hub-Signature-256: sign the raw body with HMAC-SHA256 and the "
                     + "webhook secret");
             return;
         }
+        JsonNode node;
         try {
-            JsonNode node = json.readTree(body);
+            node = json.readTree(body);
             if (node == null || !node.isObject()) {
-                reply(ctx, 400, "the body must be a JSON object");
+                refused(ctx, 400, "the body must be a JSON object");
                 return;
             }
         } catch (JsonProcessingException e) {
-            reply(ctx, 400, "the body is not valid JSON: " + e.getOriginalMessage());
+            refused(ctx, 400, "the body is not valid JSON: " + e.getOriginalMessage());
             return;
         } catch (java.io.IOException e) {
             throw new UncheckedIOException(e);
         }
         Inbox.Accepted accepted = inbox.accept(delivery, event, body);
+        String action = node.path("action").asText("");
         if (accepted == Inbox.Accepted.DUPLICATE) {
+            metrics.increment(ServerMetrics.DELIVERIES, "event", event, "action", action, "outcome", "duplicate");
             LOG.info("delivery {} ({}) was received before; not processed again", delivery, event);
             reply(ctx, 200, "duplicate delivery " + delivery + ": already received");
             return;
         }
+        metrics.increment(ServerMetrics.DELIVERIES, "event", event, "action", action, "outcome", "queued");
         LOG.info("delivery {} ({}) queued", delivery, event);
         worker.wake();
         reply(ctx, 202, "queued " + delivery);

@@ -28,6 +28,8 @@ import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.lock.LockObserver;
 import dev.agentx.clarify.lock.LockSettings;
 import dev.agentx.clarify.lock.ProcessIdentity;
+import dev.agentx.clarify.metrics.Metrics;
+import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.support.MutableClock;
 import java.io.IOException;
@@ -151,8 +153,11 @@ public final class GitHubRig implements AutoCloseable {
     }
 
     public LockManager locks() {
-        return new LockManager(clock, LockSettings.defaults(), clock::advance, ProcessIdentity.current(),
-                LockObserver.NONE);
+        return locks(LockObserver.NONE);
+    }
+
+    private LockManager locks(LockObserver observer) {
+        return new LockManager(clock, LockSettings.defaults(), clock::advance, ProcessIdentity.current(), observer);
     }
 
     /** Starts (or restarts) the server in synchronous mode. */
@@ -161,8 +166,10 @@ public final class GitHubRig implements AutoCloseable {
             mode.close();
         }
         GitHubSettings s = settings();
-        mode = new GitHubMode(s, clock, locks(), new Hub4jGateway(s.apiUrl(), new AppJwt(s.appId(), s.privateKey(), clock),
-                clock), new GitHubMode.Options(true, monitor, channel, "127.0.0.1"));
+        Metrics metrics = ServerMetrics.create();
+        mode = new GitHubMode(s, clock, locks((file, waited) -> metrics.observe(ServerMetrics.LOCK_WAIT, waited)),
+                new Hub4jGateway(s.apiUrl(), new AppJwt(s.appId(), s.privateKey(), clock), clock, metrics),
+                new GitHubMode.Options(true, monitor, channel, "127.0.0.1"), metrics);
         return mode.start();
     }
 

@@ -1,0 +1,90 @@
+package dev.agentx.clarify.github.ops;
+
+import dev.agentx.clarify.github.inbox.Inbox;
+import dev.agentx.clarify.github.inbox.Worker;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code GET /readyz}: ready when all of these hold.
+ * <ul>
+ *   <li>The data dir is writable: a temp file is created there and deleted.</li>
+ *   <li>The worker is alive (started, not closed) and not stuck: a drain under way started less than
+ *       {@link #STUCK_AFTER} ago.</li>
+ *   <li>The inbox is being drained: the oldest delivery that is due (not waiting out a retry
+ *       backoff) was received less than {@link #STUCK_AFTER} ago.</li>
+ *   <li>The server is not shutting down.</li>
+ * </ul>
+ */
+public final class Readiness {
+    /** How long a due delivery may wait, or one drain may run, before the server reports not ready. */
+    public static final Duration STUCK_AFTER = Duration.ofMinutes(5);
+
+    private final Path dataDir;
+    private final Inbox inbox;
+    private final Worker worker;
+    private final Clock clock;
+    private volatile boolean stopping;
+
+    /** The verdict; {@code reasons} is empty when ready. */
+    public record Result(boolean ready, List<String> reasons) {
+        public Result {
+            reasons = List.copyOf(reasons);
+        }
+    }
+
+    public Readiness(Path dataDir, Inbox inbox, Worker worker, Clock clock) {
+        this.dataDir = dataDir;
+        this.inbox = inbox;
+        this.worker = worker;
+        this.clock = clock;
+    }
+
+    /** From now on, not ready: shutting down. */
+    public void stopping() {
+        stopping = true;
+    }
+
+    public Result check() {
+        List<String> reasons = new ArrayList<>();
+        if (stopping) {
+            reasons.add("shutting down");
+        }
+        try {
+            Path probe = Files.createTempFile(dataDir, ".readyz-", ".tmp");
+            Files.delete(probe);
+        } catch (IOException | UncheckedIOException | SecurityException e) {
+            reasons.add("data dir " + dataDir + " is not writable: " + e.getMessage());
+        }
+        Instant now = clock.instant();
+        Worker.Health health = worker.health();
+        if (!health.alive()) {
+            reasons.add("the inbox worker is not running");
+        } else if (health.drainingSince() != null && health.drainingSince().plus(STUCK_AFTER).isBefore(now)) {
+            reasons.add("the inbox worker has been busy with one drain since " + health.drainingSince());
+        }
+        try {
+            for (Path file : inbox.pending()) {
+                Inbox.Progress progress = inbox.progress(file);
+                if (progress.notBefore() != null && now.isBefore(progress.notBefore())) {
+                    break; // waiting out a retry: the worker holds the line behind it on purpose
+                }
+                Instant received = inbox.read(file).receivedAt();
+                if (received.plus(STUCK_AFTER).isBefore(now)) {
+                    reasons.add("the oldest due delivery has waited since " + received);
+                }
+                break;
+            }
+        } catch (RuntimeException e) {
+            reasons.add("cannot read the inbox: " + e.getMessage());
+        }
+        return new Result(reasons.isEmpty(), reasons);
+    }
+}

@@ -1,0 +1,136 @@
+package dev.agentx.clarify.deploy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.github.GitHubSettings;
+import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.logging.LogSetup;
+import dev.agentx.clarify.support.MutableClock;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What can be checked of deploy/ without Docker or a cluster: probes point at real endpoints of the
+ * server, every environment variable the files set is one the code reads, the Dockerfile copies
+ * what exists, the systemd unit is hardened. (The jar the Dockerfile copies: DeployJarIT.)
+ */
+class DeployFilesTest {
+    static final Path DEPLOY = Path.of("deploy");
+    /** Read by the JVM itself, not by agentx. */
+    static final Set<String> JVM_ENV = Set.of("JAVA_TOOL_OPTIONS");
+
+    @TempDir
+    Path dir;
+
+    static String read(String name) throws IOException {
+        return Files.readString(DEPLOY.resolve(name));
+    }
+
+    static List<String> all(String regex, String text) {
+        List<String> out = new ArrayList<>();
+        Matcher m = Pattern.compile(regex, Pattern.MULTILINE).matcher(text);
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        return out;
+    }
+
+    /** The continued ENV instruction of the Dockerfile, as one line. */
+    static String dockerEnv(String dockerfile) {
+        Matcher m = Pattern.compile("(?m)^ENV ((?:.*\\\\\\n)*.*)$").matcher(dockerfile);
+        assertTrue(m.find(), "the Dockerfile sets ENV");
+        return m.group(1).replace("\\\n", " ");
+    }
+
+    @Test
+    void everyEnvironmentVariableIsOneTheCodeReads() throws IOException {
+        Set<String> known = new TreeSet<>(GitHubSettings.ENV_NAMES);
+        known.addAll(LogSetup.ENV_NAMES);
+        known.addAll(JVM_ENV);
+        String docker = read("Dockerfile");
+        Map<String, List<String>> used = Map.of(
+                "Dockerfile", concat(all("([A-Z][A-Z0-9_]*)=", dockerEnv(docker)), all("\\$\\{([A-Z][A-Z0-9_]*)\\}", docker)),
+                "agentx.env.example", all("^#? ?([A-Z][A-Z0-9_]*)=", read("agentx.env.example")),
+                "systemd/agentx.service", all("^Environment=([A-Z][A-Z0-9_]*)=", read("systemd/agentx.service")),
+                "kubernetes/agentx.yaml", all("^\\s*- name: ([A-Z][A-Z0-9_]*)\\s*$", read("kubernetes/agentx.yaml")));
+        used.forEach((file, names) -> {
+            assertFalse(names.isEmpty(), file + " sets no environment variable");
+            for (String name : names) {
+                assertTrue(known.contains(name), "deploy/" + file + " uses " + name + ", which the code does not read; "
+                        + "known: " + known);
+            }
+        });
+        // the example documents every setting
+        for (String name : GitHubSettings.ENV_NAMES) {
+            assertTrue(used.get("agentx.env.example").contains(name), "agentx.env.example lacks " + name);
+        }
+    }
+
+    @Test
+    void probesAreRealEndpoints() throws IOException {
+        String docker = read("Dockerfile");
+        List<String> paths = new ArrayList<>(all("^\\s*CMD curl [^\\n]*http://127\\.0\\.0\\.1:\\$\\{PORT\\}(/[^\"\\s]*)",
+                docker));
+        assertEquals(1, paths.size(), "one HEALTHCHECK path in the Dockerfile");
+        String k8s = read("kubernetes/agentx.yaml");
+        List<String> k8sPaths = all("httpGet: \\{path: (/[^,]+), port: http\\}", k8s);
+        assertEquals(2, k8sPaths.size(), "a liveness and a readiness probe: " + k8sPaths);
+        paths.addAll(k8sPaths);
+        // ports agree: EXPOSE, ENV PORT, containerPort and PORT in the manifest
+        assertTrue(dockerEnv(docker).contains("PORT=3000") && docker.contains("EXPOSE 3000"), docker);
+        assertTrue(k8s.contains("containerPort: 3000") && k8s.matches("(?s).*name: PORT\\s+value: \"3000\".*"), k8s);
+
+        try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-02-26T10:00:00Z"))) {
+            rig.start();
+            for (String path : paths) {
+                GitHubRig.Response r = rig.request("GET", rig.mode().port(), path, null, Map.of());
+                assertEquals(200, r.status(), path + ": " + r.body());
+            }
+        }
+    }
+
+    @Test
+    void dockerfileCopiesWhatExistsAndRunsAsNonRoot() throws IOException {
+        String docker = read("Dockerfile");
+        for (String src : all("^COPY (?!--from)(\\S+) ", docker)) {
+            assertTrue(Files.exists(Path.of(src)), "the Dockerfile copies " + src + ", which is not in the repository");
+        }
+        assertTrue(docker.contains("COPY --from=build /src/target/agentx.jar "), docker);
+        assertTrue(docker.contains("WORKDIR /src"), docker);
+        assertTrue(docker.matches("(?s).*\\nUSER 10001:10001\\n.*"), "non-root user");
+        assertTrue(docker.contains("VOLUME [\"/data\"]") && dockerEnv(docker).contains("AGENTX_DATA_DIR=/data"), docker);
+        assertTrue(docker.contains("ENTRYPOINT [\"java\", \"-jar\", \"/opt/agentx/agentx.jar\", \"serve\"]"), docker);
+    }
+
+    @Test
+    void systemdUnitIsHardened() throws IOException {
+        String unit = read("systemd/agentx.service");
+        for (String option : new String[] {"NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes",
+                "PrivateTmp=yes", "PrivateDevices=yes", "ProtectKernelTunables=yes", "ProtectKernelModules=yes",
+                "ProtectControlGroups=yes", "RestrictNamespaces=yes", "RestrictSUIDSGID=yes", "LockPersonality=yes",
+                "CapabilityBoundingSet=", "SystemCallArchitectures=native", "UMask=0077", "User=agentx",
+                "KillSignal=SIGTERM", "ReadWritePaths=/var/lib/agentx", "Environment=AGENTX_DATA_DIR=/var/lib/agentx",
+                "ExecStart=/usr/bin/java "}) {
+            assertTrue(unit.matches("(?s).*(^|\\n)" + Pattern.quote(option) + "(\\n|\\S|\\s).*"), "missing " + option);
+        }
+        assertTrue(unit.contains("-jar /opt/agentx/agentx.jar serve"), unit);
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
+    }
+}

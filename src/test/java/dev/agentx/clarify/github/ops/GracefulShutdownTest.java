@@ -1,0 +1,149 @@
+package dev.agentx.clarify.github.ops;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.cli.Main;
+import dev.agentx.clarify.github.GitHubSettings;
+import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.github.support.Keys;
+import dev.agentx.clarify.github.webhook.SignatureVerifier;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.support.Jvm;
+import dev.agentx.clarify.support.MutableClock;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code agentx serve} as a real process: deliveries posted, SIGTERM while they are being worked
+ * through, a restart; every accepted delivery is processed exactly once (one ledger record and
+ * one question comment per issue).
+ */
+class GracefulShutdownTest {
+    static final int DELIVERIES = 6;
+    static final Duration DEADLINE = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    private Process serve(GitHubRig rig, Path stderr) throws IOException {
+        ProcessBuilder pb = Jvm.builder(Main.class, "serve");
+        Map<String, String> env = pb.environment();
+        env.put("GITHUB_APP_ID", String.valueOf(GitHubRig.APP_ID));
+        env.put("GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem());
+        env.put("GITHUB_WEBHOOK_SECRET", GitHubRig.SECRET);
+        env.put("GITHUB_API_URL", rig.wiremock.baseUrl());
+        env.put("AGENTX_DATA_DIR", rig.data.toString());
+        env.put("PORT", "0");
+        env.remove("LOG_FORMAT");
+        return pb.redirectErrorStream(true).redirectOutput(stderr.toFile()).start();
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        Instant end = Instant.now().plus(DEADLINE);
+        while (!condition.getAsBoolean()) {
+            if (Instant.now().isAfter(end)) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(50); // polling a real process, not making time pass
+        }
+    }
+
+    private static int port(Path log) throws InterruptedException {
+        Pattern listening = Pattern.compile("listening on http://0\\.0\\.0\\.0:(\\d+)/");
+        int[] port = new int[1];
+        await("the server to listen (" + log + ")", () -> {
+            Matcher m = listening.matcher(read(log));
+            if (m.find()) {
+                port[0] = Integer.parseInt(m.group(1));
+                return true;
+            }
+            return false;
+        });
+        return port[0];
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static long count(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return 0;
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".json")).count();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    @Test
+    void sigtermKeepsWhatIsInFlightAndARestartFinishesItExactlyOnce() throws Exception {
+        try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-02-26T10:00:00Z"))) {
+            Path log1 = dir.resolve("serve-1.log");
+            Process first = serve(rig, log1);
+            try {
+                int port = port(log1);
+                for (int issue = 1; issue <= DELIVERIES; issue++) {
+                    byte[] body = rig.bytes(rig.comment("eng", issue, "/clarify @architect Question " + issue + "?"));
+                    GitHubRig.Response r = rig.request("POST", port, GitHubSettings.DEFAULT_PATH, body, Map.of(
+                            "Content-Type", "application/json", "X-GitHub-Event", "issue_comment",
+                            "X-GitHub-Delivery", rig.nextDeliveryId(),
+                            "X-Hub-Signature-256", SignatureVerifier.sign(GitHubRig.SECRET, body)));
+                    assertEquals(202, r.status(), r.body());
+                }
+                first.destroy(); // SIGTERM
+                assertTrue(first.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS), "stops on SIGTERM:\n" + read(log1));
+            } finally {
+                first.destroyForcibly();
+            }
+            assertEquals(143, first.exitValue(), read(log1));
+            assertTrue(read(log1).contains("final outbox flush"), read(log1));
+            assertTrue(read(log1).contains("agentx serve configuration:"), read(log1));
+
+            Path log2 = dir.resolve("serve-2.log");
+            Process second = serve(rig, log2);
+            try {
+                port(log2);
+                await("the inbox and outbox to drain after the restart", () -> count(rig.data.resolve("inbox/pending"))
+                        == 0 && count(rig.data.resolve("outbox/pending")) == 0);
+                second.destroy();
+                assertTrue(second.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS), read(log2));
+            } finally {
+                second.destroyForcibly();
+            }
+
+            LocalMode repo = LocalMode.open(GitHubRig.REPO.rootIn(rig.data), Clock.systemUTC());
+            for (int issue = 1; issue <= DELIVERIES; issue++) {
+                Ledger ledger = repo.ledgers().read(issue).orElseThrow();
+                assertEquals(1, ledger.clarifications().size(), "issue " + issue + ": " + ledger);
+                int posted = rig.wiremock.findAll(postRequestedFor(urlPathEqualTo(GitHubRig.API_REPO + "/issues/" + issue
+                        + "/comments"))).size();
+                assertEquals(1, posted, "one question comment on issue " + issue + "\n" + read(log1) + read(log2));
+            }
+            assertEquals(0, count(rig.data.resolve("inbox/failed")));
+            assertEquals(0, count(rig.data.resolve("outbox/failed")));
+        }
+    }
+}
