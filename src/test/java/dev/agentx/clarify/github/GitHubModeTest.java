@@ -61,7 +61,8 @@ class GitHubModeTest {
         String q = comments.get(0);
         assertTrue(q.contains("**Clarification CLR-1-001** - round 1 of 5"), q);
         assertTrue(q.contains("@arch @acme/architects - your answer is requested."), q);
-        assertTrue(q.strip().endsWith("<!-- agentx:{\"id\":\"CLR-1-001\",\"round\":1,\"kind\":\"question\"} -->"), q);
+        assertTrue(q.contains("\n<!-- agentx:{\"id\":\"CLR-1-001\",\"round\":1,\"kind\":\"question\",\"v\":1,"), q);
+        assertTrue(q.strip().endsWith("} -->"), q);
         assertEquals(List.of("{\"content\":\"+1\"}"), rig.reactions());
         assertEquals(1, rig.requests("POST", GitHubRig.API_REPO + "/issues/1/labels").size());
         String labels = rig.requests("POST", GitHubRig.API_REPO + "/issues/1/labels").get(0).getBodyAsString();

@@ -101,7 +101,7 @@ public final class IssueMirror {
                 .thenComparingInt(Item::index));
         for (Item it : items) {
             outbox.enqueue(new Effect.Comment(prefix + it.record().id() + "/" + it.index(), installation, ref, issue,
-                    comment(it.record(), it.entry())));
+                    comment(it.record(), it.index())));
         }
         for (ClarificationRecord r : ledger.clarifications()) {
             posted.put(r.id(), r.thread().size());
@@ -134,9 +134,10 @@ public final class IssueMirror {
     }
 
     /** A thread entry as a comment: questions mention the target role; escalations say who may resolve. */
-    String comment(ClarificationRecord r, ThreadEntry e) {
+    String comment(ClarificationRecord r, int index) {
+        ThreadEntry e = r.thread().get(index);
         List<String> mentions = e.type() == EntryType.QUESTION ? actors.mentions(r.to()) : List.of();
-        String body = renderer.entry(r, e, mentions);
+        String body = renderer.entry(r, index, mentions);
         if (e.type() == EntryType.ESCALATION) {
             int marker = body.lastIndexOf("<!-- agentx:");
             body = body.substring(0, marker) + "Who may resolve it: " + actors.maintainerPolicy() + ".\n\n"
