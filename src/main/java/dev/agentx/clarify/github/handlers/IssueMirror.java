@@ -133,6 +133,23 @@ public final class IssueMirror {
         }
     }
 
+    /**
+     * Records that everything in {@code ledger} is on GitHub already (its comments posted, its
+     * labels set), so the server does not post it again: for {@code agentx sync --write}, which
+     * rebuilt the ledger of the repository root {@code root} from the app's comments.
+     */
+    public static void recordMirrored(Path root, Ledger ledger, long installation) {
+        Map<String, Integer> posted = new LinkedHashMap<>();
+        ledger.clarifications().forEach(r -> posted.put(r.id(), r.thread().size()));
+        State state = new State(installation, posted, labels(ledger), 0);
+        try {
+            AtomicFiles.write(root.resolve(".agentx/state/github/issue-" + ledger.issueNumber() + ".json"),
+                    JsonSupport.mapper().writeValueAsBytes(state));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** A thread entry as a comment: questions mention the target role; escalations say who may resolve. */
     String comment(ClarificationRecord r, int index) {
         ThreadEntry e = r.thread().get(index);
