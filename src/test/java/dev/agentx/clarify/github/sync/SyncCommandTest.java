@@ -208,5 +208,11 @@ class SyncCommandTest {
         assertEquals(2, code);
         assertTrue(err.toString().contains("agentx sync cannot start"), err.toString());
         assertFalse(err.toString().contains("GITHUB_WEBHOOK_SECRET"), err.toString());
+
+        // the app is not installed there (nothing stubbed: 404)
+        Run missing = sync("--issue", "1");
+        assertEquals(1, missing.code(), missing.err());
+        assertTrue(missing.err().contains("HTTP 404") && missing.err().contains("Is the app installed on "
+                + "Codertocat/Hello-World"), missing.err());
     }
 }
