@@ -101,7 +101,7 @@ public final class IssueMirror {
                 .thenComparingInt(Item::index));
         for (Item it : items) {
             outbox.enqueue(new Effect.Comment(prefix + it.record().id() + "/" + it.index(), installation, ref, issue,
-                    comment(it.record(), it.index())));
+                    comment(actors.with(repo.config()), it.record(), it.index())));
         }
         for (ClarificationRecord r : ledger.clarifications()) {
             posted.put(r.id(), r.thread().size());
@@ -151,7 +151,7 @@ public final class IssueMirror {
     }
 
     /** A thread entry as a comment: questions mention the target role; escalations say who may resolve. */
-    String comment(ClarificationRecord r, int index) {
+    String comment(Actors actors, ClarificationRecord r, int index) {
         ThreadEntry e = r.thread().get(index);
         List<String> mentions = e.type() == EntryType.QUESTION ? actors.mentions(r.to()) : List.of();
         String body = renderer.entry(r, index, mentions);
@@ -181,7 +181,8 @@ public final class IssueMirror {
     }
 
     /** The stale notice for a record the monitor found stale. */
-    public void staleNotice(RepoRef ref, int issue, long installation, ClarificationRecord r) {
+    public void staleNotice(LocalMode repo, RepoRef ref, int issue, long installation, ClarificationRecord r) {
+        Actors actors = this.actors.with(repo.config());
         outbox.enqueue(new Effect.Comment(ref.fullName() + "#" + issue + "/" + r.id() + "/stale/" + r.round() + "/"
                 + r.staleAfter(), installation, ref, issue, renderer.stale(r, actors.mentions(r.to()))));
     }
