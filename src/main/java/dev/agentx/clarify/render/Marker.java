@@ -1,6 +1,6 @@
 package dev.agentx.clarify.render;
 
-import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
@@ -41,11 +41,8 @@ public record Marker(String id, int round, MarkdownRenderer.Kind kind, Clarifica
     public static final String CLOSE = " -->";
     public static final int VERSION = 1;
 
-    private static final ObjectMapper JSON = JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
-
-    static {
-        JSON.getFactory().setCharacterEscapes(new SafeEscapes());
-    }
+    private static final ObjectMapper JSON = JsonMapper.builder(new JsonFactoryBuilder()
+            .characterEscapes(new SafeEscapes()).enable(JsonWriteFeature.ESCAPE_NON_ASCII).build()).build();
 
     /** Escapes {@code - < > &} as well as the standard set, so no {@code -->} can appear. */
     private static final class SafeEscapes extends CharacterEscapes {
