@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
         description = "AgentX Clarify: agents and people clarify work with each other, routed through a hub "
                 + "that checks scope, keeps a locked per-issue ledger and limits rounds.",
         subcommands = {ClarifyCommands.class, HookCommand.class, StateCommand.class, ReadyCommand.class,
-                MonitorCommand.class, ServeCommand.class},
+                MonitorCommand.class, ServeCommand.class, SyncCommand.class},
         footer = {"", "Examples:",
                 "  agentx clarify ask --issue 42 --from engineer --to architect --topic \"Auth\" \"JWT or sessions?\"",
                 "  agentx clarify answer CLR-42-001 \"JWT, see ADR-42.\"",
@@ -21,6 +21,7 @@ import picocli.CommandLine.Spec;
                 "  agentx hook start --agent engineer --issue 42",
                 "  agentx ready",
                 "  agentx serve                     GitHub Mode webhook server (see 'agentx serve --help')",
+                "  agentx sync --repo acme/app      rebuild the GitHub Mode ledger mirror from the app's comments",
                 "", "Exit codes: 0 ok, 1 internal error, 2 usage, 3 protocol error "
                 + "(SCOPE_VIOLATION, NOT_FOUND, MAX_ROUNDS_EXCEEDED, INVALID_STATE, VALIDATION), 4 LOCK_TIMEOUT."})
 public final class AgentxCommand implements Runnable {

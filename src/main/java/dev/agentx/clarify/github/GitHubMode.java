@@ -14,6 +14,7 @@ import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
 import dev.agentx.clarify.github.ops.Readiness;
 import dev.agentx.clarify.github.outbox.Outbox;
+import dev.agentx.clarify.github.repoconfig.RepoConfigs;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
 import dev.agentx.clarify.github.webhook.WebhookServer;
 import dev.agentx.clarify.lock.LockManager;
@@ -49,6 +50,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class GitHubMode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GitHubMode.class);
+    /** How often a repository's {@code .github/agentx.toml} is looked up (its sha; parsed when it changed). */
+    public static final Duration REPO_CONFIG_CHECK = Duration.ofMinutes(1);
 
     /**
      * How to run. {@code synchronous}: each delivery is processed (and the outbox flushed) before
@@ -64,6 +67,7 @@ public final class GitHubMode implements AutoCloseable {
     private final LockManager locks;
     private final AnswerChannel channel;
     private final Map<RepoRef, LocalMode> repositories = new ConcurrentHashMap<>();
+    private final RepoConfigs repoConfigs;
     private final Inbox inbox;
     private final Outbox outbox;
     private final IssueMirror mirror;
@@ -95,6 +99,7 @@ public final class GitHubMode implements AutoCloseable {
         this.inbox = new Inbox(data.resolve("inbox"), clock);
         this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics);
         Actors actors = new Actors(config, github, clock);
+        this.repoConfigs = new RepoConfigs(config, github, clock, REPO_CONFIG_CHECK);
         this.mirror = new IssueMirror(outbox, actors);
         RepositoryMonitor monitor = options.monitor();
         RepositoryMonitor timed = repo -> {
@@ -105,8 +110,8 @@ public final class GitHubMode implements AutoCloseable {
                 metrics.observe(ServerMetrics.MONITOR_PASS, Duration.ofNanos(System.nanoTime() - start));
             }
         };
-        DeliveryHandler handler = new DeliveryHandler(settings.appIdNumber(), this::repository, actors, mirror, outbox,
-                timed, metrics);
+        DeliveryHandler handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::repository, actors,
+                mirror, outbox, timed, metrics);
         this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
                 new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker, metrics,
@@ -157,11 +162,16 @@ public final class GitHubMode implements AutoCloseable {
                 metrics);
     }
 
-    /** The repository's composition root, created on first use. */
+    /**
+     * The repository's composition root with its config in force (its {@code .github/agentx.toml}
+     * merged over the server's, see {@link RepoConfigs}), created on first use and again when
+     * that config changes.
+     */
     public LocalMode repository(RepoRef ref) {
+        AgentxConfig wanted = repoConfigs.current(ref);
         // channel null: each role's channel from agentx.toml [agents.<role>], as in Local Mode
-        return repositories.computeIfAbsent(ref, r -> new LocalMode(r.rootIn(settings.dataDir()), clock, locks, channel,
-                config, System.getenv()));
+        return repositories.compute(ref, (r, known) -> known != null && known.config() == wanted ? known
+                : new LocalMode(r.rootIn(settings.dataDir()), clock, locks, channel, wanted, System.getenv()));
     }
 
     /**

@@ -10,8 +10,9 @@ import java.util.Locale;
  * The Markdown form GitHub Mode posts as issue comments. User text is quoted and neutralised so it
  * can neither trigger a command (it sits in a {@code >} quote, which the command parser ignores),
  * nor mention anyone ({@code @} is followed by a zero-width space entity), nor forge our hidden
- * marker ({@code <} and {@code >} are escaped). Every comment ends with the marker
- * {@code <!-- agentx:{"id":...,"round":R,"kind":...} -->}.
+ * marker ({@code <} and {@code >} are escaped). Every comment ends with the {@link Marker}
+ * {@code <!-- agentx:{"id":...,"round":R,"kind":...,...} -->}, which also carries what
+ * {@code agentx sync} needs to rebuild the ledger.
  */
 public final class MarkdownRenderer {
 
@@ -22,14 +23,21 @@ public final class MarkdownRenderer {
         public String wire() {
             return name().toLowerCase(Locale.ROOT);
         }
+
+        public static Kind fromWire(String value) {
+            for (Kind k : values()) {
+                if (k.wire().equals(value)) {
+                    return k;
+                }
+            }
+            throw new IllegalArgumentException("unknown marker kind '" + value
+                    + "'; expected question, answer, resolution, escalation or stale");
+        }
     }
 
-    public static String marker(String id, int round, Kind kind) {
-        return "<!-- agentx:{\"id\":\"" + id + "\",\"round\":" + round + ",\"kind\":\"" + kind.wire() + "\"} -->";
-    }
-
-    /** The comment for one thread entry of {@code r}. {@code mentions} are logins to notify (questions only). */
-    public String entry(ClarificationRecord r, ThreadEntry e, List<String> mentions) {
+    /** The comment for thread entry {@code index} of {@code r}. {@code mentions} are logins to notify (questions only). */
+    public String entry(ClarificationRecord r, int index, List<String> mentions) {
+        ThreadEntry e = r.thread().get(index);
         StringBuilder b = new StringBuilder();
         Kind kind;
         switch (e.type()) {
@@ -99,7 +107,7 @@ public final class MarkdownRenderer {
             }
             default -> throw new IllegalStateException("unknown entry " + e.type());
         }
-        b.append('\n').append(marker(r.id(), e.round(), kind));
+        b.append('\n').append(new Marker(r.id(), e.round(), kind, r, index, e).render());
         return b.toString();
     }
 
@@ -116,7 +124,7 @@ public final class MarkdownRenderer {
             }
             b.append("- please answer; it is escalated if it goes stale again.\n");
         }
-        b.append('\n').append(marker(r.id(), r.round(), Kind.STALE));
+        b.append('\n').append(new Marker(r.id(), r.round(), Kind.STALE, r, -1, null).render());
         return b.toString();
     }
 

@@ -3,6 +3,7 @@ package dev.agentx.clarify.github.api;
 import dev.agentx.clarify.github.RepoRef;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -29,6 +30,9 @@ public interface GitHubGateway {
 
     /** The user's repository permission: admin, write, read or none. */
     String permission(long installation, RepoRef repo, String login);
+
+    /** A file on the repository's default branch (contents API), or empty when there is none. */
+    Optional<RepoFile> fileOnDefaultBranch(long installation, RepoRef repo, String path);
 
     /** The logins (lower case) of the members of the team {@code org/slug}. */
     Set<String> teamMembers(long installation, String org, String slug);

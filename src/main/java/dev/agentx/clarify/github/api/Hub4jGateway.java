@@ -18,9 +18,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.kohsuke.github.GHAppInstallationToken;
+import org.kohsuke.github.GHContent;
 import org.kohsuke.github.GHEventPayload;
 import org.kohsuke.github.GHIOException;
 import org.kohsuke.github.GHIssueComment;
@@ -269,6 +271,24 @@ public final class Hub4jGateway implements GitHubGateway {
             var type = bind(installation, repo, 1, 0).getRepository().getPermission(login);
             return type == null ? "none" : type.name().toLowerCase(Locale.ROOT);
         });
+    }
+
+    @Override
+    public Optional<RepoFile> fileOnDefaultBranch(long installation, RepoRef repo, String path) {
+        try {
+            return call("read " + path + " of " + repo, () -> {
+                GHContent c = bind(installation, repo, 1, 0).getRepository().getFileContent(path);
+                try (var in = c.read()) {
+                    return Optional.of(new RepoFile(c.getSha(), new String(in.readAllBytes(),
+                            java.nio.charset.StandardCharsets.UTF_8)));
+                }
+            });
+        } catch (GitHubApiException e) {
+            if (e.notFound()) {
+                return Optional.empty();
+            }
+            throw e;
+        }
     }
 
     @Override

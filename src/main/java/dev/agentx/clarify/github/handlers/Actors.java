@@ -28,16 +28,28 @@ public final class Actors {
     private final AgentxConfig config;
     private final GitHubGateway github;
     private final Clock clock;
-    private final Map<String, Cached<Set<String>>> teams = new ConcurrentHashMap<>();
-    private final Map<String, Cached<String>> permissions = new ConcurrentHashMap<>();
+    private final Map<String, Cached<Set<String>>> teams;
+    private final Map<String, Cached<String>> permissions;
 
     private record Cached<T>(T value, Instant until) {
     }
 
     public Actors(AgentxConfig config, GitHubGateway github, Clock clock) {
+        this(config, github, clock, new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
+    }
+
+    private Actors(AgentxConfig config, GitHubGateway github, Clock clock, Map<String, Cached<Set<String>>> teams,
+                   Map<String, Cached<String>> permissions) {
         this.config = config;
         this.github = github;
         this.clock = clock;
+        this.teams = teams;
+        this.permissions = permissions;
+    }
+
+    /** The same actors under a repository's config ({@code .github/agentx.toml} merged), sharing the caches. */
+    public Actors with(AgentxConfig repoConfig) {
+        return repoConfig == config ? this : new Actors(repoConfig, github, clock, teams, permissions);
     }
 
     /** Roles of {@code login}, most upstream first (PRODUCT.md priority, then by name). */

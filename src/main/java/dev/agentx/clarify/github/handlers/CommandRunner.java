@@ -34,6 +34,11 @@ public final class CommandRunner {
     public record Result(boolean accepted, String reply) {
     }
 
+    /** The actors under the repository's config. */
+    private Actors actors(IssueContext ctx) {
+        return actors.with(ctx.local().config());
+    }
+
     public CommandRunner(Actors actors) {
         this.actors = actors;
     }
@@ -58,7 +63,7 @@ public final class CommandRunner {
         } catch (ClarificationEngine.RoundLimitException e) {
             return refused(login, command, e.code().name(), e.getMessage().replace("'agentx clarify resolve "
                     + e.outcome().record().id() + " -m \"<decision>\"'", "/clarify resolve " + e.outcome().record().id()
-                    + " <decision>"), "The escalation summary is posted below; " + actors.maintainerPolicy()
+                    + " <decision>"), "The escalation summary is posted below; " + actors(ctx).maintainerPolicy()
                     + " may resolve it.");
         } catch (ClarifyException e) {
             if (e.code() == ErrorCode.LOCK_TIMEOUT || e.code() == ErrorCode.INTERNAL) {
@@ -79,7 +84,7 @@ public final class CommandRunner {
         if (command instanceof CommentCommand.Status) {
             return new Result(true, status(ctx));
         }
-        List<String> roles = actors.roles(ctx.installation(), login);
+        List<String> roles = actors(ctx).roles(ctx.installation(), login);
         if (command instanceof CommentCommand.Ask a) {
             String from = requesterRole(ctx, login, roles, a.role());
             // A Markdown list or task list at the end of the question offers its choices.
@@ -114,8 +119,8 @@ public final class CommandRunner {
                 return accepted(engine.execute(new ClarifyCommand.Resolve(r.id(), null, c.note())));
             }
             requireMaintainer(ctx, login, r, r.status() == Status.ESCALATED
-                    ? r.id() + " is escalated: only " + actors.maintainerPolicy() + " may resolve it."
-                    : "Only the requester '" + r.from() + "' or " + actors.maintainerPolicy() + " may resolve " + r.id()
+                    ? r.id() + " is escalated: only " + actors(ctx).maintainerPolicy() + " may resolve it."
+                    : "Only the requester '" + r.from() + "' or " + actors(ctx).maintainerPolicy() + " may resolve " + r.id()
                     + ".");
             return accepted(engine.execute(new ClarifyCommand.Resolve(r.id(), login, c.note())));
         }
@@ -123,7 +128,7 @@ public final class CommandRunner {
             ClarificationRecord r = record(ctx, c.id());
             if (!roles.contains(r.from()) && !roles.contains(r.to())) {
                 requireMaintainer(ctx, login, r, "Only the requester '" + r.from() + "', the target '" + r.to()
-                        + "' or " + actors.maintainerPolicy() + " may escalate " + r.id() + ".");
+                        + "' or " + actors(ctx).maintainerPolicy() + " may escalate " + r.id() + ".");
             }
             return accepted(engine.execute(new ClarifyCommand.Escalate(r.id(), login, c.reason())));
         }
@@ -131,7 +136,7 @@ public final class CommandRunner {
             ClarificationRecord r = record(ctx, c.id());
             if (!roles.contains(r.from())) {
                 requireMaintainer(ctx, login, r, "Only the requester '" + r.from() + "' or "
-                        + actors.maintainerPolicy() + " may abandon " + r.id() + ".");
+                        + actors(ctx).maintainerPolicy() + " may abandon " + r.id() + ".");
             }
             return accepted(engine.execute(new ClarifyCommand.Abandon(r.id(), login, c.reason())));
         }
@@ -148,7 +153,7 @@ public final class CommandRunner {
     }
 
     private void requireMaintainer(IssueContext ctx, String login, ClarificationRecord r, String why) {
-        if (!actors.isMaintainer(ctx.installation(), ctx.repo(), login)) {
+        if (!actors(ctx).isMaintainer(ctx.installation(), ctx.repo(), login)) {
             throw new Refused("NOT_PERMITTED", why, "Ask one of them to comment /clarify resolve " + r.id()
                     + " <decision>.");
         }
@@ -234,7 +239,7 @@ public final class CommandRunner {
     }
 
     private String help(IssueContext ctx, String login) {
-        List<String> roles = actors.roles(ctx.installation(), login);
+        List<String> roles = actors(ctx).roles(ctx.installation(), login);
         return "**AgentX Clarify** commands (each at the start of a line; the question may go on over lines):\n\n"
                 + grammar() + "\n\n@" + login + " acts as: "
                 + (roles.isEmpty() ? "no role (ask the app's operator to map you in agentx.toml [roles])"

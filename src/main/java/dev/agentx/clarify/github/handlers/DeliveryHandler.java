@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.cli.LocalMode;
 import dev.agentx.clarify.events.EventType;
+import dev.agentx.clarify.config.AgentxConfig;
 import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.github.repoconfig.RepoConfigMerge;
+import dev.agentx.clarify.github.repoconfig.RepoConfigs;
 import dev.agentx.clarify.github.RepositoryMonitor;
 import dev.agentx.clarify.github.commands.CommandParser;
 import dev.agentx.clarify.github.commands.CommentCommand;
@@ -17,6 +20,7 @@ import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.render.MarkdownRenderer;
 import dev.agentx.clarify.routing.ClarifyCommand;
 import dev.agentx.clarify.routing.Outcome;
 import dev.agentx.clarify.routing.Validation;
@@ -44,6 +48,7 @@ public final class DeliveryHandler {
     static final String OUR_MARKERS = "<!-- agentx";
 
     private final long appId;
+    private final RepoConfigs repoConfigs;
     private final Function<RepoRef, LocalMode> repos;
     private final Actors actors;
     private final CommandRunner runner;
@@ -53,10 +58,11 @@ public final class DeliveryHandler {
     private final Metrics metrics;
     private final ObjectMapper json = new ObjectMapper();
 
-    public DeliveryHandler(long appId, Function<RepoRef, LocalMode> repos, Actors actors, IssueMirror mirror,
-                           Outbox outbox, RepositoryMonitor monitor, Metrics metrics) {
+    public DeliveryHandler(long appId, RepoConfigs repoConfigs, Function<RepoRef, LocalMode> repos, Actors actors,
+                           IssueMirror mirror, Outbox outbox, RepositoryMonitor monitor, Metrics metrics) {
         this.metrics = metrics;
         this.appId = appId;
+        this.repoConfigs = repoConfigs;
         this.repos = repos;
         this.actors = actors;
         this.runner = new CommandRunner(actors);
@@ -111,6 +117,13 @@ public final class DeliveryHandler {
             LOG.warn("delivery {} ({}.{}) names no issue; ignored", d.id(), d.event(), action);
             return;
         }
+        long installationId = installation.path("id").asLong();
+        // a broken .github/agentx.toml is reported once per blob sha (the outbox key), on this issue
+        // looked up only for events that may act, so that the rest cost no API call
+        RepoConfigs.Resolved config = mayAct(d.event() + "." + action, p) ? repoConfigs.resolve(installationId, ref)
+                : new RepoConfigs.Resolved(repoConfigs.current(ref), null, java.util.Optional.empty());
+        config.problem().ifPresent(problem -> outbox.enqueue(new Effect.Comment(ref.fullName() + "/"
+                + RepoConfigMerge.PATH + "/" + config.sha(), installationId, ref, issueNumber, brokenConfig(problem))));
         List<String> labels = new ArrayList<>();
         p.path("issue").path("labels").forEach(l -> labels.add(l.path("name").asText("")));
         IssueContext ctx = new IssueContext(installation.path("id").asLong(), ref, repos.apply(ref), issueNumber,
@@ -134,19 +147,44 @@ public final class DeliveryHandler {
         runMonitor(ctx);
     }
 
-    private boolean ignoredAuthor(JsonNode user, JsonNode viaApp, String body) {
+    /** Whether the event may run a command (so the repository's config matters). */
+    private boolean mayAct(String eventAction, JsonNode p) {
+        return switch (eventAction) {
+            case "issue_comment.created" -> {
+                JsonNode c = p.path("comment");
+                String body = c.path("body").asText("");
+                yield c.path("performed_via_github_app").path("id").asLong(-1) != appId && !body.contains(OUR_MARKERS)
+                        && !CommandParser.parse(body).isEmpty();
+            }
+            case "issues.opened" -> !CommandParser.parse(p.path("issue").path("body").asText("")).isEmpty();
+            case "issues.labeled" -> p.path("label").path("name").asText("").toLowerCase(Locale.ROOT)
+                    .startsWith(TRIGGER_PREFIX);
+            case "issues.closed" -> true;
+            default -> false;
+        };
+    }
+
+    /** The reply naming the broken {@code .github/agentx.toml}: the server's config applies meanwhile. */
+    static String brokenConfig(String problem) {
+        return "**agentx**: `" + RepoConfigMerge.PATH + "` on the default branch is not used, so the server's "
+                + "configuration applies until it is fixed:\n\n" + MarkdownRenderer.quote(problem)
+                + "\n\nA repository may set `default_workflow`, `[roles]` and `[maintainers]`; see the README "
+                + "section 'Per-repository configuration'.";
+    }
+
+    private boolean ignoredAuthor(AgentxConfig config, JsonNode user, JsonNode viaApp, String body) {
         if (viaApp.path("id").asLong(-1) == appId || body.contains(OUR_MARKERS)) {
             return true;
         }
         String login = user.path("login").asText("");
         boolean bot = "Bot".equals(user.path("type").asText("")) || login.toLowerCase(Locale.ROOT).endsWith("[bot]");
         // A bot acts only when agentx.toml names it in [roles] (an agent working as a GitHub App).
-        return login.isEmpty() || (bot && !actors.listedByLogin(login));
+        return login.isEmpty() || (bot && !actors.with(config).listedByLogin(login));
     }
 
     private void commands(IssueContext ctx, String key, JsonNode user, JsonNode viaApp, String body, Long commentId,
                           Progress progress, Consumer<Progress> save) {
-        if (ignoredAuthor(user, viaApp, body)) {
+        if (ignoredAuthor(ctx.local().config(), user, viaApp, body)) {
             return;
         }
         List<CommentCommand> commands = CommandParser.parse(body);
@@ -177,7 +215,7 @@ public final class DeliveryHandler {
         }
         String target = label.substring(TRIGGER_PREFIX.length()).strip();
         String login = sender.path("login").asText("");
-        if (!ignoredAuthor(sender, sender.path("none"), "")) {
+        if (!ignoredAuthor(ctx.local().config(), sender, sender.path("none"), "")) {
             String topic = ctx.title().isBlank() ? "issue #" + ctx.issue() : ctx.title().strip();
             if (topic.codePointCount(0, topic.length()) > Validation.MAX_TOPIC) {
                 topic = topic.substring(0, topic.offsetByCodePoints(0, Validation.MAX_TOPIC - 3)) + "...";
@@ -229,7 +267,7 @@ public final class DeliveryHandler {
                 continue;
             }
             if (o.events().stream().anyMatch(e -> e.event() == EventType.STALE)) {
-                mirror.staleNotice(ctx.repo(), o.issue(), ctx.installation(), o.record());
+                mirror.staleNotice(ctx.local(), ctx.repo(), o.issue(), ctx.installation(), o.record());
             }
             issues.add(o.issue());
         }

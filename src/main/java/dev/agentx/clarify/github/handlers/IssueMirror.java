@@ -102,7 +102,7 @@ public final class IssueMirror {
                 .thenComparingInt(Item::index));
         for (Item it : items) {
             outbox.enqueue(new Effect.Comment(prefix + it.record().id() + "/" + it.index(), installation, ref, issue,
-                    comment(it.record(), it.entry())));
+                    comment(actors.with(repo.config()), it.record(), it.index())));
         }
         for (ClarificationRecord r : ledger.clarifications()) {
             posted.put(r.id(), r.thread().size());
@@ -134,14 +134,32 @@ public final class IssueMirror {
         }
     }
 
+    /**
+     * Records that everything in {@code ledger} is on GitHub already (its comments posted, its
+     * labels set), so the server does not post it again: for {@code agentx sync --write}, which
+     * rebuilt the ledger of the repository root {@code root} from the app's comments.
+     */
+    public static void recordMirrored(Path root, Ledger ledger, long installation) {
+        Map<String, Integer> posted = new LinkedHashMap<>();
+        ledger.clarifications().forEach(r -> posted.put(r.id(), r.thread().size()));
+        State state = new State(installation, posted, labels(ledger), 0);
+        try {
+            AtomicFiles.write(root.resolve(".agentx/state/github/issue-" + ledger.issueNumber() + ".json"),
+                    JsonSupport.mapper().writeValueAsBytes(state));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** A thread entry as a comment: questions mention the target role; escalations say who may resolve. */
-    String comment(ClarificationRecord r, ThreadEntry e) {
+    String comment(Actors actors, ClarificationRecord r, int index) {
+        ThreadEntry e = r.thread().get(index);
         // Questions call on the target role; so do an agent's proposal (autonomy approve: a person of
         // the role accepts it) and answers under autonomy notify (they count, the role's people are told).
         boolean tell = e.type() == EntryType.QUESTION || e.isProposal()
                 || (e.isAnswer() && e.acceptedBy() == null && r.effectiveAutonomy() == Autonomy.NOTIFY);
         List<String> mentions = tell ? actors.mentions(r.to()) : List.of();
-        String body = renderer.entry(r, e, mentions);
+        String body = renderer.entry(r, index, mentions);
         if (e.type() == EntryType.ESCALATION) {
             int marker = body.lastIndexOf("<!-- agentx:");
             body = body.substring(0, marker) + "Who may resolve it: " + actors.maintainerPolicy() + ".\n\n"
@@ -168,7 +186,8 @@ public final class IssueMirror {
     }
 
     /** The stale notice for a record the monitor found stale. */
-    public void staleNotice(RepoRef ref, int issue, long installation, ClarificationRecord r) {
+    public void staleNotice(LocalMode repo, RepoRef ref, int issue, long installation, ClarificationRecord r) {
+        Actors actors = this.actors.with(repo.config());
         outbox.enqueue(new Effect.Comment(ref.fullName() + "#" + issue + "/" + r.id() + "/stale/" + r.round() + "/"
                 + r.staleAfter(), installation, ref, issue, renderer.stale(r, actors.mentions(r.to()))));
     }

@@ -1,0 +1,114 @@
+package dev.agentx.clarify.github.sync;
+
+import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.github.api.GitHubApiException;
+import dev.agentx.clarify.github.auth.AppJwt;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.kohsuke.github.GHAppInstallation;
+import org.kohsuke.github.GHException;
+import org.kohsuke.github.GHIssue;
+import org.kohsuke.github.GHIssueComment;
+import org.kohsuke.github.GHIssueState;
+import org.kohsuke.github.GitHub;
+import org.kohsuke.github.GitHubBuilder;
+import org.kohsuke.github.HttpException;
+
+/**
+ * {@link CommentSource} with hub4j against {@code GITHUB_API_URL}: the app's slug from
+ * {@code GET /app}, the installation from {@code GET /repos/{owner}/{repo}/installation} (both with
+ * the app's JWT), then one installation token per repository for the reads.
+ */
+public final class Hub4jCommentSource implements CommentSource {
+    private final String apiUrl;
+    private final GitHub app;
+    private final Map<RepoRef, GHAppInstallation> installations = new ConcurrentHashMap<>();
+    private final Map<RepoRef, GitHub> clients = new ConcurrentHashMap<>();
+
+    public Hub4jCommentSource(String apiUrl, AppJwt jwt) {
+        this.apiUrl = apiUrl;
+        try {
+            this.app = new GitHubBuilder().withEndpoint(apiUrl).withAuthorizationProvider(() -> "Bearer " + jwt.token())
+                    .build();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot set up the GitHub client for " + apiUrl + ": " + e.getMessage(), e);
+        }
+    }
+
+    @FunctionalInterface
+    private interface Call<T> {
+        T run() throws IOException;
+    }
+
+    private static <T> T call(String what, Call<T> call) {
+        try {
+            return call.run();
+        } catch (HttpException e) {
+            int status = e.getResponseCode();
+            throw new GitHubApiException(what + ": HTTP " + status, status, null, false, e);
+        } catch (FileNotFoundException e) {
+            throw new GitHubApiException(what + ": HTTP 404 (not found, or the app lacks access)", 404, null, false, e);
+        } catch (IOException e) {
+            throw new GitHubApiException(what + ": " + e, -1, null, false, e);
+        } catch (GHException e) {
+            // paged lists fail with an unchecked GHException around the HTTP failure
+            Throwable cause = e.getCause();
+            int status = cause instanceof HttpException h ? h.getResponseCode()
+                    : cause instanceof FileNotFoundException ? 404 : -1;
+            throw new GitHubApiException(what + ": " + (status > 0 ? "HTTP " + status : e.getMessage()), status,
+                    null, false, e);
+        }
+    }
+
+    @Override
+    public String appLogin() {
+        return call("GET /app", () -> app.getApp().getSlug() + "[bot]");
+    }
+
+    private GHAppInstallation install(RepoRef repo) {
+        return installations.computeIfAbsent(repo, r -> call("the app's installation on " + r,
+                () -> app.getApp().getInstallationByRepository(r.owner(), r.name())));
+    }
+
+    @Override
+    public long installation(RepoRef repo) {
+        return install(repo).getId();
+    }
+
+    private GitHub client(RepoRef repo) {
+        return clients.computeIfAbsent(repo, r -> call("an installation token for " + r, () -> {
+            String token = install(r).createToken().create().getToken();
+            return new GitHubBuilder().withEndpoint(apiUrl).withAppInstallationToken(token).build();
+        }));
+    }
+
+    @Override
+    public List<Integer> issuesWithComments(RepoRef repo) {
+        return call("list issues of " + repo, () -> {
+            TreeSet<Integer> out = new TreeSet<>();
+            for (GHIssue i : client(repo).getRepository(repo.fullName()).queryIssues().state(GHIssueState.ALL)
+                    .list()) {
+                if (i.getCommentsCount() > 0) {
+                    out.add(i.getNumber());
+                }
+            }
+            return List.copyOf(out);
+        });
+    }
+
+    @Override
+    public List<IssueComment> comments(RepoRef repo, int issue) {
+        return call("list comments of " + repo + "#" + issue, () -> {
+            List<IssueComment> out = new ArrayList<>();
+            for (GHIssueComment c : client(repo).getRepository(repo.fullName()).getIssue(issue).listComments()) {
+                out.add(new IssueComment(c.getId(), c.getUserName() == null ? "" : c.getUserName(), c.getBody()));
+            }
+            return out;
+        });
+    }
+}

@@ -1,0 +1,27 @@
+package dev.agentx.clarify.github.sync;
+
+import java.util.List;
+
+/**
+ * What {@code agentx sync} found for one issue.
+ *
+ * @param outcome {@code in-sync}: the local ledger is byte-identical to the rebuilt one;
+ *                {@code differs}: it is not (see {@code differences}), nothing written;
+ *                {@code written}: it differed and the rebuilt ledger was written ({@code --write});
+ *                {@code not-on-github}: a local ledger, but no comment of the app on the issue, left alone;
+ *                {@code broken}: the app's comments cannot be rebuilt into a ledger (see {@code problems})
+ */
+public record IssueSync(int issue, String outcome, List<Difference> differences, List<String> ignored,
+                        List<String> problems) {
+    public static final String IN_SYNC = "in-sync";
+    public static final String DIFFERS = "differs";
+    public static final String WRITTEN = "written";
+    public static final String NOT_ON_GITHUB = "not-on-github";
+    public static final String BROKEN = "broken";
+
+    public IssueSync {
+        differences = List.copyOf(differences);
+        ignored = List.copyOf(ignored);
+        problems = List.copyOf(problems);
+    }
+}

@@ -1,0 +1,17 @@
+package dev.agentx.clarify.github.sync;
+
+import java.util.List;
+
+/** What {@code agentx sync} did for a repository. {@code write}: whether {@code --write} was given. */
+public record SyncReport(String repository, String appLogin, long installation, boolean write,
+                         List<IssueSync> issues) {
+    public SyncReport {
+        issues = List.copyOf(issues);
+    }
+
+    /** Whether something still differs or could not be rebuilt (exit code 3). */
+    public boolean clean() {
+        return issues.stream().allMatch(i -> i.outcome().equals(IssueSync.IN_SYNC)
+                || i.outcome().equals(IssueSync.WRITTEN) || i.outcome().equals(IssueSync.NOT_ON_GITHUB));
+    }
+}
