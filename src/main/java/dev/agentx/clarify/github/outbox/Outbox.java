@@ -181,7 +181,7 @@ public final class Outbox {
                 }
                 waiting++;
             } catch (RuntimeException ex) {
-                LOG.error("outbox: dropping {}: {}", e.key(), ex.toString());
+                LOG.error("outbox: dropping {}: {}", e.key(), ex.toString(), ex);
                 moveToFailed(file, new Entry(e, entry.queuedAt(), entry.attempts() + 1, null, entry.uncertain(),
                         ex.toString()));
                 bad++;

@@ -75,6 +75,7 @@ public final class GitHubRig implements AutoCloseable {
     private GitHubMode mode;
     private RepositoryMonitor monitor = RepositoryMonitor.NONE;
     private long maxBody = GitHubSettings.MAX_BODY_BYTES;
+    private java.time.Duration apiTimeout = Hub4jGateway.DEFAULT_TIMEOUT;
 
     public GitHubRig(Path data, MutableClock clock) {
         this.data = data;
@@ -92,6 +93,12 @@ public final class GitHubRig implements AutoCloseable {
 
     public GitHubRig maxBody(long bytes) {
         this.maxBody = bytes;
+        return this;
+    }
+
+    /** The GitHub client's timeout (connect, and waiting for a response). */
+    public GitHubRig apiTimeout(java.time.Duration timeout) {
+        this.apiTimeout = timeout;
         return this;
     }
 
@@ -154,7 +161,7 @@ public final class GitHubRig implements AutoCloseable {
         }
         GitHubSettings s = settings();
         mode = new GitHubMode(s, clock, locks(), new Hub4jGateway(s.apiUrl(), new AppJwt(s.appId(), s.privateKey(), clock),
-                clock), new GitHubMode.Options(true, monitor, new HumanChannel(), "127.0.0.1"));
+                clock, apiTimeout), new GitHubMode.Options(true, monitor, new HumanChannel(), "127.0.0.1"));
         return mode.start();
     }
 
