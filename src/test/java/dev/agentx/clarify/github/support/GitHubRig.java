@@ -76,6 +76,7 @@ public final class GitHubRig implements AutoCloseable {
     private RepositoryMonitor monitor = RepositoryMonitor.NONE;
     private long maxBody = GitHubSettings.MAX_BODY_BYTES;
     private java.time.Duration apiTimeout = Hub4jGateway.DEFAULT_TIMEOUT;
+    private boolean synchronous = true;
 
     public GitHubRig(Path data, MutableClock clock) {
         this.data = data;
@@ -99,6 +100,12 @@ public final class GitHubRig implements AutoCloseable {
     /** The GitHub client's timeout (connect, and waiting for a response). */
     public GitHubRig apiTimeout(java.time.Duration timeout) {
         this.apiTimeout = timeout;
+        return this;
+    }
+
+    /** The server's own mode: a background worker, deliveries processed after the 202. */
+    public GitHubRig async() {
+        this.synchronous = false;
         return this;
     }
 
@@ -154,14 +161,14 @@ public final class GitHubRig implements AutoCloseable {
                 LockObserver.NONE);
     }
 
-    /** Starts (or restarts) the server in synchronous mode. */
+    /** Starts (or restarts) the server, in synchronous mode unless {@link #async()}. */
     public GitHubMode start() {
         if (mode != null) {
             mode.close();
         }
         GitHubSettings s = settings();
         mode = new GitHubMode(s, clock, locks(), new Hub4jGateway(s.apiUrl(), new AppJwt(s.appId(), s.privateKey(), clock),
-                clock, apiTimeout), new GitHubMode.Options(true, monitor, new HumanChannel(), "127.0.0.1"));
+                clock, apiTimeout), new GitHubMode.Options(synchronous, monitor, new HumanChannel(), "127.0.0.1"));
         return mode.start();
     }
 
