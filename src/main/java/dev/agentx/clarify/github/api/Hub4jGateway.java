@@ -34,20 +34,28 @@ import org.kohsuke.github.GitHubRateLimitHandler;
 import org.kohsuke.github.HttpException;
 import org.kohsuke.github.ReactionContent;
 import org.kohsuke.github.connector.GitHubConnectorResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link GitHubGateway} with hub4j github-api, pointed at {@code GITHUB_API_URL}. The app
  * authenticates with its JWT; each installation with an installation token, created on first use
  * and refreshed five minutes before it expires. Rate limits are not waited out on the calling
- * thread: they fail fast with GitHub's wait, which the outbox honours.
+ * thread: they fail fast with GitHub's wait, which the outbox honours. Every call gives up after
+ * {@link #DEFAULT_TIMEOUT} (connect, and again waiting for the response; {@link TimeoutConnector}).
+ * A 401 on an installation's call (its token expired early or was revoked) drops the cached token
+ * and tries the call once more with a new one; a 401 means nothing was carried out.
  *
  * <p>Objects for a repository, issue or comment are bound from a minimal webhook-shaped payload
  * ({@link GitHub#parseEventPayload}), so posting needs no extra GET to look them up first.
  */
 public final class Hub4jGateway implements GitHubGateway {
     static final Duration REFRESH_BEFORE = Duration.ofMinutes(5);
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+    private static final Logger LOG = LoggerFactory.getLogger(Hub4jGateway.class);
 
     private final String apiUrl;
+    private final TimeoutConnector connector;
     private final Clock clock;
     private final Metrics metrics;
     private final GitHub app;
@@ -59,14 +67,20 @@ public final class Hub4jGateway implements GitHubGateway {
     }
 
     public Hub4jGateway(String apiUrl, AppJwt jwt, Clock clock) {
-        this(apiUrl, jwt, clock, ServerMetrics.create());
+        this(apiUrl, jwt, clock, ServerMetrics.create(), DEFAULT_TIMEOUT);
     }
 
     /** {@code metrics}: counts calls by status ({@link ServerMetrics#GITHUB_CALLS}). */
     public Hub4jGateway(String apiUrl, AppJwt jwt, Clock clock, Metrics metrics) {
+        this(apiUrl, jwt, clock, metrics, DEFAULT_TIMEOUT);
+    }
+
+    /** {@code timeout}: how long a call may take to connect, and again to answer. */
+    public Hub4jGateway(String apiUrl, AppJwt jwt, Clock clock, Metrics metrics, Duration timeout) {
         this.apiUrl = apiUrl;
         this.clock = clock;
         this.metrics = metrics;
+        this.connector = new TimeoutConnector(timeout);
         try {
             this.app = builder().withAuthorizationProvider(() -> "Bearer " + jwt.token()).build();
         } catch (IOException e) {
@@ -75,7 +89,7 @@ public final class Hub4jGateway implements GitHubGateway {
     }
 
     private GitHubBuilder builder() {
-        return new GitHubBuilder().withEndpoint(apiUrl)
+        return new GitHubBuilder().withEndpoint(apiUrl).withConnector(connector)
                 .withRateLimitHandler(new GitHubRateLimitHandler() {
                     @Override
                     public void onError(GitHubConnectorResponse r) throws IOException {
@@ -109,6 +123,21 @@ public final class Hub4jGateway implements GitHubGateway {
         T run() throws IOException;
     }
 
+    /** A call with the installation's token: on a 401, once more with a new token. */
+    private <T> T call(long installation, String what, Call<T> call) {
+        try {
+            return call(what, call);
+        } catch (GitHubApiException e) {
+            if (e.status() != 401) {
+                throw e;
+            }
+            LOG.warn("{}: HTTP 401, the token of installation {} is no longer valid; trying once with a new one",
+                    what, installation);
+            tokens.remove(installation);
+            return call(what, call);
+        }
+    }
+
     private <T> T call(String what, Call<T> call) {
         try {
             T result = call.run();
@@ -123,7 +152,11 @@ public final class Hub4jGateway implements GitHubGateway {
                     e.status, e.wait, true, e);
         } catch (HttpException e) {
             int status = e.getResponseCode();
-            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", status < 0 ? "io_error" : String.valueOf(status));
+            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", status <= 0 ? "io_error" : String.valueOf(status));
+            if (status <= 0) {
+                // no response at all (connection reset, empty response): hub4j has no headers for it
+                throw new GitHubApiException(what + ": no response: " + brief(e.getMessage()), -1, null, false, e);
+            }
             throw new GitHubApiException(what + ": HTTP " + status + " " + brief(e.getMessage()), status,
                     RetryAfter.of(e.getResponseHeaderFields(), clock), false, e);
         } catch (FileNotFoundException e) {
@@ -218,13 +251,14 @@ public final class Hub4jGateway implements GitHubGateway {
 
     @Override
     public long createComment(long installation, RepoRef repo, int issue, String body) {
-        return call("comment on " + repo + "#" + issue, () -> bind(installation, repo, issue, 0).getIssue()
+        return call(installation, "comment on " + repo + "#" + issue, () -> bind(installation, repo, issue, 0)
+                .getIssue()
                 .comment(body).getId());
     }
 
     @Override
     public boolean commentContains(long installation, RepoRef repo, int issue, String text, Instant since) {
-        return call("list comments of " + repo + "#" + issue, () -> {
+        return call(installation, "list comments of " + repo + "#" + issue, () -> {
             for (GHIssueComment c : bind(installation, repo, issue, 0).getIssue().queryComments()
                     .since(Date.from(since)).list()) {
                 if (c.getBody() != null && c.getBody().contains(text)) {
@@ -237,26 +271,29 @@ public final class Hub4jGateway implements GitHubGateway {
 
     @Override
     public void reactToComment(long installation, RepoRef repo, int issue, long commentId, String content) {
-        call("react to comment " + commentId + " on " + repo, () -> bind(installation, repo, issue, commentId)
+        call(installation, "react to comment " + commentId + " on " + repo, () -> bind(installation, repo, issue,
+                commentId)
                 .getComment().createReaction(reaction(content)));
     }
 
     @Override
     public void reactToIssue(long installation, RepoRef repo, int issue, String content) {
-        call("react to " + repo + "#" + issue, () -> bind(installation, repo, issue, 0).getIssue()
+        call(installation, "react to " + repo + "#" + issue, () -> bind(installation, repo, issue, 0).getIssue()
                 .createReaction(reaction(content)));
     }
 
     @Override
     public void addLabels(long installation, RepoRef repo, int issue, List<String> labels) {
-        call("add labels " + labels + " to " + repo + "#" + issue, () -> bind(installation, repo, issue, 0).getIssue()
+        call(installation, "add labels " + labels + " to " + repo + "#" + issue, () -> bind(installation, repo, issue,
+                0).getIssue()
                 .addLabels(labels.toArray(String[]::new)));
     }
 
     @Override
     public void removeLabel(long installation, RepoRef repo, int issue, String label) {
         try {
-            call("remove label " + label + " from " + repo + "#" + issue, () -> bind(installation, repo, issue, 0)
+            call(installation, "remove label " + label + " from " + repo + "#" + issue, () -> bind(installation, repo,
+                    issue, 0)
                     .getIssue().removeLabel(label));
         } catch (GitHubApiException e) {
             if (!e.notFound()) {
@@ -267,7 +304,7 @@ public final class Hub4jGateway implements GitHubGateway {
 
     @Override
     public String permission(long installation, RepoRef repo, String login) {
-        return call("permission of " + login + " on " + repo, () -> {
+        return call(installation, "permission of " + login + " on " + repo, () -> {
             var type = bind(installation, repo, 1, 0).getRepository().getPermission(login);
             return type == null ? "none" : type.name().toLowerCase(Locale.ROOT);
         });
@@ -293,7 +330,7 @@ public final class Hub4jGateway implements GitHubGateway {
 
     @Override
     public Set<String> teamMembers(long installation, String org, String slug) {
-        return call("members of team @" + org + "/" + slug, () -> {
+        return call(installation, "members of team @" + org + "/" + slug, () -> {
             Set<String> out = new HashSet<>();
             for (GHUser u : client(installation).getOrganization(org).getTeamBySlug(slug).listMembers()) {
                 out.add(u.getLogin().toLowerCase(Locale.ROOT));

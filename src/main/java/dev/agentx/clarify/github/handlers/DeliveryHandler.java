@@ -46,6 +46,11 @@ public final class DeliveryHandler {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryHandler.class);
     public static final String TRIGGER_PREFIX = "clarify:";
     static final String OUR_MARKERS = "<!-- agentx";
+    /**
+     * At most this many {@code /clarify} commands are carried out per comment (or issue body); a
+     * comment with more runs none of them and gets one reply saying so.
+     */
+    public static final int MAX_COMMANDS = 20;
 
     private final long appId;
     private final RepoConfigs repoConfigs;
@@ -189,6 +194,16 @@ public final class DeliveryHandler {
         }
         List<CommentCommand> commands = CommandParser.parse(body);
         if (commands.isEmpty()) {
+            return;
+        }
+        if (commands.size() > MAX_COMMANDS) {
+            LOG.warn("delivery {}: {} commands in one comment, over the limit of {}; none carried out", key,
+                    commands.size(), MAX_COMMANDS);
+            outbox.enqueue(new Effect.Comment(key + "/too-many/reply", ctx.installation(), ctx.repo(), ctx.issue(),
+                    "This comment has " + commands.size() + " `/clarify` commands; at most " + MAX_COMMANDS
+                    + " per comment are carried out, so none of them was. Split them over several comments."));
+            outbox.enqueue(new Effect.Reaction(key + "/reaction", ctx.installation(), ctx.repo(), ctx.issue(),
+                    commentId, "confused"));
             return;
         }
         String login = user.path("login").asText();

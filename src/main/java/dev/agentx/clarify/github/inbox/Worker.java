@@ -149,7 +149,7 @@ public final class Worker implements AutoCloseable {
                 }
                 Duration wait = Duration.ofSeconds(5L << Math.min(attempts, 10));
                 LOG.warn("delivery {} ({}) failed (attempt {}), retrying in {} s: {}", d.id(), d.event(), attempts,
-                        wait.toSeconds(), e.toString());
+                        wait.toSeconds(), e.toString(), e);
                 inbox.saveProgress(file, new Inbox.Progress(now2.commandsDone(), now2.refused(), attempts, now.plus(wait)));
                 metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "retry");
                 break;

@@ -195,7 +195,7 @@ public final class Outbox {
                 }
                 waiting++;
             } catch (RuntimeException ex) {
-                LOG.error("outbox: dropping {}: {}", e.key(), ex.toString());
+                LOG.error("outbox: dropping {}: {}", e.key(), ex.toString(), ex);
                 moveToFailed(file, entry.retried(entry.attempts() + 1, null, entry.uncertain(), ex.toString()));
                 metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "failed");
                 bad++;

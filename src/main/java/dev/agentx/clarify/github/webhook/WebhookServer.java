@@ -1,6 +1,7 @@
 package dev.agentx.clarify.github.webhook;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -15,6 +16,10 @@ import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * <p>Checks, in order: method (405, with {@code Allow}), content type {@code application/json}
  * (415), {@code X-GitHub-Event} and a well-formed {@code X-GitHub-Delivery} (400), body size (413
  * above the limit), {@code X-Hub-Signature-256} over the raw bytes before any parsing (401), the
- * body is a JSON object (400). Then the delivery is written to the durable inbox: 202, or 200 if
+ * body is strict UTF-8 and one JSON object, nested at most 1000 deep (Jackson's limit) (400). Then the delivery is written to the durable inbox: 202, or 200 if
  * its id was seen before. Nothing is written for any refused request.
  */
 public final class WebhookServer implements AutoCloseable {
@@ -41,7 +46,8 @@ public final class WebhookServer implements AutoCloseable {
     private final Worker worker;
     private final Metrics metrics;
     private final Readiness readiness;
-    private final ObjectMapper json = new ObjectMapper();
+    /** Strict: trailing content after the object (like {@code {} {}}) is not a JSON object either. */
+    private final ObjectMapper json = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private volatile boolean stopping;
     private Javalin app;
 
@@ -175,6 +181,10 @@ public final class WebhookServer implements AutoCloseable {
                     + "webhook secret");
             return;
         }
+        if (!validUtf8(body)) {
+            refused(ctx, 400, "the body is not valid UTF-8");
+            return;
+        }
         JsonNode node;
         try {
             node = json.readTree(body);
@@ -200,6 +210,17 @@ public final class WebhookServer implements AutoCloseable {
         LOG.info("delivery {} ({}) queued", delivery, event);
         worker.wake();
         reply(ctx, 202, "queued " + delivery);
+    }
+
+    /** Strict UTF-8 (JSON's encoding): no stray, truncated or overlong sequences, no encoded surrogates. */
+    static boolean validUtf8(byte[] body) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
     }
 
     @Override

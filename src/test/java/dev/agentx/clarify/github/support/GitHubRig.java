@@ -79,6 +79,8 @@ public final class GitHubRig implements AutoCloseable {
     private RepositoryMonitor monitor = RepositoryMonitor.NONE;
     private long maxBody = GitHubSettings.MAX_BODY_BYTES;
     private AnswerChannel channel = new HumanChannel();
+    private java.time.Duration apiTimeout = Hub4jGateway.DEFAULT_TIMEOUT;
+    private boolean synchronous = true;
 
     public GitHubRig(Path data, MutableClock clock) {
         this.data = data;
@@ -102,6 +104,18 @@ public final class GitHubRig implements AutoCloseable {
 
     public GitHubRig maxBody(long bytes) {
         this.maxBody = bytes;
+        return this;
+    }
+
+    /** The GitHub client's timeout (connect, and waiting for a response). */
+    public GitHubRig apiTimeout(java.time.Duration timeout) {
+        this.apiTimeout = timeout;
+        return this;
+    }
+
+    /** The server's own mode: a background worker, deliveries processed after the 202. */
+    public GitHubRig async() {
+        this.synchronous = false;
         return this;
     }
 
@@ -160,7 +174,7 @@ public final class GitHubRig implements AutoCloseable {
         return new LockManager(clock, LockSettings.defaults(), clock::advance, ProcessIdentity.current(), observer);
     }
 
-    /** Starts (or restarts) the server in synchronous mode. */
+    /** Starts (or restarts) the server, in synchronous mode unless {@link #async()}. */
     public GitHubMode start() {
         if (mode != null) {
             mode.close();
@@ -168,8 +182,8 @@ public final class GitHubRig implements AutoCloseable {
         GitHubSettings s = settings();
         Metrics metrics = ServerMetrics.create();
         mode = new GitHubMode(s, clock, locks((file, waited) -> metrics.observe(ServerMetrics.LOCK_WAIT, waited)),
-                new Hub4jGateway(s.apiUrl(), new AppJwt(s.appId(), s.privateKey(), clock), clock, metrics),
-                new GitHubMode.Options(true, monitor, channel, "127.0.0.1"), metrics);
+                new Hub4jGateway(s.apiUrl(), new AppJwt(s.appId(), s.privateKey(), clock), clock, metrics, apiTimeout),
+                new GitHubMode.Options(synchronous, monitor, channel, "127.0.0.1"), metrics);
         return mode.start();
     }
 

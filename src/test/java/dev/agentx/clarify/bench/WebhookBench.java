@@ -1,0 +1,256 @@
+package dev.agentx.clarify.bench;
+
+import com.github.tomakehurst.wiremock.http.Request;
+import dev.agentx.clarify.github.GitHubMode;
+import dev.agentx.clarify.github.GitHubSettings;
+import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.github.webhook.SignatureVerifier;
+import dev.agentx.clarify.support.MutableClock;
+import io.javalin.Javalin;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Webhook acknowledgement and end-to-end latency of {@code agentx serve} (the real server, its own
+ * worker, the system clock) with WireMock as the GitHub API, against a bare Javalin handler that
+ * answers 200, in the same JVM. Load: signed {@code issue_comment} deliveries, each asking a
+ * question on its own issue, sent to 127.0.0.1 only, bounded in count. Prints Markdown.
+ *
+ * <p>Usage: {@code WebhookBench <workdir> [steadyRate] [steadySeconds] [saturationCount] [clients]}
+ */
+public final class WebhookBench {
+    private static final Pattern ISSUE = Pattern.compile("/issues/(\\d+)/comments$");
+
+    private final HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(4)).build();
+
+    private record Delivery(String id, byte[] body, String signature) {
+    }
+
+    /** What a run measured: ack latencies (from the intended send time), errors, deliveries per second. */
+    private record Run(List<Long> ackNanos, int errors, double perSecond) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path work = Path.of(args[0]);
+        int rate = args.length > 1 ? Integer.parseInt(args[1]) : 200;
+        int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+        int saturation = args.length > 3 ? Integer.parseInt(args[3]) : 1000;
+        int clients = args.length > 4 ? Integer.parseInt(args[4]) : 8;
+        new WebhookBench().run(work, rate, seconds, saturation, clients);
+        System.exit(0);
+    }
+
+    private void run(Path work, int rate, int seconds, int saturation, int clients) throws Exception {
+        Map<Integer, Long> sentAt = new ConcurrentHashMap<>();
+        Map<Integer, Long> postedAt = new ConcurrentHashMap<>();
+        GitHubRig rig = new GitHubRig(work.resolve("data"), MutableClock.at(Clock.systemUTC().instant().toString()));
+        rig.wiremock.addMockServiceRequestListener((Request req, com.github.tomakehurst.wiremock.http.Response resp) -> {
+            Matcher m = ISSUE.matcher(req.getUrl());
+            if ("POST".equals(req.getMethod().getName()) && m.find()) {
+                postedAt.putIfAbsent(Integer.parseInt(m.group(1)), System.nanoTime());
+            }
+        });
+        GitHubSettings settings = rig.settings();
+        GitHubMode mode = GitHubMode.create(settings, Clock.systemUTC(),
+                new GitHubMode.Options(false, dev.agentx.clarify.github.RepositoryMonitor.NONE,
+                        new dev.agentx.clarify.channel.HumanChannel(), "127.0.0.1")).start();
+        Javalin bare = Javalin.create(cfg -> {
+            cfg.startup.showJavalinBanner = false;
+            cfg.jetty.port = 0;
+            cfg.jetty.host = "127.0.0.1";
+            cfg.routes.addHttpHandler(io.javalin.http.HandlerType.POST, GitHubSettings.DEFAULT_PATH,
+                    ctx -> ctx.status(200).result("ok\n"));
+        }).start();
+        String app = "http://127.0.0.1:" + mode.port() + GitHubSettings.DEFAULT_PATH;
+        String base = "http://127.0.0.1:" + bare.port() + GitHubSettings.DEFAULT_PATH;
+        AtomicInteger issues = new AtomicInteger(1000);
+        try {
+            // warm-up of both, not measured
+            closedLoop(base, deliveries(rig, issues, 1000), clients);
+            closedLoop(app, deliveries(rig, issues, 1000), clients);
+            drain(mode, Duration.ofSeconds(120));
+
+            int steadyCount = rate * seconds;
+            Run baseSteady = openLoop(base, deliveries(rig, issues, steadyCount), rate, null);
+            Run appSteady = openLoop(app, deliveries(rig, issues, steadyCount), rate, sentAt);
+            drain(mode, Duration.ofSeconds(120));
+            List<Long> e2e = new ArrayList<>();
+            int missing = 0;
+            for (Map.Entry<Integer, Long> s : sentAt.entrySet()) {
+                Long p = postedAt.get(s.getKey());
+                if (p == null) {
+                    missing++;
+                } else {
+                    e2e.add(p - s.getValue());
+                }
+            }
+            Run baseSat = closedLoop(base, deliveries(rig, issues, saturation), clients);
+            Run appSat = closedLoop(app, deliveries(rig, issues, saturation), clients);
+            long drainStart = System.nanoTime();
+            drain(mode, Duration.ofSeconds(300));
+            double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
+            report(rate, seconds, saturation, clients, baseSteady, appSteady, baseSat, appSat, Stats.ofNanos(e2e),
+                    missing, drainSeconds);
+        } finally {
+            bare.stop();
+            mode.close();
+            rig.close();
+        }
+    }
+
+    private static List<Delivery> deliveries(GitHubRig rig, AtomicInteger issues, int n) {
+        List<Delivery> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int issue = issues.incrementAndGet();
+            byte[] body = rig.bytes(rig.comment("eng", issue, "/clarify @architect --non-blocking Question " + issue
+                    + "?"));
+            out.add(new Delivery("bench-" + issue, body, SignatureVerifier.sign(GitHubRig.SECRET, body)));
+        }
+        return out;
+    }
+
+    private static int issueOf(Delivery d) {
+        return Integer.parseInt(d.id().substring("bench-".length()));
+    }
+
+    private HttpRequest request(String url, Delivery d) {
+        return HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json").header("X-GitHub-Event", "issue_comment")
+                .header("X-GitHub-Delivery", d.id()).header("X-Hub-Signature-256", d.signature())
+                .POST(HttpRequest.BodyPublishers.ofByteArray(d.body())).build();
+    }
+
+    private static boolean ok(int status) {
+        return status == 200 || status == 202;
+    }
+
+    /** A steady rate; latency counts from the intended send time, so a stall is not hidden. */
+    private Run openLoop(String url, List<Delivery> ds, int rate, Map<Integer, Long> sentAt) {
+        List<Long> lat = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger errors = new AtomicInteger();
+        List<CompletableFuture<?>> all = new ArrayList<>();
+        long start = System.nanoTime();
+        long interval = 1_000_000_000L / rate;
+        for (int i = 0; i < ds.size(); i++) {
+            long due = start + i * interval;
+            long wait;
+            while ((wait = due - System.nanoTime()) > 0) {
+                LockSupport.parkNanos(wait); // pacing the load generator
+            }
+            Delivery d = ds.get(i);
+            if (sentAt != null) {
+                sentAt.put(issueOf(d), due);
+            }
+            all.add(http.sendAsync(request(url, d), HttpResponse.BodyHandlers.discarding()).handle((r, t) -> {
+                if (t != null || !ok(r.statusCode())) {
+                    errors.incrementAndGet();
+                } else {
+                    lat.add(System.nanoTime() - due);
+                }
+                return null;
+            }));
+        }
+        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+        double took = (System.nanoTime() - start) / 1e9;
+        return new Run(lat, errors.get(), ds.size() / took);
+    }
+
+    /** As fast as {@code clients} concurrent senders go. */
+    private Run closedLoop(String url, List<Delivery> ds, int clients) {
+        List<Long> lat = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger errors = new AtomicInteger();
+        AtomicInteger next = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        long start = System.nanoTime();
+        List<CompletableFuture<Void>> workers = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            workers.add(CompletableFuture.runAsync(() -> {
+                int i;
+                while ((i = next.getAndIncrement()) < ds.size()) {
+                    long t0 = System.nanoTime();
+                    try {
+                        int status = http.send(request(url, ds.get(i)), HttpResponse.BodyHandlers.discarding())
+                                .statusCode();
+                        if (ok(status)) {
+                            lat.add(System.nanoTime() - t0);
+                        } else {
+                            errors.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        errors.incrementAndGet();
+                    }
+                }
+            }, pool));
+        }
+        CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).join();
+        double took = (System.nanoTime() - start) / 1e9;
+        pool.shutdown();
+        return new Run(lat, errors.get(), ds.size() / took);
+    }
+
+    private static void drain(GitHubMode mode, Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (mode.pendingDeliveries() > 0 || mode.pendingEffects() > 0) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the worker did not catch up within " + limit);
+            }
+            LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+        }
+    }
+
+    private static String ratio(double a, double b) {
+        return b == 0 ? "-" : String.format("%.1fx", a / b);
+    }
+
+    private static void report(int rate, int seconds, int saturation, int clients, Run baseSteady, Run appSteady,
+                               Run baseSat, Run appSat, Stats e2e, int missing, double drainSeconds) {
+        Stats bs = Stats.ofNanos(baseSteady.ackNanos());
+        Stats as = Stats.ofNanos(appSteady.ackNanos());
+        Stats bq = Stats.ofNanos(baseSat.ackNanos());
+        Stats aq = Stats.ofNanos(appSat.ackNanos());
+        System.out.println("## Webhook acknowledgement: `agentx serve` vs a bare Javalin handler");
+        System.out.println();
+        System.out.printf("Signed `issue_comment` deliveries, each a question on its own issue; GitHub API: WireMock "
+                + "in the same JVM. Steady: %d/s for %d s, latency from the intended send time. Saturation: %d "
+                + "deliveries from %d concurrent clients. Goals: ack p99 < 10 ms at 200/s; >= 1,000 deliveries/s.%n%n",
+                rate, seconds, saturation, clients);
+        System.out.println("| run | server | deliveries | errors | deliveries/s | p50 | p90 | p99 | max |");
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+        System.out.printf("| steady %d/s | bare Javalin | %d | %d | %.0f | %s |%n", rate, bs.n(), baseSteady.errors(),
+                baseSteady.perSecond(), bs.row());
+        System.out.printf("| steady %d/s | agentx serve | %d | %d | %.0f | %s |%n", rate, as.n(), appSteady.errors(),
+                appSteady.perSecond(), as.row());
+        System.out.printf("| saturation | bare Javalin | %d | %d | %.0f | %s |%n", bq.n(), baseSat.errors(),
+                baseSat.perSecond(), bq.row());
+        System.out.printf("| saturation | agentx serve | %d | %d | %.0f | %s |%n", aq.n(), appSat.errors(),
+                appSat.perSecond(), aq.row());
+        System.out.println();
+        System.out.printf("Ratios agentx/bare: steady p50 %s, p99 %s; saturation throughput %s, p99 %s.%n%n",
+                ratio(as.p50(), bs.p50()), ratio(as.p99(), bs.p99()), ratio(appSat.perSecond(), baseSat.perSecond()),
+                ratio(aq.p99(), bq.p99()));
+        System.out.println("## Webhook end to end: delivery sent to comment POSTed to the stub");
+        System.out.println();
+        System.out.printf("During the steady run (%d/s). Goal: p99 < 50 ms. After the saturation run the worker "
+                + "needed %.1f s to work off its backlog (inbox and outbox empty).%n%n", rate, drainSeconds);
+        System.out.println("| deliveries | comments missing | p50 | p90 | p99 | max |");
+        System.out.println("| --- | --- | --- | --- | --- | --- |");
+        System.out.printf("| %d | %d | %s |%n%n", e2e.n(), missing, e2e.row());
+    }
+}

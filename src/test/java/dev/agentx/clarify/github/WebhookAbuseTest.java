@@ -1,0 +1,304 @@
+package dev.agentx.clarify.github;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.github.handlers.DeliveryHandler;
+import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.github.webhook.SignatureVerifier;
+import dev.agentx.clarify.support.MutableClock;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hostile and broken webhook requests: each gets its documented status or reply, the server stays
+ * up ({@code GET /healthz} after each), and a refused request writes nothing under the data dir.
+ */
+class WebhookAbuseTest {
+    private static final long LIMIT = 1024 * 1024;
+
+    @TempDir
+    Path dir;
+    GitHubRig rig;
+    int cases;
+
+    @BeforeEach
+    void setUp() {
+        rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-02-26T10:00:00Z")).maxBody(LIMIT);
+        rig.start();
+    }
+
+    @AfterEach
+    void tearDown() {
+        rig.close();
+    }
+
+    /** Every file under the data dir with its size: what "nothing written" is checked against. */
+    private Map<String, Long> files() {
+        try (Stream<Path> s = Files.walk(rig.data)) {
+            Map<String, Long> out = new TreeMap<>();
+            s.forEach(p -> {
+                try {
+                    out.put(rig.data.relativize(p).toString(), Files.isDirectory(p) ? -1 : Files.size(p));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void healthy() {
+        GitHubRig.Response h = rig.request("GET", rig.mode().port(), "/healthz", null, Map.of());
+        assertEquals(200, h.status(), h.body());
+        assertTrue(h.body().contains("\"status\":\"ok\""), h.body());
+    }
+
+    private static Map<String, String> headers(String event, String delivery, String signature) {
+        Map<String, String> h = new HashMap<>();
+        h.put("Content-Type", "application/json");
+        if (event != null) {
+            h.put("X-GitHub-Event", event);
+        }
+        if (delivery != null) {
+            h.put("X-GitHub-Delivery", delivery);
+        }
+        if (signature != null) {
+            h.put("X-Hub-Signature-256", signature);
+        }
+        return h;
+    }
+
+    /** Sends a refused request: its status, a live server after it, and no file added or changed. */
+    private GitHubRig.Response refused(int status, byte[] body, Map<String, String> headers) {
+        Map<String, Long> before = files();
+        int requests = rig.allRequests();
+        GitHubRig.Response r = rig.send("POST", body, headers);
+        assertEquals(status, r.status(), r.body());
+        healthy();
+        assertEquals(before, files(), "nothing written for a refused request");
+        assertEquals(requests, rig.allRequests(), "no GitHub call for a refused request");
+        cases++;
+        return r;
+    }
+
+    private GitHubRig.Response refusedSigned(int status, byte[] body) {
+        return refused(status, body, headers("issue_comment", rig.nextDeliveryId(),
+                SignatureVerifier.sign(GitHubRig.SECRET, body)));
+    }
+
+    private byte[] comment(String text) {
+        return rig.bytes(rig.comment("eng", 1, text));
+    }
+
+    @Test
+    void wrongMissingAndTruncatedSignaturesGet401() {
+        byte[] body = comment("/clarify @architect Q?");
+        String good = SignatureVerifier.sign(GitHubRig.SECRET, body);
+        String id = rig.nextDeliveryId();
+        refused(401, body, headers("issue_comment", id, SignatureVerifier.sign("not-the-secret", body)));
+        refused(401, body, headers("issue_comment", id, null));
+        refused(401, body, headers("issue_comment", id, ""));
+        refused(401, body, headers("issue_comment", id, good.substring(0, good.length() - 1)));
+        refused(401, body, headers("issue_comment", id, good.substring(0, 20)));
+        refused(401, body, headers("issue_comment", id, "sha256="));
+        refused(401, body, headers("issue_comment", id, good.substring("sha256=".length())));
+        refused(401, body, headers("issue_comment", id, good.replace("sha256=", "sha1=")));
+        refused(401, body, headers("issue_comment", id, good.toUpperCase(java.util.Locale.ROOT)));
+        refused(401, body, headers("issue_comment", id, good + "00"));
+        // the signature of the full body over a truncated body
+        refused(401, Arrays.copyOf(body, body.length - 10), headers("issue_comment", id, good));
+        // the signature of a truncated body over the full one
+        refused(401, body, headers("issue_comment", id, SignatureVerifier.sign(GitHubRig.SECRET,
+                Arrays.copyOf(body, body.length - 1))));
+        // after all that the same delivery, signed, is still new
+        assertEquals(202, rig.send("POST", body, headers("issue_comment", id, good)).status());
+        assertEquals(1, rig.ledger(1).clarifications().size());
+    }
+
+    @Test
+    void malformedHeadersAreRefusedWithoutWriting() {
+        byte[] body = comment("/clarify @architect Q?");
+        String sig = SignatureVerifier.sign(GitHubRig.SECRET, body);
+        refused(400, body, headers("issue_comment", "../../etc/passwd", sig));
+        refused(400, body, headers("issue_comment", "x".repeat(101), sig));
+        refused(400, body, headers("ISSUE_COMMENT", rig.nextDeliveryId(), sig));
+        refused(400, body, headers("issue comment", rig.nextDeliveryId(), sig));
+        Map<String, String> form = headers("issue_comment", rig.nextDeliveryId(), sig);
+        form.put("Content-Type", "text/plain");
+        refused(415, body, form);
+    }
+
+    @Test
+    void bodiesOverTheLimitGet413WithAndWithoutContentLength() throws Exception {
+        assertEquals(25L * 1024 * 1024, GitHubSettings.MAX_BODY_BYTES, "the documented default: GitHub's own cap");
+        byte[] big = new byte[(int) LIMIT + 1];
+        Arrays.fill(big, (byte) ' ');
+        big[0] = '{';
+        big[big.length - 1] = '}';
+        String sig = SignatureVerifier.sign(GitHubRig.SECRET, big);
+        refused(413, big, headers("issue_comment", rig.nextDeliveryId(), sig));
+
+        // chunked: no Content-Length, the limit applies while reading
+        Map<String, Long> before = files();
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + rig.mode().port()
+                + GitHubSettings.DEFAULT_PATH)).POST(HttpRequest.BodyPublishers.ofInputStream(
+                        () -> new ByteArrayInputStream(big)));
+        headers("issue_comment", rig.nextDeliveryId(), sig).forEach(b::header);
+        HttpResponse<String> r = HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(413, r.statusCode(), r.body());
+        healthy();
+        assertEquals(before, files());
+
+        // exactly at the limit passes the size check
+        byte[] edge = Arrays.copyOf(big, (int) LIMIT);
+        edge[edge.length - 1] = '}';
+        assertEquals(202, rig.send("POST", edge, headers("ping", rig.nextDeliveryId(),
+                SignatureVerifier.sign(GitHubRig.SECRET, edge))).status());
+        healthy();
+    }
+
+    @Test
+    void invalidUtf8AndInvalidJsonGet400() {
+        byte[] text = "{\"action\":\"created\",\"zen\":\"XX\"}".getBytes(StandardCharsets.US_ASCII);
+        byte[] lone = text.clone();
+        lone[text.length - 4] = (byte) 0xFF;
+        refusedSigned(400, lone);
+        byte[] cut = text.clone();
+        cut[text.length - 4] = (byte) 0xC3; // a two-byte sequence whose second byte is '"'... then 'X'
+        cut[text.length - 3] = (byte) 'X';
+        refusedSigned(400, cut);
+        byte[] overlong = text.clone();
+        overlong[text.length - 4] = (byte) 0xC0;
+        overlong[text.length - 3] = (byte) 0xAF;
+        refusedSigned(400, overlong);
+        for (String junk : new String[] {"", " ", "{", "}", "{not json", "null", "[]", "[{}]", "\"text\"", "42",
+                "true", "{\"a\":1,}", "{\"a\":1} {\"b\":2}", "{}garbage", "{\"a\":\"\\u12\"}", "\u0000{}"}) {
+            refusedSigned(400, junk.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void deeplyNestedJsonIsRefusedWithoutBlowingTheStack() {
+        int depth = 100_000;
+        refusedSigned(400, ("[".repeat(depth) + "]".repeat(depth)).getBytes(StandardCharsets.US_ASCII));
+        refusedSigned(400, ("{\"a\":".repeat(depth) + "1" + "}".repeat(depth)).getBytes(StandardCharsets.US_ASCII));
+        refusedSigned(400, ("{\"a\":".repeat(depth)).getBytes(StandardCharsets.US_ASCII));
+        // a nesting within the parser's limit (1000) inside a real payload is accepted and processed
+        ObjectNode p = rig.comment("eng", 1, "/clarify @architect Q?");
+        p.put("extra", "x");
+        ObjectNode deep = p.putObject("nested");
+        for (int i = 0; i < 500; i++) {
+            deep = deep.putObject("n");
+        }
+        assertEquals(202, rig.deliver("issue_comment", p).status());
+        assertEquals(1, rig.ledger(1).clarifications().size());
+        healthy();
+    }
+
+    @Test
+    void unknownEventsAndActionsAreAcknowledgedAndIgnored() {
+        ObjectNode c = rig.comment("eng", 1, "/clarify @architect Q?");
+        for (String event : new String[] {"fork", "star", "workflow_run", "no_such_event", "pull_request"}) {
+            assertEquals(202, rig.deliver(event, c).status(), event);
+            healthy();
+        }
+        for (String action : new String[] {"edited", "deleted", "pinned", "", "no-such-action"}) {
+            ObjectNode a = rig.comment("eng", 1, "/clarify @architect Q?");
+            a.put("action", action);
+            assertEquals(202, rig.deliver("issue_comment", a).status(), action);
+            ObjectNode i = rig.issueEvent(action.isEmpty() ? "transferred" : action, "eng", 1);
+            ((ObjectNode) i.get("issue")).put("body", "/clarify @architect Q?");
+            assertEquals(202, rig.deliver("issues", i).status(), action);
+            healthy();
+        }
+        ObjectNode noAction = rig.comment("eng", 1, "/clarify @architect Q?");
+        noAction.remove("action");
+        assertEquals(202, rig.deliver("issue_comment", noAction).status());
+        ObjectNode wrongTypes = rig.json.createObjectNode();
+        wrongTypes.put("action", "created").put("installation", "seven").putArray("issue").add(1);
+        wrongTypes.putObject("comment").putArray("body").add("/clarify @architect Q?");
+        assertEquals(202, rig.deliver("issue_comment", wrongTypes).status());
+        healthy();
+        assertFalse(rig.hasLedger(1), "no unknown event or action ran a command");
+        assertEquals(0, rig.comments(1).size());
+        assertEquals(0, rig.reactions().size());
+        assertEquals(0, rig.mode().pendingDeliveries(), "all of them were processed, none is stuck");
+    }
+
+    @Test
+    void replayedDeliveriesGet200AndNoSecondEffect() {
+        String id = rig.nextDeliveryId();
+        ObjectNode c = rig.comment("eng", 1, "/clarify @architect Q?");
+        assertEquals(202, rig.deliver("issue_comment", c, id).status());
+        int requests = rig.allRequests();
+        Map<String, Long> before = files();
+        for (int i = 0; i < 20; i++) {
+            assertEquals(200, rig.deliver("issue_comment", c, id).status());
+        }
+        // the same id with another, validly signed body is a replay too
+        assertEquals(200, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @pm Other?"), id).status());
+        // and with a bad signature it is refused before the replay check
+        refused(401, comment("/clarify @pm x"), headers("issue_comment", id, "sha256=00"));
+        healthy();
+        assertEquals(before, files(), "a replay writes nothing");
+        assertEquals(requests, rig.allRequests());
+        assertEquals(1, rig.ledger(1).clarifications().size());
+        assertEquals(1, rig.comments(1).size());
+    }
+
+    @Test
+    void thousandsOfLinesInACommentAreHandled() {
+        String lines = "text line\n".repeat(5000);
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, lines)).status());
+        assertFalse(rig.hasLedger(1), "no command, nothing done");
+        assertEquals(0, rig.comments(1).size());
+        // one command whose question runs over 5000 lines: over the text limit, refused with a reply
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q?\n" + lines))
+                .status());
+        assertEquals(1, rig.comments(1).size());
+        assertTrue(rig.comments(1).get(0).contains("2000"), rig.comments(1).get(0));
+        assertFalse(rig.hasLedger(1) && !rig.ledger(1).clarifications().isEmpty());
+        healthy();
+    }
+
+    @Test
+    void thousandsOfCommandsGetOneReplyAndNoneIsCarriedOut() {
+        String many = "/clarify @architect Q?\n".repeat(3000);
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, many)).status());
+        assertFalse(rig.hasLedger(1) && !rig.ledger(1).clarifications().isEmpty(), "none carried out");
+        assertEquals(1, rig.comments(1).size(), "one reply, not 3000");
+        assertTrue(rig.comments(1).get(0).contains("3000 `/clarify` commands; at most "
+                + DeliveryHandler.MAX_COMMANDS), rig.comments(1).get(0));
+        assertEquals(1, rig.reactions().size());
+        assertTrue(rig.reactions().get(0).contains("confused"), rig.reactions().get(0));
+        healthy();
+
+        // exactly at the limit all of them run
+        String limit = "/clarify @architect --non-blocking Q?\n".repeat(DeliveryHandler.MAX_COMMANDS);
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 2, limit)).status());
+        assertEquals(DeliveryHandler.MAX_COMMANDS, rig.ledger(2).clarifications().size());
+        healthy();
+    }
+}
