@@ -3,8 +3,8 @@ package dev.agentx.clarify.channel;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.JsonSupport;
-import dev.agentx.clarify.ledger.LedgerCodec;
 import dev.agentx.clarify.protocol.OptionsParser;
 import dev.agentx.clarify.routing.Validation;
 import java.util.List;
@@ -65,7 +65,7 @@ public final class AnswerParser {
         try {
             node = MAPPER.readTree(text);
         } catch (JsonProcessingException e) {
-            return new Delivery.Failed(who + " sent malformed JSON: " + LedgerCodec.describe(e));
+            return new Delivery.Failed(who + " sent malformed JSON: " + JsonErrors.describe(e));
         }
         if (node == null || !node.isObject()) {
             return new Delivery.Failed(who + " did not answer with a JSON object: " + snippet(text));

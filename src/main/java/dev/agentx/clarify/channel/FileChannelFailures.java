@@ -3,9 +3,9 @@ package dev.agentx.clarify.channel;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
+import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonSupport;
-import dev.agentx.clarify.ledger.LedgerCodec;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
@@ -48,7 +48,7 @@ public final class FileChannelFailures implements ChannelFailures {
         } catch (NoSuchFileException e) {
             return new TreeMap<>();
         } catch (JsonProcessingException e) {
-            throw new ClarifyException(ErrorCode.INTERNAL, file + " is damaged: " + LedgerCodec.describe(e)
+            throw new ClarifyException(ErrorCode.INTERNAL, file + " is damaged: " + JsonErrors.describe(e)
                     + ". It only counts channel failures: move it away and counting starts again.", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);

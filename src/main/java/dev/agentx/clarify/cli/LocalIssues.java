@@ -2,8 +2,8 @@ package dev.agentx.clarify.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.JsonSupport;
-import dev.agentx.clarify.ledger.LedgerCodec;
 import dev.agentx.clarify.monitor.ReadyQueue;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -65,7 +65,7 @@ final class LocalIssues {
         try {
             root = JsonSupport.shared().readTree(Files.readAllBytes(file));
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("not valid JSON: " + LedgerCodec.describe(e), e);
+            throw new IllegalArgumentException("not valid JSON: " + JsonErrors.describe(e), e);
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read it: " + e.getMessage(), e);
         }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.Ledger;
@@ -174,7 +175,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         } catch (NoSuchFileException e) {
             return new HashMap<>();
         } catch (IOException | RuntimeException e) {
-            String why = e instanceof JsonProcessingException j ? LedgerCodec.describe(j) : e.getMessage();
+            String why = e instanceof JsonProcessingException j ? JsonErrors.describe(j) : e.getMessage();
             log().warn("{} cannot be used ({}); rebuilding it from the ledgers", indexFile, why);
             return new HashMap<>();
         }

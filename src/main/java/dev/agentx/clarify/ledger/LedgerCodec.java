@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
@@ -122,12 +123,12 @@ public final class LedgerCodec {
         try (JsonParser p = factory.createParser(bytes)) {
             Ledger ledger = readLedger(p);
             if (p.nextToken() != null) {
-                throw problem(p, "unexpected content after the ledger object");
+                throw JsonErrors.problem(p, "unexpected content after the ledger object");
             }
             check(ledger);
             return ledger;
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(describe(e), e);
+            throw new IllegalArgumentException(JsonErrors.describe(e), e);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -135,7 +136,7 @@ public final class LedgerCodec {
 
     private static Ledger readLedger(JsonParser p) throws IOException {
         if (p.nextToken() != JsonToken.START_OBJECT) {
-            throw problem(p, "the file must hold one JSON object {\"issueNumber\": N, \"clarifications\": [...]}");
+            throw JsonErrors.problem(p, "the file must hold one JSON object {\"issueNumber\": N, \"clarifications\": [...]}");
         }
         Integer issue = null;
         List<ClarificationRecord> records = null;
@@ -151,14 +152,14 @@ public final class LedgerCodec {
                         records.add(readRecord(p));
                     }
                 }
-                default -> throw problem(p, "unknown field '" + field + "'");
+                default -> throw JsonErrors.problem(p, "unknown field '" + field + "'");
             }
         }
         if (issue == null || records == null) {
-            throw problem(p, "fields 'issueNumber' and 'clarifications' are required");
+            throw JsonErrors.problem(p, "fields 'issueNumber' and 'clarifications' are required");
         }
         if (issue < 1) {
-            throw problem(p, "issueNumber must be positive, got " + issue);
+            throw JsonErrors.problem(p, "issueNumber must be positive, got " + issue);
         }
         return new Ledger(issue, records);
     }
@@ -183,7 +184,7 @@ public final class LedgerCodec {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             if (!RECORD_FIELDS.contains(field)) {
-                throw problem(p, "unknown field '" + field + "' in a clarification record");
+                throw JsonErrors.problem(p, "unknown field '" + field + "' in a clarification record");
             }
             seen.add(field);
             p.nextToken();
@@ -207,7 +208,7 @@ public final class LedgerCodec {
         }
         for (String required : REQUIRED_RECORD_FIELDS) {
             if (!seen.contains(required)) {
-                throw problem(p, "record " + (id == null ? "" : id + " ") + "lacks field '" + required + "'");
+                throw JsonErrors.problem(p, "record " + (id == null ? "" : id + " ") + "lacks field '" + required + "'");
             }
         }
         return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created, staleAfter,
@@ -231,7 +232,7 @@ public final class LedgerCodec {
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 if (!ENTRY_FIELDS.contains(field)) {
-                    throw problem(p, "unknown field '" + field + "' in a thread entry");
+                    throw JsonErrors.problem(p, "unknown field '" + field + "' in a thread entry");
                 }
                 p.nextToken();
                 switch (field) {
@@ -248,10 +249,10 @@ public final class LedgerCodec {
                 }
             }
             if (round == null || from == null || type == null || body == null || at == null) {
-                throw problem(p, "a thread entry needs round, from, type, body and timestamp");
+                throw JsonErrors.problem(p, "a thread entry needs round, from, type, body and timestamp");
             }
             if (choice != null && choice < 0) {
-                throw problem(p, "field 'choice' must be a 0-based option index, got " + choice);
+                throw JsonErrors.problem(p, "field 'choice' must be a 0-based option index, got " + choice);
             }
             out.add(new ThreadEntry(round, from, type, body, at, choice, proposed, acceptedBy, openQuestionId));
         }
@@ -260,27 +261,27 @@ public final class LedgerCodec {
 
     private static void expect(JsonParser p, JsonToken token, String field, String what) throws IOException {
         if (p.currentToken() != token) {
-            throw problem(p, "field '" + field + "' must be " + what);
+            throw JsonErrors.problem(p, "field '" + field + "' must be " + what);
         }
     }
 
     private static String string(JsonParser p, String field) throws IOException {
         if (p.currentToken() != JsonToken.VALUE_STRING) {
-            throw problem(p, "field '" + field + "' must be a string");
+            throw JsonErrors.problem(p, "field '" + field + "' must be a string");
         }
         return p.getText();
     }
 
     private static int integer(JsonParser p, String field) throws IOException {
         if (p.currentToken() != JsonToken.VALUE_NUMBER_INT) {
-            throw problem(p, "field '" + field + "' must be an integer");
+            throw JsonErrors.problem(p, "field '" + field + "' must be an integer");
         }
         return p.getIntValue();
     }
 
     private static boolean bool(JsonParser p, String field) throws IOException {
         if (!p.currentToken().isBoolean()) {
-            throw problem(p, "field '" + field + "' must be true or false");
+            throw JsonErrors.problem(p, "field '" + field + "' must be true or false");
         }
         return p.getBooleanValue();
     }
@@ -290,7 +291,7 @@ public final class LedgerCodec {
         try {
             return Instant.parse(s);
         } catch (DateTimeParseException e) {
-            throw problem(p, "field '" + field + "' must be an ISO-8601 instant like 2026-02-26T10:00:00Z, got '" + s + "'");
+            throw JsonErrors.problem(p, "field '" + field + "' must be an ISO-8601 instant like 2026-02-26T10:00:00Z, got '" + s + "'");
         }
     }
 
@@ -308,7 +309,7 @@ public final class LedgerCodec {
         try {
             return Status.fromWire(s);
         } catch (IllegalArgumentException e) {
-            throw problem(p, e.getMessage());
+            throw JsonErrors.problem(p, e.getMessage());
         }
     }
 
@@ -317,7 +318,7 @@ public final class LedgerCodec {
         try {
             return Autonomy.fromWire(s);
         } catch (IllegalArgumentException e) {
-            throw problem(p, e.getMessage());
+            throw JsonErrors.problem(p, e.getMessage());
         }
     }
 
@@ -326,26 +327,8 @@ public final class LedgerCodec {
         try {
             return EntryType.fromWire(s);
         } catch (IllegalArgumentException e) {
-            throw problem(p, e.getMessage());
+            throw JsonErrors.problem(p, e.getMessage());
         }
-    }
-
-    private static JsonProcessingException problem(JsonParser p, String message) {
-        return new JsonProcessingException(message, p.currentLocation()) {
-        };
-    }
-
-    /** A one-line reason with the line and column where the parser stopped. */
-    public static String describe(JsonProcessingException e) {
-        String msg = e.getOriginalMessage() == null ? e.getClass().getSimpleName() : e.getOriginalMessage();
-        msg = msg.replaceAll("\\s+", " ");
-        if (msg.length() > 300) {
-            msg = msg.substring(0, 297) + "...";
-        }
-        if (e.getLocation() != null && e.getLocation().getLineNr() > 0) {
-            msg += " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")";
-        }
-        return msg;
     }
 
     private static void check(Ledger ledger) {

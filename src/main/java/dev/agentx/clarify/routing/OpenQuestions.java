@@ -3,8 +3,8 @@ package dev.agentx.clarify.routing;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.JsonSupport;
-import dev.agentx.clarify.ledger.LedgerCodec;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +42,7 @@ public final class OpenQuestions {
         try {
             root = MAPPER.readTree(json);
         } catch (JsonProcessingException e) {
-            throw invalid(source, "is not valid JSON: " + LedgerCodec.describe(e));
+            throw invalid(source, "is not valid JSON: " + JsonErrors.describe(e));
         }
         if (root == null || !root.isObject()) {
             throw invalid(source, "must hold a JSON object with \"open_questions\" or \"openQuestions\"");

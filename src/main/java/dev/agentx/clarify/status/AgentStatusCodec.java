@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import dev.agentx.clarify.files.JsonErrors;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -58,12 +59,12 @@ public final class AgentStatusCodec {
         }
         try (JsonParser p = factory.createParser(bytes)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw problem(p, "agent-status.json must hold one JSON object");
+                throw JsonErrors.problem(p, "agent-status.json must hold one JSON object");
             }
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String agent = p.currentName();
                 if (p.nextToken() != JsonToken.START_OBJECT) {
-                    throw problem(p, "the status of '" + agent + "' must be an object");
+                    throw JsonErrors.problem(p, "the status of '" + agent + "' must be an object");
                 }
                 AgentState state = null;
                 Integer issue = null;
@@ -83,14 +84,14 @@ public final class AgentStatusCodec {
                             case "clarificationId" -> id = text;
                             case "waitingOn" -> waiting = text;
                             case "respondingTo" -> responding = text;
-                            default -> throw problem(p, "unknown field '" + field + "' in the status of '" + agent + "'");
+                            default -> throw JsonErrors.problem(p, "unknown field '" + field + "' in the status of '" + agent + "'");
                         }
                     } catch (RuntimeException e) {
-                        throw problem(p, "field '" + field + "' of '" + agent + "': " + e.getMessage());
+                        throw JsonErrors.problem(p, "field '" + field + "' of '" + agent + "': " + e.getMessage());
                     }
                 }
                 if (state == null) {
-                    throw problem(p, "the status of '" + agent + "' lacks field 'status'");
+                    throw JsonErrors.problem(p, "the status of '" + agent + "' lacks field 'status'");
                 }
                 out.put(agent, new AgentStatus(state, issue, last, id, waiting, responding));
             }
@@ -102,8 +103,4 @@ public final class AgentStatusCodec {
         return out;
     }
 
-    private static JsonProcessingException problem(JsonParser p, String message) {
-        return new JsonProcessingException(message, p.currentLocation()) {
-        };
-    }
 }

@@ -1,7 +1,7 @@
 package dev.agentx.clarify.status;
 
+import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.AtomicFiles;
-import dev.agentx.clarify.ledger.LedgerCodec;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
@@ -32,7 +32,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
         } catch (NoSuchFileException e) {
             return new TreeMap<>();
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new ClarifyException(ErrorCode.INTERNAL, file + " is damaged: " + LedgerCodec.describe(e)
+            throw new ClarifyException(ErrorCode.INTERNAL, file + " is damaged: " + JsonErrors.describe(e)
                     + ". It only mirrors the ledgers: move it away and it is rebuilt as agents act.", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
