@@ -21,6 +21,14 @@ public final class AtomicFiles {
     }
 
     public static void write(Path target, byte[] content) {
+        write(target, content, null);
+    }
+
+    /**
+     * As {@link #write(Path, byte[])}, with the directory's fsync shared with concurrent writers
+     * through {@code dirSync} (which must be for the target's directory); null: an fsync of its own.
+     */
+    public static void write(Path target, byte[] content, DirectorySync dirSync) {
         Path dir = target.toAbsolutePath().getParent();
         Path temp = dir.resolve("." + target.getFileName() + ".tmp-" + UUID.randomUUID());
         try {
@@ -37,7 +45,11 @@ public final class AtomicFiles {
             } catch (AtomicMoveNotSupportedException e) {
                 throw new IOException("the file system of " + dir + " cannot rename atomically", e);
             }
-            fsyncDirectory(dir);
+            if (dirSync == null) {
+                fsyncDirectory(dir);
+            } else {
+                dirSync.sync();
+            }
         } catch (IOException e) {
             try {
                 Files.deleteIfExists(temp);

@@ -102,24 +102,24 @@ public final class GitHubMode implements AutoCloseable {
         this.repoConfigs = new RepoConfigs(config, github, clock, REPO_CONFIG_CHECK);
         this.mirror = new IssueMirror(outbox, actors);
         RepositoryMonitor monitor = options.monitor();
-        RepositoryMonitor timed = repo -> {
+        RepositoryMonitor timed = new CoalescingMonitor(repo -> {
             long start = System.nanoTime();
             try {
                 return monitor.run(repo);
             } finally {
                 metrics.observe(ServerMetrics.MONITOR_PASS, Duration.ofNanos(System.nanoTime() - start));
             }
-        };
+        });
         DeliveryHandler handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::repository, actors,
                 mirror, outbox, timed, metrics);
         this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
                 new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker, metrics,
-                new Readiness(data, inbox, worker, clock));
+                new Readiness(data, worker, clock));
         metrics.gauge(ServerMetrics.OUTBOX_DEPTH, "Effects queued in the outbox, not yet confirmed by GitHub.",
                 () -> List.of(new Metrics.Sample(outbox.size())));
         metrics.gauge(ServerMetrics.INBOX_DEPTH, "Deliveries accepted and not yet processed.",
-                () -> List.of(new Metrics.Sample(inbox.pending().size())));
+                () -> List.of(new Metrics.Sample(inbox.size())));
         metrics.gauge(ServerMetrics.CLARIFICATIONS, "Active clarifications by status, over every repository served.",
                 this::clarificationCounts);
         if (github instanceof Hub4jGateway hub4j) {
@@ -235,7 +235,7 @@ public final class GitHubMode implements AutoCloseable {
     }
 
     public int pendingDeliveries() {
-        return inbox.pending().size();
+        return inbox.size();
     }
 
     public int pendingEffects() {

@@ -1,6 +1,7 @@
 package dev.agentx.clarify.github;
 
 import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.files.DirectorySync;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -20,11 +21,16 @@ public final class Stamps {
     }
 
     public static void write(Path marker, Instant at) {
-        AtomicFiles.write(marker, at.toString().getBytes(StandardCharsets.US_ASCII));
+        write(marker, at, null);
+    }
+
+    /** As {@link #write(Path, Instant)}, sharing the directory's fsync through {@code dirSync} (null: its own). */
+    public static void write(Path marker, Instant at, DirectorySync dirSync) {
+        AtomicFiles.write(marker, at.toString().getBytes(StandardCharsets.US_ASCII), dirSync);
     }
 
     /** The instant in the marker; a damaged one counts as very old. */
-    static Instant read(Path marker) throws IOException {
+    public static Instant read(Path marker) throws IOException {
         try {
             return Instant.parse(Files.readString(marker, StandardCharsets.US_ASCII).strip());
         } catch (DateTimeParseException e) {

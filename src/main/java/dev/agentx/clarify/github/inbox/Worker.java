@@ -2,6 +2,7 @@ package dev.agentx.clarify.github.inbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.handlers.DeliveryHandler;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.Metrics;
@@ -11,27 +12,48 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * Works through the inbox in order, then flushes the outbox. Asynchronous (the server's mode): one
- * background thread, woken by each accepted delivery and every {@link #TICK} to send effects whose
- * wait is over. Synchronous (tests): {@link #wake()} does the work on the caller's thread before the
- * webhook is answered, so tests need no sleeps. Either way one drain runs at a time.
+ * Works through the inbox and sends what the deliveries queued in the outbox.
  *
- * <p>A delivery that fails (GitHub unreachable while checking a permission, a lock timeout) stays
- * first in line and is tried again after a backoff; after {@link #MAX_ATTEMPTS} it moves to the
- * inbox's {@code failed/}.
+ * <p>Order: deliveries with the same {@link Inbox#orderKey order key} (the same issue) form a
+ * line and are processed one at a time, in the order received; lines run side by side on
+ * {@link #LANES} threads, so a slow issue (a lock held by an agent, a slow permission check)
+ * does not hold up the others, and the file system's waits overlap. A delivery that fails (GitHub
+ * unreachable while checking a permission, a lock timeout) stays first in its line and is tried
+ * again after a backoff; after {@link #MAX_ATTEMPTS} it moves to the inbox's {@code failed/}.
+ *
+ * <p>Asynchronous (the server's mode): a delivery is handed to a lane as soon as it is queued;
+ * after each delivery the lane sends the effects it queued; a tick every {@link #TICK} sends
+ * effects whose wait is over and takes up lines whose retry is due. Synchronous (tests):
+ * {@link #wake()} does all the work on the caller's thread before the webhook is answered, so
+ * tests need no sleeps.
  */
 public final class Worker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
     public static final Duration TICK = Duration.ofSeconds(5);
     static final int MAX_ATTEMPTS = 8;
+    /** Lines worked on side by side (threads). */
+    public static final int LANES = Integer.getInteger("agentx.lanes", 4);
+    /** Deliveries of one line a lane works through before other lines get a turn. */
+    static final int TURN = 16;
 
     private final Inbox inbox;
     private final DeliveryHandler handler;
@@ -39,15 +61,34 @@ public final class Worker implements AutoCloseable {
     private final Clock clock;
     private final boolean synchronous;
     private final Metrics metrics;
-    private final ObjectMapper json = new ObjectMapper();
-    private final Object drainLock = new Object();
-    private ScheduledExecutorService executor;
+    private final ObjectMapper json = JsonSupport.mapper();
+    private final Map<String, Line> lines = new ConcurrentHashMap<>();
+    private final Set<Long> tracked = ConcurrentHashMap.newKeySet();
+    private final Map<Thread, Instant> busySince = new ConcurrentHashMap<>();
+    private final Object maintenance = new Object();
+    private volatile ExecutorService lanes;
+    private ScheduledExecutorService ticker;
     private Instant lastPrune = Instant.MIN;
-    private volatile Instant drainingSince;
     private volatile boolean closed;
 
-    /** What readiness needs to know: whether the worker runs, and since when its current drain runs (or null). */
+    /** What readiness needs to know: whether the worker runs, and since when its longest-running delivery runs (or null). */
     public record Health(boolean alive, Instant drainingSince) {
+    }
+
+    /** The deliveries of one order key, oldest first; at most one thread works on them at a time. */
+    private static final class Line {
+        final String key;
+        final ArrayDeque<Inbox.Queued> items = new ArrayDeque<>();
+        /** A thread has claimed the line. */
+        boolean running;
+        /** Its first delivery waits out a retry until then. */
+        Instant notBefore;
+        /** Removed from the map: a delivery for its key goes to a new line. */
+        boolean retired;
+
+        Line(String key) {
+            this.key = key;
+        }
     }
 
     public Worker(Inbox inbox, DeliveryHandler handler, Outbox outbox, Clock clock, boolean synchronous,
@@ -58,106 +99,274 @@ public final class Worker implements AutoCloseable {
         this.clock = clock;
         this.synchronous = synchronous;
         this.metrics = metrics;
+        inbox.onQueued(this::submit);
+        inbox.queued().forEach(this::submit);
     }
 
     public Health health() {
         boolean alive;
         synchronized (this) {
-            alive = !closed && (synchronous || (executor != null && !executor.isShutdown()));
+            alive = !closed && (synchronous || (lanes != null && !lanes.isShutdown()));
         }
-        return new Health(alive, drainingSince);
+        Instant since = busySince.values().stream().min(Comparator.naturalOrder()).orElse(null);
+        return new Health(alive, since);
+    }
+
+    /** When the oldest delivery that is due (not waiting out a retry) was received, if any waits. */
+    public Optional<Instant> oldestDue() {
+        Instant now = clock.instant();
+        Instant oldest = null;
+        for (Line line : lines.values()) {
+            synchronized (line) {
+                Inbox.Queued head = line.items.peek();
+                if (head == null || (line.notBefore != null && now.isBefore(line.notBefore))) {
+                    continue;
+                }
+                if (oldest == null || head.receivedAt().isBefore(oldest)) {
+                    oldest = head.receivedAt();
+                }
+            }
+        }
+        return Optional.ofNullable(oldest);
     }
 
     public synchronized void start() {
-        if (!synchronous && executor == null) {
-            executor = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "agentx-worker");
-                t.setDaemon(true);
-                return t;
-            });
-            executor.scheduleWithFixedDelay(this::safeDrain, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
+        if (synchronous || lanes != null || closed) {
+            return;
         }
+        AtomicInteger n = new AtomicInteger();
+        lanes = Executors.newFixedThreadPool(LANES, r -> daemon(r, "agentx-worker-" + n.incrementAndGet()));
+        ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "agentx-worker-tick"));
+        ticker.scheduleWithFixedDelay(this::tick, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** New work arrived: do it now (synchronous) or soon (asynchronous). */
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** New work arrived: do it now (synchronous); asynchronous lanes are handed each delivery as it is queued. */
     public void wake() {
-        ScheduledExecutorService ex;
-        synchronized (this) {
-            ex = executor;
-        }
-        if (ex == null) {
-            safeDrain();
-        } else {
-            ex.execute(this::safeDrain);
-        }
-    }
-
-    private void safeDrain() {
-        try {
+        if (synchronous) {
             drain();
-        } catch (RuntimeException e) {
-            LOG.error("worker: {}", e.toString(), e);
         }
     }
 
-    /** Processes every due delivery in order, then sends every due effect; forgets old ids once a day. */
-    public void drain() {
-        synchronized (drainLock) {
-            drainingSince = clock.instant();
-            try {
-                drainLocked();
-            } finally {
-                drainingSince = null;
-            }
+    private void submit(Inbox.Queued q) {
+        if (!tracked.add(q.seq())) {
+            return;
         }
-    }
-
-    private void drainLocked() {
-        if (clock.instant().isAfter(lastPrune.plus(Duration.ofDays(1)))) {
-            inbox.prune();
-            outbox.prune();
-            lastPrune = clock.instant();
-        }
-        for (Path file : inbox.pending()) {
-            Inbox.Progress progress = inbox.progress(file);
-            Instant now = clock.instant();
-            if (progress.notBefore() != null && now.isBefore(progress.notBefore())) {
-                break;
-            }
-            InboundDelivery d;
-            try {
-                d = inbox.read(file);
-            } catch (RuntimeException e) {
-                inbox.fail(file, "unreadable: " + e.getMessage());
-                continue;
-            }
-            String action = putContext(d);
-            try {
-                handler.handle(d, progress, p -> inbox.saveProgress(file, p));
-                inbox.done(file);
-                LOG.info("delivery {} ({}{}) processed", d.id(), d.event(), action.isEmpty() ? "" : "." + action);
-                metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "processed");
-            } catch (RuntimeException e) {
-                Inbox.Progress now2 = inbox.progress(file);
-                int attempts = now2.attempts() + 1;
-                if (attempts >= MAX_ATTEMPTS) {
-                    LOG.error("delivery {} ({}) failed {} times; moved to the inbox's failed/: {}", d.id(), d.event(),
-                            attempts, e.toString());
-                    inbox.fail(file, "failed " + attempts + " times, last: " + e);
-                    metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "failed");
+        while (true) {
+            Line line = lines.computeIfAbsent(q.key(), Line::new);
+            boolean start;
+            synchronized (line) {
+                if (line.retired) {
                     continue;
                 }
-                Duration wait = Duration.ofSeconds(5L << Math.min(attempts, 10));
-                LOG.warn("delivery {} ({}) failed (attempt {}), retrying in {} s: {}", d.id(), d.event(), attempts,
-                        wait.toSeconds(), e.toString(), e);
-                inbox.saveProgress(file, new Inbox.Progress(now2.commandsDone(), now2.refused(), attempts, now.plus(wait)));
-                metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "retry");
-                break;
-            } finally {
-                clearContext();
+                line.items.add(q);
+                start = claimForLane(line, clock.instant());
+            }
+            if (start) {
+                dispatch(line);
+            }
+            return;
+        }
+    }
+
+    /** Claims the line for a lane if it is idle and due; the caller holds the line's monitor. */
+    private boolean claimForLane(Line line, Instant now) {
+        return lanes != null && !closed && claim(line, now);
+    }
+
+    private static boolean claim(Line line, Instant now) {
+        if (line.running || line.items.isEmpty()) {
+            return false;
+        }
+        if (line.notBefore != null) {
+            if (now.isBefore(line.notBefore)) {
+                return false;
+            }
+            line.notBefore = null;
+        }
+        line.running = true;
+        return true;
+    }
+
+    private void dispatch(Line line) {
+        ExecutorService ex = lanes;
+        try {
+            if (ex == null) {
+                throw new RejectedExecutionException("stopped");
+            }
+            ex.execute(() -> {
+                if (work(line, TURN)) {
+                    dispatch(line); // other lines get a turn first
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            synchronized (line) {
+                line.running = false; // stopping: the deliveries stay in the inbox on disk
             }
         }
+    }
+
+    /**
+     * Works through a line the caller has claimed, at most {@code limit} deliveries. True when it
+     * stopped at the limit with deliveries left (the line stays claimed); false when the line is
+     * released (empty, waiting out a retry, or the worker is closing).
+     */
+    private boolean work(Line line, int limit) {
+        for (int done = 0; ; done++) {
+            Inbox.Queued head;
+            synchronized (line) {
+                head = line.items.peek();
+                if (head == null || (closed && !synchronous)) {
+                    line.running = false;
+                    retireIfIdle(line);
+                    return false;
+                }
+                if (done == limit) {
+                    return true;
+                }
+            }
+            Instant retryAt;
+            try {
+                retryAt = process(head);
+            } catch (RuntimeException e) {
+                // the inbox itself failed (disk full, permissions): try the line again on a later tick
+                LOG.error("worker: {}", e.toString(), e);
+                retryAt = clock.instant().plus(TICK);
+            }
+            synchronized (line) {
+                if (retryAt != null) {
+                    line.notBefore = retryAt;
+                    line.running = false;
+                    return false;
+                }
+                line.items.poll();
+                tracked.remove(head.seq());
+            }
+            if (!synchronous) {
+                outbox.flushQueued();
+            }
+        }
+    }
+
+    private void retireIfIdle(Line line) {
+        if (line.items.isEmpty() && !line.running && !line.retired) {
+            line.retired = true;
+            lines.remove(line.key, line);
+        }
+    }
+
+    /**
+     * Processes one delivery. Null when it is done with (processed, or moved to {@code failed/});
+     * otherwise when to try it again.
+     */
+    private Instant process(Inbox.Queued q) {
+        Path file = q.file();
+        Instant now = clock.instant();
+        Inbox.Progress progress = inbox.progress(file);
+        if (progress.notBefore() != null && now.isBefore(progress.notBefore())) {
+            return progress.notBefore(); // a retry planned before a restart
+        }
+        InboundDelivery d;
+        try {
+            d = inbox.read(file);
+        } catch (RuntimeException e) {
+            inbox.fail(file, "unreadable: " + e.getMessage());
+            return null;
+        }
+        String action = putContext(d);
+        busySince.put(Thread.currentThread(), now);
+        try {
+            handler.handle(d, progress, p -> inbox.saveProgress(file, p));
+            inbox.done(file);
+            LOG.info("delivery {} ({}{}) processed", d.id(), d.event(), action.isEmpty() ? "" : "." + action);
+            metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "processed");
+            return null;
+        } catch (RuntimeException e) {
+            Inbox.Progress before = inbox.progress(file);
+            int attempts = before.attempts() + 1;
+            if (attempts >= MAX_ATTEMPTS) {
+                LOG.error("delivery {} ({}) failed {} times; moved to the inbox's failed/: {}", d.id(), d.event(),
+                        attempts, e.toString());
+                inbox.fail(file, "failed " + attempts + " times, last: " + e);
+                metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "failed");
+                return null;
+            }
+            Duration wait = Duration.ofSeconds(5L << Math.min(attempts, 10));
+            LOG.warn("delivery {} ({}) failed (attempt {}), retrying in {} s: {}", d.id(), d.event(), attempts,
+                    wait.toSeconds(), e.toString(), e);
+            Instant retryAt = now.plus(wait);
+            inbox.saveProgress(file, new Inbox.Progress(before.commandsDone(), before.refused(), attempts, retryAt));
+            metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "retry");
+            return retryAt;
+        } finally {
+            busySince.remove(Thread.currentThread());
+            clearContext();
+        }
+    }
+
+    /** The lanes' tick: forget old ids once a day, take up lines whose retry is due, send due effects. */
+    private void tick() {
+        try {
+            maintain();
+            Instant now = clock.instant();
+            for (Line line : lines.values()) {
+                boolean start;
+                synchronized (line) {
+                    start = claimForLane(line, now);
+                }
+                if (start) {
+                    dispatch(line);
+                }
+            }
+            outbox.flush();
+        } catch (RuntimeException e) {
+            LOG.error("worker tick: {}", e.toString(), e);
+        }
+    }
+
+    private void maintain() {
+        synchronized (maintenance) {
+            if (clock.instant().isAfter(lastPrune.plus(Duration.ofDays(1)))) {
+                inbox.prune();
+                outbox.prune();
+                lastPrune = clock.instant();
+            }
+        }
+    }
+
+    /**
+     * Processes every due delivery on the caller's thread, line by line in the order their first
+     * deliveries were received (lines a lane is working on are left to it), then sends every due
+     * effect.
+     */
+    public void drain() {
+        maintain();
+        Instant now = clock.instant();
+        List<Line> ordered = new ArrayList<>();
+        for (Line line : lines.values()) {
+            synchronized (line) {
+                if (claim(line, now)) {
+                    ordered.add(line);
+                }
+            }
+        }
+        ordered.sort(Comparator.comparingLong(Worker::firstSeq));
+        for (Line line : ordered) {
+            work(line, Integer.MAX_VALUE);
+        }
         outbox.flush();
+    }
+
+    private static long firstSeq(Line line) {
+        synchronized (line) {
+            Inbox.Queued head = line.items.peek();
+            return head == null ? Long.MAX_VALUE : head.seq();
+        }
     }
 
     /** MDC keys every log line of a delivery's work carries (LOG_FORMAT=json writes them as fields). */
@@ -190,36 +399,42 @@ public final class Worker implements AutoCloseable {
         MDC.remove(MDC_ISSUE);
     }
 
-    /** Stops the background thread after the drain under way, if any, then flushes the outbox once. */
+    /**
+     * Stops taking up deliveries; the lanes finish the delivery each is on (what is not reached
+     * stays in the inbox on disk), then the outbox is flushed once.
+     */
     @Override
     public void close() {
-        ScheduledExecutorService ex;
+        ExecutorService ex;
+        ScheduledExecutorService tick;
         synchronized (this) {
-            ex = executor;
-            executor = null;
             closed = true;
+            ex = lanes;
+            tick = ticker;
+            lanes = null;
+            ticker = null;
         }
         if (ex == null) {
             return;
         }
+        tick.shutdown();
         ex.shutdown();
         try {
             if (!ex.awaitTermination(30, TimeUnit.SECONDS)) {
                 ex.shutdownNow();
             }
+            tick.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             ex.shutdownNow();
             Thread.currentThread().interrupt();
         }
         // Shutdown: what is still queued stays in the inbox and outbox on disk; send what is due once more.
-        synchronized (drainLock) {
-            try {
-                Outbox.Flush f = outbox.flush();
-                LOG.info("worker stopped; final outbox flush: {} sent, {} failed, {} waiting", f.done(), f.failed(),
-                        f.waiting());
-            } catch (RuntimeException e) {
-                LOG.warn("final outbox flush failed; the effects stay queued on disk: {}", e.toString());
-            }
+        try {
+            Outbox.Flush f = outbox.flush();
+            LOG.info("worker stopped; final outbox flush: {} sent, {} failed, {} waiting", f.done(), f.failed(),
+                    f.waiting());
+        } catch (RuntimeException e) {
+            LOG.warn("final outbox flush failed; the effects stay queued on disk: {}", e.toString());
         }
     }
 }

@@ -1,6 +1,5 @@
 package dev.agentx.clarify.github.ops;
 
-import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,7 +15,7 @@ import java.util.List;
  * {@code GET /readyz}: ready when all of these hold.
  * <ul>
  *   <li>The data dir is writable: a temp file is created there and deleted.</li>
- *   <li>The worker is alive (started, not closed) and not stuck: a drain under way started less than
+ *   <li>The worker is alive (started, not closed) and not stuck: the delivery it has been on longest started less than
  *       {@link #STUCK_AFTER} ago.</li>
  *   <li>The inbox is being drained: the oldest delivery that is due (not waiting out a retry
  *       backoff) was received less than {@link #STUCK_AFTER} ago.</li>
@@ -28,7 +27,6 @@ public final class Readiness {
     public static final Duration STUCK_AFTER = Duration.ofMinutes(5);
 
     private final Path dataDir;
-    private final Inbox inbox;
     private final Worker worker;
     private final Clock clock;
     private volatile boolean stopping;
@@ -40,9 +38,8 @@ public final class Readiness {
         }
     }
 
-    public Readiness(Path dataDir, Inbox inbox, Worker worker, Clock clock) {
+    public Readiness(Path dataDir, Worker worker, Clock clock) {
         this.dataDir = dataDir;
-        this.inbox = inbox;
         this.worker = worker;
         this.clock = clock;
     }
@@ -68,23 +65,11 @@ public final class Readiness {
         if (!health.alive()) {
             reasons.add("the inbox worker is not running");
         } else if (health.drainingSince() != null && health.drainingSince().plus(STUCK_AFTER).isBefore(now)) {
-            reasons.add("the inbox worker has been busy with one drain since " + health.drainingSince());
+            reasons.add("the inbox worker has been busy with one delivery since " + health.drainingSince());
         }
-        try {
-            for (Path file : inbox.pending()) {
-                Inbox.Progress progress = inbox.progress(file);
-                if (progress.notBefore() != null && now.isBefore(progress.notBefore())) {
-                    break; // waiting out a retry: the worker holds the line behind it on purpose
-                }
-                Instant received = inbox.read(file).receivedAt();
-                if (received.plus(STUCK_AFTER).isBefore(now)) {
-                    reasons.add("the oldest due delivery has waited since " + received);
-                }
-                break;
-            }
-        } catch (RuntimeException e) {
-            reasons.add("cannot read the inbox: " + e.getMessage());
-        }
+        // a line waiting out a retry is held on purpose; the others are being worked through
+        worker.oldestDue().filter(received -> received.plus(STUCK_AFTER).isBefore(now))
+                .ifPresent(received -> reasons.add("the oldest due delivery has waited since " + received));
         return new Result(reasons.isEmpty(), reasons);
     }
 }

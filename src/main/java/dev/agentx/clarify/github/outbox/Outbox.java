@@ -1,8 +1,10 @@
 package dev.agentx.clarify.github.outbox;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.github.Stamps;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
@@ -18,29 +20,43 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * The durable queue of effects on GitHub. An effect is written to disk (temp file, fsync, atomic
- * rename) before any network call, and its file is removed only once GitHub confirmed it, so a
- * crash or an outage loses nothing. Effects go out in the order they were queued; one that fails
- * holds back the later effects of its issue (so a question never appears after its answer).
+ * The durable queue of effects on GitHub, kept in {@code outbox/journal}. An effect is recorded
+ * on disk before any network call and recorded as done only once GitHub confirmed it, so a crash
+ * or an outage loses nothing. Effects of one issue go out in the order they were queued; one that
+ * fails holds back the later effects of its issue (so a question never appears after its answer).
+ * Different issues are sent side by side.
+ *
+ * <p>Storage: an append-only {@link Journal} of queue, retry, done and failed records with group
+ * commit, so the effects and confirmations of deliveries handled at the same time share their
+ * fsyncs; it is compacted at start, daily, and when it has grown well past what it must keep.
+ * Outboxes written by earlier versions (one file per effect in {@code pending/}, one marker per
+ * done key in {@code done/}) are taken over into the journal at start.
  *
  * <p>Retries: server errors and lost connections back off exponentially (10 s doubling, at most
  * 10 min, or GitHub's Retry-After); rate limits (429, secondary limits, an exhausted primary
  * limit) wait what GitHub says and hold back the whole installation. Other 4xx answers are final:
  * the effect moves to {@code failed/} with the reason.
  *
- * <p>Exactly once: each effect's key is remembered in {@code done/} for {@link #KEEP_DONE}. A
- * comment whose earlier attempt may have reached GitHub (a 5xx or no response) carries a hidden
+ * <p>Exactly once: each effect's key is remembered as done for {@link #KEEP_DONE}. A comment
+ * whose earlier attempt may have reached GitHub (a 5xx or no response) carries a hidden
  * {@code <!-- agentx-effect:... -->} tag; before posting it again the outbox looks for that tag.
  */
 public final class Outbox {
@@ -49,18 +65,29 @@ public final class Outbox {
     static final Duration FIRST_BACKOFF = Duration.ofSeconds(10);
     static final Duration MAX_BACKOFF = Duration.ofMinutes(10);
     static final int MAX_ATTEMPTS = 40;
+    /** The journal is compacted when it holds more than this many records beyond twice what it must keep. */
+    static final int COMPACT_SLACK = 20_000;
+    /** In {@link #keys}: queued, not done yet. */
+    private static final Instant QUEUED = Instant.MAX;
 
-    private final Path pending;
-    private final Path done;
     private final Path failed;
     private final GitHubGateway github;
     private final Clock clock;
     private final Metrics metrics;
     private final ObjectMapper json = JsonSupport.mapper();
-    private final Set<String> known = new HashSet<>();
-    private long seq;
+    private final Journal journal;
+    /** Keys (hashed) queued ({@link #QUEUED}) or done (when): an effect with one of them is not queued again. */
+    private final Map<String, Instant> keys = new ConcurrentHashMap<>();
+    /** The queued effects, per issue, in order. */
+    private final Map<String, IssueQueue> issues = new ConcurrentHashMap<>();
+    /** Issues with effects queued since their last flush. */
+    private final Set<String> dirty = ConcurrentHashMap.newKeySet();
+    /** Installations held back by a rate limit, until when. */
+    private final Map<Long, Instant> heldInstallations = new ConcurrentHashMap<>();
+    private final AtomicLong seq = new AtomicLong();
+    private final Object compaction = new Object();
 
-    /** What is kept on disk for one queued effect. */
+    /** What is kept for one queued effect. */
     /** {@code delivery}: the id of the delivery whose handling queued it (null if none), for log lines. */
     record Entry(Effect effect, Instant queuedAt, int attempts, Instant notBefore, boolean uncertain,
                  String lastError, String delivery) {
@@ -69,44 +96,171 @@ public final class Outbox {
         }
     }
 
+    /**
+     * One journal record. {@code op}: {@code queue} (seq, hash, entry), {@code retry} (seq, entry),
+     * {@code done} (seq, hash, at), {@code failed} (seq), {@code key} (a done key kept by a
+     * compaction: hash, at), {@code seq} (the highest seq handed out, kept by a compaction).
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record Rec(String op, long seq, String hash, Entry entry, Instant at) {
+    }
+
+    /** One queued effect: its place in line, key hash and what is to be done. */
+    private record Slot(long seq, String hash, Entry entry) {
+    }
+
+    /**
+     * The effects of one issue in order. Its monitor guards {@code slots}; {@code sending} lets one
+     * thread at a time send them (never held while waiting for the monitor); {@code requests}
+     * tells the sender that more was asked for meanwhile.
+     */
+    private static final class IssueQueue {
+        final String key;
+        final TreeMap<Long, Slot> slots = new TreeMap<>();
+        final ReentrantLock sending = new ReentrantLock();
+        final AtomicInteger requests = new AtomicInteger();
+        boolean retired;
+
+        IssueQueue(String key) {
+            this.key = key;
+        }
+    }
+
     /** The result of one flush. */
     public record Flush(int done, int failed, int waiting) {
+        Flush plus(Flush o) {
+            return new Flush(done + o.done, failed + o.failed, waiting + o.waiting);
+        }
+    }
+
+    /** What the journal's records add up to: the effects still queued and the done keys. */
+    private static final class Folded {
+        final TreeMap<Long, Slot> pending = new TreeMap<>();
+        final Map<String, Instant> done = new LinkedHashMap<>();
+        long maxSeq;
+
+        void apply(Rec r) {
+            maxSeq = Math.max(maxSeq, r.seq());
+            switch (r.op()) {
+                case "queue" -> pending.put(r.seq(), new Slot(r.seq(), r.hash(), r.entry()));
+                case "retry" -> pending.computeIfPresent(r.seq(), (k, v) -> new Slot(k, v.hash(), r.entry()));
+                case "done" -> {
+                    pending.remove(r.seq());
+                    done.put(r.hash(), r.at());
+                }
+                case "failed" -> pending.remove(r.seq());
+                case "key" -> done.put(r.hash(), r.at());
+                case "seq" -> { }
+                default -> throw new IllegalStateException("unknown outbox journal record '" + r.op() + "'");
+            }
+        }
+
+        /** The records that rebuild this state, without done keys older than {@code cutoff}. */
+        List<Rec> records(Instant cutoff) {
+            List<Rec> out = new ArrayList<>();
+            out.add(new Rec("seq", maxSeq, null, null, null));
+            done.forEach((h, at) -> {
+                if (!at.isBefore(cutoff)) {
+                    out.add(new Rec("key", 0, h, null, at));
+                }
+            });
+            pending.values().forEach(s -> out.add(new Rec("queue", s.seq(), s.hash(), s.entry(), null)));
+            return out;
+        }
     }
 
     public Outbox(Path dir, GitHubGateway github, Clock clock, Metrics metrics) {
         this.metrics = metrics;
-        this.pending = dir.resolve("pending");
-        this.done = dir.resolve("done");
         this.failed = dir.resolve("failed");
         this.github = github;
         this.clock = clock;
         try {
-            Files.createDirectories(pending);
-            Files.createDirectories(done);
             Files.createDirectories(failed);
-            for (Path p : list(pending)) {
-                String name = p.getFileName().toString();
-                seq = Math.max(seq, Long.parseLong(name.substring(0, name.indexOf('-'))));
-                known.add(hashOf(p));
-            }
-            for (Path p : list(done)) {
-                known.add(p.getFileName().toString());
-            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the outbox in " + dir + ": " + e.getMessage(), e);
         }
+        this.journal = new Journal(dir.resolve("journal"));
+        Folded state = new Folded();
+        try {
+            for (byte[] record : journal.records()) {
+                state.apply(json.readValue(record, Rec.class));
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException("cannot read the outbox journal " + journal.file() + ": " + e.getMessage(),
+                    e);
+        }
+        takeOverFiles(dir, state);
+        seq.set(state.maxSeq);
+        state.done.forEach(keys::put);
+        for (Slot s : state.pending.values()) {
+            keys.put(s.hash(), QUEUED);
+            queue(issueKey(s.entry().effect())).slots.put(s.seq(), s);
+            dirty.add(issueKey(s.entry().effect()));
+        }
+        compact();
     }
 
-    private static List<Path> list(Path dir) throws IOException {
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> p.getFileName().toString().matches("\\d+-[0-9a-f]+\\.json|[0-9a-f]{32}"))
-                    .sorted().toList();
+    /**
+     * Takes an outbox of an earlier version (files in {@code pending/} and {@code done/}) over into
+     * the journal, then removes those files.
+     */
+    private void takeOverFiles(Path dir, Folded state) {
+        Path pending = dir.resolve("pending");
+        Path done = dir.resolve("done");
+        try {
+            List<Path> doneFiles = list(done, "[0-9a-f]{32}");
+            List<Path> pendingFiles = list(pending, "\\d+-[0-9a-f]{32}\\.json");
+            if (doneFiles.isEmpty() && pendingFiles.isEmpty()) {
+                deleteEmpty(pending);
+                deleteEmpty(done);
+                return;
+            }
+            for (Path p : doneFiles) {
+                Rec r = new Rec("key", 0, p.getFileName().toString(), null, Stamps.read(p));
+                journal.append(json.writeValueAsBytes(r));
+                state.apply(r);
+            }
+            for (Path p : pendingFiles) {
+                String name = p.getFileName().toString();
+                String hash = name.substring(name.indexOf('-') + 1, name.length() - ".json".length());
+                if (state.done.containsKey(hash)) {
+                    continue; // done before a crash took the deletion of its file with it
+                }
+                Rec r = new Rec("queue", Long.parseLong(name.substring(0, name.indexOf('-'))), hash,
+                        json.readValue(p.toFile(), Entry.class), null);
+                journal.append(json.writeValueAsBytes(r));
+                state.apply(r);
+            }
+            LOG.info("outbox: took {} queued effects and {} done keys over from {} and {} into {}",
+                    pendingFiles.size(), doneFiles.size(), pending, done, journal.file());
+            for (Path p : doneFiles) {
+                Files.deleteIfExists(p);
+            }
+            for (Path p : pendingFiles) {
+                Files.deleteIfExists(p);
+            }
+            deleteEmpty(pending);
+            deleteEmpty(done);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot take over the outbox files in " + dir + ": " + e.getMessage(), e);
         }
     }
 
-    private static String hashOf(Path pendingFile) {
-        String name = pendingFile.getFileName().toString();
-        return name.substring(name.indexOf('-') + 1, name.length() - ".json".length());
+    private static List<Path> list(Path dir, String names) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().matches(names)).sorted().toList();
+        }
+    }
+
+    private static void deleteEmpty(Path dir) {
+        try {
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            // not empty (temp files of an earlier version): harmless, left alone
+        }
     }
 
     static String hash(String key) {
@@ -123,63 +277,147 @@ public final class Outbox {
         return "<!-- agentx-effect:" + hash(e.key()) + " -->";
     }
 
-    /** Queues the effect durably; false when its key was queued or done before. */
-    public synchronized boolean enqueue(Effect effect) {
-        String h = hash(effect.key());
-        if (known.contains(h)) {
-            return false;
-        }
-        seq++;
-        Path file = pending.resolve(String.format("%020d-%s.json", seq, h));
-        write(file, new Entry(effect, clock.instant(), 0, null, false, null, MDC.get("delivery")));
-        known.add(h);
-        return true;
+    private static String issueKey(Effect e) {
+        return e.installation() + "/" + e.repo() + "#" + e.issue();
     }
 
-    public synchronized int size() {
+    private IssueQueue queue(String key) {
+        return issues.computeIfAbsent(key, IssueQueue::new);
+    }
+
+    private void record(Rec r) {
         try {
-            return list(pending).size();
+            journal.append(json.writeValueAsBytes(r));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    /** Sends every effect that is due, in order. Never throws for a GitHub failure. */
-    public synchronized Flush flush() {
+    /** Queues the effect durably; false when its key was queued or done before. */
+    public boolean enqueue(Effect effect) {
+        String h = hash(effect.key());
+        String key = issueKey(effect);
+        while (true) {
+            IssueQueue q = queue(key);
+            synchronized (q) {
+                if (q.retired) {
+                    continue;
+                }
+                if (keys.putIfAbsent(h, QUEUED) != null) {
+                    return false;
+                }
+                // seq and insertion under the issue's monitor: the issue's effects stay in the order queued
+                long n = seq.incrementAndGet();
+                Entry entry = new Entry(effect, clock.instant(), 0, null, false, null, MDC.get("delivery"));
+                try {
+                    record(new Rec("queue", n, h, entry, null));
+                } catch (RuntimeException e) {
+                    keys.remove(h);
+                    throw e;
+                }
+                q.slots.put(n, new Slot(n, h, entry));
+            }
+            dirty.add(key);
+            return true;
+        }
+    }
+
+    /** Effects queued, not yet done or failed. */
+    public int size() {
+        int n = 0;
+        for (IssueQueue q : issues.values()) {
+            synchronized (q) {
+                n += q.slots.size();
+            }
+        }
+        return n;
+    }
+
+    /** Sends the due effects of the issues that had effects queued since their last flush. */
+    public Flush flushQueued() {
+        Flush total = new Flush(0, 0, 0);
+        for (String key : List.copyOf(dirty)) {
+            if (dirty.remove(key)) {
+                IssueQueue q = issues.get(key);
+                if (q != null) {
+                    total = total.plus(flush(q));
+                }
+            }
+        }
+        return total;
+    }
+
+    /** Sends every effect that is due, issue by issue, each issue's in order. Never throws for a GitHub failure. */
+    public Flush flush() {
+        Flush total = new Flush(0, 0, 0);
+        for (IssueQueue q : List.copyOf(issues.values())) {
+            dirty.remove(q.key);
+            total = total.plus(flush(q));
+        }
+        maybeCompact();
+        return total;
+    }
+
+    /**
+     * Sends the issue's due effects unless another thread is sending them; that thread then goes
+     * round once more, so nothing asked for is left behind.
+     */
+    private Flush flush(IssueQueue q) {
+        Flush total = new Flush(0, 0, 0);
+        q.requests.incrementAndGet();
+        while (q.requests.get() > 0 && q.sending.tryLock()) {
+            try {
+                q.requests.set(0);
+                total = total.plus(send(q));
+            } finally {
+                q.sending.unlock();
+            }
+        }
+        synchronized (q) {
+            if (q.slots.isEmpty() && !q.sending.isLocked() && q.requests.get() == 0 && !q.retired) {
+                q.retired = true;
+                issues.remove(q.key, q);
+            }
+        }
+        return total;
+    }
+
+    /** Sends the issue's effects in order until one is not due or fails for now; the caller holds {@code q.sending}. */
+    private Flush send(IssueQueue q) {
         int ok = 0;
         int bad = 0;
-        int waiting = 0;
-        Set<String> heldIssues = new HashSet<>();
-        Set<Long> heldInstallations = new HashSet<>();
-        List<Path> files;
-        try {
-            files = list(pending);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        Instant now = clock.instant();
-        for (Path file : files) {
-            Entry entry = read(file);
+        while (true) {
+            Slot slot;
+            synchronized (q) {
+                Map.Entry<Long, Slot> first = q.slots.firstEntry();
+                if (first == null) {
+                    return new Flush(ok, bad, 0);
+                }
+                slot = first.getValue();
+            }
+            Entry entry = slot.entry();
             Effect e = entry.effect();
-            String issue = e.installation() + "/" + e.repo() + "#" + e.issue();
-            if (heldIssues.contains(issue) || heldInstallations.contains(e.installation())
-                    || (entry.notBefore() != null && now.isBefore(entry.notBefore()))) {
-                heldIssues.add(issue);
-                waiting++;
-                continue;
+            Instant now = clock.instant();
+            Instant held = heldInstallations.get(e.installation());
+            if ((held != null && now.isBefore(held)) || (entry.notBefore() != null && now.isBefore(entry.notBefore()))) {
+                return new Flush(ok, bad, waiting(q));
             }
             putContext(entry);
             String type = e.getClass().getSimpleName().toLowerCase(Locale.ROOT);
             try {
                 perform(entry);
-                markDone(file);
+                Instant at = clock.instant();
+                record(new Rec("done", slot.seq(), slot.hash(), null, at));
+                keys.put(slot.hash(), at);
+                remove(q, slot);
                 metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "done");
                 ok++;
             } catch (GitHubApiException ex) {
                 int attempts = entry.attempts() + 1;
                 if (!ex.retryable() || attempts >= MAX_ATTEMPTS) {
                     LOG.error("outbox: giving up on {} after {} attempt(s): {}", e.key(), attempts, ex.getMessage());
-                    moveToFailed(file, entry.retried(attempts, null, entry.uncertain(), ex.getMessage()));
+                    moveToFailed(slot, entry.retried(attempts, null, entry.uncertain(), ex.getMessage()));
+                    remove(q, slot);
                     metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "failed");
                     bad++;
                     continue;
@@ -188,22 +426,92 @@ public final class Outbox {
                 Duration wait = ex.retryAfter() != null ? ex.retryAfter() : backoff(attempts);
                 LOG.warn("outbox: {} failed (attempt {}), retrying in {} s: {}", e.key(), attempts, wait.toSeconds(),
                         ex.getMessage());
-                write(file, entry.retried(attempts, now.plus(wait), entry.uncertain() || ex.uncertain(), ex.getMessage()));
-                heldIssues.add(issue);
-                if (ex.rateLimited()) {
-                    heldInstallations.add(e.installation());
+                Entry retried = entry.retried(attempts, now.plus(wait), entry.uncertain() || ex.uncertain(),
+                        ex.getMessage());
+                record(new Rec("retry", slot.seq(), null, retried, null));
+                synchronized (q) {
+                    q.slots.put(slot.seq(), new Slot(slot.seq(), slot.hash(), retried));
                 }
-                waiting++;
+                if (ex.rateLimited()) {
+                    heldInstallations.merge(e.installation(), now.plus(wait), (a, b) -> a.isAfter(b) ? a : b);
+                }
+                return new Flush(ok, bad, waiting(q));
             } catch (RuntimeException ex) {
                 LOG.error("outbox: dropping {}: {}", e.key(), ex.toString(), ex);
-                moveToFailed(file, entry.retried(entry.attempts() + 1, null, entry.uncertain(), ex.toString()));
+                moveToFailed(slot, entry.retried(entry.attempts() + 1, null, entry.uncertain(), ex.toString()));
+                remove(q, slot);
                 metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "failed");
                 bad++;
             } finally {
                 clearContext();
             }
         }
-        return new Flush(ok, bad, waiting);
+    }
+
+    private static int waiting(IssueQueue q) {
+        synchronized (q) {
+            return q.slots.size();
+        }
+    }
+
+    private static void remove(IssueQueue q, Slot slot) {
+        synchronized (q) {
+            q.slots.remove(slot.seq());
+        }
+    }
+
+    /** Keeps the entry in {@code failed/<seq>-<hash>.json} for a person to look at, then drops it from the queue. */
+    private void moveToFailed(Slot slot, Entry entry) {
+        try {
+            AtomicFiles.write(failed.resolve(String.format("%020d-%s.json", slot.seq(), slot.hash())),
+                    json.writeValueAsBytes(entry));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        record(new Rec("failed", slot.seq(), null, null, null));
+        keys.put(slot.hash(), clock.instant()); // not queued again before a restart (nor for KEEP_DONE)
+    }
+
+    /** Forgets done keys older than {@link #KEEP_DONE} and compacts the journal. */
+    public void prune() {
+        try {
+            compact();
+        } catch (RuntimeException e) {
+            LOG.warn("outbox: {}", e.getMessage());
+        }
+    }
+
+    private void maybeCompact() {
+        if (journal.size() > 2L * keys.size() + COMPACT_SLACK) {
+            try {
+                compact();
+            } catch (RuntimeException e) {
+                LOG.warn("outbox: {}", e.getMessage());
+            }
+        }
+    }
+
+    /** Rewrites the journal from its own records (so it cannot miss one appended meanwhile). */
+    private void compact() {
+        synchronized (compaction) {
+            Instant cutoff = clock.instant().minus(KEEP_DONE);
+            journal.compact(records -> {
+                Folded state = new Folded();
+                List<byte[]> out = new ArrayList<>();
+                try {
+                    for (byte[] r : records) {
+                        state.apply(json.readValue(r, Rec.class));
+                    }
+                    for (Rec r : state.records(cutoff)) {
+                        out.add(json.writeValueAsBytes(r));
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot compact the outbox journal: " + e.getMessage(), e);
+                }
+                return out;
+            });
+            keys.entrySet().removeIf(e -> e.getValue() != QUEUED && e.getValue().isBefore(cutoff));
+        }
     }
 
     /** Log lines about an effect carry the delivery that queued it, its repository and issue, as the worker's do. */
@@ -249,52 +557,6 @@ public final class Outbox {
             github.addLabels(a.installation(), a.repo(), a.issue(), a.labels());
         } else if (effect instanceof Effect.RemoveLabel r) {
             github.removeLabel(r.installation(), r.repo(), r.issue(), r.label());
-        }
-    }
-
-    private void markDone(Path file) {
-        Path marker = done.resolve(hashOf(file));
-        Stamps.write(marker, clock.instant());
-        try {
-            Files.delete(file);
-            AtomicFiles.fsyncDirectory(pending);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot record " + file + " as done: " + e.getMessage(), e);
-        }
-    }
-
-    private void moveToFailed(Path file, Entry entry) {
-        write(failed.resolve(file.getFileName()), entry);
-        try {
-            Files.delete(file);
-            AtomicFiles.fsyncDirectory(pending);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** Forgets done keys older than {@link #KEEP_DONE}. */
-    public synchronized void prune() {
-        try {
-            Stamps.prune(done, name -> name.matches("[0-9a-f]{32}"), clock.instant().minus(KEEP_DONE), known::remove);
-        } catch (UncheckedIOException e) {
-            LOG.warn("outbox: {}", e.getMessage());
-        }
-    }
-
-    private void write(Path file, Entry entry) {
-        try {
-            AtomicFiles.write(file, json.writeValueAsBytes(entry));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private Entry read(Path file) {
-        try {
-            return json.readValue(file.toFile(), Entry.class);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read outbox entry " + file + ": " + e.getMessage(), e);
         }
     }
 

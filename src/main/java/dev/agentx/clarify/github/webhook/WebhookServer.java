@@ -117,7 +117,7 @@ public final class WebhookServer implements AutoCloseable {
 
     private void health(Context ctx) {
         ctx.status(200).contentType("application/json").result("{\"status\":\"ok\",\"pendingDeliveries\":"
-                + inbox.pending().size() + ",\"pendingEffects\":" + outbox.size() + "}");
+                + inbox.size() + ",\"pendingEffects\":" + outbox.size() + "}");
     }
 
     private void ready(Context ctx) {
@@ -198,7 +198,7 @@ public final class WebhookServer implements AutoCloseable {
         } catch (java.io.IOException e) {
             throw new UncheckedIOException(e);
         }
-        Inbox.Accepted accepted = inbox.accept(delivery, event, body);
+        Inbox.Accepted accepted = inbox.accept(delivery, event, body, Inbox.orderKey(node));
         String action = node.path("action").asText("");
         if (accepted == Inbox.Accepted.DUPLICATE) {
             metrics.increment(ServerMetrics.DELIVERIES, "event", event, "action", action, "outcome", "duplicate");

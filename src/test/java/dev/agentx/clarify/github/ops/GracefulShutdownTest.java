@@ -125,9 +125,11 @@ class GracefulShutdownTest {
             Path log2 = dir.resolve("serve-2.log");
             Process second = serve(rig, log2);
             try {
-                port(log2);
-                await("the inbox and outbox to drain after the restart", () -> count(rig.data.resolve("inbox/pending"))
-                        == 0 && count(rig.data.resolve("outbox/pending")) == 0);
+                int port2 = port(log2);
+                await("the inbox and outbox to drain after the restart", () -> {
+                    GitHubRig.Response health = rig.request("GET", port2, "/healthz", null, Map.of());
+                    return health.body().contains("\"pendingDeliveries\":0,\"pendingEffects\":0");
+                });
                 second.destroy();
                 assertTrue(second.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS), read(log2));
             } finally {

@@ -111,12 +111,12 @@ class OpsEndpointsTest {
         Path data = Files.createDirectories(dir.resolve("other"));
         Inbox inbox = new Inbox(data.resolve("inbox"), clock);
         Worker stopped = new Worker(inbox, null, null, clock, false, ServerMetrics.create());
-        Readiness.Result r = new Readiness(data, inbox, stopped, clock).check();
+        Readiness.Result r = new Readiness(data, stopped, clock).check();
         assertFalse(r.ready());
         assertEquals(List.of("the inbox worker is not running"), r.reasons());
 
         Worker running = new Worker(inbox, null, null, clock, true, ServerMetrics.create());
-        Readiness readiness = new Readiness(data, inbox, running, clock);
+        Readiness readiness = new Readiness(data, running, clock);
         assertTrue(readiness.check().ready(), readiness.check().toString());
         inbox.accept("00000000-0000-0000-0000-000000000001", "ping", "{}".getBytes());
         assertTrue(readiness.check().ready());
@@ -126,11 +126,13 @@ class OpsEndpointsTest {
         assertTrue(r.reasons().get(0).startsWith("the oldest due delivery has waited since"), r.toString());
 
         Path file = Files.writeString(dir.resolve("a-file"), "x");
-        r = new Readiness(file, new Inbox(dir.resolve("inbox2"), clock), running, clock).check();
+        Worker idle = new Worker(new Inbox(dir.resolve("inbox2"), clock), null, null, clock, true,
+                ServerMetrics.create());
+        r = new Readiness(file, idle, clock).check();
         assertFalse(r.ready());
         assertTrue(r.reasons().get(0).startsWith("data dir " + file + " is not writable"), r.toString());
 
-        readiness = new Readiness(data, new Inbox(dir.resolve("inbox3"), clock), running, clock);
+        readiness = new Readiness(data, idle, clock);
         readiness.stopping();
         assertEquals(List.of("shutting down"), readiness.check().reasons());
     }
@@ -143,7 +145,7 @@ class OpsEndpointsTest {
         Outbox outbox = new Outbox(data.resolve("outbox"), null, clock, metrics);
         Worker worker = new Worker(inbox, null, outbox, clock, true, metrics);
         WebhookServer server = new WebhookServer(GitHubSettings.DEFAULT_PATH, 1000, new SignatureVerifier(List.of(
-                GitHubRig.SECRET.getBytes())), inbox, outbox, worker, metrics, new Readiness(data, inbox, worker, clock));
+                GitHubRig.SECRET.getBytes())), inbox, outbox, worker, metrics, new Readiness(data, worker, clock));
         server.start("127.0.0.1", 0);
         try {
             server.stopTaking();

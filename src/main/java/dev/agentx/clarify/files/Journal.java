@@ -1,0 +1,253 @@
+package dev.agentx.clarify.files;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
+import java.util.zip.CRC32C;
+
+/**
+ * An append-only file of records with group commit, for state that changes many times a second
+ * (the outbox). Each record is framed as length (4 bytes), CRC-32C (4 bytes) and payload.
+ * {@link #append(byte[])} returns once the record is on disk: threads that append together share
+ * one {@code fdatasync}, so N concurrent appends cost about two syncs instead of N file writes,
+ * fsyncs, renames and directory fsyncs.
+ *
+ * <p>A crash can leave only the last record torn (it was never acknowledged): opening the journal
+ * cuts it off. A damaged record followed by good ones is corruption, reported and never skipped.
+ * {@link #compact} rewrites the journal (temp file, fsync, atomic rename, directory fsync) with
+ * what a fold of its records keeps, so it does not grow without bound.
+ */
+public final class Journal implements AutoCloseable {
+    private static final int HEADER = 8;
+    /** A record larger than this is corruption (an outbox entry is a few KB; a comment at most 256 KB). */
+    public static final int MAX_RECORD = 16 << 20;
+
+    private final Path file;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition synced = lock.newCondition();
+    private FileChannel channel;
+    private long generation;
+    private long appended;
+    private long completed;
+    private boolean syncing;
+    private long records;
+
+    /** Opens (or creates) the journal; the records already in it are read with {@link #records()}. */
+    public Journal(Path file) {
+        this.file = file;
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            boolean created = !Files.exists(file);
+            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            if (created) {
+                channel.force(true);
+                AtomicFiles.fsyncDirectory(file.toAbsolutePath().getParent());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    /** The records in the file, oldest first; a torn last record is cut off the file. */
+    public List<byte[]> records() {
+        lock.lock();
+        try {
+            List<byte[]> out = new ArrayList<>();
+            long end = scan(channel, out);
+            if (end < channel.size()) {
+                channel.truncate(end);
+                channel.force(true);
+            }
+            channel.position(end);
+            records = out.size();
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Reads every whole record; returns where the good part of the file ends. */
+    private long scan(FileChannel ch, List<byte[]> out) throws IOException {
+        long size = ch.size();
+        long pos = 0;
+        ByteBuffer header = ByteBuffer.allocate(HEADER);
+        while (pos < size) {
+            header.clear();
+            if (size - pos < HEADER) {
+                return pos; // torn tail (a record header is cut short): what a crash during an append leaves
+            }
+            readFully(ch, header, pos);
+            header.flip();
+            int length = header.getInt();
+            int crc = header.getInt();
+            if (length < 0 || length > MAX_RECORD || pos + HEADER + length > size) {
+                return pos; // torn tail (a record's length runs past the end): what a crash during an append leaves
+            }
+            ByteBuffer payload = ByteBuffer.allocate(length);
+            readFully(ch, payload, pos + HEADER);
+            CRC32C check = new CRC32C();
+            check.update(payload.array(), 0, length);
+            if ((int) check.getValue() != crc) {
+                if (pos + HEADER + length == size) {
+                    return pos; // torn tail (the last record's checksum is wrong): what a crash during an append leaves
+                }
+                throw new IOException("record at byte " + pos + " is damaged (checksum mismatch) and is not the last "
+                        + "one: the file is corrupt; restore it from a backup or move it away to start empty");
+            }
+            out.add(payload.array());
+            pos += HEADER + length;
+        }
+        return pos;
+    }
+
+    private static void readFully(FileChannel ch, ByteBuffer buf, long at) throws IOException {
+        long pos = at;
+        while (buf.hasRemaining()) {
+            int n = ch.read(buf, pos);
+            if (n < 0) {
+                throw new IOException("unexpected end of file");
+            }
+            pos += n;
+        }
+    }
+
+    private static ByteBuffer frame(byte[] payload) {
+        if (payload.length > MAX_RECORD) {
+            throw new IllegalArgumentException("journal record of " + payload.length + " bytes exceeds " + MAX_RECORD);
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(payload);
+        ByteBuffer buf = ByteBuffer.allocate(HEADER + payload.length);
+        buf.putInt(payload.length).putInt((int) crc.getValue()).put(payload).flip();
+        return buf;
+    }
+
+    /** How many records the file holds (what {@link #compact} would start from). */
+    public long size() {
+        lock.lock();
+        try {
+            return records;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Appends the record; returns once it is durable. Safe to call from many threads at once. */
+    public void append(byte[] payload) {
+        ByteBuffer buf = frame(payload);
+        lock.lock();
+        try {
+            while (buf.hasRemaining()) {
+                channel.write(buf);
+            }
+            records++;
+            long ticket = ++appended;
+            awaitDurable(ticket);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot append to " + file + ": " + e.getMessage(), e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Group commit: one thread syncs for everyone who appended before it started. Caller holds the lock. */
+    private void awaitDurable(long ticket) throws IOException {
+        while (completed < ticket) {
+            if (syncing) {
+                synced.awaitUninterruptibly();
+                continue;
+            }
+            syncing = true;
+            long upTo = appended;
+            long gen = generation;
+            FileChannel ch = channel;
+            lock.unlock();
+            IOException failure = null;
+            try {
+                ch.force(false);
+            } catch (ClosedChannelException e) {
+                // compacted meanwhile: the new file holds (durably) everything appended before
+            } catch (IOException e) {
+                failure = e;
+            } finally {
+                lock.lock();
+                syncing = false;
+                if (failure == null || generation != gen) {
+                    completed = Math.max(completed, upTo);
+                }
+                synced.signalAll();
+            }
+            if (failure != null && completed < ticket) {
+                throw failure;
+            }
+        }
+    }
+
+    /**
+     * Rewrites the journal with {@code fold} applied to its records (for example: what is still
+     * pending and what must be remembered), durably, blocking appends meanwhile.
+     */
+    public void compact(UnaryOperator<List<byte[]>> fold) {
+        lock.lock();
+        try {
+            List<byte[]> current = new ArrayList<>();
+            scan(channel, current);
+            List<byte[]> kept = fold.apply(current);
+            Path dir = file.toAbsolutePath().getParent();
+            Path temp = dir.resolve("." + file.getFileName() + ".compact");
+            try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                for (byte[] r : kept) {
+                    ByteBuffer buf = frame(r);
+                    while (buf.hasRemaining()) {
+                        out.write(buf);
+                    }
+                }
+                out.force(true);
+            }
+            Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            AtomicFiles.fsyncDirectory(dir);
+            FileChannel old = channel;
+            channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            channel.position(channel.size());
+            generation++;
+            completed = appended;
+            records = kept.size();
+            old.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot compact " + file + ": " + e.getMessage(), e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            channel.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            lock.unlock();
+        }
+    }
+}
