@@ -1,6 +1,5 @@
 package dev.agentx.clarify.lock;
 
-import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
@@ -166,7 +165,7 @@ public final class FileLock {
 
     /**
      * Creates the lock file with its content in one step: the content is written to a hidden temp
-     * file and fsynced, then hard-linked to the lock path. link(2) fails if the lock exists (the
+     * file, then hard-linked to the lock path. link(2) fails if the lock exists (the
      * same exclusivity as O_CREAT|O_EXCL), and a lock so created is never seen empty, even if its
      * creator is killed half-way; a process killed between a plain create and its write would
      * leave an empty lock that could only be judged by its age. Where the file system has no hard
@@ -209,13 +208,19 @@ public final class FileLock {
         }
     }
 
+    /**
+     * Lock files are not fsynced, on purpose: a lock only matters between live processes, and every
+     * process sees the page cache, so a killed holder's lock is whole. What a crash of the machine
+     * can leave (a lock of a process that no longer exists, or an empty one) is taken over as
+     * stale: at once for a dead process of this host (pid and start time), by age otherwise. Two
+     * fsyncs per lock and two per release would double the cost of a ledger write for nothing.
+     */
     private static void writeNew(Path path, byte[] bytes) throws IOException {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ByteBuffer buf = ByteBuffer.wrap(bytes);
             while (buf.hasRemaining()) {
                 ch.write(buf);
             }
-            ch.force(true);
         }
     }
 
@@ -278,7 +283,6 @@ public final class FileLock {
                             + " since " + old.timestamp());
             Files.deleteIfExists(away);
             sweepTempFiles(lockPath);
-            AtomicFiles.fsyncDirectory(lockPath.getParent());
             return true;
         });
     }
@@ -310,8 +314,7 @@ public final class FileLock {
         underGuard(lockPath, () -> {
             Optional<Observed> now = observe(lockPath);
             if (now.isPresent() && now.get().info != null && token.equals(now.get().info.token())) {
-                Files.delete(lockPath);
-                AtomicFiles.fsyncDirectory(lockPath.getParent());
+                Files.delete(lockPath); // no fsync: see writeNew
             } else {
                 log().warn("lock {} was no longer ours at release (taken over as stale); left as it is",
                         lockPath.getFileName());

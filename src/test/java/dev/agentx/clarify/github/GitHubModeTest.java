@@ -260,9 +260,13 @@ class GitHubModeTest {
         assertEquals(401, missing.status());
         assertFalse(rig.hasLedger(1));
         assertEquals(0, rig.allRequests());
-        try (var seen = java.nio.file.Files.list(rig.data.resolve("inbox/seen"))) {
-            assertEquals(0, seen.count());
+        assertEquals(0, rig.mode().pendingDeliveries());
+        try (var pending = java.nio.file.Files.list(rig.data.resolve("inbox/pending"))) {
+            assertEquals(0, pending.count());
         }
+        String journal = new String(java.nio.file.Files.readAllBytes(rig.data.resolve("inbox/journal")),
+                java.nio.charset.StandardCharsets.UTF_8);
+        assertFalse(journal.contains("\"id\""), "no id recorded as seen: " + journal);
         // the rotated-out secret still verifies while it is configured
         GitHubRig.Response old = rig.send("POST", body, java.util.Map.of("Content-Type", "application/json",
                 "X-GitHub-Event", "issue_comment", "X-GitHub-Delivery", "d-3",

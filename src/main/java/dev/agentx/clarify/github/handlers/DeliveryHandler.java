@@ -11,6 +11,7 @@ import dev.agentx.clarify.github.repoconfig.RepoConfigs;
 import dev.agentx.clarify.github.RepositoryMonitor;
 import dev.agentx.clarify.github.commands.CommandParser;
 import dev.agentx.clarify.github.commands.CommentCommand;
+import dev.agentx.clarify.github.inbox.DeliveryProcessor;
 import dev.agentx.clarify.github.inbox.InboundDelivery;
 import dev.agentx.clarify.github.inbox.Inbox.Progress;
 import dev.agentx.clarify.github.outbox.Effect;
@@ -42,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * is acknowledged and ignored. Then the monitor runs for the repository and the issue is brought
  * in step with its ledger. Effects go to the outbox; nothing here calls GitHub to post.
  */
-public final class DeliveryHandler {
+public final class DeliveryHandler implements DeliveryProcessor {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryHandler.class);
     public static final String TRIGGER_PREFIX = "clarify:";
     static final String OUR_MARKERS = "<!-- agentx";
@@ -80,6 +81,7 @@ public final class DeliveryHandler {
      * Handles the delivery. {@code progress} says how many commands an earlier, interrupted attempt
      * carried out; {@code save} records each further command, so none runs twice.
      */
+    @Override
     public void handle(InboundDelivery d, Progress progress, Consumer<Progress> save) {
         JsonNode p;
         try {

@@ -3,7 +3,6 @@ package dev.agentx.clarify.github.inbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.JsonSupport;
-import dev.agentx.clarify.github.handlers.DeliveryHandler;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.Metrics;
 import dev.agentx.clarify.metrics.ServerMetrics;
@@ -51,12 +50,12 @@ public final class Worker implements AutoCloseable {
     public static final Duration TICK = Duration.ofSeconds(5);
     static final int MAX_ATTEMPTS = 8;
     /** Lines worked on side by side (threads). */
-    public static final int LANES = Integer.getInteger("agentx.lanes", 4);
+    public static final int LANES = 4;
     /** Deliveries of one line a lane works through before other lines get a turn. */
     static final int TURN = 16;
 
     private final Inbox inbox;
-    private final DeliveryHandler handler;
+    private final DeliveryProcessor handler;
     private final Outbox outbox;
     private final Clock clock;
     private final boolean synchronous;
@@ -91,7 +90,7 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    public Worker(Inbox inbox, DeliveryHandler handler, Outbox outbox, Clock clock, boolean synchronous,
+    public Worker(Inbox inbox, DeliveryProcessor handler, Outbox outbox, Clock clock, boolean synchronous,
                   Metrics metrics) {
         this.inbox = inbox;
         this.handler = handler;

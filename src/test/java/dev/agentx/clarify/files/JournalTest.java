@@ -1,0 +1,170 @@
+package dev.agentx.clarify.files;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class JournalTest {
+    @TempDir
+    Path dir;
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static List<String> strings(List<byte[]> records) {
+        return records.stream().map(r -> new String(r, StandardCharsets.UTF_8)).toList();
+    }
+
+    @Test
+    void recordsSurviveReopeningInOrder() {
+        Path file = dir.resolve("j");
+        try (Journal j = new Journal(file)) {
+            assertEquals(List.of(), j.records());
+            j.append(b("one"));
+            j.append(b(""));
+            j.append(b("three"));
+        }
+        try (Journal j = new Journal(file)) {
+            assertEquals(List.of("one", "", "three"), strings(j.records()));
+            j.append(b("four"));
+        }
+        try (Journal j = new Journal(file)) {
+            assertEquals(List.of("one", "", "three", "four"), strings(j.records()));
+            assertEquals(4, j.size());
+        }
+    }
+
+    @Test
+    void aTornLastRecordIsCutOffAndAppendsGoOnAfterTheGoodPart() throws IOException {
+        Path file = dir.resolve("j");
+        try (Journal j = new Journal(file)) {
+            j.records();
+            j.append(b("kept"));
+            j.append(b("torn by a crash"));
+        }
+        long whole = Files.size(file);
+        for (long cut : new long[] {whole - 1, whole - 10, 4 + 4 + 4 + 3}) {
+            Path copy = dir.resolve("copy-" + cut);
+            Files.copy(file, copy);
+            try (RandomAccessFile raf = new RandomAccessFile(copy.toFile(), "rw")) {
+                raf.setLength(cut);
+            }
+            try (Journal j = new Journal(copy)) {
+                assertEquals(List.of("kept"), strings(j.records()), "cut at " + cut);
+                j.append(b("after"));
+            }
+            try (Journal j = new Journal(copy)) {
+                assertEquals(List.of("kept", "after"), strings(j.records()), "cut at " + cut);
+            }
+        }
+    }
+
+    @Test
+    void aDamagedRecordBeforeGoodOnesIsCorruptionNotATornTail() throws IOException {
+        Path file = dir.resolve("j");
+        try (Journal j = new Journal(file)) {
+            j.records();
+            j.append(b("first"));
+            j.append(b("second"));
+        }
+        byte[] bytes = Files.readAllBytes(file);
+        bytes[8] ^= 0x20; // a payload byte of the first record
+        Files.write(file, bytes);
+        try (Journal j = new Journal(file)) {
+            Exception e = assertThrows(RuntimeException.class, j::records);
+            assertTrue(e.getMessage().contains("corrupt"), e.getMessage());
+        }
+        assertEquals(bytes.length, Files.size(file), "nothing is cut off a corrupt journal");
+    }
+
+    @Test
+    void concurrentAppendsAndCompactionsLoseNothing() throws Exception {
+        Path file = dir.resolve("j");
+        int threads = 8;
+        int each = 200;
+        try (Journal j = new Journal(file)) {
+            j.records();
+            ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<?>> all = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                all.add(pool.submit(() -> {
+                    go.await();
+                    for (int i = 0; i < each; i++) {
+                        j.append(b(thread + ":" + i));
+                    }
+                    return null;
+                }));
+            }
+            all.add(pool.submit(() -> {
+                go.await();
+                for (int i = 0; i < 20; i++) {
+                    j.compact(records -> records); // keeps everything, rewrites the file
+                }
+                return null;
+            }));
+            go.countDown();
+            for (Future<?> f : all) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+        }
+        try (Journal j = new Journal(file)) {
+            List<String> got = strings(j.records());
+            assertEquals(threads * each, got.size());
+            Set<String> distinct = new HashSet<>(got);
+            assertEquals(threads * each, distinct.size());
+            for (int t = 0; t < threads; t++) {
+                int last = -1;
+                for (String s : got) {
+                    if (s.startsWith(t + ":")) {
+                        int i = Integer.parseInt(s.substring(s.indexOf(':') + 1));
+                        assertEquals(last + 1, i, "one thread's records stay in order");
+                        last = i;
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void compactionKeepsWhatTheFoldKeeps() {
+        Path file = dir.resolve("j");
+        try (Journal j = new Journal(file)) {
+            j.records();
+            for (int i = 0; i < 10; i++) {
+                j.append(b("r" + i));
+            }
+            j.compact(records -> records.subList(7, 10));
+            assertEquals(3, j.size());
+            j.append(b("r10"));
+        }
+        try (Journal j = new Journal(file)) {
+            assertEquals(List.of("r7", "r8", "r9", "r10"), strings(j.records()));
+        }
+        assertThrows(IllegalArgumentException.class, () -> {
+            try (Journal j = new Journal(dir.resolve("big"))) {
+                j.append(new byte[Journal.MAX_RECORD + 1]);
+            }
+        });
+    }
+}

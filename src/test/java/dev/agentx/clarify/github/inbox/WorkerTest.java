@@ -1,0 +1,128 @@
+package dev.agentx.clarify.github.inbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.github.outbox.Outbox;
+import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.support.MutableClock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WorkerTest {
+    @TempDir
+    Path dir;
+
+    private final MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
+
+    private static byte[] comment(int issue, String text) {
+        return ("{\"action\":\"created\",\"repository\":{\"full_name\":\"o/r\"},\"issue\":{\"number\":" + issue
+                + "},\"comment\":{\"body\":\"" + text + "\"}}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(InboundDelivery d) {
+        String s = new String(d.body(), StandardCharsets.UTF_8);
+        return s.substring(s.indexOf("\"body\":\"") + 8, s.lastIndexOf("\"}}"));
+    }
+
+    @Test
+    void aSlowIssueDoesNotHoldUpTheOthersAndEachIssueKeepsItsOrder() throws Exception {
+        Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
+        CountDownLatch slowStarted = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch others = new CountDownLatch(20);
+        List<String> handled = Collections.synchronizedList(new ArrayList<>());
+        DeliveryProcessor handler = (d, progress, save) -> {
+            String t = text(d);
+            if (t.equals("1-0")) {
+                slowStarted.countDown();
+                try {
+                    assertTrue(release.await(30, TimeUnit.SECONDS));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            handled.add(t);
+            if (!t.startsWith("1-")) {
+                others.countDown();
+            }
+        };
+        Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
+        try (Worker worker = new Worker(inbox, handler, outbox, clock, false, ServerMetrics.create())) {
+            worker.start();
+            inbox.accept("d-1-0", "issue_comment", comment(1, "1-0"));
+            assertTrue(slowStarted.await(30, TimeUnit.SECONDS));
+            for (int i = 1; i <= 5; i++) {
+                inbox.accept("d-1-" + i, "issue_comment", comment(1, "1-" + i));
+                for (int issue = 2; issue <= 5; issue++) {
+                    inbox.accept("d-" + issue + "-" + i, "issue_comment", comment(issue, issue + "-" + i));
+                }
+            }
+            // every other issue is processed while issue 1 is stuck in its first delivery
+            assertTrue(others.await(30, TimeUnit.SECONDS), handled.toString());
+            assertTrue(handled.stream().noneMatch(t -> t.startsWith("1-")), handled.toString());
+            assertEquals(6, inbox.queued().stream().filter(q -> q.key().equals("o/r#1")).count(),
+                    "issue 1's deliveries wait in the inbox");
+            release.countDown();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (inbox.size() > 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertEquals(0, inbox.size());
+        }
+        for (int issue = 1; issue <= 5; issue++) {
+            String prefix = issue + "-";
+            List<String> mine = handled.stream().filter(t -> t.startsWith(prefix)).toList();
+            List<String> expected = new ArrayList<>();
+            for (int i = issue == 1 ? 0 : 1; i <= 5; i++) {
+                expected.add(prefix + i);
+            }
+            assertEquals(expected, mine, "issue " + issue + " in the order received");
+        }
+    }
+
+    @Test
+    void aFailingDeliveryHoldsBackOnlyItsOwnIssueUntilItsRetryIsDue() {
+        Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
+        List<String> handled = new ArrayList<>();
+        int[] failuresLeft = {1};
+        DeliveryProcessor handler = (d, progress, save) -> {
+            String t = text(d);
+            if (t.equals("1-0") && failuresLeft[0]-- > 0) {
+                throw new IllegalStateException("GitHub is down");
+            }
+            handled.add(t);
+        };
+        Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
+        Worker worker = new Worker(inbox, handler, outbox, clock, true, ServerMetrics.create());
+        inbox.accept("a", "issue_comment", comment(1, "1-0"));
+        inbox.accept("b", "issue_comment", comment(1, "1-1"));
+        inbox.accept("c", "issue_comment", comment(2, "2-0"));
+        worker.drain();
+        assertEquals(List.of("2-0"), handled, "issue 2 goes on; issue 1 waits behind its failed delivery");
+        assertEquals(1, inbox.progress(inbox.pending().get(0)).attempts());
+        clock.advance(Duration.ofSeconds(9));
+        worker.drain();
+        assertEquals(List.of("2-0"), handled, "not before the backoff is over");
+        assertTrue(worker.oldestDue().isEmpty(), "a line waiting out a retry is not overdue");
+        clock.advance(Duration.ofSeconds(2));
+        worker.drain();
+        assertEquals(List.of("2-0", "1-0", "1-1"), handled);
+        assertEquals(0, inbox.size());
+
+        // a restart keeps a planned retry: the progress is in the inbox's journal
+        inbox.accept("d", "issue_comment", comment(3, "3-0"));
+        failuresLeft[0] = 0;
+        Inbox again = new Inbox(dir.resolve("inbox"), clock);
+        assertEquals(1, again.size());
+        assertEquals(Inbox.Accepted.DUPLICATE, again.accept("a", "issue_comment", comment(1, "1-0")));
+    }
+}

@@ -1,0 +1,68 @@
+package dev.agentx.clarify.github.outbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.support.MutableClock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class OutboxJournalTest {
+    @TempDir
+    Path dir;
+
+    private final MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
+    private static final RepoRef REPO = new RepoRef("o", "r");
+
+    private static Effect comment(String key) {
+        return new Effect.Comment(key, 7, REPO, 1, "body of " + key);
+    }
+
+    @Test
+    void queuedEffectsAndDoneKeysSurviveARestart() {
+        Outbox outbox = new Outbox(dir, null, clock, ServerMetrics.create());
+        assertTrue(outbox.enqueue(comment("k1")));
+        assertTrue(outbox.enqueue(comment("k2")));
+        assertFalse(outbox.enqueue(comment("k1")), "a key is queued once");
+        Outbox again = new Outbox(dir, null, clock, ServerMetrics.create());
+        assertEquals(2, again.size());
+        assertFalse(again.enqueue(comment("k2")));
+    }
+
+    @Test
+    void anOutboxOfTheEarlierFileLayoutIsTakenOver() throws Exception {
+        Path pending = Files.createDirectories(dir.resolve("pending"));
+        Path done = Files.createDirectories(dir.resolve("done"));
+        var json = JsonSupport.mapper();
+        // one still to send, one sent whose file a crash left behind, and a done key
+        Outbox.Entry waiting = new Outbox.Entry(comment("waiting"), clock.instant(), 2, null, true, "502", "d-1");
+        Files.write(pending.resolve("00000000000000000003-" + Outbox.hash("waiting") + ".json"),
+                json.writeValueAsBytes(waiting));
+        Files.write(pending.resolve("00000000000000000002-" + Outbox.hash("sent") + ".json"),
+                json.writeValueAsBytes(new Outbox.Entry(comment("sent"), clock.instant(), 0, null, false, null, null)));
+        Files.writeString(done.resolve(Outbox.hash("sent")), clock.instant().toString());
+        Files.writeString(done.resolve(Outbox.hash("old")), clock.instant().minus(Duration.ofDays(1)).toString());
+
+        Outbox outbox = new Outbox(dir, null, clock, ServerMetrics.create());
+        assertEquals(1, outbox.size(), "the one not done is queued, the done one is dropped");
+        assertFalse(outbox.enqueue(comment("sent")));
+        assertFalse(outbox.enqueue(comment("old")));
+        assertFalse(outbox.enqueue(comment("waiting")));
+        assertFalse(Files.exists(pending), "the earlier layout is gone once taken over");
+        assertFalse(Files.exists(done));
+
+        Outbox again = new Outbox(dir, null, clock, ServerMetrics.create());
+        assertEquals(1, again.size());
+        assertFalse(again.enqueue(comment("old")));
+        clock.advance(Outbox.KEEP_DONE);
+        again.prune();
+        assertTrue(again.enqueue(comment("old")), "done keys are forgotten after " + Outbox.KEEP_DONE.toDays() + " days");
+    }
+}
