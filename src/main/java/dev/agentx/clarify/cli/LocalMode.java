@@ -68,7 +68,7 @@ public final class LocalMode {
         Path agentx = root.resolve(".agentx");
         Path state = agentx.resolve("state");
         this.config = config;
-        this.workflows = new WorkflowCatalog(agentx.resolve("workflows"));
+        this.workflows = new WorkflowCatalog(agentx.resolve("workflows"), config.workflows());
         this.ledgers = new FileLedgerStore(state, locks);
         this.statuses = new FileAgentStatusStore(state, locks);
         this.eventLog = new JsonlEventLog(state.resolve("events.jsonl"));

@@ -2,6 +2,7 @@ package dev.agentx.clarify.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.config.ConfigLoader;
 import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.api.GitHubApiException;
@@ -76,7 +77,10 @@ final class SyncCommand implements Callable<Integer> {
         }
         MirrorSync sync = new MirrorSync(new Hub4jCommentSource(settings.apiUrl(),
                 new AppJwt(settings.appId(), settings.privateKey(), ctx.clock)), settings.dataDir(),
-                LockManager.standard(ctx.clock));
+                LockManager.standard(ctx.clock),
+                // the status label names as the server's agentx.toml gives them (a repository's own
+                // [labels] is not read here: the server replaces any other names at its next event)
+                ConfigLoader.load(settings.dataDir().resolve("agentx.toml")).labels());
         SyncReport report;
         try {
             report = sync.run(ref, issue == null ? OptionalInt.empty() : OptionalInt.of(issue), write);

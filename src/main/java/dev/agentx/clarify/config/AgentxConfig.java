@@ -2,21 +2,36 @@ package dev.agentx.clarify.config;
 
 import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.Roles;
+import dev.agentx.clarify.workflow.Workflow;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * The parsed {@code .agentx/config.toml} or {@code $AGENTX_DATA_DIR/agentx.toml} (PRODUCT.md section 5).
+ * The parsed {@code .agentx/config.toml} or {@code $AGENTX_DATA_DIR/agentx.toml} (PRODUCT.md section 5),
+ * or in GitHub Mode a repository's {@code .github/agentx.toml} merged over the latter.
  *
  * @param autonomy the top-level {@code autonomy}, or null when the file does not set it
+ * @param labels {@code [labels]}: the label names GitHub Mode reads and sets
+ * @param channels {@code [channels.<name>]}: answer channels the server offers to repositories
+ * @param workflows workflows defined in the config itself, by name: only a repository's
+ *                  {@code [workflows.<name>]} tables (config files keep workflows in files)
  */
 public record AgentxConfig(String defaultWorkflow, Map<String, List<String>> roles, Maintainers maintainers,
-                           Map<String, AgentSettings> agents, Autonomy autonomy) {
+                           Map<String, AgentSettings> agents, Autonomy autonomy, Labels labels,
+                           Map<String, NamedChannel> channels, Map<String, Workflow> workflows) {
     public AgentxConfig {
         roles = Map.copyOf(roles);
         agents = Map.copyOf(agents);
+        labels = labels == null ? Labels.defaults() : labels;
+        channels = channels == null ? Map.of() : Map.copyOf(channels);
+        workflows = workflows == null ? Map.of() : Map.copyOf(workflows);
+    }
+
+    public AgentxConfig(String defaultWorkflow, Map<String, List<String>> roles, Maintainers maintainers,
+                        Map<String, AgentSettings> agents, Autonomy autonomy) {
+        this(defaultWorkflow, roles, maintainers, agents, autonomy, Labels.defaults(), Map.of(), Map.of());
     }
 
     public AgentxConfig(String defaultWorkflow, Map<String, List<String>> roles, Maintainers maintainers,

@@ -26,6 +26,7 @@ import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.workflow.WorkflowCatalog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -99,7 +100,9 @@ public final class GitHubMode implements AutoCloseable {
         this.inbox = new Inbox(data.resolve("inbox"), clock);
         this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics);
         Actors actors = new Actors(config, github, clock);
-        this.repoConfigs = new RepoConfigs(config, github, clock, REPO_CONFIG_CHECK);
+        this.repoConfigs = new RepoConfigs(config,
+                ref -> new WorkflowCatalog(ref.rootIn(data).resolve(".agentx").resolve("workflows")), github, clock,
+                REPO_CONFIG_CHECK);
         this.mirror = new IssueMirror(outbox, actors);
         RepositoryMonitor monitor = options.monitor();
         RepositoryMonitor timed = new CoalescingMonitor(repo -> {

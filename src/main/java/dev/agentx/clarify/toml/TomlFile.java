@@ -1,5 +1,6 @@
 package dev.agentx.clarify.toml;
 
+import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.util.ArrayList;
@@ -20,10 +21,21 @@ import org.tomlj.TomlTable;
 public final class TomlFile {
     private final String name;
     private final TomlParseResult doc;
+    private final String keyPrefix;
 
-    private TomlFile(String name, TomlParseResult doc) {
+    private TomlFile(String name, TomlParseResult doc, String keyPrefix) {
         this.name = name;
         this.doc = doc;
+        this.keyPrefix = keyPrefix;
+    }
+
+    /**
+     * The same document whose messages show every key with {@code prefix} in front (e.g.
+     * {@code workflows.hotfix.}), for a table nested in the file that a loader reads as if it were
+     * a file of its own.
+     */
+    public TomlFile scoped(String prefix) {
+        return new TomlFile(name, doc, prefix);
     }
 
     /** Parses the text; a syntax error throws VALIDATION naming the file and line. */
@@ -35,7 +47,7 @@ public final class TomlFile {
             throw new ClarifyException(ErrorCode.VALIDATION, name + ", line " + (p == null ? "?" : p.line())
                     + ": invalid TOML: " + first.getMessage());
         }
-        return new TomlFile(name, result);
+        return new TomlFile(name, result, "");
     }
 
     public String name() {
@@ -49,7 +61,19 @@ public final class TomlFile {
     public ClarifyException error(TomlTable table, String key, String problem) {
         TomlPosition p = table == null ? null : table.inputPositionOf(key);
         String line = p == null ? "" : ", line " + p.line();
-        return new ClarifyException(ErrorCode.VALIDATION, name + line + ": field '" + key + "' " + problem);
+        return new ClarifyException(ErrorCode.VALIDATION, name + line + ": field '" + keyPrefix + key + "' " + problem);
+    }
+
+    /** An optional {@code autonomy = "full" | "notify" | "approve"}; null when absent. */
+    public Autonomy autonomy(TomlTable table) {
+        String value = string(table, "autonomy", null);
+        if (value == null) {
+            return null;
+        }
+        if (!Autonomy.isValid(value)) {
+            throw error(table, "autonomy", "must be full, notify or approve, got '" + value + "'");
+        }
+        return Autonomy.fromWire(value);
     }
 
     /** Rejects any key not in {@code allowed}: a typo must not silently change behaviour. */
@@ -77,7 +101,7 @@ public final class TomlFile {
         if (!t.contains(key)) {
             TomlPosition p = positionOf(t);
             throw new ClarifyException(ErrorCode.VALIDATION, name + (p == null ? "" : ", line " + p.line())
-                    + ": field '" + key + "' is required in " + where);
+                    + ": field '" + keyPrefix + key + "' is required in " + where);
         }
         String s = string(t, key, null);
         if (s.isBlank()) {

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,19 +18,31 @@ import java.util.stream.Stream;
 
 /**
  * The bundled workflows (top-level {@code workflows/}, packed into the jar) overlaid by
- * {@code <root>/.agentx/workflows/*.toml}; a workflow is named by its file name without
- * {@code .toml}. Files are parsed on first use and cached.
+ * {@code <root>/.agentx/workflows/*.toml} (a workflow is named by its file name without
+ * {@code .toml}), overlaid in turn by workflows given already parsed (GitHub Mode: a repository's
+ * {@code [workflows.<name>]} tables in {@code .github/agentx.toml}). Files are parsed on first use
+ * and cached.
  */
 public final class WorkflowCatalog implements WorkflowSource {
     /** The workflows packed in the jar under {@code /workflows/}. */
     public static final Set<String> BUNDLED = Set.of("bug", "epic", "feature", "story");
 
     private final Path overrideDir;
+    private final Map<String, Workflow> inline;
     private final Map<String, Workflow> cache = new ConcurrentHashMap<>();
 
     /** @param overrideDir {@code .agentx/workflows}, which may not exist */
     public WorkflowCatalog(Path overrideDir) {
+        this(overrideDir, Map.of());
+    }
+
+    /**
+     * @param overrideDir {@code .agentx/workflows}, which may not exist
+     * @param inline workflows by (lower-case) name that win over the files and the bundled ones
+     */
+    public WorkflowCatalog(Path overrideDir, Map<String, Workflow> inline) {
         this.overrideDir = overrideDir;
+        this.inline = Map.copyOf(Objects.requireNonNull(inline));
     }
 
     @Override
@@ -45,7 +58,11 @@ public final class WorkflowCatalog implements WorkflowSource {
     }
 
     private Workflow load(String name) {
-        if (!name.matches("[a-z0-9][a-z0-9._-]*")) {
+        Workflow given = inline.get(name);
+        if (given != null) {
+            return given;
+        }
+        if (!name.matches(WorkflowParser.NAME)) {
             throw unknown(name);
         }
         if (overrideDir != null) {
@@ -75,12 +92,14 @@ public final class WorkflowCatalog implements WorkflowSource {
 
     private ClarifyException unknown(String name) {
         return new ClarifyException(ErrorCode.VALIDATION, "Unknown workflow '" + name + "'. Available: "
-                + String.join(", ", names()) + " (add your own as .agentx/workflows/<name>.toml).");
+                + String.join(", ", names()) + " (add your own as .agentx/workflows/<name>.toml, or in GitHub Mode "
+                + "as [workflows.<name>] in the repository's .github/agentx.toml).");
     }
 
     @Override
     public Set<String> names() {
         Set<String> names = new TreeSet<>(BUNDLED);
+        names.addAll(inline.keySet());
         if (overrideDir != null && Files.isDirectory(overrideDir)) {
             try (Stream<Path> files = Files.list(overrideDir)) {
                 files.map(p -> p.getFileName().toString())

@@ -43,6 +43,26 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void labelsAndChannelsAreCheckedInLocalModeToo() {
+        AgentxConfig c = ConfigLoader.parse("config.toml", """
+                [labels]
+                blocked = "blocked"
+
+                [channels.shared]
+                channel = "auto"
+                """);
+        assertEquals(new Labels("clarify:", "type:", "clarification:pending", "blocked", "clarification:escalated"),
+                c.labels());
+        assertEquals("auto", c.channels().get("shared").settings().channel());
+        assertEquals(Labels.defaults(), AgentxConfig.defaults().labels());
+        assertMessage("[labels]\nblocked = \"clarification:pending\"\n",
+                "config.toml, line 2: field 'labels.blocked' 'clarification:pending' is already the pending label");
+        assertMessage("[agents.architect]\nchannel = \"server:shared\"\n",
+                "config.toml, line 2: field 'channel' must be human, command, http or auto, got 'server:shared' "
+                + "('server:<name>' is how a repository's");
+    }
+
+    @Test
     void missingFileMeansDefaults(@TempDir Path dir) {
         assertEquals(AgentxConfig.defaults(), ConfigLoader.load(dir.resolve("config.toml")));
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.cli.LocalMode;
 import dev.agentx.clarify.events.EventType;
 import dev.agentx.clarify.config.AgentxConfig;
+import dev.agentx.clarify.config.Labels;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.repoconfig.RepoConfigMerge;
 import dev.agentx.clarify.github.repoconfig.RepoConfigs;
@@ -30,6 +31,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -38,14 +40,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Processes one delivery from the inbox: {@code issue_comment} created (commands), {@code issues}
- * opened (commands in the body), labeled ({@code clarify:<role>} trigger), closed (abandon the
+ * opened (commands in the body), labeled (the {@code clarify:<role>} trigger, or the prefix the
+ * repository's {@code [labels]} names), closed (abandon the
  * issue's active clarifications), {@code ping} and {@code installation} (logged); everything else
  * is acknowledged and ignored. Then the monitor runs for the repository and the issue is brought
  * in step with its ledger. Effects go to the outbox; nothing here calls GitHub to post.
  */
 public final class DeliveryHandler implements DeliveryProcessor {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryHandler.class);
-    public static final String TRIGGER_PREFIX = "clarify:";
     static final String OUR_MARKERS = "<!-- agentx";
     /**
      * At most this many {@code /clarify} commands are carried out per comment (or issue body); a
@@ -164,8 +166,9 @@ public final class DeliveryHandler implements DeliveryProcessor {
                         && !CommandParser.parse(body).isEmpty();
             }
             case "issues.opened" -> !CommandParser.parse(p.path("issue").path("body").asText("")).isEmpty();
-            case "issues.labeled" -> p.path("label").path("name").asText("").toLowerCase(Locale.ROOT)
-                    .startsWith(TRIGGER_PREFIX);
+            // the trigger prefix may be the repository's own ([labels] trigger_prefix): known only once
+            // its file is read, which costs at most one call a minute per repository
+            case "issues.labeled" -> true;
             case "issues.closed" -> true;
             default -> false;
         };
@@ -175,8 +178,9 @@ public final class DeliveryHandler implements DeliveryProcessor {
     static String brokenConfig(String problem) {
         return "**agentx**: `" + RepoConfigMerge.PATH + "` on the default branch is not used, so the server's "
                 + "configuration applies until it is fixed:\n\n" + MarkdownRenderer.quote(problem)
-                + "\n\nA repository may set `default_workflow`, `[roles]` and `[maintainers]`; see the README "
-                + "section 'Per-repository configuration'.";
+                + "\n\nA repository may set " + RepoConfigMerge.ALLOWED + "; answer channels that run "
+                + "programs or call URLs, secrets and autonomy are the server's. See the README section "
+                + "'Per-repository configuration'.";
     }
 
     private boolean ignoredAuthor(AgentxConfig config, JsonNode user, JsonNode viaApp, String body) {
@@ -225,12 +229,17 @@ public final class DeliveryHandler implements DeliveryProcessor {
                 refused ? "confused" : "+1"));
     }
 
-    /** {@code clarify:<role>}: a blocking clarification from the labeler's role to that role; the label is then removed. */
+    /**
+     * {@code clarify:<role>} (the trigger prefix of the repository's config): a blocking clarification
+     * from the labeler's role to that role; the label is then removed.
+     */
     private void labeled(IssueContext ctx, String key, String label, JsonNode sender) {
-        if (!label.toLowerCase(Locale.ROOT).startsWith(TRIGGER_PREFIX)) {
+        Labels names = ctx.local().config().labels();
+        Optional<String> trigger = names.triggerTarget(label);
+        if (trigger.isEmpty()) {
             return;
         }
-        String target = label.substring(TRIGGER_PREFIX.length()).strip();
+        String target = trigger.get();
         String login = sender.path("login").asText("");
         if (!ignoredAuthor(ctx.local().config(), sender, sender.path("none"), "")) {
             String topic = ctx.title().isBlank() ? "issue #" + ctx.issue() : ctx.title().strip();
@@ -239,7 +248,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
             }
             String source = "label " + label;
             CommentCommand ask = target.isEmpty() ? new CommentCommand.Invalid(source, "the label names no role; "
-                    + "use clarify:<role>, like clarify:architect")
+                    + "use " + names.triggerPrefix() + "<role>, like " + names.triggerPrefix() + "architect")
                     : new CommentCommand.Ask(source, target, true, topic, "Please clarify issue #" + ctx.issue()
                     + ": " + ctx.title().strip());
             CommandRunner.Result r = run(ctx, login, ask);

@@ -3,7 +3,6 @@ package dev.agentx.clarify.github.handlers;
 import dev.agentx.clarify.cli.LocalMode;
 import dev.agentx.clarify.github.RepoRef;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The issue an event is about, with the repository's composition root.
@@ -16,13 +15,11 @@ public record IssueContext(long installation, RepoRef repo, LocalMode local, int
         labels = List.copyOf(labels);
     }
 
-    /** The workflow named by a {@code type:<name>} label, or null (the config's default_workflow). */
+    /**
+     * The workflow named by a workflow label ({@code type:<name>}, or the repository's
+     * {@code [labels] workflow_prefix}), or null (the config's default_workflow).
+     */
     public String workflow() {
-        for (String l : labels) {
-            if (l.toLowerCase(Locale.ROOT).startsWith("type:") && l.length() > 5) {
-                return l.substring(5).strip().toLowerCase(Locale.ROOT);
-            }
-        }
-        return null;
+        return local.config().labels().workflowOf(labels);
     }
 }

@@ -2,6 +2,7 @@ package dev.agentx.clarify.github.handlers;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.config.Labels;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.RepoRef;
@@ -36,11 +37,6 @@ import java.util.Set;
  * queues again and the outbox drops the repeat by its key). Running it again is harmless.
  */
 public final class IssueMirror {
-    public static final String PENDING = "clarification:pending";
-    public static final String BLOCKED = "blocked:clarification";
-    public static final String ESCALATED = "clarification:escalated";
-    public static final List<String> STATUS_LABELS = List.of(PENDING, BLOCKED, ESCALATED);
-
     private final Outbox outbox;
     private final Actors actors;
     private final MarkdownRenderer renderer = new MarkdownRenderer();
@@ -108,11 +104,12 @@ public final class IssueMirror {
             posted.put(r.id(), r.thread().size());
         }
 
-        List<String> desired = labels(ledger);
+        List<String> desired = labels(ledger, repo.config().labels());
         Set<String> add = new LinkedHashSet<>(desired);
         add.removeAll(state.labels());
         Set<String> remove = new LinkedHashSet<>(state.labels());
-        remove.removeAll(desired);
+        // GitHub compares label names without regard to case: a label renamed only in case stays
+        remove.removeIf(l -> desired.stream().anyMatch(l::equalsIgnoreCase));
         int generation = state.generation();
         if (!add.isEmpty() || !remove.isEmpty()) {
             generation++;
@@ -139,10 +136,10 @@ public final class IssueMirror {
      * labels set), so the server does not post it again: for {@code agentx sync --write}, which
      * rebuilt the ledger of the repository root {@code root} from the app's comments.
      */
-    public static void recordMirrored(Path root, Ledger ledger, long installation) {
+    public static void recordMirrored(Path root, Ledger ledger, long installation, Labels names) {
         Map<String, Integer> posted = new LinkedHashMap<>();
         ledger.clarifications().forEach(r -> posted.put(r.id(), r.thread().size()));
-        State state = new State(installation, posted, labels(ledger), 0);
+        State state = new State(installation, posted, labels(ledger, names), 0);
         try {
             AtomicFiles.write(root.resolve(".agentx/state/github/issue-" + ledger.issueNumber() + ".json"),
                     JsonSupport.mapper().writeValueAsBytes(state));
@@ -168,19 +165,19 @@ public final class IssueMirror {
         return body;
     }
 
-    /** The status labels the ledger calls for. */
-    static List<String> labels(Ledger ledger) {
+    /** The status labels the ledger calls for, by the names the repository's config gives them. */
+    static List<String> labels(Ledger ledger, Labels names) {
         List<String> out = new ArrayList<>();
         List<ClarificationRecord> records = ledger.clarifications();
         if (records.stream().anyMatch(r -> r.status().awaitingAnswer())) {
-            out.add(PENDING);
+            out.add(names.pending());
         }
         if (records.stream().anyMatch(r -> r.blocking()
                 && (r.status().awaitingAnswer() || r.status() == Status.ESCALATED))) {
-            out.add(BLOCKED);
+            out.add(names.blocked());
         }
         if (records.stream().anyMatch(r -> r.status() == Status.ESCALATED)) {
-            out.add(ESCALATED);
+            out.add(names.escalated());
         }
         return out;
     }

@@ -6,12 +6,14 @@ import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.github.api.RepoFile;
 import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.workflow.WorkflowSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +29,7 @@ public final class RepoConfigs {
     private static final Logger LOG = LoggerFactory.getLogger(RepoConfigs.class);
 
     private final AgentxConfig server;
+    private final Function<RepoRef, WorkflowSource> serverWorkflows;
     private final GitHubGateway github;
     private final Clock clock;
     private final Duration checkEvery;
@@ -43,8 +46,14 @@ public final class RepoConfigs {
     public record Resolved(AgentxConfig config, String sha, Optional<String> problem) {
     }
 
-    public RepoConfigs(AgentxConfig server, GitHubGateway github, Clock clock, Duration checkEvery) {
+    /**
+     * @param serverWorkflows the workflows the server has for a repository (bundled and the files of its
+     *                        {@code .agentx/workflows/}), which the repository's {@code [workflows]} override
+     */
+    public RepoConfigs(AgentxConfig server, Function<RepoRef, WorkflowSource> serverWorkflows, GitHubGateway github,
+                       Clock clock, Duration checkEvery) {
         this.server = server;
+        this.serverWorkflows = serverWorkflows;
         this.github = github;
         this.clock = clock;
         this.checkEvery = checkEvery;
@@ -84,7 +93,8 @@ public final class RepoConfigs {
             return new Resolved(server, null, Optional.empty());
         }
         try {
-            AgentxConfig merged = RepoConfigMerge.merge(server, RepoConfigMerge.PATH, file.get().text());
+            AgentxConfig merged = RepoConfigMerge.merge(server, serverWorkflows.apply(repo), repo,
+                    RepoConfigMerge.PATH, file.get().text());
             entries.put(repo, new Entry(sha, merged, null, now));
             LOG.info("{}: using {} at blob {}", repo, RepoConfigMerge.PATH, sha);
             return new Resolved(merged, sha, Optional.empty());

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.github.sync;
 
+import dev.agentx.clarify.config.Labels;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.handlers.IssueMirror;
 import dev.agentx.clarify.ledger.FileLedgerStore;
@@ -26,10 +27,13 @@ public final class MirrorSync {
     private final CommentSource github;
     private final Path dataDir;
     private final LockManager locks;
+    private final Labels labels;
     private final LedgerCodec codec = new LedgerCodec();
     private final LedgerDiff diff = new LedgerDiff();
 
-    public MirrorSync(CommentSource github, Path dataDir, LockManager locks) {
+    /** @param labels the status label names the server sets, recorded as set for a rewritten issue */
+    public MirrorSync(CommentSource github, Path dataDir, LockManager locks, Labels labels) {
+        this.labels = labels;
         this.github = github;
         this.dataDir = dataDir;
         this.locks = locks;
@@ -70,7 +74,7 @@ public final class MirrorSync {
             List<Difference> differences = diff.diff(local.orElse(null), rebuilt);
             if (write) {
                 store.update(issue, "agentx sync", l -> LedgerStore.Mutation.write(rebuilt, null));
-                IssueMirror.recordMirrored(root, rebuilt, installation);
+                IssueMirror.recordMirrored(root, rebuilt, installation, labels);
             }
             out.add(new IssueSync(issue, write ? IssueSync.WRITTEN : IssueSync.DIFFERS, differences,
                     rebuild.ignored(), List.of()));

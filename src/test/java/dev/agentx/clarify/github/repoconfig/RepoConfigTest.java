@@ -13,6 +13,7 @@ import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.workflow.WorkflowCatalog;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,37 +43,42 @@ class RepoConfigTest {
                 channel = "command"
                 command = ["./architect"]
                 """);
-        AgentxConfig merged = RepoConfigMerge.merge(server, RepoConfigMerge.PATH, """
-                default_workflow = "bugfix"
+        AgentxConfig merged = merge(server, """
+                default_workflow = "bug"
                 [roles]
                 architect = ["repo-arch"]
                 [maintainers]
                 teams = ["@acme/repo-leads"]
                 """);
-        assertEquals("bugfix", merged.defaultWorkflow());
+        assertEquals("bug", merged.defaultWorkflow());
         assertEquals(List.of("eng"), merged.roles().get("engineer"));
         assertEquals(List.of("repo-arch"), merged.roles().get("architect"));
         assertEquals("admin", merged.maintainers().minPermission());
         assertEquals(List.of("@acme/repo-leads"), merged.maintainers().teams());
         assertEquals(server.agents(), merged.agents());
         assertEquals(server.autonomy(), merged.autonomy());
-        assertEquals("feature", RepoConfigMerge.merge(server, RepoConfigMerge.PATH, "").defaultWorkflow());
+        assertEquals("feature", merge(server, "").defaultWorkflow());
+        assertEquals(server.labels(), merge(server, "").labels());
     }
 
     @Test
     void aBrokenOrOverreachingFileNamesFileLineAndKey() {
         AgentxConfig server = AgentxConfig.defaults();
-        ClarifyException agents = assertThrows(ClarifyException.class, () -> RepoConfigMerge.merge(server,
-                RepoConfigMerge.PATH, "[roles]\narchitect = [\"a\"]\n[agents.architect]\nchannel = \"command\"\n"));
-        assertTrue(agents.getMessage().startsWith(".github/agentx.toml, line 3: field 'agents' is server "
-                + "configuration"), agents.getMessage());
-        ClarifyException typo = assertThrows(ClarifyException.class, () -> RepoConfigMerge.merge(server,
-                RepoConfigMerge.PATH, "\n[maintainers]\nmin_permision = \"admin\"\n"));
+        ClarifyException autonomy = assertThrows(ClarifyException.class, () -> merge(server,
+                "default_workflow = \"bug\"\nautonomy = \"full\"\n[roles]\narchitect = [\"a\"]\n"));
+        assertTrue(autonomy.getMessage().startsWith(".github/agentx.toml, line 2: field 'autonomy' is server "
+                + "configuration"), autonomy.getMessage());
+        ClarifyException typo = assertThrows(ClarifyException.class, () -> merge(server,
+                "\n[maintainers]\nmin_permision = \"admin\"\n"));
         assertTrue(typo.getMessage().startsWith(".github/agentx.toml, line 3: field 'min_permision'"),
                 typo.getMessage());
     }
 
-    private static void serveFile(GitHubRig rig, String sha, String toml) {
+    static AgentxConfig merge(AgentxConfig server, String text) {
+        return RepoConfigMerge.merge(server, new WorkflowCatalog(null), GitHubRig.REPO, RepoConfigMerge.PATH, text);
+    }
+
+    static void serveFile(GitHubRig rig, String sha, String toml) {
         String b64 = Base64.getEncoder().encodeToString(toml.getBytes(StandardCharsets.UTF_8));
         rig.wiremock.stubFor(get(urlPathEqualTo(CONTENTS)).willReturn(okJson("{\"type\":\"file\",\"encoding\":"
                 + "\"base64\",\"name\":\"agentx.toml\",\"path\":\".github/agentx.toml\",\"sha\":\"" + sha
@@ -95,14 +101,17 @@ class RepoConfigTest {
             assertEquals(1, rig.requests("GET", CONTENTS).size(), "looked up at most once a minute");
 
             // a broken file: reported once (per sha) on the issue where it bit; the server's roles apply
-            serveFile(rig, "sha-2", "[roles]\narchitect = [\"repo-arch\"]\n[agents.architect]\nchannel = \"command\"\n");
+            serveFile(rig, "sha-2", "[roles]\narchitect = [\"repo-arch\"]\n[agents.architect]\nchannel = \"human\"\n"
+                    + "command = [\"./x\"]\n");
             clock.advance(Duration.ofMinutes(2));
             assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 2, "/clarify @architect Cache?"))
                     .status());
             List<String> onTwo = rig.comments(2);
             assertEquals(1, onTwo.stream().filter(c -> c.contains("is not used")).count(), onTwo.toString());
             String report = onTwo.stream().filter(c -> c.contains("is not used")).findFirst().orElseThrow();
-            assertTrue(report.contains(".github/agentx.toml, line 3: field 'agents' is server configuration"), report);
+            assertTrue(report.contains(".github/agentx.toml, line 5: field 'agents.architect.command' is server "
+                    + "configuration: anyone who can push to the repository could make the server run any program"),
+                    report);
             assertTrue(onTwo.stream().anyMatch(c -> c.contains("@arch @acme/architects - your answer is requested.")),
                     onTwo.toString());
             clock.advance(Duration.ofMinutes(2));
