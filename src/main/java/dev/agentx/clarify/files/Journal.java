@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 import java.util.zip.CRC32C;
@@ -34,12 +33,8 @@ public final class Journal implements AutoCloseable {
 
     private final Path file;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition synced = lock.newCondition();
+    private final GroupCommit commit = new GroupCommit(this::force);
     private FileChannel channel;
-    private long generation;
-    private long appended;
-    private long completed;
-    private boolean syncing;
     private long records;
 
     /** Opens (or creates) the journal; the records already in it are read with {@link #records()}. */
@@ -158,45 +153,27 @@ public final class Journal implements AutoCloseable {
                 channel.write(buf);
             }
             records++;
-            long ticket = ++appended;
-            awaitDurable(ticket);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot append to " + file + ": " + e.getMessage(), e);
         } finally {
             lock.unlock();
         }
+        commit.commit();
     }
 
-    /** Group commit: one thread syncs for everyone who appended before it started. Caller holds the lock. */
-    private void awaitDurable(long ticket) throws IOException {
-        while (completed < ticket) {
-            if (syncing) {
-                synced.awaitUninterruptibly();
-                continue;
-            }
-            syncing = true;
-            long upTo = appended;
-            long gen = generation;
-            FileChannel ch = channel;
+    /** The group commit's sync: fdatasync of the file appends go to. */
+    private void force() throws IOException {
+        FileChannel ch;
+        lock.lock();
+        try {
+            ch = channel;
+        } finally {
             lock.unlock();
-            IOException failure = null;
-            try {
-                ch.force(false);
-            } catch (ClosedChannelException e) {
-                // compacted meanwhile: the new file holds (durably) everything appended before
-            } catch (IOException e) {
-                failure = e;
-            } finally {
-                lock.lock();
-                syncing = false;
-                if (failure == null || generation != gen) {
-                    completed = Math.max(completed, upTo);
-                }
-                synced.signalAll();
-            }
-            if (failure != null && completed < ticket) {
-                throw failure;
-            }
+        }
+        try {
+            ch.force(false);
+        } catch (ClosedChannelException e) {
+            // compacted meanwhile: the new file was synced with everything appended before it
         }
     }
 
@@ -228,8 +205,6 @@ public final class Journal implements AutoCloseable {
             FileChannel old = channel;
             channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
             channel.position(channel.size());
-            generation++;
-            completed = appended;
             records = kept.size();
             old.close();
         } catch (IOException e) {
