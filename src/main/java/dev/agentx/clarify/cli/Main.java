@@ -10,7 +10,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.Function;
@@ -41,32 +40,100 @@ public final class Main {
     /** Runs one command line and returns its exit code; tests call this in-process. */
     public static int run(String[] args, PrintWriter out, PrintWriter err, Map<String, String> env, Path cwd,
                           Clock clock, boolean terminal, Function<CliContext, LocalMode> opener) {
-        CliContext ctx = new CliContext(out, err, env, cwd, clock, terminal, opener);
+        return run(args, new CliContext(out, err, env, cwd, clock, terminal, opener), true);
+    }
+
+    /**
+     * @param shortcuts whether the list may run without picocli ({@link QuickList}) and other
+     *                  commands on a model of just the commands they name ({@link Commands#lazy});
+     *                  tests run command lines both ways and compare
+     */
+    static int run(String[] args, CliContext ctx, boolean shortcuts) {
         // --json decides the form of usage errors too, which picocli reports before it sets options.
-        ctx.jsonOutput = Arrays.stream(args).takeWhile(a -> !a.equals("--")).anyMatch("--json"::equals);
-        CommandLine cl = commandLine(ctx);
-        cl.setOut(out);
-        cl.setErr(err);
-        int code = cl.execute(args);
+        for (String a : args) {
+            if (a.equals("--")) {
+                break;
+            }
+            if (a.equals("--json")) {
+                ctx.jsonOutput = true;
+                break;
+            }
+        }
+        QuickList.Args list = shortcuts ? QuickList.parse(args) : null;
+        if (list != null) {
+            return QuickList.run(ctx, list);
+        }
+        Factory factory = new Factory(ctx);
+        if (shortcuts) {
+            boolean json = ctx.jsonOutput;
+            CommandLine lazy = configure(Commands.lazy(factory, args), ctx);
+            boolean[] declined = {false};
+            // A usage error, help, or a command the lazy model lacks: picocli prints nothing here,
+            // and the full model runs the command line again and says what it has to say.
+            lazy.setParameterExceptionHandler((ex, a) -> {
+                declined[0] = true;
+                return 0;
+            });
+            CommandLine.IExecutionStrategy runLast = new CommandLine.RunLast();
+            lazy.setExecutionStrategy(parsed -> {
+                if (!Commands.runsLazily(parsed)) {
+                    declined[0] = true;
+                    return 0;
+                }
+                return runLast.execute(parsed);
+            });
+            int code = lazy.execute(args);
+            if (!declined[0]) {
+                return after(ctx, lazy, code);
+            }
+            ctx.root = null; // set again by the full model's parse
+            ctx.jsonOutput = json;
+        }
+        return after(ctx, configure(Commands.full(factory), ctx), args);
+    }
+
+    private static int after(CliContext ctx, CommandLine cl, String[] args) {
+        return after(ctx, cl, cl.execute(args));
+    }
+
+    private static int after(CliContext ctx, CommandLine cl, int code) {
         if (code == 0) {
-            MonitorOutput.afterCommand(ctx, cl.getParseResult());
+            MonitorOutput.afterCommand(ctx, commandRun(cl.getParseResult()));
         }
         return code;
     }
 
-    static CommandLine commandLine(CliContext ctx) {
-        CommandLine cl = new CommandLine(new AgentxCommand(ctx), new Factory(ctx));
-        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            if (ex instanceof ClarifyException ce) {
-                return ctx.error(ce.code(), ce.getMessage());
+    /** The top-level command that ran, or null if none did or help or the version was shown instead. */
+    private static String commandRun(CommandLine.ParseResult parsed) {
+        if (parsed == null || !parsed.hasSubcommand()) {
+            return null;
+        }
+        for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+            if (p.isUsageHelpRequested() || p.isVersionHelpRequested()) {
+                return null;
             }
-            if (ex instanceof UncheckedIOException io) {
-                log().debug("I/O failure", io);
-                return ctx.error(ErrorCode.INTERNAL, io.getMessage());
-            }
-            log().debug("internal error", ex);
-            return ctx.error(ErrorCode.INTERNAL, ex.toString() + " (please report this with the command you ran)");
-        });
+        }
+        return parsed.subcommand().commandSpec().name();
+    }
+
+    /** What a command that threw ends with: its error code and message (picocli's execution exception handler). */
+    static int failed(CliContext ctx, Exception ex) {
+        if (ex instanceof ClarifyException ce) {
+            return ctx.error(ce.code(), ce.getMessage());
+        }
+        if (ex instanceof UncheckedIOException io) {
+            log().debug("I/O failure", io);
+            return ctx.error(ErrorCode.INTERNAL, io.getMessage());
+        }
+        log().debug("internal error", ex);
+        return ctx.error(ErrorCode.INTERNAL, ex.toString() + " (please report this with the command you ran)");
+    }
+
+    /** Error handling and streams, on a model from {@link Commands}. */
+    private static CommandLine configure(CommandLine cl, CliContext ctx) {
+        cl.setOut(ctx.out);
+        cl.setErr(ctx.err);
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> failed(ctx, ex));
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine c = ex.getCommandLine();
             String help = "Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage and examples.";
@@ -82,7 +149,7 @@ public final class Main {
     }
 
     /** Creates command objects with the shared context. */
-    private record Factory(CliContext ctx) implements CommandLine.IFactory {
+    record Factory(CliContext ctx) implements CommandLine.IFactory {
         @Override
         public <K> K create(Class<K> cls) throws Exception {
             try {
