@@ -76,9 +76,9 @@ public final class ClarifyCommands implements Runnable {
         // Through the active-ledger index: closed ledgers are not read, and the monitor pass that
         // follows works on this same scan. A damaged ledger fails the list as reading it would.
         ActiveLedgers.Scan scan = ctx.scan();
-        scan.firstDamaged().ifPresent(problem -> {
-            throw new ClarifyException(ErrorCode.INTERNAL, problem);
-        });
+        if (scan.firstDamaged().isPresent()) {
+            throw new ClarifyException(ErrorCode.INTERNAL, scan.firstDamaged().get());
+        }
         List<CliRenderer.Row> rows = new ArrayList<>();
         for (Ledger l : scan.active()) {
             for (ClarificationRecord rec : l.active()) {

@@ -31,7 +31,13 @@ public final class Main {
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int code = run(args, out, err, System.getenv(), Path.of("").toAbsolutePath(), Clock.systemUTC(),
-                System.console() != null, ctx -> LocalMode.open(ctx.resolvedRoot(), ctx.clock, ctx.env));
+                System.console() != null, new Function<CliContext, LocalMode>() {
+                    // a class rather than a lambda: a lambda's bootstrap costs every CLI start
+                    @Override
+                    public LocalMode apply(CliContext ctx) {
+                        return LocalMode.open(ctx.resolvedRoot(), ctx.clock, ctx.env);
+                    }
+                });
         out.flush();
         err.flush();
         System.exit(code);

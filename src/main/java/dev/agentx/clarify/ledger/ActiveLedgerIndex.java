@@ -59,6 +59,13 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         return LoggerFactory.getLogger(ActiveLedgerIndex.class);
     }
     static final int VERSION = 1;
+    /** A class rather than Comparator.comparingInt: a method reference costs a fresh CLI process its bootstrap. */
+    private static final Comparator<Ledger> BY_ISSUE = new Comparator<>() {
+        @Override
+        public int compare(Ledger a, Ledger b) {
+            return Integer.compare(a.issueNumber(), b.issueNumber());
+        }
+    };
     private static final JsonFactory JSON = new JsonFactory();
 
     private final FileLedgerStore store;
@@ -152,7 +159,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
             known = next;
             save();
         }
-        active.sort(Comparator.comparingInt(Ledger::issueNumber));
+        active.sort(BY_ISSUE);
         List<Integer> issues = new ArrayList<>(next.keySet());
         issues.sort(null);
         return new Scan(issues, active, damaged);
