@@ -3,6 +3,7 @@ package dev.agentx.clarify.cli;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import dev.agentx.clarify.protocol.ErrorCode;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -16,8 +17,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * 21 commands cost every CLI process about as much as the work of a typical command. A lazy model
  * ({@link #lazy}) has the commands the command line names (the prescan), built as usual, and for
  * every other command a bare placeholder with just its name, so picocli tells subcommand names
- * from other words exactly as with the full model. {@link Main} runs a command line on the lazy
- * model only when picocli parsed it without error, no placeholder took part and no help or
+ * from other words exactly as with the full model. {@link #execute} runs a command line on the
+ * lazy model only when picocli parsed it without error, no placeholder took part and no help or
  * version was asked for (the only output that shows other commands); anything else runs again
  * on the full model ({@link #full}), so what is printed never depends on the shortcut.
  */
@@ -65,6 +66,96 @@ final class Commands {
     }
 
     private Commands() {
+    }
+
+    /**
+     * Runs a command line with picocli: first on the lazy model if {@code tryLazy}, and on the
+     * full model if that declines (see the class comment); then the monitor pass after a command
+     * that triggers it.
+     */
+    static int execute(String[] args, CliContext ctx, boolean tryLazy) {
+        Factory factory = new Factory(ctx);
+        if (tryLazy) {
+            boolean json = ctx.jsonOutput;
+            CommandLine model = configure(lazy(factory, args), ctx);
+            boolean[] declined = {false};
+            // A usage error, help, or a command the lazy model lacks: picocli prints nothing here,
+            // and the full model runs the command line again and says what it has to say.
+            model.setParameterExceptionHandler((ex, a) -> {
+                declined[0] = true;
+                return 0;
+            });
+            CommandLine.IExecutionStrategy runLast = new CommandLine.RunLast();
+            model.setExecutionStrategy(parsed -> {
+                if (!runsLazily(parsed)) {
+                    declined[0] = true;
+                    return 0;
+                }
+                return runLast.execute(parsed);
+            });
+            int code = model.execute(args);
+            if (!declined[0]) {
+                return after(ctx, model, code);
+            }
+            ctx.root = null; // set again by the full model's parse
+            ctx.jsonOutput = json;
+        }
+        return after(ctx, configure(full(factory), ctx), args);
+    }
+
+    private static int after(CliContext ctx, CommandLine cl, String[] args) {
+        return after(ctx, cl, cl.execute(args));
+    }
+
+    private static int after(CliContext ctx, CommandLine cl, int code) {
+        if (code == 0) {
+            MonitorOutput.afterCommand(ctx, commandRun(cl.getParseResult()));
+        }
+        return code;
+    }
+
+    /** The top-level command that ran, or null if none did or help or the version was shown instead. */
+    private static String commandRun(CommandLine.ParseResult parsed) {
+        if (parsed == null || !parsed.hasSubcommand()) {
+            return null;
+        }
+        for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+            if (p.isUsageHelpRequested() || p.isVersionHelpRequested()) {
+                return null;
+            }
+        }
+        return parsed.subcommand().commandSpec().name();
+    }
+
+    /** Error handling and streams. */
+    private static CommandLine configure(CommandLine cl, CliContext ctx) {
+        cl.setOut(ctx.out);
+        cl.setErr(ctx.err);
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> Main.failed(ctx, ex));
+        cl.setParameterExceptionHandler((ex, args) -> {
+            CommandLine c = ex.getCommandLine();
+            String help = "Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage and examples.";
+            if (ctx.json()) {
+                return ctx.error(ErrorCode.USAGE, ex.getMessage() + ". " + help);
+            }
+            ctx.err.println("USAGE: " + ex.getMessage());
+            ctx.err.println(help);
+            ctx.err.flush();
+            return ErrorCode.USAGE.exitCode();
+        });
+        return cl;
+    }
+
+    /** Creates command objects with the shared context. */
+    record Factory(CliContext ctx) implements CommandLine.IFactory {
+        @Override
+        public <K> K create(Class<K> cls) throws Exception {
+            try {
+                return cls.getDeclaredConstructor(CliContext.class).newInstance(ctx);
+            } catch (NoSuchMethodException e) {
+                return CommandLine.defaultFactory().create(cls);
+            }
+        }
     }
 
     /** Every command, as {@code @Command(subcommands = ...)} would have built them. */

@@ -52,7 +52,9 @@ public final class Main {
     /**
      * @param shortcuts whether the list may run without picocli ({@link QuickList}) and other
      *                  commands on a model of just the commands they name ({@link Commands#lazy});
-     *                  tests run command lines both ways and compare
+     *                  tests run command lines both ways and compare. This class names no picocli
+     *                  type: picocli's classes are too old for the AppCDS archive to hold all of
+     *                  them, and loading one from the jar costs opening the whole jar.
      */
     static int run(String[] args, CliContext ctx, boolean shortcuts) {
         // --json decides the form of usage errors too, which picocli reports before it sets options.
@@ -69,57 +71,7 @@ public final class Main {
         if (list != null) {
             return QuickList.run(ctx, list);
         }
-        Factory factory = new Factory(ctx);
-        if (shortcuts) {
-            boolean json = ctx.jsonOutput;
-            CommandLine lazy = configure(Commands.lazy(factory, args), ctx);
-            boolean[] declined = {false};
-            // A usage error, help, or a command the lazy model lacks: picocli prints nothing here,
-            // and the full model runs the command line again and says what it has to say.
-            lazy.setParameterExceptionHandler((ex, a) -> {
-                declined[0] = true;
-                return 0;
-            });
-            CommandLine.IExecutionStrategy runLast = new CommandLine.RunLast();
-            lazy.setExecutionStrategy(parsed -> {
-                if (!Commands.runsLazily(parsed)) {
-                    declined[0] = true;
-                    return 0;
-                }
-                return runLast.execute(parsed);
-            });
-            int code = lazy.execute(args);
-            if (!declined[0]) {
-                return after(ctx, lazy, code);
-            }
-            ctx.root = null; // set again by the full model's parse
-            ctx.jsonOutput = json;
-        }
-        return after(ctx, configure(Commands.full(factory), ctx), args);
-    }
-
-    private static int after(CliContext ctx, CommandLine cl, String[] args) {
-        return after(ctx, cl, cl.execute(args));
-    }
-
-    private static int after(CliContext ctx, CommandLine cl, int code) {
-        if (code == 0) {
-            MonitorOutput.afterCommand(ctx, commandRun(cl.getParseResult()));
-        }
-        return code;
-    }
-
-    /** The top-level command that ran, or null if none did or help or the version was shown instead. */
-    private static String commandRun(CommandLine.ParseResult parsed) {
-        if (parsed == null || !parsed.hasSubcommand()) {
-            return null;
-        }
-        for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
-            if (p.isUsageHelpRequested() || p.isVersionHelpRequested()) {
-                return null;
-            }
-        }
-        return parsed.subcommand().commandSpec().name();
+        return Commands.execute(args, ctx, shortcuts);
     }
 
     /** What a command that threw ends with: its error code and message (picocli's execution exception handler). */
@@ -133,37 +85,6 @@ public final class Main {
         }
         log().debug("internal error", ex);
         return ctx.error(ErrorCode.INTERNAL, ex.toString() + " (please report this with the command you ran)");
-    }
-
-    /** Error handling and streams, on a model from {@link Commands}. */
-    private static CommandLine configure(CommandLine cl, CliContext ctx) {
-        cl.setOut(ctx.out);
-        cl.setErr(ctx.err);
-        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> failed(ctx, ex));
-        cl.setParameterExceptionHandler((ex, args) -> {
-            CommandLine c = ex.getCommandLine();
-            String help = "Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage and examples.";
-            if (ctx.json()) {
-                return ctx.error(ErrorCode.USAGE, ex.getMessage() + ". " + help);
-            }
-            ctx.err.println("USAGE: " + ex.getMessage());
-            ctx.err.println(help);
-            ctx.err.flush();
-            return ErrorCode.USAGE.exitCode();
-        });
-        return cl;
-    }
-
-    /** Creates command objects with the shared context. */
-    record Factory(CliContext ctx) implements CommandLine.IFactory {
-        @Override
-        public <K> K create(Class<K> cls) throws Exception {
-            try {
-                return cls.getDeclaredConstructor(CliContext.class).newInstance(ctx);
-            } catch (NoSuchMethodException e) {
-                return CommandLine.defaultFactory().create(cls);
-            }
-        }
     }
 
     /** Version from the build, shown by --version. */

@@ -166,7 +166,7 @@ class CliShortcutsTest {
         List<CommandLine.Model.CommandSpec> out = new ArrayList<>();
         CliContext ctx = new CliContext(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), Map.of(),
                 Path.of("."), MutableClock.at("2026-02-26T10:00:00Z"), false, c -> null);
-        collect(Commands.full(new Main.Factory(ctx)).getCommandSpec(), out);
+        collect(Commands.full(new Commands.Factory(ctx)).getCommandSpec(), out);
         return out;
     }
 
@@ -199,13 +199,13 @@ class CliShortcutsTest {
     void theLazyModelBuildsOnlyTheCommandsTheLineNames() {
         CliContext ctx = new CliContext(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), Map.of(),
                 Path.of("."), MutableClock.at("2026-02-26T10:00:00Z"), false, c -> null);
-        CommandLine cl = Commands.lazy(new Main.Factory(ctx), new String[] {"--json", "clarify", "ask", "--issue", "1"});
+        CommandLine cl = Commands.lazy(new Commands.Factory(ctx), new String[] {"--json", "clarify", "ask", "--issue", "1"});
         CommandLine clarify = cl.getSubcommands().get("clarify");
         assertTrue(clarify.getCommand() instanceof ClarifyCommands);
         assertTrue(clarify.getSubcommands().get("ask").getCommand() instanceof ClarifyCommands.Ask);
         assertFalse(clarify.getSubcommands().get("show").getCommand() instanceof ClarifyCommands.Show);
         assertFalse(cl.getSubcommands().get("hook").getCommand() instanceof HookCommand);
-        assertEquals(List.copyOf(Commands.full(new Main.Factory(ctx)).getSubcommands().keySet()),
+        assertEquals(List.copyOf(Commands.full(new Commands.Factory(ctx)).getSubcommands().keySet()),
                 List.copyOf(cl.getSubcommands().keySet()), "every name is there, in order");
     }
 
