@@ -78,29 +78,74 @@ final class Commands {
         if (tryLazy) {
             boolean json = ctx.jsonOutput;
             CommandLine model = configure(lazy(factory, args), ctx);
-            boolean[] declined = {false};
-            // A usage error, help, or a command the lazy model lacks: picocli prints nothing here,
-            // and the full model runs the command line again and says what it has to say.
-            model.setParameterExceptionHandler((ex, a) -> {
-                declined[0] = true;
-                return 0;
-            });
-            CommandLine.IExecutionStrategy runLast = new CommandLine.RunLast();
-            model.setExecutionStrategy(parsed -> {
-                if (!runsLazily(parsed)) {
-                    declined[0] = true;
-                    return 0;
-                }
-                return runLast.execute(parsed);
-            });
+            LazyRun run = new LazyRun();
+            model.setParameterExceptionHandler(run);
+            model.setExecutionStrategy(run);
             int code = model.execute(args);
-            if (!declined[0]) {
+            if (!run.declined) {
                 return after(ctx, model, code);
             }
             ctx.root = null; // set again by the full model's parse
             ctx.jsonOutput = json;
         }
         return after(ctx, configure(full(factory), ctx), args);
+    }
+
+    /*
+     * The handlers are classes, not lambdas: a lambda's archived proxy makes the AppCDS dump link
+     * the picocli interface it implements, and picocli's classes (compiled for Java 5) are then
+     * left out of the archive ("Old class has been linked"), so every command loaded them from
+     * the jar, which costs opening the whole jar.
+     */
+
+    /**
+     * On the lazy model: a usage error, help, or a command the lazy model lacks is declined
+     * without printing anything, and the full model runs the command line again and says what it
+     * has to say; anything else runs as picocli's default strategy runs it.
+     */
+    private static final class LazyRun implements CommandLine.IParameterExceptionHandler,
+            CommandLine.IExecutionStrategy {
+        private final CommandLine.IExecutionStrategy runLast = new CommandLine.RunLast();
+        boolean declined;
+
+        @Override
+        public int handleParseException(CommandLine.ParameterException ex, String[] args) {
+            declined = true;
+            return 0;
+        }
+
+        @Override
+        public int execute(CommandLine.ParseResult parsed) {
+            if (!runsLazily(parsed)) {
+                declined = true;
+                return 0;
+            }
+            return runLast.execute(parsed);
+        }
+    }
+
+    /** A command that threw ends with its error code and message. */
+    private record Failure(CliContext ctx) implements CommandLine.IExecutionExceptionHandler {
+        @Override
+        public int handleExecutionException(Exception ex, CommandLine commandLine, CommandLine.ParseResult parsed) {
+            return Main.failed(ctx, ex);
+        }
+    }
+
+    /** A usage error: "USAGE: ..." and where to find help on stderr, or the error as JSON with --json. */
+    private record Usage(CliContext ctx) implements CommandLine.IParameterExceptionHandler {
+        @Override
+        public int handleParseException(CommandLine.ParameterException ex, String[] args) {
+            CommandLine c = ex.getCommandLine();
+            String help = "Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage and examples.";
+            if (ctx.json()) {
+                return ctx.error(ErrorCode.USAGE, ex.getMessage() + ". " + help);
+            }
+            ctx.err.println("USAGE: " + ex.getMessage());
+            ctx.err.println(help);
+            ctx.err.flush();
+            return ErrorCode.USAGE.exitCode();
+        }
     }
 
     private static int after(CliContext ctx, CommandLine cl, String[] args) {
@@ -131,18 +176,8 @@ final class Commands {
     private static CommandLine configure(CommandLine cl, CliContext ctx) {
         cl.setOut(ctx.out);
         cl.setErr(ctx.err);
-        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> Main.failed(ctx, ex));
-        cl.setParameterExceptionHandler((ex, args) -> {
-            CommandLine c = ex.getCommandLine();
-            String help = "Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage and examples.";
-            if (ctx.json()) {
-                return ctx.error(ErrorCode.USAGE, ex.getMessage() + ". " + help);
-            }
-            ctx.err.println("USAGE: " + ex.getMessage());
-            ctx.err.println(help);
-            ctx.err.flush();
-            return ErrorCode.USAGE.exitCode();
-        });
+        cl.setExecutionExceptionHandler(new Failure(ctx));
+        cl.setParameterExceptionHandler(new Usage(ctx));
         return cl;
     }
 
