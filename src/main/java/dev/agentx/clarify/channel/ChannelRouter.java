@@ -55,7 +55,9 @@ public final class ChannelRouter implements AnswerChannel {
                                        Clock clock, Sleeper sleeper) {
         RequestJson json = new RequestJson(context);
         Map<String, AnswerChannel> channels = new LinkedHashMap<>();
-        config.agents().forEach((role, s) -> {
+        for (Map.Entry<String, AgentSettings> agent : config.agents().entrySet()) {
+            String role = agent.getKey();
+            AgentSettings s = agent.getValue();
             switch (s.channel()) {
                 case "command" -> channels.put(role, new CommandChannel(role, s, workDir, env, json));
                 case "http" -> channels.put(role, new HttpChannel(role, s, env, json, sleeper));
@@ -65,7 +67,7 @@ public final class ChannelRouter implements AnswerChannel {
                 }
                 default -> throw new IllegalArgumentException("unknown channel '" + s.channel() + "' for " + role);
             }
-        });
+        }
         return new ChannelRouter(config, channels, new HumanChannel(), failures, escalator, clock);
     }
 

@@ -25,8 +25,12 @@ import java.util.TreeMap;
  */
 public final class FileChannelFailures implements ChannelFailures {
     public static final String FILE = "channel-failures.json";
-    private static final TypeReference<TreeMap<String, Entry>> TYPE = new TypeReference<>() {
-    };
+
+    /** Made on first read: a type reference reflects on generic types, which every CLI start would pay for. */
+    private static final class Type {
+        static final TypeReference<TreeMap<String, Entry>> ENTRIES = new TypeReference<>() {
+        };
+    }
 
     /** One record's failures in a row on one round. */
     @JsonPropertyOrder({"round", "failures", "lastError", "lastFailureAt"})
@@ -44,7 +48,7 @@ public final class FileChannelFailures implements ChannelFailures {
     public TreeMap<String, Entry> read() {
         try {
             byte[] bytes = Files.readAllBytes(file);
-            return bytes.length == 0 ? new TreeMap<>() : JsonSupport.shared().readValue(bytes, TYPE);
+            return bytes.length == 0 ? new TreeMap<>() : JsonSupport.shared().readValue(bytes, Type.ENTRIES);
         } catch (NoSuchFileException e) {
             return new TreeMap<>();
         } catch (JsonProcessingException e) {

@@ -11,8 +11,6 @@ import picocli.CommandLine.Spec;
         scope = ScopeType.INHERIT,
         description = "AgentX Clarify: agents and people clarify work with each other, routed through a hub "
                 + "that checks scope, keeps a locked per-issue ledger and limits rounds.",
-        subcommands = {ClarifyCommands.class, HookCommand.class, StateCommand.class, ReadyCommand.class,
-                MonitorCommand.class, ServeCommand.class, SyncCommand.class},
         footer = {"", "Examples:",
                 "  agentx clarify ask --issue 42 --from engineer --to architect --topic \"Auth\" \"JWT or sessions?\"",
                 "  agentx clarify answer CLR-42-001 \"JWT, see ADR-42.\"",

@@ -2,6 +2,7 @@ package dev.agentx.clarify.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
@@ -27,10 +28,6 @@ import picocli.CommandLine.Parameters;
 /** {@code agentx clarify ...}: list, show and drive clarifications (PRODUCT.md section 3). */
 @Command(name = "clarify", mixinStandardHelpOptions = true,
         description = "List active clarifications, or show one issue's threads with --issue.",
-        subcommands = {ClarifyCommands.Show.class, ClarifyCommands.Ask.class, ClarifyCommands.Answer.class,
-                ClarifyCommands.FollowUp.class, ClarifyCommands.Resolve.class, ClarifyCommands.Escalate.class,
-                ClarifyCommands.Abandon.class, ClarifyCommands.Accept.class, ClarifyCommands.Ingest.class,
-                ClarifyStaleCommand.class, ClarifyDigestCommand.class},
         footer = {"", "Examples:",
                 "  agentx clarify                      all active clarifications",
                 "  agentx clarify --issue 42           issue 42's threads, oldest first",
@@ -76,9 +73,17 @@ public final class ClarifyCommands implements Runnable {
             ctx.out.flush();
             return;
         }
+        // Through the active-ledger index: closed ledgers are not read, and the monitor pass that
+        // follows works on this same scan. A damaged ledger fails the list as reading it would.
+        ActiveLedgers.Scan scan = ctx.scan();
+        if (scan.firstDamaged().isPresent()) {
+            throw new ClarifyException(ErrorCode.INTERNAL, scan.firstDamaged().get());
+        }
         List<CliRenderer.Row> rows = new ArrayList<>();
-        for (int n : local.ledgers().issues()) {
-            local.ledgers().read(n).ifPresent(l -> l.active().forEach(rec -> rows.add(new CliRenderer.Row(n, rec))));
+        for (Ledger l : scan.active()) {
+            for (ClarificationRecord rec : l.active()) {
+                rows.add(new CliRenderer.Row(l.issueNumber(), rec));
+            }
         }
         if (ctx.json()) {
             ObjectNode root = ctx.mapper().createObjectNode();

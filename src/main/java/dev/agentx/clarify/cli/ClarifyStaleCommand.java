@@ -23,7 +23,7 @@ final class ClarifyStaleCommand implements Runnable {
 
     @Override
     public void run() {
-        Findings f = ctx.local().monitor().check();
+        Findings f = ctx.local().monitor().check(ctx.scan());
         if (ctx.json()) {
             ctx.printJson(json(f));
             return;

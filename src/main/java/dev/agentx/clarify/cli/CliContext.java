@@ -3,6 +3,7 @@ package dev.agentx.clarify.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.render.Ansi;
 import java.io.PrintWriter;
@@ -24,6 +25,7 @@ public final class CliContext {
     boolean jsonOutput;
     Path root;
     private LocalMode local;
+    private ActiveLedgers.Scan scan;
 
     public CliContext(PrintWriter out, PrintWriter err, Map<String, String> env, Path cwd, Clock clock,
                       boolean terminal, Function<CliContext, LocalMode> opener) {
@@ -41,6 +43,24 @@ public final class CliContext {
             local = opener.apply(this);
         }
         return local;
+    }
+
+    /**
+     * The active ledgers, scanned once per command. Only commands that read and do not write ledgers
+     * take this scan (the list, {@code clarify stale}, {@code ready}, the hooks after their status
+     * write); the monitor pass that follows the command then works on the same scan instead of
+     * reading every active ledger a second time.
+     */
+    ActiveLedgers.Scan scan() {
+        if (scan == null) {
+            scan = local().activeLedgers().scan();
+        }
+        return scan;
+    }
+
+    /** The scan this command took, or null if it took none. */
+    ActiveLedgers.Scan scanned() {
+        return scan;
     }
 
     public Path resolvedRoot() {

@@ -23,7 +23,6 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "hook", mixinStandardHelpOptions = true,
         description = "Workflow hooks: record that an agent starts or finishes its work on an issue, then run the monitor.",
-        subcommands = {HookCommand.Start.class, HookCommand.Finish.class},
         footer = {"", "Examples:", "  agentx hook start --agent engineer --issue 42",
                 "  agentx hook finish --agent engineer --issue 42"})
 final class HookCommand {
@@ -58,8 +57,7 @@ final class HookCommand {
                 all.put(name, next);
                 return all;
             });
-            AgentOverview.Agent a = AgentOverview.one(name, local.statuses().read(),
-                    local.activeLedgers().scan().active());
+            AgentOverview.Agent a = AgentOverview.one(name, local.statuses().read(), ctx.scan().active());
             if (ctx.json()) {
                 ctx.printJson(AgentsJson.agent(ctx, a));
                 return;

@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The composition root of Local Mode: everything under {@code <root>/.agentx/}. GitHub Mode builds
@@ -73,11 +74,24 @@ public final class LocalMode {
         this.statuses = new FileAgentStatusStore(state, locks);
         this.eventLog = new JsonlEventLog(state.resolve("events.jsonl"));
         this.events = new EventBus(eventLog);
+        // Anonymous classes rather than method references: every CLI start builds Local Mode, and a
+        // method reference costs its bootstrap there.
+        ChannelRouter.Escalator escalator = new ChannelRouter.Escalator() {
+            @Override
+            public void escalate(String id, int round, String reason) {
+                escalateForChannel(id, round, reason);
+            }
+        };
         this.channel = channel != null ? channel : ChannelRouter.create(config, root, env, RequestContext.local(root),
-                new FileChannelFailures(state, locks), this::escalateForChannel, clock, Sleeper.real());
+                new FileChannelFailures(state, locks), escalator, clock, Sleeper.real());
         this.engine = new ClarificationEngine(clock, ledgers, statuses, events, workflows, config, this.channel);
         this.activeLedgers = new ActiveLedgerIndex(ledgers, state.resolve("monitor-index.json"));
-        this.monitor = new ClarificationMonitor(clock, activeLedgers, engine, this.channel, this::upstreamOrder);
+        this.monitor = new ClarificationMonitor(clock, activeLedgers, engine, this.channel, new Supplier<UpstreamOrder>() {
+            @Override
+            public UpstreamOrder get() {
+                return upstreamOrder();
+            }
+        });
     }
 
     private static AgentxConfig loadConfig(Path root) {

@@ -10,7 +10,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.Function;
@@ -32,7 +31,13 @@ public final class Main {
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int code = run(args, out, err, System.getenv(), Path.of("").toAbsolutePath(), Clock.systemUTC(),
-                System.console() != null, ctx -> LocalMode.open(ctx.resolvedRoot(), ctx.clock, ctx.env));
+                System.console() != null, new Function<CliContext, LocalMode>() {
+                    // a class rather than a lambda: a lambda's bootstrap costs every CLI start
+                    @Override
+                    public LocalMode apply(CliContext ctx) {
+                        return LocalMode.open(ctx.resolvedRoot(), ctx.clock, ctx.env);
+                    }
+                });
         out.flush();
         err.flush();
         System.exit(code);
@@ -41,56 +46,45 @@ public final class Main {
     /** Runs one command line and returns its exit code; tests call this in-process. */
     public static int run(String[] args, PrintWriter out, PrintWriter err, Map<String, String> env, Path cwd,
                           Clock clock, boolean terminal, Function<CliContext, LocalMode> opener) {
-        CliContext ctx = new CliContext(out, err, env, cwd, clock, terminal, opener);
+        return run(args, new CliContext(out, err, env, cwd, clock, terminal, opener), true);
+    }
+
+    /**
+     * @param shortcuts whether the list may run without picocli ({@link QuickList}) and other
+     *                  commands on a model of just the commands they name ({@link Commands#lazy});
+     *                  tests run command lines both ways and compare. This class names no picocli
+     *                  type: picocli's classes are too old for the AppCDS archive to hold all of
+     *                  them, and loading one from the jar costs opening the whole jar.
+     */
+    static int run(String[] args, CliContext ctx, boolean shortcuts) {
         // --json decides the form of usage errors too, which picocli reports before it sets options.
-        ctx.jsonOutput = Arrays.stream(args).takeWhile(a -> !a.equals("--")).anyMatch("--json"::equals);
-        CommandLine cl = commandLine(ctx);
-        cl.setOut(out);
-        cl.setErr(err);
-        int code = cl.execute(args);
-        if (code == 0) {
-            MonitorOutput.afterCommand(ctx, cl.getParseResult());
-        }
-        return code;
-    }
-
-    static CommandLine commandLine(CliContext ctx) {
-        CommandLine cl = new CommandLine(new AgentxCommand(ctx), new Factory(ctx));
-        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            if (ex instanceof ClarifyException ce) {
-                return ctx.error(ce.code(), ce.getMessage());
+        for (String a : args) {
+            if (a.equals("--")) {
+                break;
             }
-            if (ex instanceof UncheckedIOException io) {
-                log().debug("I/O failure", io);
-                return ctx.error(ErrorCode.INTERNAL, io.getMessage());
-            }
-            log().debug("internal error", ex);
-            return ctx.error(ErrorCode.INTERNAL, ex.toString() + " (please report this with the command you ran)");
-        });
-        cl.setParameterExceptionHandler((ex, args) -> {
-            CommandLine c = ex.getCommandLine();
-            String help = "Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage and examples.";
-            if (ctx.json()) {
-                return ctx.error(ErrorCode.USAGE, ex.getMessage() + ". " + help);
-            }
-            ctx.err.println("USAGE: " + ex.getMessage());
-            ctx.err.println(help);
-            ctx.err.flush();
-            return ErrorCode.USAGE.exitCode();
-        });
-        return cl;
-    }
-
-    /** Creates command objects with the shared context. */
-    private record Factory(CliContext ctx) implements CommandLine.IFactory {
-        @Override
-        public <K> K create(Class<K> cls) throws Exception {
-            try {
-                return cls.getDeclaredConstructor(CliContext.class).newInstance(ctx);
-            } catch (NoSuchMethodException e) {
-                return CommandLine.defaultFactory().create(cls);
+            if (a.equals("--json")) {
+                ctx.jsonOutput = true;
+                break;
             }
         }
+        QuickList.Args list = shortcuts ? QuickList.parse(args) : null;
+        if (list != null) {
+            return QuickList.run(ctx, list);
+        }
+        return Commands.execute(args, ctx, shortcuts);
+    }
+
+    /** What a command that threw ends with: its error code and message (picocli's execution exception handler). */
+    static int failed(CliContext ctx, Exception ex) {
+        if (ex instanceof ClarifyException ce) {
+            return ctx.error(ce.code(), ce.getMessage());
+        }
+        if (ex instanceof UncheckedIOException io) {
+            log().debug("I/O failure", io);
+            return ctx.error(ErrorCode.INTERNAL, io.getMessage());
+        }
+        log().debug("internal error", ex);
+        return ctx.error(ErrorCode.INTERNAL, ex.toString() + " (please report this with the command you ran)");
     }
 
     /** Version from the build, shown by --version. */

@@ -2,13 +2,13 @@ package dev.agentx.clarify.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.monitor.MonitorAction;
 import dev.agentx.clarify.monitor.MonitorReport;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
 import java.io.UncheckedIOException;
 import java.util.List;
-import picocli.CommandLine.ParseResult;
 
 /** How the monitor's work is shown, and the pass that follows the commands that trigger it. */
 final class MonitorOutput {
@@ -17,27 +17,21 @@ final class MonitorOutput {
 
     /**
      * ADR-1 decision 3: no daemon; the monitor runs after every {@code clarify} command,
-     * {@code hook start|finish} and {@code ready} that succeeded (not after --help or --version).
+     * {@code hook start|finish} and {@code ready} that succeeded (not after --help or --version;
+     * {@code command} is the top-level command that ran, and null when help or version was shown).
      * Its actions go to stderr, one {@code monitor: ...} line each, so stdout keeps the command's
      * own output ({@code ask} prints just the id; {@code --json} prints one document). A failing
      * pass is reported there too and never changes the command's exit code: the command's own work
      * is done, and the next pass tries again.
      */
-    static void afterCommand(CliContext ctx, ParseResult parsed) {
-        if (parsed == null || !parsed.hasSubcommand()) {
+    static void afterCommand(CliContext ctx, String command) {
+        if (command == null || !command.equals("clarify") && !command.equals("hook") && !command.equals("ready")) {
             return;
-        }
-        String command = parsed.subcommand().commandSpec().name();
-        if (!List.of("clarify", "hook", "ready").contains(command)) {
-            return;
-        }
-        for (ParseResult p = parsed; p != null; p = p.subcommand()) {
-            if (p.isUsageHelpRequested() || p.isVersionHelpRequested()) {
-                return;
-            }
         }
         try {
-            MonitorReport report = ctx.local().monitor().run();
+            // A read-only command's own scan of the active ledgers is reused, not read again.
+            ActiveLedgers.Scan scan = ctx.scanned();
+            MonitorReport report = scan != null ? ctx.local().monitor().run(scan) : ctx.local().monitor().run();
             for (MonitorAction a : report.actions()) {
                 ctx.err.println("monitor: " + a.describe());
             }

@@ -27,7 +27,7 @@ final class ReadyCommand implements Runnable {
     public void run() {
         LocalMode local = ctx.local();
         LocalIssues.Listing listed = new LocalIssues().read(local.issuesDirectory());
-        ActiveLedgers.Scan scan = local.activeLedgers().scan();
+        ActiveLedgers.Scan scan = ctx.scan();
         List<ReadyQueue.Item> queue = ReadyQueue.build(scan.issues(), listed.issues(), scan.active());
         List<String> warnings = new ArrayList<>(listed.warnings());
         warnings.addAll(scan.problems());

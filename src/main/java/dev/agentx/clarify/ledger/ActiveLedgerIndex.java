@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -58,12 +59,20 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         return LoggerFactory.getLogger(ActiveLedgerIndex.class);
     }
     static final int VERSION = 1;
+    /** A class rather than Comparator.comparingInt: a method reference costs a fresh CLI process its bootstrap. */
+    private static final Comparator<Ledger> BY_ISSUE = new Comparator<>() {
+        @Override
+        public int compare(Ledger a, Ledger b) {
+            return Integer.compare(a.issueNumber(), b.issueNumber());
+        }
+    };
     private static final JsonFactory JSON = new JsonFactory();
 
     private final FileLedgerStore store;
     private final Path indexFile;
     /** What this instance knows, loaded from the index file on the first scan. */
     private Map<Integer, Entry> known;
+    private int ledgersRead;
 
     public ActiveLedgerIndex(FileLedgerStore store, Path indexFile) {
         this.store = store;
@@ -82,11 +91,27 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         }
     }
 
+    /*
+     * equals and hashCode of these two records are written out: a record's generated ones are
+     * bootstrapped through invokedynamic on first use, which costs a fresh CLI process more than
+     * the whole comparison of the index (every scan compares the new index with the old).
+     */
+
     /** A ledger file's identity: any write (an atomic rename) changes it. */
     record Signature(long size, long modified, String key) {
         static Signature of(BasicFileAttributes a) {
             Object k = a.fileKey();
             return new Signature(a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS), k == null ? null : k.toString());
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Signature s && s.size == size && s.modified == modified && Objects.equals(s.key, key);
+        }
+
+        @Override
+        public int hashCode() {
+            return (Long.hashCode(size) * 31 + Long.hashCode(modified)) * 31 + Objects.hashCode(key);
         }
     }
 
@@ -97,6 +122,17 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         boolean matches(Signature s) {
             return state != State.ACTIVE && s.equals(signature);
         }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Entry e && e.state == state && Objects.equals(e.signature, signature)
+                    && Objects.equals(e.problem, problem);
+        }
+
+        @Override
+        public int hashCode() {
+            return (state.hashCode() * 31 + Objects.hashCode(signature)) * 31 + Objects.hashCode(problem);
+        }
     }
 
     @Override
@@ -106,12 +142,12 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         }
         Map<Integer, Entry> next = new HashMap<>(Math.max(16, known.size() * 2));
         List<Ledger> active = new ArrayList<>();
-        List<String> problems = new ArrayList<>();
+        Map<Integer, String> damaged = new HashMap<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(store.directory())) {
             for (Path file : files) {
                 OptionalInt n = FileLedgerStore.issueOf(file.getFileName().toString());
                 if (n.isPresent()) {
-                    judge(n.getAsInt(), file, next, active, problems);
+                    judge(n.getAsInt(), file, next, active, damaged);
                 }
             }
         } catch (NoSuchFileException | NotDirectoryException e) {
@@ -123,12 +159,18 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
             known = next;
             save();
         }
-        active.sort(Comparator.comparingInt(Ledger::issueNumber));
-        problems.sort(null);
-        return new Scan(next.keySet().stream().sorted().toList(), active, problems);
+        active.sort(BY_ISSUE);
+        List<Integer> issues = new ArrayList<>(next.keySet());
+        issues.sort(null);
+        return new Scan(issues, active, damaged);
     }
 
-    private void judge(int issue, Path file, Map<Integer, Entry> next, List<Ledger> active, List<String> problems) {
+    /** How many ledger files this index has read and decoded so far (closed, unchanged ones are not read). */
+    public synchronized int ledgersRead() {
+        return ledgersRead;
+    }
+
+    private void judge(int issue, Path file, Map<Integer, Entry> next, List<Ledger> active, Map<Integer, String> damaged) {
         Signature sig;
         try {
             sig = Signature.of(Files.readAttributes(file, BasicFileAttributes.class));
@@ -141,7 +183,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         if (old != null && old.matches(sig)) {
             next.put(issue, old);
             if (old.state() == State.DAMAGED) {
-                problems.add(old.problem());
+                damaged.put(issue, old.problem());
             }
             return;
         }
@@ -153,12 +195,13 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
+        ledgersRead++;
         Ledger ledger;
         try {
             ledger = store.decode(file, issue, bytes);
         } catch (ClarifyException e) {
             next.put(issue, new Entry(State.DAMAGED, sig, e.getMessage()));
-            problems.add(e.getMessage());
+            damaged.put(issue, e.getMessage());
             return;
         }
         if (ledger.active().isEmpty()) {

@@ -1,7 +1,13 @@
 package dev.agentx.clarify.ledger;
 
 import dev.agentx.clarify.protocol.Ledger;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /** The ledgers that hold at least one active (not resolved, not abandoned) record, as they are now. */
 public interface ActiveLedgers {
@@ -10,19 +16,35 @@ public interface ActiveLedgers {
     /**
      * @param issues the issue number of every ledger, ascending
      * @param active the ledgers with an active record, by issue number, read during this scan
-     * @param problems one message per ledger that could not be read (damaged); such a ledger is
-     *                 never written by the monitor
+     * @param damaged for each ledger that could not be read (damaged), by issue number, the message
+     *                saying what is wrong; such a ledger is never written by the monitor
      */
-    record Scan(List<Integer> issues, List<Ledger> active, List<String> problems) {
+    record Scan(List<Integer> issues, List<Ledger> active, SortedMap<Integer, String> damaged) {
         public Scan {
             issues = List.copyOf(issues);
             active = List.copyOf(active);
-            problems = List.copyOf(problems);
+            damaged = Collections.unmodifiableSortedMap(new TreeMap<>(damaged));
+        }
+
+        public Scan(List<Integer> issues, List<Ledger> active, Map<Integer, String> damaged) {
+            this(issues, active, new TreeMap<>(damaged));
         }
 
         /** How many ledgers there are in all. */
         public int ledgers() {
             return issues.size();
+        }
+
+        /** One message per damaged ledger, sorted. */
+        public List<String> problems() {
+            List<String> out = new ArrayList<>(damaged.values());
+            out.sort(null);
+            return List.copyOf(out);
+        }
+
+        /** The message of the damaged ledger with the lowest issue number, if there is one. */
+        public Optional<String> firstDamaged() {
+            return damaged.isEmpty() ? Optional.empty() : Optional.of(damaged.get(damaged.firstKey()));
         }
     }
 }

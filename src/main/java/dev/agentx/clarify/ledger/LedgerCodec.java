@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationId;
@@ -289,7 +290,7 @@ public final class LedgerCodec {
     private static Instant instant(JsonParser p, String field) throws IOException {
         String s = string(p, field);
         try {
-            return Instant.parse(s);
+            return IsoInstant.parse(s);
         } catch (DateTimeParseException e) {
             throw JsonErrors.problem(p, "field '" + field + "' must be an ISO-8601 instant like 2026-02-26T10:00:00Z, got '" + s + "'");
         }

@@ -6,7 +6,13 @@ import java.time.Duration;
 /** Told how long each lock took to acquire (for logs and metrics). */
 @FunctionalInterface
 public interface LockObserver {
-    LockObserver NONE = (file, waited) -> { };
+    /** Tells no one (an anonymous class rather than a lambda: every CLI start makes it). */
+    LockObserver NONE = new LockObserver() {
+        @Override
+        public void acquired(Path file, Duration waited) {
+            // nothing
+        }
+    };
 
     void acquired(Path file, Duration waited);
 }

@@ -21,23 +21,32 @@ public interface ProcessIdentity {
     /** Whether the process with that pid (and, if known, start time) still runs on this host. */
     boolean isAlive(long pid, Instant processStart);
 
+    /** This process; host and start time are looked up when a lock is first taken, not at start-up. */
     static ProcessIdentity current() {
-        ProcessHandle me = ProcessHandle.current();
-        String host = hostName();
-        Instant start = me.info().startInstant().orElse(null);
         return new ProcessIdentity() {
+            private String host;
+            private Instant start;
+            private boolean startLooked;
+
             @Override
             public long pid() {
-                return me.pid();
+                return ProcessHandle.current().pid();
             }
 
             @Override
-            public String host() {
+            public synchronized String host() {
+                if (host == null) {
+                    host = hostName();
+                }
                 return host;
             }
 
             @Override
-            public Instant processStart() {
+            public synchronized Instant processStart() {
+                if (!startLooked) {
+                    start = ProcessHandle.current().info().startInstant().orElse(null);
+                    startLooked = true;
+                }
                 return start;
             }
 

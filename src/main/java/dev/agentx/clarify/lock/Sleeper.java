@@ -7,7 +7,13 @@ import java.time.Duration;
 public interface Sleeper {
     void sleep(Duration d) throws InterruptedException;
 
+    /** Thread.sleep. An anonymous class rather than a lambda, like the other objects every CLI start makes. */
     static Sleeper real() {
-        return d -> Thread.sleep(Math.max(0, d.toMillis()));
+        return new Sleeper() {
+            @Override
+            public void sleep(Duration d) throws InterruptedException {
+                Thread.sleep(Math.max(0, d.toMillis()));
+            }
+        };
     }
 }

@@ -66,18 +66,36 @@ public final class ClarificationMonitor {
 
     /** Looks without acting: what a pass would act on now, and what it escalated before. */
     public Findings check() {
-        return check(now());
+        return check(ledgers.scan());
     }
 
-    private Findings check(Instant now) {
-        ActiveLedgers.Scan scan = ledgers.scan();
+    /** {@link #check()} over a scan the caller has just made. */
+    public Findings check(ActiveLedgers.Scan scan) {
+        return check(scan, now());
+    }
+
+    private Findings check(ActiveLedgers.Scan scan, Instant now) {
         return Detector.detect(scan.active(), scan.ledgers(), now, order, scan.problems());
     }
 
     /** One pass: look, then act. */
     public MonitorReport run() {
         Instant now = now();
-        Findings f = check(now);
+        return run(ledgers.scan(), now);
+    }
+
+    /**
+     * One pass over a scan the caller has just made, so that a command that has read the active
+     * ledgers anyway (the list, {@code ready}) does not have them read again. It acts exactly as
+     * {@link #run()} would on the same ledgers: every action is checked again under the ledger's
+     * lock, so a scan a moment old never makes the pass act wrongly, only later.
+     */
+    public MonitorReport run(ActiveLedgers.Scan scan) {
+        return run(scan, now());
+    }
+
+    private MonitorReport run(ActiveLedgers.Scan scan, Instant now) {
+        Findings f = check(scan, now);
         List<MonitorAction> actions = new ArrayList<>();
         List<Outcome> outcomes = new ArrayList<>();
         for (Findings.Stale s : f.stale()) {

@@ -38,7 +38,9 @@ public final class Detector {
             for (ClarificationRecord r : ledger.active()) {
                 active++;
                 Optional<Findings.Stale> s = stale(ledger.issueNumber(), r, now);
-                s.ifPresent(stale::add);
+                if (s.isPresent()) {
+                    stale.add(s.get());
+                }
                 if (s.isPresent() && s.get().phase() == Findings.Phase.SECOND_TIMEOUT) {
                     escalating.add(r.id());
                     continue;
@@ -48,7 +50,10 @@ public final class Detector {
                     stuck.add(new Findings.Stuck(ledger.issueNumber(), r, why.get()));
                     escalating.add(r.id());
                 }
-                flagged(ledger.issueNumber(), r).ifPresent(escalated::add);
+                Optional<Findings.Flagged> f = flagged(ledger.issueNumber(), r);
+                if (f.isPresent()) {
+                    escalated.add(f.get());
+                }
             }
         }
         List<WaitEdge> edges = new ArrayList<>();

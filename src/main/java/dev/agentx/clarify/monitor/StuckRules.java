@@ -5,6 +5,7 @@ import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.protocol.ThreadEntry;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -57,7 +58,12 @@ public final class StuckRules {
 
     private static Optional<String> repeat(ClarificationRecord r, EntryType type) {
         // A proposal (autonomy approve) is not an answer: its accepted copy must not count as a repeat.
-        List<ThreadEntry> entries = r.thread().stream().filter(e -> e.type() == type && !e.isProposal()).toList();
+        List<ThreadEntry> entries = new ArrayList<>();
+        for (ThreadEntry e : r.thread()) {
+            if (e.type() == type && !e.isProposal()) {
+                entries.add(e);
+            }
+        }
         if (entries.size() < 2) {
             return Optional.empty();
         }

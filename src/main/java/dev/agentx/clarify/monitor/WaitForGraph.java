@@ -47,7 +47,12 @@ public final class WaitForGraph {
     static Optional<List<WaitEdge>> findCycle(List<WaitEdge> edges) {
         Map<String, List<WaitEdge>> out = new TreeMap<>();
         for (WaitEdge e : edges) {
-            out.computeIfAbsent(e.from(), k -> new ArrayList<>()).add(e);
+            List<WaitEdge> from = out.get(e.from());
+            if (from == null) {
+                from = new ArrayList<>();
+                out.put(e.from(), from);
+            }
+            from.add(e);
         }
         Set<String> done = new HashSet<>();
         for (String start : new TreeSet<>(out.keySet())) {

@@ -1,11 +1,7 @@
 package dev.agentx.clarify.protocol;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 /** A record id {@code CLR-{issue}-{seq:03d}}. */
 public record ClarificationId(int issue, int seq) implements Comparable<ClarificationId> {
-    private static final Pattern FORMAT = Pattern.compile("CLR-(\\d+)-(\\d{3,})");
 
     public ClarificationId {
         if (issue < 1) {
@@ -21,13 +17,17 @@ public record ClarificationId(int issue, int seq) implements Comparable<Clarific
         if (text == null) {
             throw invalid("(none)");
         }
-        Matcher m = FORMAT.matcher(text.trim());
-        if (!m.matches()) {
+        // CLR-(\d+)-(\d{3,}) after trim(), read by hand: every ledger read checks every id, and a
+        // regular expression cost a fresh CLI process more than the rest of that check
+        String t = text.trim();
+        int dash = t.indexOf('-', 4);
+        if (!t.startsWith("CLR-") || dash < 5 || !digits(t, 4, dash) || t.length() - dash - 1 < 3
+                || !digits(t, dash + 1, t.length())) {
             throw invalid(text);
         }
         try {
-            int issue = Integer.parseInt(m.group(1));
-            int seq = Integer.parseInt(m.group(2));
+            int issue = Integer.parseInt(t, 4, dash, 10);
+            int seq = Integer.parseInt(t, dash + 1, t.length(), 10);
             if (issue < 1 || seq < 1) {
                 throw invalid(text);
             }
@@ -35,6 +35,15 @@ public record ClarificationId(int issue, int seq) implements Comparable<Clarific
         } catch (NumberFormatException e) {
             throw invalid(text);
         }
+    }
+
+    private static boolean digits(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     public static boolean isValid(String text) {

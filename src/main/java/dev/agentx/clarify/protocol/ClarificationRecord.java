@@ -121,7 +121,8 @@ public record ClarificationRecord(
     /** The answer SLA: staleAfter is always the newest question's time plus the SLA. */
     @JsonIgnore
     public Duration sla() {
-        Instant asked = lastQuestion().map(ThreadEntry::timestamp).orElse(created);
+        Optional<ThreadEntry> question = lastQuestion();
+        Instant asked = question.isPresent() ? question.get().timestamp() : created;
         Duration d = Duration.between(asked, staleAfter);
         return d.isNegative() || d.isZero() ? Duration.ofMinutes(30) : d;
     }

@@ -3,6 +3,7 @@ package dev.agentx.clarify.protocol;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
@@ -26,7 +27,14 @@ public record Ledger(int issueNumber, List<ClarificationRecord> clarifications) 
 
     @JsonIgnore
     public List<ClarificationRecord> active() {
-        return clarifications.stream().filter(r -> r.status().active()).toList();
+        // a loop, not a stream: every CLI command calls this for every active ledger at start-up
+        List<ClarificationRecord> out = new ArrayList<>(clarifications.size());
+        for (ClarificationRecord r : clarifications) {
+            if (r.status().active()) {
+                out.add(r);
+            }
+        }
+        return Collections.unmodifiableList(out);
     }
 
     /** The next id: one past the highest sequence in use, so ids stay unique and gap-free. */

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.JsonErrors;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -80,7 +81,7 @@ public final class AgentStatusCodec {
                         switch (field) {
                             case "status" -> state = AgentState.fromWire(text);
                             case "issue" -> issue = t == JsonToken.VALUE_NULL ? null : p.getIntValue();
-                            case "lastActivity" -> last = text == null ? null : Instant.parse(text);
+                            case "lastActivity" -> last = text == null ? null : IsoInstant.parse(text);
                             case "clarificationId" -> id = text;
                             case "waitingOn" -> waiting = text;
                             case "respondingTo" -> responding = text;

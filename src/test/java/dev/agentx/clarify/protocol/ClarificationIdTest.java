@@ -1,0 +1,61 @@
+package dev.agentx.clarify.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** The hand-written id parser accepts exactly what PRODUCT.md's CLR-\d+-\d{3,} does, with the same values. */
+class ClarificationIdTest {
+    private static final Pattern FORMAT = Pattern.compile("CLR-(\\d+)-(\\d{3,})");
+
+    /** The parse as it was, with the regular expression. */
+    private static String reference(String text) {
+        Matcher m = FORMAT.matcher(text.trim());
+        if (!m.matches()) {
+            return "invalid";
+        }
+        try {
+            int issue = Integer.parseInt(m.group(1));
+            int seq = Integer.parseInt(m.group(2));
+            return issue < 1 || seq < 1 ? "invalid" : issue + "/" + seq;
+        } catch (NumberFormatException e) {
+            return "invalid";
+        }
+    }
+
+    private static String ours(String text) {
+        try {
+            ClarificationId id = ClarificationId.parse(text);
+            return id.issue() + "/" + id.seq();
+        } catch (ClarifyException e) {
+            assertEquals(ErrorCode.VALIDATION, e.code());
+            return "invalid";
+        }
+    }
+
+    @Test
+    void acceptsWhatTheFormatAcceptsAndNothingElse() {
+        List<String> cases = new ArrayList<>(List.of("CLR-42-001", " CLR-42-001 ", "CLR-1-0001", "CLR-0-001",
+                "CLR-1-000", "CLR-007-012", "CLR-42-01", "CLR-42-", "CLR--001", "CLR-42", "CLR-", "CLR", "", "clr-1-001",
+                "CLR-4-2-001", "CLR-99999999999-001", "CLR-1-99999999999", "CLR-+1-001", "CLR-1-+01", "CLR-1-001x",
+                "xCLR-1-001", "CLR-1 -001", "CLR-\u0661-001", "\tCLR-3-004\n"));
+        Random random = new Random(7);
+        String alphabet = "CLR-0123456789 x";
+        for (int i = 0; i < 20_000; i++) {
+            StringBuilder b = new StringBuilder(random.nextBoolean() ? "CLR-" : "");
+            int n = random.nextInt(12);
+            for (int j = 0; j < n; j++) {
+                b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+            }
+            cases.add(b.toString());
+        }
+        for (String s : cases) {
+            assertEquals(reference(s), ours(s), s);
+        }
+    }
+}
