@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 import java.util.zip.CRC32C;
@@ -19,7 +20,8 @@ import java.util.zip.CRC32C;
  * (the outbox). Each record is framed as length (4 bytes), CRC-32C (4 bytes) and payload.
  * {@link #append(byte[])} returns once the record is on disk: threads that append together share
  * one {@code fdatasync}, so N concurrent appends cost about two syncs instead of N file writes,
- * fsyncs, renames and directory fsyncs.
+ * fsyncs, renames and directory fsyncs. {@link #write(byte[])} and {@link #syncTo(long)} split the
+ * two, so a caller can write several records and wait once for all of them.
  *
  * <p>A crash can leave only the last record torn (it was never acknowledged): opening the journal
  * cuts it off. A damaged record followed by good ones is corruption, reported and never skipped.
@@ -36,6 +38,10 @@ public final class Journal implements AutoCloseable {
     private final GroupCommit commit = new GroupCommit(this::force);
     private FileChannel channel;
     private long records;
+    /** Records written since the journal was opened (never reset: {@link #write} hands these out). */
+    private long written;
+    /** How many of {@link #written} are known to be on disk. */
+    private final AtomicLong durable = new AtomicLong();
 
     /** Opens (or creates) the journal; the records already in it are read with {@link #records()}. */
     public Journal(Path file) {
@@ -146,6 +152,16 @@ public final class Journal implements AutoCloseable {
 
     /** Appends the record; returns once it is durable. Safe to call from many threads at once. */
     public void append(byte[] payload) {
+        syncTo(write(payload));
+    }
+
+    /**
+     * Writes the record to the file without waiting for the disk: it survives the process ending
+     * (it is in the kernel's page cache) but not the machine's, until a {@link #sync()} or
+     * {@link #syncTo(long)} covers it. Returns the record's number for {@link #syncTo(long)}. Lets
+     * a caller write several records and pay one sync for all of them, shared with other threads.
+     */
+    public long write(byte[] payload) {
         ByteBuffer buf = frame(payload);
         lock.lock();
         try {
@@ -153,20 +169,41 @@ public final class Journal implements AutoCloseable {
                 channel.write(buf);
             }
             records++;
+            return ++written;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot append to " + file + ": " + e.getMessage(), e);
         } finally {
             lock.unlock();
         }
-        commit.commit();
+    }
+
+    /** Returns once every record written before this call is durable (at once if it already is). */
+    public void sync() {
+        long upTo;
+        lock.lock();
+        try {
+            upTo = written;
+        } finally {
+            lock.unlock();
+        }
+        syncTo(upTo);
+    }
+
+    /** Returns once record {@code number} (from {@link #write}) and those before it are durable. */
+    public void syncTo(long number) {
+        if (durable.get() < number) {
+            commit.commit(); // a sync that started after the record was written: it covers it
+        }
     }
 
     /** The group commit's sync: fdatasync of the file appends go to. */
     private void force() throws IOException {
         FileChannel ch;
+        long upTo;
         lock.lock();
         try {
             ch = channel;
+            upTo = written;
         } finally {
             lock.unlock();
         }
@@ -175,6 +212,7 @@ public final class Journal implements AutoCloseable {
         } catch (ClosedChannelException e) {
             // compacted meanwhile: the new file was synced with everything appended before it
         }
+        durable.accumulateAndGet(upTo, Math::max);
     }
 
     /**

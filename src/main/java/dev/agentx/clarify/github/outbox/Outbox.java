@@ -29,6 +29,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -105,8 +107,11 @@ public final class Outbox {
     record Rec(String op, long seq, String hash, Entry entry, Instant at) {
     }
 
-    /** One queued effect: its place in line, key hash and what is to be done. */
-    private record Slot(long seq, String hash, Entry entry) {
+    /**
+     * One queued effect: its place in line, key hash, what is to be done, and the journal number of
+     * its queue record (0 when it was read from disk), which must be durable before it is sent.
+     */
+    private record Slot(long seq, String hash, Entry entry, long mark) {
     }
 
     /**
@@ -142,8 +147,8 @@ public final class Outbox {
         void apply(Rec r) {
             maxSeq = Math.max(maxSeq, r.seq());
             switch (r.op()) {
-                case "queue" -> pending.put(r.seq(), new Slot(r.seq(), r.hash(), r.entry()));
-                case "retry" -> pending.computeIfPresent(r.seq(), (k, v) -> new Slot(k, v.hash(), r.entry()));
+                case "queue" -> pending.put(r.seq(), new Slot(r.seq(), r.hash(), r.entry(), 0));
+                case "retry" -> pending.computeIfPresent(r.seq(), (k, v) -> new Slot(k, v.hash(), r.entry(), 0));
                 case "done" -> {
                     pending.remove(r.seq());
                     done.put(r.hash(), r.at());
@@ -285,15 +290,34 @@ public final class Outbox {
         return issues.computeIfAbsent(key, IssueQueue::new);
     }
 
+    /** Appends the record durably. */
     private void record(Rec r) {
+        journal.syncTo(write(r));
+    }
+
+    /** Writes the record without waiting for the disk; returns its journal number ({@link Journal#write}). */
+    private long write(Rec r) {
         try {
-            journal.append(json.writeValueAsBytes(r));
+            return journal.write(json.writeValueAsBytes(r));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    /** Queues the effect durably; false when its key was queued or done before. */
+    /**
+     * Makes every effect queued so far durable (one fsync shared with other threads, none if
+     * nothing is new). Whoever records that work is done (the inbox saving a delivery's progress)
+     * calls this first, so a machine crash cannot keep the record and lose the effects.
+     */
+    public void sync() {
+        journal.sync();
+    }
+
+    /**
+     * Queues the effect: written to the journal, so it survives the process ending, and durable
+     * against a machine crash at the next {@link #sync()} (an effect is never sent before that).
+     * False when its key was queued or done before.
+     */
     public boolean enqueue(Effect effect) {
         String h = hash(effect.key());
         String key = issueKey(effect);
@@ -309,13 +333,14 @@ public final class Outbox {
                 // seq and insertion under the issue's monitor: the issue's effects stay in the order queued
                 long n = seq.incrementAndGet();
                 Entry entry = new Entry(effect, clock.instant(), 0, null, false, null, MDC.get("delivery"));
+                long mark;
                 try {
-                    record(new Rec("queue", n, h, entry, null));
+                    mark = write(new Rec("queue", n, h, entry, null));
                 } catch (RuntimeException e) {
                     keys.remove(h);
                     throw e;
                 }
-                q.slots.put(n, new Slot(n, h, entry));
+                q.slots.put(n, new Slot(n, h, entry, mark));
             }
             dirty.add(key);
             return true;
@@ -333,18 +358,32 @@ public final class Outbox {
         return n;
     }
 
-    /** Sends the due effects of the issues that had effects queued since their last flush. */
-    public Flush flushQueued() {
-        Flush total = new Flush(0, 0, 0);
+    /**
+     * Hands each issue with effects queued since its last flush to {@code senders}, which send the
+     * issues side by side (each issue's effects in order). What a rejected task would have sent
+     * stays queued for the next flush.
+     */
+    public void sendQueued(Executor senders) {
         for (String key : List.copyOf(dirty)) {
             if (dirty.remove(key)) {
                 IssueQueue q = issues.get(key);
-                if (q != null) {
-                    total = total.plus(flush(q));
+                if (q == null) {
+                    continue;
+                }
+                try {
+                    senders.execute(() -> {
+                        try {
+                            flush(q);
+                        } catch (RuntimeException e) {
+                            LOG.error("outbox: sending the effects of {} failed; they stay queued: {}", key,
+                                    e.toString(), e);
+                        }
+                    });
+                } catch (RejectedExecutionException e) {
+                    dirty.add(key); // stopping: the final flush or the next start sends them
                 }
             }
         }
-        return total;
     }
 
     /** Sends every effect that is due, issue by issue, each issue's in order. Never throws for a GitHub failure. */
@@ -371,6 +410,7 @@ public final class Outbox {
                 total = total.plus(send(q));
             } finally {
                 q.sending.unlock();
+                journal.sync(); // the done and retry records of this round: one fsync for all of them
             }
         }
         synchronized (q) {
@@ -402,12 +442,13 @@ public final class Outbox {
             if ((held != null && now.isBefore(held)) || (entry.notBefore() != null && now.isBefore(entry.notBefore()))) {
                 return new Flush(ok, bad, waiting(q));
             }
+            journal.syncTo(slot.mark()); // never send what a machine crash could make us forget we queued
             putContext(entry);
             String type = e.getClass().getSimpleName().toLowerCase(Locale.ROOT);
             try {
                 perform(entry);
                 Instant at = clock.instant();
-                record(new Rec("done", slot.seq(), slot.hash(), null, at));
+                write(new Rec("done", slot.seq(), slot.hash(), null, at));
                 keys.put(slot.hash(), at);
                 remove(q, slot);
                 metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "done");
@@ -428,9 +469,9 @@ public final class Outbox {
                         ex.getMessage());
                 Entry retried = entry.retried(attempts, now.plus(wait), entry.uncertain() || ex.uncertain(),
                         ex.getMessage());
-                record(new Rec("retry", slot.seq(), null, retried, null));
+                write(new Rec("retry", slot.seq(), null, retried, null));
                 synchronized (q) {
-                    q.slots.put(slot.seq(), new Slot(slot.seq(), slot.hash(), retried));
+                    q.slots.put(slot.seq(), new Slot(slot.seq(), slot.hash(), retried, 0));
                 }
                 if (ex.rateLimited()) {
                     heldInstallations.merge(e.installation(), now.plus(wait), (a, b) -> a.isAfter(b) ? a : b);
