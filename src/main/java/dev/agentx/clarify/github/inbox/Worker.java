@@ -40,8 +40,9 @@ import org.slf4j.MDC;
  * again after a backoff; after {@link #MAX_ATTEMPTS} it moves to the inbox's {@code failed/}.
  *
  * <p>Asynchronous (the server's mode): a delivery is handed to a lane as soon as it is queued;
- * after each delivery the lane sends the effects it queued; a tick every {@link #TICK} sends
- * effects whose wait is over and takes up lines whose retry is due. Synchronous (tests):
+ * after each delivery the lane hands the issues it queued effects for to {@link #SENDERS} sender
+ * threads and goes on, so a lane never waits for GitHub while posting; a tick every
+ * {@link #TICK} sends effects whose wait is over and takes up lines whose retry is due. Synchronous (tests):
  * {@link #wake()} does all the work on the caller's thread before the webhook is answered, so
  * tests need no sleeps.
  */
@@ -50,9 +51,14 @@ public final class Worker implements AutoCloseable {
     public static final Duration TICK = Duration.ofSeconds(5);
     static final int MAX_ATTEMPTS = 8;
     /** Lines worked on side by side (threads). */
-    public static final int LANES = 4;
+    public static final int LANES = 12;
     /** Deliveries of one line a lane works through before other lines get a turn. */
     static final int TURN = 16;
+    /**
+     * Threads sending effects to GitHub, issues side by side. Few: GitHub asks integrators not to
+     * send many requests for one installation at once (secondary rate limits).
+     */
+    public static final int SENDERS = 4;
 
     private final Inbox inbox;
     private final DeliveryProcessor handler;
@@ -66,6 +72,7 @@ public final class Worker implements AutoCloseable {
     private final Map<Thread, Instant> busySince = new ConcurrentHashMap<>();
     private final Object maintenance = new Object();
     private volatile ExecutorService lanes;
+    private volatile ExecutorService senders;
     private ScheduledExecutorService ticker;
     private Instant lastPrune = Instant.MIN;
     private volatile boolean closed;
@@ -135,6 +142,8 @@ public final class Worker implements AutoCloseable {
         }
         AtomicInteger n = new AtomicInteger();
         lanes = Executors.newFixedThreadPool(LANES, r -> daemon(r, "agentx-worker-" + n.incrementAndGet()));
+        AtomicInteger s = new AtomicInteger();
+        senders = Executors.newFixedThreadPool(SENDERS, r -> daemon(r, "agentx-sender-" + s.incrementAndGet()));
         ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "agentx-worker-tick"));
         ticker.scheduleWithFixedDelay(this::tick, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -246,8 +255,9 @@ public final class Worker implements AutoCloseable {
                 line.items.poll();
                 tracked.remove(head.seq());
             }
-            if (!synchronous) {
-                outbox.flushQueued();
+            ExecutorService send = senders;
+            if (!synchronous && send != null) {
+                outbox.sendQueued(send); // the lane goes on with its next delivery meanwhile
             }
         }
     }
@@ -277,10 +287,17 @@ public final class Worker implements AutoCloseable {
             inbox.fail(file, "unreadable: " + e.getMessage());
             return null;
         }
-        String action = putContext(d);
+        JsonNode payload = parse(d.body());
+        String action = putContext(d, payload);
         busySince.put(Thread.currentThread(), now);
         try {
-            handler.handle(d, progress, p -> inbox.saveProgress(file, p));
+            // the effects a command queued are made durable before the inbox records the command as
+            // done (one outbox fsync per command, shared with the other lanes)
+            handler.handle(d, payload, progress, p -> {
+                outbox.sync();
+                inbox.saveProgress(file, p);
+            });
+            outbox.sync();
             inbox.done(file);
             LOG.info("delivery {} ({}{}) processed", d.id(), d.event(), action.isEmpty() ? "" : "." + action);
             metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "processed");
@@ -373,23 +390,31 @@ public final class Worker implements AutoCloseable {
     public static final String MDC_REPOSITORY = "repository";
     public static final String MDC_ISSUE = "issue";
 
-    /** Puts the delivery id, repository and issue into the MDC; returns the payload's action. */
-    private String putContext(InboundDelivery d) {
-        MDC.put(MDC_DELIVERY, d.id());
+    /** The body as a JSON object, or null if it is not one (the server checked it; an old or hand-made file may not be). */
+    private JsonNode parse(byte[] body) {
         try {
-            JsonNode p = json.readTree(d.body());
-            String repo = p.path("repository").path("full_name").asText("");
-            int issue = p.path("issue").path("number").asInt(0);
-            if (!repo.isEmpty()) {
-                MDC.put(MDC_REPOSITORY, repo);
-            }
-            if (issue > 0) {
-                MDC.put(MDC_ISSUE, String.valueOf(issue));
-            }
-            return p.path("action").asText("");
+            JsonNode p = json.readTree(body);
+            return p != null && p.isObject() ? p : null;
         } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** Puts the delivery id, repository and issue into the MDC; returns the payload's action. */
+    private static String putContext(InboundDelivery d, JsonNode p) {
+        MDC.put(MDC_DELIVERY, d.id());
+        if (p == null) {
             return "";
         }
+        String repo = p.path("repository").path("full_name").asText("");
+        int issue = p.path("issue").path("number").asInt(0);
+        if (!repo.isEmpty()) {
+            MDC.put(MDC_REPOSITORY, repo);
+        }
+        if (issue > 0) {
+            MDC.put(MDC_ISSUE, String.valueOf(issue));
+        }
+        return p.path("action").asText("");
     }
 
     private static void clearContext() {
@@ -405,12 +430,15 @@ public final class Worker implements AutoCloseable {
     @Override
     public void close() {
         ExecutorService ex;
+        ExecutorService send;
         ScheduledExecutorService tick;
         synchronized (this) {
             closed = true;
             ex = lanes;
+            send = senders;
             tick = ticker;
             lanes = null;
+            senders = null;
             ticker = null;
         }
         if (ex == null) {
@@ -422,9 +450,14 @@ public final class Worker implements AutoCloseable {
             if (!ex.awaitTermination(30, TimeUnit.SECONDS)) {
                 ex.shutdownNow();
             }
+            send.shutdown(); // after the lanes: what they queued last is sent, or left to the final flush
+            if (!send.awaitTermination(30, TimeUnit.SECONDS)) {
+                send.shutdownNow();
+            }
             tick.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             ex.shutdownNow();
+            send.shutdownNow();
             Thread.currentThread().interrupt();
         }
         // Shutdown: what is still queued stays in the inbox and outbox on disk; send what is due once more.
