@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.agentx.clarify.files.GroupCommit;
 import dev.agentx.clarify.files.JsonSupport;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -21,15 +22,24 @@ import java.util.List;
 
 /**
  * {@code events.jsonl}: one JSON object per line, appended with O_APPEND in a single write per
- * batch, so lines from concurrent processes never interleave, then forced to disk.
+ * batch, so lines from concurrent processes never interleave, then forced to disk. Threads of one
+ * process that append at the same time share the fdatasync ({@link GroupCommit}).
  */
 public final class JsonlEventLog implements EventSink {
     private static final JsonFactory JSON = new JsonFactory();
 
     private final Path file;
+    private final GroupCommit durable = new GroupCommit(this::force);
 
     public JsonlEventLog(Path file) {
         this.file = file;
+    }
+
+    /** fdatasync of the log: covers every line written to it before, through whichever descriptor. */
+    private void force() throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.force(false);
+        }
     }
 
     /** What {@link #read(EventType)} found: the matching events, oldest first, and the lines it could not read. */
@@ -87,11 +97,11 @@ public final class JsonlEventLog implements EventSink {
                 while (buf.hasRemaining()) {
                     ch.write(buf);
                 }
-                ch.force(false);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot append to " + file + ": " + e.getMessage(), e);
         }
+        durable.commit();
     }
 
     /** One event as a single JSON line, fields in the documented order. */

@@ -10,15 +10,44 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 
-/** {@code <state>/agent-status.json}, written atomically under its own lock. */
+/**
+ * {@code <state>/agent-status.json}, written atomically under its own lock.
+ *
+ * <p>Every clarification operation updates this one file, so threads of one process that update
+ * it at the same time (the server's worker lanes) combine: each queues its change, and whoever
+ * takes the combiner applies every change queued so far in one read-modify-write under the file
+ * lock and one durable write, then releases the others. Each {@link #update} still returns only
+ * once its own change is on disk (or throws what went wrong with it); other processes still
+ * take turns through the file lock.
+ */
 public final class FileAgentStatusStore implements AgentStatusStore {
     private final Path file;
     private final LockManager locks;
     private final AgentStatusCodec codec = new AgentStatusCodec();
+    private final ReentrantLock combiner = new ReentrantLock();
+    private final Queue<Change> waiting = new ConcurrentLinkedQueue<>();
+
+    /** One queued update; {@code done} and {@code failure} are set by the thread that applied it, under the combiner. */
+    private static final class Change {
+        final String actor;
+        final UnaryOperator<Map<String, AgentStatus>> op;
+        boolean done;
+        RuntimeException failure;
+
+        Change(String actor, UnaryOperator<Map<String, AgentStatus>> op) {
+            this.actor = actor;
+            this.op = op;
+        }
+    }
 
     public FileAgentStatusStore(Path stateDir, LockManager locks) {
         this.file = stateDir.resolve("agent-status.json");
@@ -41,13 +70,53 @@ public final class FileAgentStatusStore implements AgentStatusStore {
 
     @Override
     public void update(String actor, UnaryOperator<Map<String, AgentStatus>> change) {
-        locks.withLock(file, actor, () -> {
-            Map<String, AgentStatus> before = read();
-            Map<String, AgentStatus> after = new TreeMap<>(change.apply(before));
-            if (!after.equals(before)) {
-                AtomicFiles.write(file, codec.encode(after));
+        Change me = new Change(actor, change);
+        waiting.add(me);
+        combiner.lock();
+        try {
+            if (!me.done) { // else the thread before us applied it with its own
+                List<Change> batch = new ArrayList<>();
+                for (Change c = waiting.poll(); c != null; c = waiting.poll()) {
+                    batch.add(c);
+                }
+                apply(batch);
             }
-            return null;
-        });
+        } finally {
+            combiner.unlock();
+        }
+        if (me.failure != null) {
+            throw me.failure;
+        }
+    }
+
+    /** Applies the changes in the order queued, in one locked read-modify-write; a change that throws fails alone. */
+    private void apply(List<Change> batch) {
+        try {
+            locks.withLock(file, batch.get(0).actor, () -> {
+                Map<String, AgentStatus> before = read();
+                Map<String, AgentStatus> after = before;
+                for (Change c : batch) {
+                    try {
+                        after = new TreeMap<>(c.op.apply(after));
+                    } catch (RuntimeException e) {
+                        c.failure = e;
+                    }
+                }
+                if (!after.equals(before)) {
+                    AtomicFiles.write(file, codec.encode(after));
+                }
+                return null;
+            });
+        } catch (RuntimeException e) {
+            for (Change c : batch) {
+                if (c.failure == null) {
+                    c.failure = e;
+                }
+            }
+        } finally {
+            for (Change c : batch) {
+                c.done = true;
+            }
+        }
     }
 }
