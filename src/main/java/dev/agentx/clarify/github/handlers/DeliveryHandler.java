@@ -1,7 +1,6 @@
 package dev.agentx.clarify.github.handlers;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.cli.LocalMode;
 import dev.agentx.clarify.events.EventType;
 import dev.agentx.clarify.config.AgentxConfig;
@@ -26,7 +25,6 @@ import dev.agentx.clarify.render.MarkdownRenderer;
 import dev.agentx.clarify.routing.ClarifyCommand;
 import dev.agentx.clarify.routing.Outcome;
 import dev.agentx.clarify.routing.Validation;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -64,7 +62,6 @@ public final class DeliveryHandler implements DeliveryProcessor {
     private final Outbox outbox;
     private final RepositoryMonitor monitor;
     private final Metrics metrics;
-    private final ObjectMapper json = new ObjectMapper();
 
     public DeliveryHandler(long appId, RepoConfigs repoConfigs, Function<RepoRef, LocalMode> repos, Actors actors,
                            IssueMirror mirror, Outbox outbox, RepositoryMonitor monitor, Metrics metrics) {
@@ -84,12 +81,9 @@ public final class DeliveryHandler implements DeliveryProcessor {
      * carried out; {@code save} records each further command, so none runs twice.
      */
     @Override
-    public void handle(InboundDelivery d, Progress progress, Consumer<Progress> save) {
-        JsonNode p;
-        try {
-            p = json.readTree(d.body());
-        } catch (IOException e) {
-            LOG.error("delivery {} ({}): the body is not JSON; ignored: {}", d.id(), d.event(), e.getMessage());
+    public void handle(InboundDelivery d, JsonNode p, Progress progress, Consumer<Progress> save) {
+        if (p == null) {
+            LOG.error("delivery {} ({}): the body is not a JSON object; ignored", d.id(), d.event());
             return;
         }
         String action = p.path("action").asText("");

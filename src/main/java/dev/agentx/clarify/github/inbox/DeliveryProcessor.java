@@ -1,14 +1,16 @@
 package dev.agentx.clarify.github.inbox;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.function.Consumer;
 
 /** What the worker hands each delivery to (GitHub Mode: {@code handlers.DeliveryHandler}). */
 @FunctionalInterface
 public interface DeliveryProcessor {
     /**
-     * Processes the delivery. {@code progress} says how far an earlier, interrupted attempt got;
-     * {@code save} records each further step durably, so none runs twice. Throwing means: try
-     * again later.
+     * Processes the delivery. {@code payload} is its body parsed (once, by the worker), or null if
+     * the body is not a JSON object. {@code progress} says how far an earlier, interrupted attempt
+     * got; {@code save} records each further step durably, so none runs twice. Throwing means:
+     * try again later.
      */
-    void handle(InboundDelivery delivery, Inbox.Progress progress, Consumer<Inbox.Progress> save);
+    void handle(InboundDelivery delivery, JsonNode payload, Inbox.Progress progress, Consumer<Inbox.Progress> save);
 }

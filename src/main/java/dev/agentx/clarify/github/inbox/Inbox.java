@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The durable inbox of verified deliveries under {@code $AGENTX_DATA_DIR/inbox/}:
- * {@code pending/<seq>-<delivery>.json} until processed (so a crash loses nothing: they are
+ * {@code pending/<seq>-<delivery>.json} ({@link DeliveryFile}: a header, then the body as received) until processed (so a crash loses nothing: they are
  * processed after restart); {@code journal} records how far each delivery got (commands done,
  * attempts) and the id of every delivery processed in the last {@link #KEEP_SEEN}, which covers
  * GitHub's manual redelivery window (deliveries of the past 3 days) with room to spare.
@@ -275,7 +275,7 @@ public final class Inbox {
         long n = seq.incrementAndGet();
         Path file = pending.resolve(String.format("%020d-%s.json", n, id));
         try {
-            AtomicFiles.write(file, json.writeValueAsBytes(new InboundDelivery(id, event, now, body)), pendingSync);
+            AtomicFiles.write(file, DeliveryFile.encode(json, new InboundDelivery(id, event, now, body)), pendingSync);
         } catch (IOException | RuntimeException e) {
             known.remove(id);
             throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
@@ -308,7 +308,7 @@ public final class Inbox {
 
     public InboundDelivery read(Path file) {
         try {
-            return json.readValue(file.toFile(), InboundDelivery.class);
+            return DeliveryFile.decode(json, Files.readAllBytes(file));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read inbox entry " + file + ": " + e.getMessage(), e);
         }

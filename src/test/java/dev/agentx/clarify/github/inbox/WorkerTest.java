@@ -40,7 +40,7 @@ class WorkerTest {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch others = new CountDownLatch(20);
         List<String> handled = Collections.synchronizedList(new ArrayList<>());
-        DeliveryProcessor handler = (d, progress, save) -> {
+        DeliveryProcessor handler = (d, payload, progress, save) -> {
             String t = text(d);
             if (t.equals("1-0")) {
                 slowStarted.countDown();
@@ -94,7 +94,7 @@ class WorkerTest {
         Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
         List<String> handled = new ArrayList<>();
         int[] failuresLeft = {1};
-        DeliveryProcessor handler = (d, progress, save) -> {
+        DeliveryProcessor handler = (d, payload, progress, save) -> {
             String t = text(d);
             if (t.equals("1-0") && failuresLeft[0]-- > 0) {
                 throw new IllegalStateException("GitHub is down");

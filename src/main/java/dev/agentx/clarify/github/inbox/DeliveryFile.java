@@ -1,0 +1,78 @@
+package dev.agentx.clarify.github.inbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Arrays;
+
+/**
+ * The bytes of an inbox file: a first line {@value #MAGIC}, a second line with the delivery's
+ * id, event and time of receipt as one JSON object, then the body exactly as GitHub sent it. The
+ * body is neither escaped nor encoded, so writing it at the 202 and reading it in the worker cost
+ * a copy, not a base64 round trip. Files written by earlier versions (one JSON object with the
+ * body in base64) are still read.
+ */
+final class DeliveryFile {
+    static final String MAGIC = "agentx-delivery 1";
+    private static final byte[] MAGIC_LINE = (MAGIC + "\n").getBytes(StandardCharsets.US_ASCII);
+
+    private DeliveryFile() {
+    }
+
+    static byte[] encode(ObjectMapper json, InboundDelivery d) throws IOException {
+        ObjectNode meta = json.createObjectNode();
+        meta.put("id", d.id());
+        meta.put("event", d.event());
+        meta.put("receivedAt", d.receivedAt().toString());
+        byte[] head = json.writeValueAsBytes(meta); // one line: the mapper does not indent, and escapes newlines
+        ByteArrayOutputStream out = new ByteArrayOutputStream(MAGIC_LINE.length + head.length + 1 + d.body().length);
+        out.write(MAGIC_LINE);
+        out.write(head);
+        out.write('\n');
+        out.write(d.body());
+        return out.toByteArray();
+    }
+
+    static InboundDelivery decode(ObjectMapper json, byte[] bytes) throws IOException {
+        if (!startsWithMagic(bytes)) {
+            return json.readValue(bytes, InboundDelivery.class); // an earlier version's file
+        }
+        int from = MAGIC_LINE.length;
+        int end = from;
+        while (end < bytes.length && bytes[end] != '\n') {
+            end++;
+        }
+        if (end == bytes.length) {
+            throw new IOException("the header line has no end: the file is truncated");
+        }
+        JsonNode meta = json.readTree(Arrays.copyOfRange(bytes, from, end));
+        if (meta == null || !meta.path("id").isTextual() || !meta.path("event").isTextual()
+                || !meta.path("receivedAt").isTextual()) {
+            throw new IOException("the header line lacks id, event or receivedAt");
+        }
+        Instant at;
+        try {
+            at = Instant.parse(meta.path("receivedAt").asText());
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new IOException("receivedAt is not a time: " + e.getMessage(), e);
+        }
+        return new InboundDelivery(meta.path("id").asText(), meta.path("event").asText(), at,
+                Arrays.copyOfRange(bytes, end + 1, bytes.length));
+    }
+
+    private static boolean startsWithMagic(byte[] bytes) {
+        if (bytes.length < MAGIC_LINE.length) {
+            return false;
+        }
+        for (int i = 0; i < MAGIC_LINE.length; i++) {
+            if (bytes[i] != MAGIC_LINE[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
