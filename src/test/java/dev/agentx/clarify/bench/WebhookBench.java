@@ -60,7 +60,8 @@ public final class WebhookBench {
     private void run(Path work, int rate, int seconds, int saturation, int clients) throws Exception {
         Map<Integer, Long> sentAt = new ConcurrentHashMap<>();
         Map<Integer, Long> postedAt = new ConcurrentHashMap<>();
-        GitHubRig rig = new GitHubRig(work.resolve("data"), MutableClock.at(Clock.systemUTC().instant().toString()));
+        GitHubRig rig = new GitHubRig(work.resolve("data"), MutableClock.at(Clock.systemUTC().instant().toString()),
+                false);
         rig.wiremock.addMockServiceRequestListener((Request req, com.github.tomakehurst.wiremock.http.Response resp) -> {
             Matcher m = ISSUE.matcher(req.getUrl());
             if ("POST".equals(req.getMethod().getName()) && m.find()) {
@@ -89,8 +90,11 @@ public final class WebhookBench {
 
             int steadyCount = rate * seconds;
             Run baseSteady = openLoop(base, deliveries(rig, issues, steadyCount), rate, null);
-            Run appSteady = openLoop(app, deliveries(rig, issues, steadyCount), rate, sentAt);
+            List<Delivery> steadyLoad = deliveries(rig, issues, steadyCount);
+            Map<String, Long> cpu0 = CpuByThread.snapshot();
+            Run appSteady = openLoop(app, steadyLoad, rate, sentAt);
             drain(mode, Duration.ofSeconds(120));
+            Map<String, Long> steadyCpu = CpuByThread.since(cpu0);
             List<Long> e2e = new ArrayList<>();
             int missing = 0;
             for (Map.Entry<Integer, Long> s : sentAt.entrySet()) {
@@ -108,6 +112,15 @@ public final class WebhookBench {
             double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
             report(rate, seconds, saturation, clients, baseSteady, appSteady, baseSat, appSat, Stats.ofNanos(e2e),
                     missing, drainSeconds);
+            System.out.printf("CPU time per delivery during the steady run and its drain, by thread (%d deliveries; "
+                    + "2 cores give 10 ms per delivery at 200/s):%n%n", steadyCount);
+            System.out.println("| threads | what they are | CPU ms per delivery |");
+            System.out.println("| --- | --- | --- |");
+            for (Map.Entry<String, Long> c : steadyCpu.entrySet()) {
+                System.out.printf("| %s | %s | %.2f |%n", c.getKey(), CpuByThread.describe(c.getKey()),
+                        c.getValue() / 1e6 / steadyCount);
+            }
+            System.out.println();
         } finally {
             bare.stop();
             mode.close();

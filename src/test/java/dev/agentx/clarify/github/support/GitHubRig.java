@@ -83,9 +83,18 @@ public final class GitHubRig implements AutoCloseable {
     private boolean synchronous = true;
 
     public GitHubRig(Path data, MutableClock clock) {
+        this(data, clock, true);
+    }
+
+    /**
+     * {@code requestJournal} false: WireMock keeps no record of requests (benchmarks: a long run's
+     * journal costs memory and CPU that are the stub's, not the server's; listeners still see each request).
+     */
+    public GitHubRig(Path data, MutableClock clock, boolean requestJournal) {
         this.data = data;
         this.clock = clock;
-        this.wiremock = new WireMockServer(wireMockConfig().dynamicPort());
+        this.wiremock = new WireMockServer(requestJournal ? wireMockConfig().dynamicPort()
+                : wireMockConfig().dynamicPort().disableRequestJournal());
         wiremock.start();
         stubGitHub();
         writeConfig(CONFIG);
