@@ -53,6 +53,58 @@ class JournalTest {
     }
 
     @Test
+    void writtenRecordsAreNumberedReadBackWithoutASyncAndCoveredBySyncTo() {
+        Path file = dir.resolve("j");
+        try (Journal j = new Journal(file)) {
+            j.records();
+            long a = j.write(b("a"));
+            long c = j.write(b("b"));
+            assertEquals(a + 1, c);
+            j.syncTo(c);
+            j.syncTo(a); // already covered: returns at once
+            long d = j.write(b("c"));
+            assertEquals(c + 1, d);
+            j.sync();
+            j.sync(); // nothing new
+        }
+        try (Journal j = new Journal(file)) {
+            assertEquals(List.of("a", "b", "c"), strings(j.records()));
+        }
+    }
+
+    @Test
+    void concurrentWritersThatSyncTheirOwnRecordsLoseNothing() throws Exception {
+        Path file = dir.resolve("j");
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try (Journal j = new Journal(file)) {
+            j.records();
+            List<Future<?>> all = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                int thread = t;
+                all.add(pool.submit(() -> {
+                    for (int i = 0; i < 100; i++) {
+                        long n = j.write(b(thread + "/" + i));
+                        if (i % 3 == 0) {
+                            j.syncTo(n);
+                        }
+                    }
+                    j.sync();
+                }));
+            }
+            for (Future<?> f : all) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdown();
+        }
+        try (Journal j = new Journal(file)) {
+            Set<String> got = new HashSet<>(strings(j.records()));
+            assertEquals(800, got.size());
+            assertTrue(got.contains("7/99"));
+        }
+    }
+
+    @Test
     void aTornLastRecordIsCutOffAndAppendsGoOnAfterTheGoodPart() throws IOException {
         Path file = dir.resolve("j");
         try (Journal j = new Journal(file)) {

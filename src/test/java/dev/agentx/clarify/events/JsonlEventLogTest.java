@@ -1,0 +1,55 @@
+package dev.agentx.clarify.events;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.agentx.clarify.protocol.Status;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class JsonlEventLogTest {
+    @TempDir
+    Path dir;
+
+    private static ClarificationEvent event(int thread, int i) {
+        return new ClarificationEvent(EventType.REQUESTED, "CLR-" + thread + "-" + String.format("%03d", i + 1),
+                thread, "engineer", "architect", "topic " + i, true, 1, Status.PENDING,
+                Instant.parse("2026-11-22T10:00:00Z"));
+    }
+
+    @Test
+    void threadsAppendingAtOnceShareSyncsAndEveryLineIsWholeAndThere() throws Exception {
+        JsonlEventLog log = new JsonlEventLog(dir.resolve("state/events.jsonl"));
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<Future<?>> all = new ArrayList<>();
+        try {
+            for (int t = 1; t <= 8; t++) {
+                int thread = t;
+                all.add(pool.submit(() -> {
+                    for (int i = 0; i < 50; i++) {
+                        log.publish(List.of(event(thread, i), event(thread, i + 100)));
+                    }
+                }));
+            }
+            for (Future<?> f : all) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdown();
+        }
+        JsonlEventLog.Read read = log.read(EventType.REQUESTED);
+        assertEquals(0, read.unreadableLines());
+        Set<String> ids = new HashSet<>();
+        read.events().forEach(e -> ids.add(e.clarificationId()));
+        assertEquals(8 * 100, ids.size());
+    }
+}

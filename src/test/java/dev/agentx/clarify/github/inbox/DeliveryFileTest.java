@@ -1,0 +1,61 @@
+package dev.agentx.clarify.github.inbox;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.files.JsonSupport;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+class DeliveryFileTest {
+    private final ObjectMapper json = JsonSupport.mapper();
+    private static final Instant AT = Instant.parse("2026-11-22T10:00:00.123Z");
+
+    @Test
+    void theBodyIsKeptByteForByteAfterAHeaderLine() throws IOException {
+        byte[] body = "{\"comment\":{\"body\":\"line one\\nline two \u00e9\"}}\n\n".getBytes(StandardCharsets.UTF_8);
+        byte[] file = DeliveryFile.encode(json, new InboundDelivery("abc-1", "issue_comment", AT, body));
+        String text = new String(file, StandardCharsets.UTF_8);
+        assertTrue(text.startsWith(DeliveryFile.MAGIC + "\n{"), text);
+        assertArrayEquals(body, Arrays.copyOfRange(file, file.length - body.length, file.length));
+        InboundDelivery back = DeliveryFile.decode(json, file);
+        assertEquals("abc-1", back.id());
+        assertEquals("issue_comment", back.event());
+        assertEquals(AT, back.receivedAt());
+        assertArrayEquals(body, back.body());
+    }
+
+    @Test
+    void anEmptyBodyRoundTrips() throws IOException {
+        byte[] file = DeliveryFile.encode(json, new InboundDelivery("x", "ping", AT, new byte[0]));
+        assertEquals(0, DeliveryFile.decode(json, file).body().length);
+    }
+
+    @Test
+    void filesOfEarlierVersionsAreStillRead() throws IOException {
+        byte[] body = "{\"zen\":\"hi\"}".getBytes(StandardCharsets.UTF_8);
+        byte[] old = json.writeValueAsBytes(new InboundDelivery("old-1", "ping", AT, body));
+        assertEquals('{', old[0]);
+        InboundDelivery back = DeliveryFile.decode(json, old);
+        assertEquals("old-1", back.id());
+        assertArrayEquals(body, back.body());
+    }
+
+    @Test
+    void aTruncatedOrDamagedHeaderIsAnError() throws IOException {
+        byte[] file = DeliveryFile.encode(json, new InboundDelivery("abc", "ping", AT, "{}".getBytes(StandardCharsets.UTF_8)));
+        byte[] cut = Arrays.copyOf(file, DeliveryFile.MAGIC.length() + 10);
+        assertThrows(IOException.class, () -> DeliveryFile.decode(json, cut));
+        byte[] noTime = (DeliveryFile.MAGIC + "\n{\"id\":\"a\",\"event\":\"ping\"}\n{}").getBytes(StandardCharsets.UTF_8);
+        assertThrows(IOException.class, () -> DeliveryFile.decode(json, noTime));
+        byte[] badTime = (DeliveryFile.MAGIC + "\n{\"id\":\"a\",\"event\":\"ping\",\"receivedAt\":\"soon\"}\n{}")
+                .getBytes(StandardCharsets.UTF_8);
+        assertThrows(IOException.class, () -> DeliveryFile.decode(json, badTime));
+    }
+}
