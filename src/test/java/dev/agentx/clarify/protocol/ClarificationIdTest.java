@@ -58,4 +58,14 @@ class ClarificationIdTest {
             assertEquals(reference(s), ours(s), s);
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void toStringPadsTheSequenceToThreeDigitsAsTheFormatDid() {
+        for (int issue : new int[] {1, 42, 2147483647}) {
+            for (int seq : new int[] {1, 9, 10, 99, 100, 999, 1000, 12345, 2147483647}) {
+                org.junit.jupiter.api.Assertions.assertEquals(String.format("CLR-%d-%03d", issue, seq),
+                        new ClarificationId(issue, seq).toString());
+            }
+        }
+    }
 }

@@ -82,7 +82,8 @@ public final class IssueMirror {
             return;
         }
         Ledger ledger = read.get();
-        State state = load(repo, issue).orElse(new State(installation, Map.of(), List.of(), 0));
+        Optional<State> stored = load(repo, issue);
+        State state = stored.orElse(new State(installation, Map.of(), List.of(), 0));
         Map<String, Integer> posted = new LinkedHashMap<>(state.posted());
         String prefix = ref.fullName() + "#" + issue + "/";
 
@@ -122,7 +123,7 @@ public final class IssueMirror {
             }
         }
         State next = new State(installation, posted, desired, generation);
-        if (!next.equals(state) || load(repo, issue).isEmpty()) {
+        if (!next.equals(state) || stored.isEmpty()) {
             try {
                 AtomicFiles.write(stateFile(repo, issue), json.writeValueAsBytes(next));
             } catch (IOException e) {
