@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.agentx.clarify.files.JsonErrors;
+import dev.agentx.clarify.files.JsonNumbers;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.Ledger;
@@ -255,7 +256,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
                 String field = p.currentName();
                 JsonToken value = p.nextToken();
                 if (field.equals("version") && value == JsonToken.VALUE_NUMBER_INT) {
-                    version = p.getIntValue();
+                    version = JsonNumbers.intValue(p);
                 } else if (field.equals("ledgers") && value == JsonToken.START_ARRAY) {
                     out = entries(p, bytes.length / 40); // an entry takes about 40 to 70 bytes
                 } else {
@@ -275,7 +276,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
             expect(p, t == JsonToken.START_ARRAY, "[issue, state, ...]");
             expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "an issue number");
-            int issue = p.getIntValue();
+            int issue = JsonNumbers.intValue(p);
             expect(p, p.nextToken() == JsonToken.VALUE_STRING, "a state");
             State state = switch (p.getText()) {
                 case "active" -> State.ACTIVE;
@@ -286,9 +287,9 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
             Entry e = Entry.ACTIVE;
             if (state != State.ACTIVE) {
                 expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "a size");
-                long size = p.getLongValue();
+                long size = JsonNumbers.longValue(p);
                 expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "a modification time");
-                long modified = p.getLongValue();
+                long modified = JsonNumbers.longValue(p);
                 JsonToken k = p.nextToken();
                 expect(p, k == JsonToken.VALUE_STRING || k == JsonToken.VALUE_NULL, "a file key");
                 String key = k == JsonToken.VALUE_NULL ? null : p.getText();
