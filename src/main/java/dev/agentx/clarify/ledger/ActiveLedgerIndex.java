@@ -6,10 +6,13 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.agentx.clarify.files.JsonErrors;
+import dev.agentx.clarify.files.JsonNumbers;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.Ledger;
 import java.io.ByteArrayOutputStream;
+import java.io.FileInputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
@@ -189,7 +192,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         }
         byte[] bytes;
         try {
-            bytes = Files.readAllBytes(file);
+            bytes = readLedger(file);
         } catch (NoSuchFileException e) {
             return;
         } catch (IOException e) {
@@ -209,6 +212,24 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         } else {
             next.put(issue, Entry.ACTIVE);
             active.add(ledger);
+        }
+    }
+
+    /**
+     * The ledger's bytes, through {@link FileInputStream}: in a fresh JVM that path runs far less
+     * code than {@link Files#readAllBytes} (no channel, no option sets), which a list pays once per
+     * active ledger. Any failure to open is left to {@code Files.readAllBytes}, so the exceptions
+     * (a {@link NoSuchFileException} for a ledger removed meanwhile) and their messages are its own.
+     */
+    private static byte[] readLedger(Path file) throws IOException {
+        FileInputStream in;
+        try {
+            in = new FileInputStream(file.toFile());
+        } catch (FileNotFoundException | UnsupportedOperationException e) {
+            return Files.readAllBytes(file);
+        }
+        try (in) {
+            return in.readAllBytes();
         }
     }
 
@@ -235,7 +256,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
                 String field = p.currentName();
                 JsonToken value = p.nextToken();
                 if (field.equals("version") && value == JsonToken.VALUE_NUMBER_INT) {
-                    version = p.getIntValue();
+                    version = JsonNumbers.intValue(p);
                 } else if (field.equals("ledgers") && value == JsonToken.START_ARRAY) {
                     out = entries(p, bytes.length / 40); // an entry takes about 40 to 70 bytes
                 } else {
@@ -255,7 +276,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
             expect(p, t == JsonToken.START_ARRAY, "[issue, state, ...]");
             expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "an issue number");
-            int issue = p.getIntValue();
+            int issue = JsonNumbers.intValue(p);
             expect(p, p.nextToken() == JsonToken.VALUE_STRING, "a state");
             State state = switch (p.getText()) {
                 case "active" -> State.ACTIVE;
@@ -266,9 +287,9 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
             Entry e = Entry.ACTIVE;
             if (state != State.ACTIVE) {
                 expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "a size");
-                long size = p.getLongValue();
+                long size = JsonNumbers.longValue(p);
                 expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "a modification time");
-                long modified = p.getLongValue();
+                long modified = JsonNumbers.longValue(p);
                 JsonToken k = p.nextToken();
                 expect(p, k == JsonToken.VALUE_STRING || k == JsonToken.VALUE_NULL, "a file key");
                 String key = k == JsonToken.VALUE_NULL ? null : p.getText();

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.JsonErrors;
+import dev.agentx.clarify.files.JsonNumbers;
 import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
@@ -277,7 +278,7 @@ public final class LedgerCodec {
         if (p.currentToken() != JsonToken.VALUE_NUMBER_INT) {
             throw JsonErrors.problem(p, "field '" + field + "' must be an integer");
         }
-        return p.getIntValue();
+        return JsonNumbers.intValue(p);
     }
 
     private static boolean bool(JsonParser p, String field) throws IOException {

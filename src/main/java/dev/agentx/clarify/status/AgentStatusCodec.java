@@ -10,6 +10,7 @@ import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.JsonErrors;
+import dev.agentx.clarify.files.JsonNumbers;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -80,7 +81,7 @@ public final class AgentStatusCodec {
                     try {
                         switch (field) {
                             case "status" -> state = AgentState.fromWire(text);
-                            case "issue" -> issue = t == JsonToken.VALUE_NULL ? null : p.getIntValue();
+                            case "issue" -> issue = t == JsonToken.VALUE_NULL ? null : JsonNumbers.intValue(p);
                             case "lastActivity" -> last = text == null ? null : IsoInstant.parse(text);
                             case "clarificationId" -> id = text;
                             case "waitingOn" -> waiting = text;

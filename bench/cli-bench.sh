@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Wall time of 'agentx clarify' (the list) on a root with 100 issues vs a JVM running an empty
+# main, measured with hyperfine in one run. Prints Markdown to stdout. Not part of 'mvn verify'.
+# Usage: bench/cli-bench.sh [CP [WORKDIR]]
+#   CP: the test classpath (bench/run passes it); built with Maven when not given.
+#   RUNS (default 20) sets hyperfine's runs per command.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v hyperfine >/dev/null; then
+  echo "installing hyperfine (Debian package) for the CLI benchmark" >&2
+  (apt-get update -qq && apt-get install -y -qq hyperfine) >/dev/null
+fi
+if [ $# -ge 1 ]; then
+  cp="$1"
+else
+  mvn -B -q -DskipTests package
+  mvn -B -q test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench-classpath.txt
+  cp="target/test-classes:target/classes:$(cat target/bench-classpath.txt)"
+fi
+if [ $# -ge 2 ]; then
+  work="$2/cli"
+  mkdir -p "$work"
+else
+  work=$(mktemp -d -t agentx-cli-bench.XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+fi
+runs="${RUNS:-20}"
+root="$work/root"
+rm -rf "$root"
+java -XX:+UseSerialGC -cp "$cp" dev.agentx.clarify.bench.LedgerBench populate "$root" 100
+mkdir -p "$work/empty"
+printf 'public class Empty { public static void main(String[] a) {} }\n' > "$work/empty/Empty.java"
+javac -d "$work/empty" "$work/empty/Empty.java"
+
+# The JVM flags bin/agentx passes, read from bin/agentx itself (through a stand-in java that
+# prints its arguments) so that they cannot drift apart; the empty JVM gets the same flags but
+# not the CLI's class archive, which only holds the CLI's classes.
+mkdir -p "$work/fake-java"
+printf '#!/bin/sh\nfor a in "$@"; do printf "%%s\\n" "$a"; done\n' > "$work/fake-java/java"
+chmod +x "$work/fake-java/java"
+flags=()
+while IFS= read -r a; do
+  case "$a" in
+    -cp) break ;;
+    -XX:SharedArchiveFile=*|-Xlog:cds*) ;;
+    *) flags+=("$a") ;;
+  esac
+done < <(PATH="$work/fake-java:$PATH" bin/agentx)
+jar=$(readlink -f target/agentx.jar)
+
+echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(java -version 2>&1 | head -n 1);" \
+  "load average before: $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "bin/agentx's JVM flags: \`${flags[*]}\`; AppCDS archive: $([ -f target/agentx.jsa ] && echo yes || echo no)."
+echo
+hyperfine -N -w 3 -r "$runs" --export-markdown "$work/cli.md" \
+  -n "empty JVM, bin/agentx's flags (java ... Empty)" "java ${flags[*]} -cp $work/empty Empty" \
+  -n "empty JVM, default flags (java Empty)" "java -cp $work/empty Empty" \
+  -n "agentx clarify (bin/agentx)" "bin/agentx --root $root clarify" \
+  -n "agentx clarify (plain java -jar)" "java -jar $jar --root $root clarify" >/dev/null
+cat "$work/cli.md"
+echo
+echo "Load average after: $(cut -d' ' -f1-3 /proc/loadavg) (a shared machine: compare within one run)."
