@@ -75,6 +75,10 @@ public final class WebhookBench {
     }
 
     private void run(Path work, int rate, int seconds, int saturation, int clients) throws Exception {
+        if (java.nio.file.Files.exists(work.resolve("data"))) {
+            // the same delivery ids again would be answered 200 as duplicates, and nothing processed
+            throw new IllegalArgumentException(work.resolve("data") + " exists: give the benchmark a new directory");
+        }
         Map<Integer, Long> sentAt = new ConcurrentHashMap<>();
         Map<Integer, Long> postedAt = new ConcurrentHashMap<>();
         GitHubRig rig = new GitHubRig(work.resolve("data"), MutableClock.at(Clock.systemUTC().instant().toString()),
