@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +35,7 @@ public final class RepoConfigs {
     private final Clock clock;
     private final Duration checkEvery;
     private final Map<RepoRef, Entry> entries = new ConcurrentHashMap<>();
+    private final Map<RepoRef, ReentrantLock> checks = new ConcurrentHashMap<>();
 
     /** A repository's config as last read: the file's sha (null: no file), the merged config, the problem. */
     private record Entry(String sha, AgentxConfig config, String problem, Instant checkedAt) {
@@ -65,13 +67,41 @@ public final class RepoConfigs {
         return e == null ? server : e.config();
     }
 
-    /** Checks the repository's file when due, and returns the config in force. */
+    /**
+     * Checks the repository's file when due, and returns the config in force. One thread at a time
+     * asks GitHub for a repository's file: the others wait for it when nothing is known yet, and
+     * meanwhile go on with the config last read when it is only due for a check (so the worker's
+     * lanes do not all ask at once when a server starts or a minute is up).
+     */
     public Resolved resolve(long installation, RepoRef repo) {
-        Instant now = clock.instant();
         Entry known = entries.get(repo);
-        if (known != null && now.isBefore(known.checkedAt().plus(checkEvery))) {
+        if (fresh(known)) {
             return new Resolved(known.config(), known.sha(), Optional.empty());
         }
+        ReentrantLock checking = checks.computeIfAbsent(repo, r -> new ReentrantLock());
+        if (known == null) {
+            checking.lock();
+        } else if (!checking.tryLock()) {
+            return new Resolved(known.config(), known.sha(), Optional.empty()); // another thread is checking
+        }
+        try {
+            Entry now = entries.get(repo);
+            if (fresh(now)) { // checked by the thread we waited for
+                return new Resolved(now.config(), now.sha(), Optional.empty());
+            }
+            return check(installation, repo, now);
+        } finally {
+            checking.unlock();
+        }
+    }
+
+    private boolean fresh(Entry e) {
+        return e != null && clock.instant().isBefore(e.checkedAt().plus(checkEvery));
+    }
+
+    /** Reads the repository's file and records what is in force; the caller holds the repository's check lock. */
+    private Resolved check(long installation, RepoRef repo, Entry known) {
+        Instant now = clock.instant();
         Optional<RepoFile> file;
         try {
             file = github.fileOnDefaultBranch(installation, repo, RepoConfigMerge.PATH);
