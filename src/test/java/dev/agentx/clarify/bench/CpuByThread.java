@@ -46,7 +46,8 @@ final class CpuByThread {
     }
 
     static String group(String threadName) {
-        return threadName.replaceAll("\\d+", "N");
+        int at = threadName.indexOf('@'); // Jetty's acceptor: "<pool>-acceptor-0@<hash>-<connector>"
+        return (at < 0 ? threadName : threadName.substring(0, at)).replaceAll("\\d+", "N");
     }
 
     static String describe(String group) {

@@ -33,8 +33,9 @@ import java.util.Set;
  * Keeps an issue on GitHub in step with its ledger. The ledger is the source of truth: every
  * thread entry not yet posted is queued as a comment (rendered by {@link MarkdownRenderer}), and
  * the status labels are set to what the ledger says. What was queued is remembered in
- * {@code .agentx/state/github/issue-N.json} (written after the outbox, so a crash in between
- * queues again and the outbox drops the repeat by its key). Running it again is harmless.
+ * {@code .agentx/state/github/issue-N.json}, written only once the effects it names are durable
+ * in the outbox ({@link Outbox#sync()}), so a crash in between queues them again and the outbox
+ * drops the repeats by their keys. Running it again is harmless.
  */
 public final class IssueMirror {
     private final Outbox outbox;
@@ -124,6 +125,7 @@ public final class IssueMirror {
         }
         State next = new State(installation, posted, desired, generation);
         if (!next.equals(state) || stored.isEmpty()) {
+            outbox.sync(); // the state must never say "queued" of effects a machine crash could still lose
             try {
                 AtomicFiles.write(stateFile(repo, issue), json.writeValueAsBytes(next));
             } catch (IOException e) {

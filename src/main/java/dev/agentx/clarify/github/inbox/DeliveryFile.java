@@ -49,7 +49,7 @@ final class DeliveryFile {
         if (end == bytes.length) {
             throw new IOException("the header line has no end: the file is truncated");
         }
-        JsonNode meta = json.readTree(Arrays.copyOfRange(bytes, from, end));
+        JsonNode meta = json.readTree(bytes, from, end - from);
         if (meta == null || !meta.path("id").isTextual() || !meta.path("event").isTextual()
                 || !meta.path("receivedAt").isTextual()) {
             throw new IOException("the header line lacks id, event or receivedAt");

@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The durable inbox of verified deliveries under {@code $AGENTX_DATA_DIR/inbox/}:
- * {@code pending/<seq>-<delivery>.json} ({@link DeliveryFile}: a header, then the body as received) until processed (so a crash loses nothing: they are
- * processed after restart); {@code journal} records how far each delivery got (commands done,
+ * {@code pending/<seq>-<delivery>.json} ({@link DeliveryFile}: a header, then the body as
+ * received) until processed (so a crash loses nothing: they are processed after restart); {@code journal} records how far each delivery got (commands done,
  * attempts) and the id of every delivery processed in the last {@link #KEEP_SEEN}, which covers
  * GitHub's manual redelivery window (deliveries of the past 3 days) with room to spare.
  * {@code failed/} keeps deliveries that could not be processed, with the reason in the log.

@@ -42,8 +42,8 @@ import org.slf4j.MDC;
  * <p>Asynchronous (the server's mode): a delivery is handed to a lane as soon as it is queued;
  * after each delivery the lane hands the issues it queued effects for to {@link #SENDERS} sender
  * threads and goes on, so a lane never waits for GitHub while posting; a tick every
- * {@link #TICK} sends effects whose wait is over and takes up lines whose retry is due. Synchronous (tests):
- * {@link #wake()} does all the work on the caller's thread before the webhook is answered, so
+ * {@link #TICK} sends effects whose wait is over and takes up lines whose retry is due.
+ * Synchronous (tests): {@link #wake()} does all the work on the caller's thread before the webhook is answered, so
  * tests need no sleeps.
  */
 public final class Worker implements AutoCloseable {
@@ -53,8 +53,8 @@ public final class Worker implements AutoCloseable {
     /**
      * Lines worked on side by side (threads). A lane mostly waits: for fsyncs (which concurrent
      * lanes share through the file system's journal commits), a permission check or an agent's
-     * lock. bench/webhook-bench: a backlog of 1,000 deliveries was worked off in 3.0-3.4 s with
-     * 12 lanes and 5.0-5.9 s with 4, on 2 cores.
+     * lock. bench/webhook-bench on 2 cores: a backlog of 1,000 deliveries was worked off in 2.5-2.9 s
+     * with 12 lanes, 3.5 s with 8 and 4.7 s with 4 (README, Performance).
      */
     public static final int LANES = 12;
     /** Deliveries of one line a lane works through before other lines get a turn. */

@@ -306,8 +306,9 @@ public final class Outbox {
 
     /**
      * Makes every effect queued so far durable (one fsync shared with other threads, none if
-     * nothing is new). Whoever records that work is done (the inbox saving a delivery's progress)
-     * calls this first, so a machine crash cannot keep the record and lose the effects.
+     * nothing is new). Whoever records that effects were queued (the inbox saving a delivery's
+     * progress, the issue mirror its state) calls this first, so a machine crash cannot keep the
+     * record and lose the effects.
      */
     public void sync() {
         journal.sync();
