@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.agentx.clarify.files.Directories;
 import dev.agentx.clarify.files.GroupCommit;
 import dev.agentx.clarify.files.JsonSupport;
 import java.io.BufferedReader;
@@ -90,7 +91,7 @@ public final class JsonlEventLog implements EventSink {
             writeLine(out, e);
         }
         try {
-            Files.createDirectories(file.getParent());
+            Directories.ensure(file.getParent());
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.APPEND)) {
                 ByteBuffer buf = ByteBuffer.wrap(out.toByteArray());

@@ -6,10 +6,11 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Durable replacement of a file: write a temp file beside it, fsync it, rename it over the
@@ -30,10 +31,19 @@ public final class AtomicFiles {
      */
     public static void write(Path target, byte[] content, DirectorySync dirSync) {
         Path dir = target.toAbsolutePath().getParent();
-        Path temp = dir.resolve("." + target.getFileName() + ".tmp-" + UUID.randomUUID());
+        // unique enough with CREATE_NEW (a clash fails the write, never mixes two); UUID.randomUUID
+        // would ask SecureRandom, which showed in the webhook's profile
+        Path temp = dir.resolve("." + target.getFileName() + ".tmp-" + Long.toHexString(ThreadLocalRandom.current()
+                .nextLong()));
         try {
-            Files.createDirectories(dir);
-            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            FileChannel opened;
+            try {
+                opened = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            } catch (NoSuchFileException e) {
+                Files.createDirectories(dir); // only when missing: the JDK's call throws twice for an existing one
+                opened = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            }
+            try (FileChannel ch = opened) {
                 ByteBuffer buf = ByteBuffer.wrap(content);
                 while (buf.hasRemaining()) {
                     ch.write(buf);

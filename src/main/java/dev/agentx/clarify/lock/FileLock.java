@@ -1,5 +1,6 @@
 package dev.agentx.clarify.lock;
 
+import dev.agentx.clarify.files.Directories;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
@@ -175,7 +176,7 @@ public final class FileLock {
         byte[] bytes = info.toJson();
         Path dir = lockPath.getParent();
         try {
-            Files.createDirectories(dir);
+            Directories.ensure(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
         }

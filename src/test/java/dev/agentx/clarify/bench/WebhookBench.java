@@ -69,7 +69,8 @@ public final class WebhookBench {
     /** The JIT counts as settled once a round of warm-up load spends less than this share of its time compiling. */
     static final double SETTLED = 0.05;
     static final int MIN_ROUNDS = 3;
-    static final int MAX_ROUNDS = 40;
+    /** At most this many rounds (-Dwebhook.bench.maxRounds=N for a quick look). */
+    static final int MAX_ROUNDS = Integer.getInteger("webhook.bench.maxRounds", 40);
 
     /** How the warm-up went: rounds, deliveries, seconds, whether the JIT settled, and its compile time per round. */
     private record Warmup(int rounds, int deliveries, double seconds, boolean settled, List<Long> jitMillis) {

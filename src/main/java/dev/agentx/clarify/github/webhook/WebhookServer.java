@@ -21,6 +21,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +38,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class WebhookServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WebhookServer.class);
+    private static final Pattern JSON_TYPE = Pattern.compile("application/json\\s*(;.*)?");
+    private static final Pattern EVENT_NAME = Pattern.compile("[a-z_]{1,64}");
 
     private final String path;
     private final long maxBody;
@@ -149,14 +152,14 @@ public final class WebhookServer implements AutoCloseable {
             return;
         }
         String type = ctx.header("Content-Type");
-        if (type == null || !type.toLowerCase(Locale.ROOT).strip().matches("application/json\\s*(;.*)?")) {
+        if (type == null || !JSON_TYPE.matcher(type.toLowerCase(Locale.ROOT).strip()).matches()) {
             refused(ctx, 415, "Content-Type must be application/json (set the GitHub App's webhook content type "
                     + "to application/json), got " + (type == null ? "none" : "'" + type + "'"));
             return;
         }
         String event = ctx.header("X-GitHub-Event");
         String delivery = ctx.header("X-GitHub-Delivery");
-        if (event == null || event.isBlank() || !event.matches("[a-z_]{1,64}")) {
+        if (event == null || event.isBlank() || !EVENT_NAME.matcher(event).matches()) {
             refused(ctx, 400, "missing or malformed X-GitHub-Event header");
             return;
         }

@@ -93,8 +93,9 @@ public final class GitHubRig implements AutoCloseable {
     public GitHubRig(Path data, MutableClock clock, boolean requestJournal) {
         this.data = data;
         this.clock = clock;
-        this.wiremock = new WireMockServer(requestJournal ? wireMockConfig().dynamicPort()
-                : wireMockConfig().dynamicPort().disableRequestJournal());
+        this.wiremock = new WireMockServer(requestJournal
+                ? wireMockConfig().dynamicPort().extensions(new RateLimitHeaders())
+                : wireMockConfig().dynamicPort().extensions(new RateLimitHeaders()).disableRequestJournal());
         wiremock.start();
         stubGitHub();
         writeConfig(CONFIG);
