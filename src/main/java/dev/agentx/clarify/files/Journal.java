@@ -38,6 +38,8 @@ public final class Journal implements AutoCloseable {
     private final GroupCommit commit = new GroupCommit(this::force);
     private FileChannel channel;
     private long records;
+    /** Where the next record goes: the end of the good part of the file once read. */
+    private long position;
     /** Records written since the journal was opened (never reset: {@link #write} hands these out). */
     private long written;
     /** How many of {@link #written} are known to be on disk. */
@@ -75,6 +77,7 @@ public final class Journal implements AutoCloseable {
                 channel.force(true);
             }
             channel.position(end);
+            position = end;
             records = out.size();
             return out;
         } catch (IOException e) {
@@ -84,8 +87,71 @@ public final class Journal implements AutoCloseable {
         }
     }
 
+    /** A record and where it starts in the file (for {@link #read(long)}). */
+    public record Located(long offset, byte[] payload) {
+    }
+
+    /** As {@link #records()}, with where each record starts in the file. */
+    public List<Located> located() {
+        lock.lock();
+        try {
+            List<Located> out = new ArrayList<>();
+            long end = scan(channel, null, out);
+            if (end < channel.size()) {
+                channel.truncate(end);
+                channel.force(true);
+            }
+            channel.position(end);
+            position = end;
+            records = out.size();
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The payload of the record that starts at {@code offset} (from {@link #writeLocated} or
+     * {@link #located()}), checked against its checksum. Safe beside appends.
+     */
+    public byte[] read(long offset) {
+        try {
+            FileChannel ch;
+            lock.lock();
+            try {
+                ch = channel;
+            } finally {
+                lock.unlock();
+            }
+            ByteBuffer header = ByteBuffer.allocate(HEADER);
+            readFully(ch, header, offset);
+            header.flip();
+            int length = header.getInt();
+            int crc = header.getInt();
+            if (length < 0 || length > MAX_RECORD) {
+                throw new IOException("no record starts at byte " + offset);
+            }
+            ByteBuffer payload = ByteBuffer.allocate(length);
+            readFully(ch, payload, offset + HEADER);
+            CRC32C check = new CRC32C();
+            check.update(payload.array(), 0, length);
+            if ((int) check.getValue() != crc) {
+                throw new IOException("the record at byte " + offset + " is damaged (checksum mismatch)");
+            }
+            return payload.array();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Reads every whole record; returns where the good part of the file ends. */
     private long scan(FileChannel ch, List<byte[]> out) throws IOException {
+        return scan(ch, out, null);
+    }
+
+    private long scan(FileChannel ch, List<byte[]> out, List<Located> located) throws IOException {
         long size = ch.size();
         long pos = 0;
         ByteBuffer header = ByteBuffer.allocate(HEADER);
@@ -112,7 +178,12 @@ public final class Journal implements AutoCloseable {
                 throw new IOException("record at byte " + pos + " is damaged (checksum mismatch) and is not the last "
                         + "one: the file is corrupt; restore it from a backup or move it away to start empty");
             }
-            out.add(payload.array());
+            if (out != null) {
+                out.add(payload.array());
+            }
+            if (located != null) {
+                located.add(new Located(pos, payload.array()));
+            }
             pos += HEADER + length;
         }
         return pos;
@@ -140,6 +211,16 @@ public final class Journal implements AutoCloseable {
         return buf;
     }
 
+    /** How many bytes the file holds (its good part, once read). */
+    public long bytes() {
+        lock.lock();
+        try {
+            return position;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** How many records the file holds (what {@link #compact} would start from). */
     public long size() {
         lock.lock();
@@ -162,14 +243,25 @@ public final class Journal implements AutoCloseable {
      * a caller write several records and pay one sync for all of them, shared with other threads.
      */
     public long write(byte[] payload) {
+        return writeLocated(payload).number();
+    }
+
+    /** What {@link #writeLocated} wrote: the record's number for {@link #syncTo} and where it starts for {@link #read}. */
+    public record Written(long number, long offset) {
+    }
+
+    /** As {@link #write(byte[])}, also telling where the record starts. */
+    public Written writeLocated(byte[] payload) {
         ByteBuffer buf = frame(payload);
         lock.lock();
         try {
+            long at = position;
             while (buf.hasRemaining()) {
                 channel.write(buf);
             }
+            position = channel.position();
             records++;
-            return ++written;
+            return new Written(++written, at);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot append to " + file + ": " + e.getMessage(), e);
         } finally {
@@ -243,6 +335,7 @@ public final class Journal implements AutoCloseable {
             FileChannel old = channel;
             channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
             channel.position(channel.size());
+            position = channel.size();
             records = kept.size();
             old.close();
         } catch (IOException e) {

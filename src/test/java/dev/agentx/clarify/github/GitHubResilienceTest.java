@@ -154,8 +154,7 @@ class GitHubResilienceTest {
         ObjectNode d = rig.comment("eng", 2, "/clarify @architect Done before?\n/clarify @pm Not yet?");
         inbox = new Inbox(rig.data.resolve("inbox"), clock);
         inbox.accept("crashed-2", "issue_comment", rig.bytes(d));
-        Path file = inbox.pending().get(0);
-        inbox.saveProgress(file, new Inbox.Progress(1, false, 0, null));
+        inbox.saveProgress(inbox.queued().get(0), new Inbox.Progress(1, false, 0, null));
 
         rig.start();
         assertEquals(2, rig.ledger(1).clarifications().size());

@@ -13,8 +13,10 @@ import java.util.Arrays;
  * The bytes of an inbox file: a first line {@value #MAGIC}, a second line with the delivery's
  * id, event and time of receipt as one JSON object, then the body exactly as GitHub sent it. The
  * body is neither escaped nor encoded, so writing it at the 202 and reading it in the worker cost
- * a copy, not a base64 round trip. Files written by earlier versions (one JSON object with the
- * body in base64) are still read.
+ * a copy, not a base64 round trip. In the inbox's queue the header also carries the delivery's
+ * place in line ({@code seq}) and order key ({@code key}), so a restart finds them without parsing
+ * the body. Files written by earlier versions (one JSON object with the body in base64) are still
+ * read.
  */
 final class DeliveryFile {
     static final String MAGIC = "agentx-delivery 1";
@@ -23,11 +25,26 @@ final class DeliveryFile {
     private DeliveryFile() {
     }
 
+    /** What the header says of a queued delivery. */
+    record Header(long seq, String id, String event, Instant receivedAt, String key) {
+    }
+
     static byte[] encode(ObjectMapper json, InboundDelivery d) throws IOException {
+        return encode(json, d, 0, null);
+    }
+
+    /** With the place in line and order key in the header (seq 0 and key null: left out). */
+    static byte[] encode(ObjectMapper json, InboundDelivery d, long seq, String key) throws IOException {
         ObjectNode meta = json.createObjectNode();
+        if (seq > 0) {
+            meta.put("seq", seq);
+        }
         meta.put("id", d.id());
         meta.put("event", d.event());
         meta.put("receivedAt", d.receivedAt().toString());
+        if (key != null) {
+            meta.put("key", key);
+        }
         byte[] head = json.writeValueAsBytes(meta); // one line: the mapper does not indent, and escapes newlines
         ByteArrayOutputStream out = new ByteArrayOutputStream(MAGIC_LINE.length + head.length + 1 + d.body().length);
         out.write(MAGIC_LINE);
@@ -41,14 +58,33 @@ final class DeliveryFile {
         if (!startsWithMagic(bytes)) {
             return json.readValue(bytes, InboundDelivery.class); // an earlier version's file
         }
-        int from = MAGIC_LINE.length;
-        int end = from;
+        int end = headerEnd(bytes);
+        Header h = header(json, bytes, end);
+        return new InboundDelivery(h.id(), h.event(), h.receivedAt(), Arrays.copyOfRange(bytes, end + 1,
+                bytes.length));
+    }
+
+    /** The header alone, the body left unread (seq 0 and key null when the header has none). */
+    static Header decodeHeader(ObjectMapper json, byte[] bytes) throws IOException {
+        if (!startsWithMagic(bytes)) {
+            throw new IOException("not an inbox record: it does not start with '" + MAGIC + "'");
+        }
+        return header(json, bytes, headerEnd(bytes));
+    }
+
+    private static int headerEnd(byte[] bytes) throws IOException {
+        int end = MAGIC_LINE.length;
         while (end < bytes.length && bytes[end] != '\n') {
             end++;
         }
         if (end == bytes.length) {
             throw new IOException("the header line has no end: the file is truncated");
         }
+        return end;
+    }
+
+    private static Header header(ObjectMapper json, byte[] bytes, int end) throws IOException {
+        int from = MAGIC_LINE.length;
         JsonNode meta = json.readTree(bytes, from, end - from);
         if (meta == null || !meta.path("id").isTextual() || !meta.path("event").isTextual()
                 || !meta.path("receivedAt").isTextual()) {
@@ -60,8 +96,8 @@ final class DeliveryFile {
         } catch (java.time.format.DateTimeParseException e) {
             throw new IOException("receivedAt is not a time: " + e.getMessage(), e);
         }
-        return new InboundDelivery(meta.path("id").asText(), meta.path("event").asText(), at,
-                Arrays.copyOfRange(bytes, end + 1, bytes.length));
+        return new Header(meta.path("seq").asLong(0), meta.path("id").asText(), meta.path("event").asText(), at,
+                meta.path("key").isTextual() ? meta.path("key").asText() : null);
     }
 
     private static boolean startsWithMagic(byte[] bytes) {

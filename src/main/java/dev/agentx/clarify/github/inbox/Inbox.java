@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
-import dev.agentx.clarify.files.DirectorySync;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.github.Stamps;
@@ -12,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,21 +30,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The durable inbox of verified deliveries under {@code $AGENTX_DATA_DIR/inbox/}:
- * {@code pending/<seq>-<delivery>.json} ({@link DeliveryFile}: a header, then the body as
- * received) until processed (so a crash loses nothing: they are processed after restart); {@code journal} records how far each delivery got (commands done,
- * attempts) and the id of every delivery processed in the last {@link #KEEP_SEEN}, which covers
- * GitHub's manual redelivery window (deliveries of the past 3 days) with room to spare.
- * {@code failed/} keeps deliveries that could not be processed, with the reason in the log.
+ * The durable inbox of verified deliveries under {@code $AGENTX_DATA_DIR/inbox/}.
+ * {@code queue/<n>.log}: segments of a {@link Journal} that every accepted delivery is appended to
+ * ({@link DeliveryFile}: a header, then the body as received), made durable by one
+ * {@code fdatasync} shared by the requests that arrive together, so the 202 costs an append, not
+ * a file of its own (create, fsync, rename, directory fsync: measured, the file per delivery
+ * spent a third of a webhook request's CPU in the kernel). A segment is closed for appends at
+ * {@link #SEGMENT_BYTES} and deleted once all its deliveries are done with.
+ * {@code journal} records how far each delivery got (commands done, attempts) and the id of
+ * every delivery processed in the last {@link #KEEP_SEEN}, which covers GitHub's manual
+ * redelivery window (deliveries of the past 3 days) with room to spare. {@code failed/} keeps
+ * deliveries that could not be processed, a file each, with the reason in the log.
  *
- * <p>Accepting is built for many concurrent webhook requests: no lock is shared with the worker;
- * the delivery file is written and fsynced by the request's thread, and the directory fsync that
- * makes its name durable is shared by the requests that arrive together ({@link DirectorySync}).
- * Duplicates are told from the ids in memory: those seen and those pending, loaded at start. A
- * delivery is recorded as done in the journal (group commit, {@link Journal}) before its file
- * goes, so at every moment one of the two is on disk; a file whose id the journal has as done
- * (a crash undid its deletion) is dropped at start. Inboxes of earlier versions (a marker file per
- * id in {@code seen/}, a {@code .progress} file per delivery) are taken over at start.
+ * <p>Accepting is built for many concurrent webhook requests: no lock is shared with the worker
+ * beyond the moment of an append. Duplicates are told from the ids in memory: those seen and
+ * those pending, loaded at start. A delivery is recorded as done in the journal before its
+ * segment may go, so at every moment one of the two is on disk; a queued delivery whose id the
+ * journal has as done (a crash undid a segment's deletion) is skipped at start. Inboxes of
+ * earlier versions (a file per delivery in {@code pending/}, a marker file per id in
+ * {@code seen/}, a {@code .progress} file per delivery) are taken over at start.
  */
 public final class Inbox {
     private static final Logger LOG = LoggerFactory.getLogger(Inbox.class);
@@ -51,12 +56,15 @@ public final class Inbox {
     private static final Pattern DELIVERY_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
     /** The journal is compacted when it holds more than this many records beyond twice what it must keep. */
     static final int COMPACT_SLACK = 20_000;
+    /** A queue segment takes no more appends once it holds this many bytes (a few thousand deliveries). */
+    static final long SEGMENT_BYTES = 64L << 20;
+    private static final String SEGMENT_SUFFIX = ".log";
 
-    private final Path pending;
+    private final Path queueDir;
     private final Path failed;
     private final Clock clock;
     private final ObjectMapper json = JsonSupport.mapper();
-    private final DirectorySync pendingSync;
+    private final long segmentBytes;
     private final Journal journal;
     private final AtomicLong seq = new AtomicLong();
     /** Ids of deliveries pending or seen: a second delivery with one of them is a duplicate. */
@@ -66,15 +74,23 @@ public final class Inbox {
     private final Map<Long, Progress> progress = new ConcurrentHashMap<>();
     private final ConcurrentSkipListMap<Long, Queued> queued = new ConcurrentSkipListMap<>();
     private final Object compaction = new Object();
+    /** Guards {@link #segments}, {@link #current} and each segment's count of live deliveries. */
+    private final Object segmentLock = new Object();
+    private final TreeMap<Long, Segment> segments = new TreeMap<>();
+    private Segment current;
     private volatile Consumer<Queued> listener = q -> { };
 
     public enum Accepted { QUEUED, DUPLICATE }
 
+    /** Where a queued delivery is kept: its queue segment (by number) and the record's offset in it. */
+    public record Location(long segment, long offset) {
+    }
+
     /**
-     * A delivery waiting in {@code pending/}: its place in line, id, event, when it was received,
-     * its {@link #orderKey(JsonNode) order key} and its file.
+     * A delivery waiting in the queue: its place in line, id, event, when it was received, its
+     * {@link #orderKey(JsonNode) order key} and where it is kept.
      */
-    public record Queued(long seq, String id, String event, Instant receivedAt, String key, Path file) {
+    public record Queued(long seq, String id, String event, Instant receivedAt, String key, Location at) {
     }
 
     /**
@@ -94,13 +110,32 @@ public final class Inbox {
     record Rec(String op, long seq, String id, Progress progress, Instant at) {
     }
 
+    /** A queue segment: its file and how many of its deliveries are not done with yet. */
+    private static final class Segment {
+        final long number;
+        final Journal journal;
+        int live;
+        /** No longer appended to: deleted once {@link #live} is 0. */
+        boolean sealed;
+
+        Segment(long number, Journal journal) {
+            this.number = number;
+            this.journal = journal;
+        }
+    }
+
     public Inbox(Path dir, Clock clock) {
-        this.pending = dir.resolve("pending");
+        this(dir, clock, SEGMENT_BYTES);
+    }
+
+    /** With a smaller segment size, for tests of the segments' lifecycle. */
+    Inbox(Path dir, Clock clock, long segmentBytes) {
+        this.queueDir = dir.resolve("queue");
         this.failed = dir.resolve("failed");
         this.clock = clock;
-        this.pendingSync = new DirectorySync(pending);
+        this.segmentBytes = segmentBytes;
         try {
-            Files.createDirectories(pending);
+            Files.createDirectories(queueDir);
             Files.createDirectories(failed);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the inbox in " + dir + ": " + e.getMessage(), e);
@@ -115,40 +150,91 @@ public final class Inbox {
                     e);
         }
         try {
-            List<Path> files;
-            try (Stream<Path> s = Files.list(pending)) {
-                files = s.filter(p -> p.getFileName().toString().endsWith(".json")
-                        && !p.getFileName().toString().startsWith(".")).sorted().toList();
-            }
-            takeOverFiles(dir.resolve("seen"), files);
-            for (Path p : files) {
-                String name = p.getFileName().toString();
-                long n = Long.parseLong(name.substring(0, name.indexOf('-')));
-                seq.accumulateAndGet(n, Math::max);
-                String id = deliveryIdOf(p);
-                if (seen.containsKey(id)) {
-                    Files.deleteIfExists(p); // done before a crash took the deletion with it
-                    progress.remove(n);
-                    continue;
+            openSegments();
+            Path pending = dir.resolve("pending");
+            List<Path> files = new ArrayList<>();
+            if (Files.isDirectory(pending)) {
+                try (Stream<Path> s = Files.list(pending)) {
+                    s.filter(p -> p.getFileName().toString().endsWith(".json")
+                            && !p.getFileName().toString().startsWith(".")).sorted().forEach(files::add);
                 }
-                known.add(id);
-                InboundDelivery d;
-                try {
-                    d = read(p);
-                } catch (RuntimeException e) {
-                    // left for the worker, which moves it to failed/ with the reason
-                    queued.put(n, new Queued(n, id, "?", clock.instant(), "", p));
-                    continue;
-                }
-                queued.put(n, new Queued(n, id, d.event(), d.receivedAt(), orderKey(d.body()), p));
             }
+            takeOverFiles(dir.resolve("seen"), pending, files);
+            takeOverPending(pending, files);
             progress.keySet().retainAll(queued.keySet());
+            synchronized (segmentLock) {
+                Segment last = segments.isEmpty() ? null : segments.lastEntry().getValue();
+                for (Segment seg : new ArrayList<>(segments.values())) {
+                    if (seg != last || seg.journal.bytes() >= segmentBytes) {
+                        seg.sealed = true;
+                        dropIfDone(seg);
+                    }
+                }
+                current = last != null && !last.sealed ? last : newSegment();
+            }
         } catch (IOException | NumberFormatException e) {
             throw new UncheckedIOException("cannot open the inbox in " + dir + ": " + e.getMessage(),
                     e instanceof IOException io ? io : new IOException(e));
         }
         known.addAll(seen.keySet());
         compact();
+    }
+
+    /** Reads every queue segment: the deliveries not done with are queued again. */
+    private void openSegments() throws IOException {
+        List<Path> files;
+        try (Stream<Path> s = Files.list(queueDir)) {
+            files = s.filter(p -> p.getFileName().toString().endsWith(SEGMENT_SUFFIX)).sorted().toList();
+        }
+        for (Path f : files) {
+            String name = f.getFileName().toString();
+            long number = Long.parseLong(name.substring(0, name.length() - SEGMENT_SUFFIX.length()));
+            Journal j = new Journal(f);
+            Segment seg = new Segment(number, j);
+            List<Journal.Located> records;
+            try {
+                records = j.located();
+            } catch (RuntimeException e) {
+                j.close();
+                throw new IllegalStateException("cannot read the inbox queue segment " + f + ": " + e.getMessage(), e);
+            }
+            for (Journal.Located r : records) {
+                DeliveryFile.Header h = DeliveryFile.decodeHeader(json, r.payload());
+                seq.accumulateAndGet(h.seq(), Math::max);
+                if (seen.containsKey(h.id()) || !known.add(h.id())) {
+                    continue; // done before a crash undid the segment's deletion, or queued twice
+                }
+                queued.put(h.seq(), new Queued(h.seq(), h.id(), h.event(), h.receivedAt(),
+                        h.key() == null ? "" : h.key(), new Location(number, r.offset())));
+                seg.live++;
+            }
+            segments.put(number, seg);
+        }
+    }
+
+    /** A new segment to append to, numbered after every earlier one; the caller holds {@link #segmentLock}. */
+    private Segment newSegment() {
+        long number = Math.max(seq.get() + 1, segments.isEmpty() ? 1 : segments.lastKey() + 1);
+        Path file = queueDir.resolve(String.format("%020d%s", number, SEGMENT_SUFFIX));
+        Journal j = new Journal(file);
+        j.records(); // positions it at the end (a new file: empty)
+        Segment seg = new Segment(number, j);
+        segments.put(number, seg);
+        return seg;
+    }
+
+    /** Deletes a sealed segment none of whose deliveries is left; the caller holds {@link #segmentLock}. */
+    private void dropIfDone(Segment seg) {
+        if (!seg.sealed || seg.live > 0) {
+            return;
+        }
+        segments.remove(seg.number);
+        seg.journal.close();
+        try {
+            Files.deleteIfExists(seg.journal.file()); // no fsync: should a crash undo it, the start drops it again
+        } catch (IOException e) {
+            LOG.warn("inbox: cannot delete the processed queue segment {}: {}", seg.journal.file(), e.toString());
+        }
     }
 
     private void apply(Rec r) {
@@ -169,7 +255,7 @@ public final class Inbox {
      * pending: that version marked them at acceptance) and {@code .progress} files go into the
      * journal, then those files go.
      */
-    private void takeOverFiles(Path seenDir, List<Path> pendingFiles) throws IOException {
+    private void takeOverFiles(Path seenDir, Path pending, List<Path> pendingFiles) throws IOException {
         List<Path> markers = new ArrayList<>();
         if (Files.isDirectory(seenDir)) {
             try (Stream<Path> s = Files.list(seenDir)) {
@@ -177,8 +263,10 @@ public final class Inbox {
             }
         }
         List<Path> progressFiles = new ArrayList<>();
-        try (Stream<Path> s = Files.list(pending)) {
-            s.filter(p -> p.getFileName().toString().endsWith(".progress")).forEach(progressFiles::add);
+        if (Files.isDirectory(pending)) {
+            try (Stream<Path> s = Files.list(pending)) {
+                s.filter(p -> p.getFileName().toString().endsWith(".progress")).forEach(progressFiles::add);
+            }
         }
         if (markers.isEmpty() && progressFiles.isEmpty()) {
             deleteEmpty(seenDir);
@@ -206,6 +294,70 @@ public final class Inbox {
             Files.deleteIfExists(f);
         }
         deleteEmpty(seenDir);
+    }
+
+    /**
+     * Takes the delivery files of an earlier version ({@code pending/<seq>-<id>.json}) over into
+     * a queue segment, keeping their numbers (the journal's progress records are keyed by them);
+     * the files go once the segment is durable. One that cannot be read goes to {@code failed/}.
+     */
+    private void takeOverPending(Path pending, List<Path> files) throws IOException {
+        if (files.isEmpty()) {
+            deleteEmpty(pending);
+            return;
+        }
+        for (Path p : files) {
+            seq.accumulateAndGet(seqOf(p), Math::max);
+        }
+        Segment seg;
+        synchronized (segmentLock) {
+            seg = newSegment();
+        }
+        int moved = 0;
+        int unreadable = 0;
+        for (Path p : files) {
+            long n = seqOf(p);
+            String id = deliveryIdOf(p);
+            if (seen.containsKey(id) || known.contains(id)) {
+                continue; // done before a crash took the deletion with it
+            }
+            InboundDelivery d;
+            try {
+                d = DeliveryFile.decode(json, Files.readAllBytes(p));
+            } catch (IOException | RuntimeException e) {
+                LOG.error("delivery {} moved to {}: unreadable: {}", id, failed, e.getMessage());
+                Files.move(p, failed.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                AtomicFiles.fsyncDirectory(failed);
+                record(new Rec("done", n, id, null, clock.instant()));
+                unreadable++;
+                continue;
+            }
+            String key = orderKey(d.body());
+            Journal.Written w = seg.journal.writeLocated(DeliveryFile.encode(json, d, n, key));
+            known.add(id);
+            queued.put(n, new Queued(n, id, d.event(), d.receivedAt(), key, new Location(seg.number, w.offset())));
+            synchronized (segmentLock) {
+                seg.live++;
+            }
+            moved++;
+        }
+        seg.journal.sync();
+        for (Path p : files) {
+            Files.deleteIfExists(p);
+        }
+        deleteEmpty(pending);
+        LOG.info("inbox: took {} delivery files of an earlier version over into {} ({} unreadable, moved to {})",
+                moved, seg.journal.file(), unreadable, failed);
+    }
+
+    private static String deliveryIdOf(Path file) {
+        String name = file.getFileName().toString();
+        return name.substring(name.indexOf('-') + 1, name.length() - ".json".length());
+    }
+
+    private static long seqOf(Path file) {
+        String name = file.getFileName().toString();
+        return Long.parseLong(name.substring(0, name.indexOf('-')));
     }
 
     private static void deleteEmpty(Path dir) {
@@ -262,7 +414,8 @@ public final class Inbox {
 
     /**
      * Queues a delivery durably unless its id was seen before; when this returns QUEUED the
-     * delivery survives a crash. Safe to call from many threads at once.
+     * delivery survives a crash. Safe to call from many threads at once: their appends share
+     * one {@code fdatasync}.
      */
     public Accepted accept(String id, String event, byte[] body, String key) {
         if (!validId(id)) {
@@ -273,14 +426,33 @@ public final class Inbox {
         }
         Instant now = clock.instant();
         long n = seq.incrementAndGet();
-        Path file = pending.resolve(String.format("%020d-%s.json", n, id));
+        Segment seg;
+        Journal.Written w;
         try {
-            AtomicFiles.write(file, DeliveryFile.encode(json, new InboundDelivery(id, event, now, body)), pendingSync);
+            byte[] record = DeliveryFile.encode(json, new InboundDelivery(id, event, now, body), n, key);
+            synchronized (segmentLock) {
+                seg = current;
+                w = seg.journal.writeLocated(record);
+                seg.live++;
+                if (seg.journal.bytes() >= segmentBytes) {
+                    seg.sealed = true; // the next delivery starts a new segment
+                    current = newSegment();
+                }
+            }
         } catch (IOException | RuntimeException e) {
             known.remove(id);
             throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
         }
-        Queued q = new Queued(n, id, event, now, key, file);
+        try {
+            seg.journal.syncTo(w.number());
+        } catch (RuntimeException e) {
+            // not acknowledged, so GitHub shows it failed; should the record survive after all, the
+            // start queues it and a redelivery of the same id is then a duplicate
+            release(seg);
+            known.remove(id);
+            throw e;
+        }
+        Queued q = new Queued(n, id, event, now, key, new Location(seg.number, w.offset()));
         queued.put(n, q);
         listener.accept(q);
         return Accepted.QUEUED;
@@ -296,62 +468,81 @@ public final class Inbox {
         return queued.size();
     }
 
-    /** The files of the deliveries waiting, oldest first. */
-    public List<Path> pending() {
-        return queued.values().stream().map(Queued::file).toList();
-    }
-
-    private static String deliveryIdOf(Path file) {
-        String name = file.getFileName().toString();
-        return name.substring(name.indexOf('-') + 1, name.length() - ".json".length());
-    }
-
-    public InboundDelivery read(Path file) {
+    /** The delivery as received. */
+    public InboundDelivery read(Queued q) {
+        Segment seg;
+        synchronized (segmentLock) {
+            seg = segments.get(q.at().segment());
+        }
+        if (seg == null) {
+            throw new IllegalStateException("delivery " + q.id() + " is no longer in the inbox's queue");
+        }
         try {
-            return DeliveryFile.decode(json, Files.readAllBytes(file));
+            return DeliveryFile.decode(json, seg.journal.read(q.at().offset()));
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read inbox entry " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read delivery " + q.id() + " from " + seg.journal.file() + ": "
+                    + e.getMessage(), e);
         }
     }
 
-    private static long seqOf(Path file) {
-        String name = file.getFileName().toString();
-        return Long.parseLong(name.substring(0, name.indexOf('-')));
+    public Progress progress(Queued q) {
+        return progress.getOrDefault(q.seq(), Progress.NONE);
     }
 
-    public Progress progress(Path file) {
-        return progress.getOrDefault(seqOf(file), Progress.NONE);
+    public void saveProgress(Queued q, Progress p) {
+        record(new Rec("progress", q.seq(), null, p, null));
     }
 
-    public void saveProgress(Path file, Progress p) {
-        record(new Rec("progress", seqOf(file), null, p, null));
-    }
-
-    /** The delivery is processed: its id is kept as seen, its file goes. */
-    public void done(Path file) {
-        record(new Rec("done", seqOf(file), deliveryIdOf(file), null, clock.instant()));
-        try {
-            Files.deleteIfExists(file); // no fsync: should a crash undo it, the start drops the file
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    /** The delivery is processed: its id is kept as seen, and its segment may go. */
+    public void done(Queued q) {
+        record(new Rec("done", q.seq(), q.id(), null, clock.instant()));
+        if (queued.remove(q.seq()) != null) {
+            release(q);
         }
-        queued.remove(seqOf(file));
         maybeCompact();
     }
 
-    /** The delivery cannot be processed: keep it in {@code failed/} for a person to look at. */
-    public void fail(Path file, String why) {
-        String id = deliveryIdOf(file);
-        LOG.error("delivery {} moved to {}: {}", id, failed, why);
-        try {
-            Files.move(file, failed.resolve(file.getFileName()));
-            AtomicFiles.fsyncDirectory(failed);
-            pendingSync.sync();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    private void release(Queued q) {
+        Segment seg;
+        synchronized (segmentLock) {
+            seg = segments.get(q.at().segment());
         }
-        record(new Rec("done", seqOf(file), id, null, clock.instant()));
-        queued.remove(seqOf(file));
+        if (seg != null) {
+            release(seg);
+        }
+    }
+
+    private void release(Segment seg) {
+        synchronized (segmentLock) {
+            seg.live--;
+            dropIfDone(seg);
+        }
+    }
+
+    /**
+     * The delivery cannot be processed: keep it in {@code failed/} ({@code <seq>-<id>.json}, the
+     * inbox file format) for a person to look at.
+     */
+    public void fail(Queued q, String why) {
+        LOG.error("delivery {} moved to {}: {}", q.id(), failed, why);
+        String name = String.format("%020d-%s", q.seq(), q.id());
+        byte[] content;
+        Path target;
+        try {
+            content = DeliveryFile.encode(json, read(q));
+            target = failed.resolve(name + ".json");
+        } catch (IOException | RuntimeException e) {
+            // not even readable: what is known of it, and why
+            content = ("delivery " + q.id() + " (" + q.event() + "), received " + q.receivedAt() + ", could not be "
+                    + "read from the inbox's queue: " + e.getMessage() + "\nfailed because: " + why + "\n")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            target = failed.resolve(name + ".txt");
+        }
+        AtomicFiles.write(target, content);
+        record(new Rec("done", q.seq(), q.id(), null, clock.instant()));
+        if (queued.remove(q.seq()) != null) {
+            release(q);
+        }
     }
 
     /** Forgets delivery ids seen longer ago than {@link #KEEP_SEEN} and compacts the journal. */

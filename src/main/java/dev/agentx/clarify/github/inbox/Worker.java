@@ -7,7 +7,6 @@ import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.Metrics;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -279,17 +278,16 @@ public final class Worker implements AutoCloseable {
      * otherwise when to try it again.
      */
     private Instant process(Inbox.Queued q) {
-        Path file = q.file();
         Instant now = clock.instant();
-        Inbox.Progress progress = inbox.progress(file);
+        Inbox.Progress progress = inbox.progress(q);
         if (progress.notBefore() != null && now.isBefore(progress.notBefore())) {
             return progress.notBefore(); // a retry planned before a restart
         }
         InboundDelivery d;
         try {
-            d = inbox.read(file);
+            d = inbox.read(q);
         } catch (RuntimeException e) {
-            inbox.fail(file, "unreadable: " + e.getMessage());
+            inbox.fail(q, "unreadable: " + e.getMessage());
             return null;
         }
         JsonNode payload = parse(d.body());
@@ -300,20 +298,20 @@ public final class Worker implements AutoCloseable {
             // done (one outbox fsync per command, shared with the other lanes)
             handler.handle(d, payload, progress, p -> {
                 outbox.sync();
-                inbox.saveProgress(file, p);
+                inbox.saveProgress(q, p);
             });
             outbox.sync();
-            inbox.done(file);
+            inbox.done(q);
             LOG.info("delivery {} ({}{}) processed", d.id(), d.event(), action.isEmpty() ? "" : "." + action);
             metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "processed");
             return null;
         } catch (RuntimeException e) {
-            Inbox.Progress before = inbox.progress(file);
+            Inbox.Progress before = inbox.progress(q);
             int attempts = before.attempts() + 1;
             if (attempts >= MAX_ATTEMPTS) {
                 LOG.error("delivery {} ({}) failed {} times; moved to the inbox's failed/: {}", d.id(), d.event(),
                         attempts, e.toString());
-                inbox.fail(file, "failed " + attempts + " times, last: " + e);
+                inbox.fail(q, "failed " + attempts + " times, last: " + e);
                 metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "failed");
                 return null;
             }
@@ -321,7 +319,7 @@ public final class Worker implements AutoCloseable {
             LOG.warn("delivery {} ({}) failed (attempt {}), retrying in {} s: {}", d.id(), d.event(), attempts,
                     wait.toSeconds(), e.toString(), e);
             Instant retryAt = now.plus(wait);
-            inbox.saveProgress(file, new Inbox.Progress(before.commandsDone(), before.refused(), attempts, retryAt));
+            inbox.saveProgress(q, new Inbox.Progress(before.commandsDone(), before.refused(), attempts, retryAt));
             metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "retry");
             return retryAt;
         } finally {

@@ -108,7 +108,7 @@ class WorkerTest {
         inbox.accept("c", "issue_comment", comment(2, "2-0"));
         worker.drain();
         assertEquals(List.of("2-0"), handled, "issue 2 goes on; issue 1 waits behind its failed delivery");
-        assertEquals(1, inbox.progress(inbox.pending().get(0)).attempts());
+        assertEquals(1, inbox.progress(inbox.queued().get(0)).attempts());
         clock.advance(Duration.ofSeconds(9));
         worker.drain();
         assertEquals(List.of("2-0"), handled, "not before the backoff is over");
