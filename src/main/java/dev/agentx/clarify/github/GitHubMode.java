@@ -123,6 +123,11 @@ public final class GitHubMode implements AutoCloseable {
                 () -> List.of(new Metrics.Sample(outbox.size())));
         metrics.gauge(ServerMetrics.INBOX_DEPTH, "Deliveries accepted and not yet processed.",
                 () -> List.of(new Metrics.Sample(inbox.size())));
+        metrics.gauge(ServerMetrics.WEBHOOK_IN_FLIGHT, "Webhook requests being answered.",
+                () -> List.of(new Metrics.Sample(worker.priority().requestsInFlight())));
+        metrics.gauge(ServerMetrics.WORKER_LANES_ALLOWED, "Worker lanes that may start deliveries now: all of them, "
+                + "or one while webhook requests queue up.",
+                () -> List.of(new Metrics.Sample(worker.priority().allowedLanes())));
         metrics.gauge(ServerMetrics.CLARIFICATIONS, "Active clarifications by status, over every repository served.",
                 this::clarificationCounts);
         if (github instanceof Hub4jGateway hub4j) {

@@ -14,6 +14,8 @@ public final class ServerMetrics {
     public static final String OUTBOX_DEPTH = "agentx_outbox_depth";
     public static final String OUTBOX_EFFECTS = "agentx_outbox_effects_total";
     public static final String INBOX_DEPTH = "agentx_inbox_depth";
+    public static final String WEBHOOK_IN_FLIGHT = "agentx_webhook_requests_in_flight";
+    public static final String WORKER_LANES_ALLOWED = "agentx_worker_lanes_allowed";
     public static final String GITHUB_CALLS = "agentx_github_api_calls_total";
     public static final String RATE_LIMIT_REMAINING = "agentx_github_rate_limit_remaining";
     public static final String LOCK_WAIT = "agentx_lock_wait_seconds";

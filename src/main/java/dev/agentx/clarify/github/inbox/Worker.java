@@ -41,7 +41,8 @@ import org.slf4j.MDC;
  * <p>Asynchronous (the server's mode): a delivery is handed to a lane as soon as it is queued;
  * after each delivery the lane hands the issues it queued effects for to {@link #SENDERS} sender
  * threads and goes on, so a lane never waits for GitHub while posting; a tick every
- * {@link #TICK} sends effects whose wait is over and takes up lines whose retry is due.
+ * {@link #TICK} sends effects whose wait is over and takes up lines whose retry is due. While
+ * webhook requests queue up, lanes start deliveries one at a time ({@link AckPriority}).
  * Synchronous (tests): {@link #wake()} does all the work on the caller's thread before the webhook is answered, so
  * tests need no sleeps.
  */
@@ -71,6 +72,7 @@ public final class Worker implements AutoCloseable {
     private final boolean synchronous;
     private final Metrics metrics;
     private final ObjectMapper json = JsonSupport.mapper();
+    private final AckPriority priority = new AckPriority(LANES);
     private final Map<String, Line> lines = new ConcurrentHashMap<>();
     private final Set<Long> tracked = ConcurrentHashMap.newKeySet();
     private final Map<Thread, Instant> busySince = new ConcurrentHashMap<>();
@@ -111,6 +113,11 @@ public final class Worker implements AutoCloseable {
         this.metrics = metrics;
         inbox.onQueued(this::submit);
         inbox.queued().forEach(this::submit);
+    }
+
+    /** What the webhook tells of its requests in flight, so the lanes step back while acknowledgements queue up. */
+    public AckPriority priority() {
+        return priority;
     }
 
     public Health health() {
@@ -243,12 +250,20 @@ public final class Worker implements AutoCloseable {
                 }
             }
             Instant retryAt;
+            boolean gated = !synchronous;
+            if (gated) {
+                priority.laneStarting(); // the webhook's acknowledgements first
+            }
             try {
                 retryAt = process(head);
             } catch (RuntimeException e) {
                 // the inbox itself failed (disk full, permissions): try the line again on a later tick
                 LOG.error("worker: {}", e.toString(), e);
                 retryAt = clock.instant().plus(TICK);
+            } finally {
+                if (gated) {
+                    priority.laneDone();
+                }
             }
             synchronized (line) {
                 if (retryAt != null) {

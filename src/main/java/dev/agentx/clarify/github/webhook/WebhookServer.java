@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.github.inbox.AckPriority;
 import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
 import dev.agentx.clarify.github.ops.Readiness;
@@ -147,6 +148,16 @@ public final class WebhookServer implements AutoCloseable {
     }
 
     private void webhook(Context ctx) {
+        AckPriority priority = worker.priority();
+        priority.requestStarted();
+        try {
+            accept(ctx);
+        } finally {
+            priority.requestEnded();
+        }
+    }
+
+    private void accept(Context ctx) {
         if (stopping) {
             refused(ctx, 503, "agentx serve is shutting down; redeliver this delivery once it is back");
             return;
