@@ -60,8 +60,11 @@ public final class WebhookBench {
         }
     }
 
-    /** What a run measured: ack latencies (from the intended send time), errors, deliveries per second. */
-    private record Run(List<Long> ackNanos, int errors, double perSecond) {
+    /**
+     * What a run measured: ack latencies (from the intended send time), errors, deliveries per second, and
+     * for open-loop runs each ack as {intended send nanoTime, latency nanos} (empty for closed-loop runs).
+     */
+    private record Run(List<Long> ackNanos, int errors, double perSecond, List<long[]> timed) {
     }
 
     private static final java.lang.management.CompilationMXBean JIT =
@@ -152,16 +155,20 @@ public final class WebhookBench {
         String app = "http://127.0.0.1:" + mode.port() + GitHubSettings.DEFAULT_PATH;
         String base = "http://127.0.0.1:" + bare.port() + GitHubSettings.DEFAULT_PATH;
         AtomicInteger issues = new AtomicInteger(1000);
+        GcPauses gc = null;
         try {
             // warm-up of both, not measured
             Warmup warmup = warmUp(mode, app, base, rig, issues, rate, clients);
             long jit0 = JIT.getTotalCompilationTime();
+            gc = new GcPauses();
 
             int steadyCount = rate * seconds;
             Run baseSteady = openLoop(base, deliveries(rig, issues, steadyCount), rate, null);
             List<Delivery> steadyLoad = deliveries(rig, issues, steadyCount);
             Map<String, Long> cpu0 = CpuByThread.snapshot();
             Run appSteady = openLoop(app, steadyLoad, rate, sentAt);
+            List<GcPauses.Pause> steadyPauses = gc.since(firstDue(appSteady));
+            List<GcPauses.Pause> basePauses = gc.since(firstDue(baseSteady));
             drain(mode, Duration.ofSeconds(120));
             Map<String, Long> steadyCpu = CpuByThread.since(cpu0);
             EndToEnd e2e = EndToEnd.of(sentAt, postedAt);
@@ -179,6 +186,11 @@ public final class WebhookBench {
             long measuredJit = JIT.getTotalCompilationTime() - jit0;
             report(warmup, measuredJit, rate, seconds, saturation, clients, baseSteady, appSteady, baseSat, appSat, e2e, half, appHalf,
                     halfE2e, drainSeconds);
+            System.out.printf("Where the steady run's slow acknowledgements came from (collector: %s; GC pauses are the "
+                    + "whole JVM's: server, stub and load generator):%n%n", collectors(steadyPauses));
+            System.out.println("- bare Javalin: " + tail(baseSteady, basePauses));
+            System.out.println("- agentx serve: " + tail(appSteady, steadyPauses));
+            System.out.println();
             System.out.printf("CPU time per delivery during the steady run and its drain, by thread (%d deliveries; "
                     + "2 cores give 10 ms per delivery at 200/s):%n%n", steadyCount);
             System.out.println("| threads | what they are | CPU ms per delivery |");
@@ -189,6 +201,9 @@ public final class WebhookBench {
             }
             System.out.println();
         } finally {
+            if (gc != null) {
+                gc.close();
+            }
             bare.stop();
             mode.close();
             rig.close();
@@ -224,6 +239,7 @@ public final class WebhookBench {
     /** A steady rate; latency counts from the intended send time, so a stall is not hidden. */
     private Run openLoop(String url, List<Delivery> ds, int rate, Map<Integer, Long> sentAt) {
         List<Long> lat = Collections.synchronizedList(new ArrayList<>());
+        List<long[]> timed = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger errors = new AtomicInteger();
         List<CompletableFuture<?>> all = new ArrayList<>();
         long start = System.nanoTime();
@@ -242,14 +258,16 @@ public final class WebhookBench {
                 if (t != null || !ok(r.statusCode())) {
                     errors.incrementAndGet();
                 } else {
-                    lat.add(System.nanoTime() - due);
+                    long took = System.nanoTime() - due;
+                    lat.add(took);
+                    timed.add(new long[] {due, took});
                 }
                 return null;
             }));
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
         double took = (System.nanoTime() - start) / 1e9;
-        return new Run(lat, errors.get(), ds.size() / took);
+        return new Run(lat, errors.get(), ds.size() / took, timed);
     }
 
     /** As fast as {@code clients} concurrent senders go. */
@@ -282,7 +300,7 @@ public final class WebhookBench {
         CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).join();
         double took = (System.nanoTime() - start) / 1e9;
         pool.shutdown();
-        return new Run(lat, errors.get(), ds.size() / took);
+        return new Run(lat, errors.get(), ds.size() / took, List.of());
     }
 
     private static void drain(GitHubMode mode, Duration limit) {
@@ -293,6 +311,71 @@ public final class WebhookBench {
             }
             LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
         }
+    }
+
+    private static long firstDue(Run r) {
+        long first = Long.MAX_VALUE;
+        synchronized (r.timed()) {
+            for (long[] t : r.timed()) {
+                first = Math.min(first, t[0]);
+            }
+        }
+        return first;
+    }
+
+    private static String collectors(List<GcPauses.Pause> pauses) {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (GcPauses.Pause p : pauses) {
+            names.add(p.collector());
+        }
+        return names.isEmpty() ? "no collection" : String.join(", ", names);
+    }
+
+    /** Acknowledgements over the goal's 10 ms in an open-loop run, and how many overlapped a GC pause. */
+    static String tail(Run r, List<GcPauses.Pause> pauses) {
+        long slow = 10_000_000L;
+        long from = Long.MAX_VALUE;
+        long to = Long.MIN_VALUE;
+        List<long[]> acks;
+        synchronized (r.timed()) {
+            acks = new ArrayList<>(r.timed());
+        }
+        for (long[] a : acks) {
+            from = Math.min(from, a[0]);
+            to = Math.max(to, a[0] + a[1]);
+        }
+        int inRun = 0;
+        double total = 0;
+        double longest = 0;
+        for (GcPauses.Pause p : pauses) {
+            if (p.overlaps(from, to)) {
+                inRun++;
+                total += p.millis();
+                longest = Math.max(longest, p.millis());
+            }
+        }
+        acks.sort((x, y) -> Long.compare(y[1], x[1]));
+        int over = 0;
+        int overlapped = 0;
+        StringBuilder slowest = new StringBuilder();
+        for (long[] a : acks) {
+            if (a[1] <= slow) {
+                break;
+            }
+            over++;
+            boolean inGc = false;
+            for (GcPauses.Pause p : pauses) {
+                inGc |= p.overlaps(a[0], a[0] + a[1]);
+            }
+            overlapped += inGc ? 1 : 0;
+            if (over <= 3) {
+                slowest.append(String.format("%s%.1f ms at %.2f s%s", over > 1 ? ", " : "", a[1] / 1e6,
+                        (a[0] - from) / 1e9, inGc ? "" : " (no GC)"));
+            }
+        }
+        return String.format("%d GC pauses during the run, %.0f ms in all, longest %.1f ms; %d of %d acks over 10 ms, "
+                + "%d of them during a GC pause%s", inRun, total, longest, over, acks.size(), overlapped,
+                over == 0 ? "" : "; slowest: " + slowest);
     }
 
     private static String ratio(double a, double b) {

@@ -21,8 +21,14 @@ class AgentxJarIT {
     }
 
     static Result run(Path cwd, List<String> cmd) throws Exception {
+        return run(cwd, cmd, java.util.Map.of());
+    }
+
+    static Result run(Path cwd, List<String> cmd, java.util.Map<String, String> env) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
         pb.environment().put("NO_COLOR", "1");
+        pb.environment().remove("AGENTX_JAVA_OPTS");
+        pb.environment().putAll(env);
         Path out = Files.createTempFile("out", ".txt");
         Path err = Files.createTempFile("err", ".txt");
         Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
@@ -62,5 +68,22 @@ class AgentxJarIT {
         assertTrue(demo.out().contains("exit code: 3"), demo.out());
         assertTrue(demo.err().contains("SCOPE_VIOLATION: Agent 'engineer' cannot clarify with 'reviewer'"), demo.err());
         assertTrue(Files.exists(dir.resolve("demo/.agentx/state/clarifications/issue-42.json")));
+    }
+
+    @Test
+    void theLauncherRunsTheServerWithServerFlagsAndTheCliWithStartUpFlags() throws Exception {
+        Path repo = Path.of("").toAbsolutePath();
+        String launcher = repo.resolve("bin/agentx").toString();
+        java.util.Map<String, String> printFlags = java.util.Map.of("JAVA_TOOL_OPTIONS", "-XX:+PrintCommandLineFlags");
+        Result serve = run(dir, List.of(launcher, "--root", dir.toString(), "serve", "--help"), printFlags);
+        assertEquals(0, serve.code(), serve.err());
+        assertTrue(serve.out().contains("-XX:MaxRAMPercentage=75"), serve.out());
+        assertTrue(!serve.out().contains("TieredStopAtLevel"), serve.out());
+        // "serve" as a later word is not the command
+        Files.createDirectories(dir.resolve(".agentx"));
+        Result cli = run(dir, List.of(launcher, "--root", dir.toString(), "clarify", "show", "serve"), printFlags);
+        assertEquals(3, cli.code(), cli.err());
+        assertTrue(cli.out().contains("-XX:TieredStopAtLevel=1"), cli.out());
+        assertTrue(!cli.out().contains("MaxRAMPercentage"), cli.out());
     }
 }
