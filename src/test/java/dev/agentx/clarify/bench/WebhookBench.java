@@ -395,6 +395,14 @@ public final class WebhookBench {
                 + "in the same JVM. Steady: %d/s for %d s, latency from the intended send time. Saturation: %d "
                 + "deliveries from %d concurrent clients. Goals: ack p99 < 10 ms at 200/s; >= 1,000 deliveries/s.%n%n",
                 rate, seconds, saturation, clients);
+        List<String> flags = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("-XX:")).toList();
+        String user = System.getProperty("user.name");
+        System.out.printf("JVM flags: `%s`; user: %s%s.%n%n", String.join(" ", flags), user,
+                flags.contains("-XX:ThreadPriorityPolicy=1") && "root".equals(user)
+                        ? " (as root the priority policy also raises the JVM's own threads, GC and JIT, to nice -4;"
+                                + " as any other user only the worker's threads change, to nice 4)"
+                        : "");
         warmup.print(measuredJit);
         System.out.println("| run | server | deliveries | errors | deliveries/s | p50 | p90 | p99 | max |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");

@@ -128,6 +128,17 @@ class DeployFilesTest {
         assertTrue(unit.contains("-jar /opt/agentx/agentx.jar serve"), unit);
     }
 
+    @Test
+    void everyWayToRunTheServerUsesTheSameJvmFlags() throws IOException {
+        String flags = "-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:ThreadPriorityPolicy=1";
+        assertTrue(dockerEnv(read("Dockerfile")).contains("JAVA_TOOL_OPTIONS=\"" + flags + "\""), "Dockerfile");
+        assertTrue(read("systemd/agentx.service").contains("ExecStart=/usr/bin/java " + flags + " -jar "), "systemd");
+        assertTrue(read("kubernetes/agentx.yaml").contains("value: \"" + flags + "\""), "Kubernetes");
+        assertTrue(Files.readString(Path.of("bin/agentx")).contains("serve) cli_opts=\"" + flags + "\""), "bin/agentx");
+        assertTrue(Files.readString(Path.of("bench/webhook-bench")).contains("WEBHOOK_BENCH_JAVA_OPTS:-" + flags + "}"),
+                "the webhook benchmark measures the server as deployed");
+    }
+
     private static List<String> concat(List<String> a, List<String> b) {
         List<String> out = new ArrayList<>(a);
         out.addAll(b);

@@ -78,6 +78,7 @@ class AgentxJarIT {
         Result serve = run(dir, List.of(launcher, "--root", dir.toString(), "serve", "--help"), printFlags);
         assertEquals(0, serve.code(), serve.err());
         assertTrue(serve.out().contains("-XX:MaxRAMPercentage=75"), serve.out());
+        assertTrue(serve.out().contains("-XX:ThreadPriorityPolicy=1"), serve.out());
         assertTrue(!serve.out().contains("TieredStopAtLevel"), serve.out());
         // "serve" as a later word is not the command
         Files.createDirectories(dir.resolve(".agentx"));

@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -153,16 +154,38 @@ public final class Worker implements AutoCloseable {
         }
         AtomicInteger n = new AtomicInteger();
         lanes = Executors.newFixedThreadPool(LANES, r -> daemon(r, "agentx-worker-" + n.incrementAndGet()));
+        OptionalInt starterNice = ThreadNice.ofCurrentThread();
+        lanes.execute(() -> logPriority(starterNice, ThreadNice.ofCurrentThread()));
         AtomicInteger s = new AtomicInteger();
         senders = Executors.newFixedThreadPool(SENDERS, r -> daemon(r, "agentx-sender-" + s.incrementAndGet()));
         ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "agentx-worker-tick"));
         ticker.scheduleWithFixedDelay(this::tick, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private static Thread daemon(Runnable r, String name) {
+    /**
+     * A thread of the worker (lane, sender, tick): a daemon of the lowest priority, so that with
+     * {@code -XX:ThreadPriorityPolicy=1} (the deployment's flags) Linux runs it at nice 4 and the
+     * webhook's threads (nice 0) get the CPU first when both want it. On 2 cores this is what
+     * keeps acknowledgements quick while the worker is busy (README, Performance).
+     */
+    static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
         t.setDaemon(true);
+        t.setPriority(Thread.MIN_PRIORITY);
         return t;
+    }
+
+    private static void logPriority(OptionalInt starter, OptionalInt lane) {
+        if (starter.isEmpty() || lane.isEmpty()) {
+            LOG.debug("worker: thread priorities unknown here (no /proc/thread-self/stat)");
+        } else if (lane.getAsInt() > starter.getAsInt()) {
+            LOG.info("worker: lanes and senders run at nice {}, below the webhook's threads (nice {})",
+                    lane.getAsInt(), starter.getAsInt());
+        } else {
+            LOG.info("worker: lanes and senders run at the webhook's priority (nice {}); the JVM flag "
+                    + "-XX:ThreadPriorityPolicy=1 lets them step back for acknowledgements (README, Performance)",
+                    lane.getAsInt());
+        }
     }
 
     /** New work arrived: do it now (synchronous); asynchronous lanes are handed each delivery as it is queued. */

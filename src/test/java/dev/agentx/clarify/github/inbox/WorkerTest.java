@@ -40,7 +40,9 @@ class WorkerTest {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch others = new CountDownLatch(20);
         List<String> handled = Collections.synchronizedList(new ArrayList<>());
+        List<Integer> priorities = Collections.synchronizedList(new ArrayList<>());
         DeliveryProcessor handler = (d, payload, progress, save) -> {
+            priorities.add(Thread.currentThread().getPriority());
             String t = text(d);
             if (t.equals("1-0")) {
                 slowStarted.countDown();
@@ -78,6 +80,8 @@ class WorkerTest {
             }
             assertEquals(0, inbox.size());
         }
+        // lanes step back for the webhook's threads (nice 4 under -XX:ThreadPriorityPolicy=1)
+        assertEquals(List.of(Thread.MIN_PRIORITY), priorities.stream().distinct().toList());
         for (int issue = 1; issue <= 5; issue++) {
             String prefix = issue + "-";
             List<String> mine = handled.stream().filter(t -> t.startsWith(prefix)).toList();

@@ -42,9 +42,14 @@ class GracefulShutdownTest {
     @TempDir
     Path dir;
 
-    private Process serve(GitHubRig rig, Path stderr) throws IOException {
+    private Process serve(GitHubRig rig, Path stderr, boolean priorityPolicy) throws IOException {
         ProcessBuilder pb = Jvm.builder(Main.class, "serve");
         Map<String, String> env = pb.environment();
+        if (priorityPolicy) {
+            env.put("JAVA_TOOL_OPTIONS", "-XX:ThreadPriorityPolicy=1"); // as deploy/ and bin/agentx serve do
+        } else {
+            env.remove("JAVA_TOOL_OPTIONS");
+        }
         env.put("GITHUB_APP_ID", String.valueOf(GitHubRig.APP_ID));
         env.put("GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem());
         env.put("GITHUB_WEBHOOK_SECRET", GitHubRig.SECRET);
@@ -53,6 +58,12 @@ class GracefulShutdownTest {
         env.put("PORT", "0");
         env.remove("LOG_FORMAT");
         return pb.redirectErrorStream(true).redirectOutput(stderr.toFile()).start();
+    }
+
+    /** This JVM's nice (Linux), which the server's threads start from. */
+    private static int ownNice() throws IOException {
+        String stat = Files.readString(Path.of("/proc/self/stat"));
+        return Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16]);
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {
@@ -102,7 +113,7 @@ class GracefulShutdownTest {
     void sigtermKeepsWhatIsInFlightAndARestartFinishesItExactlyOnce() throws Exception {
         try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-02-26T10:00:00Z"))) {
             Path log1 = dir.resolve("serve-1.log");
-            Process first = serve(rig, log1);
+            Process first = serve(rig, log1, true);
             try {
                 int port = port(log1);
                 for (int issue = 1; issue <= DELIVERIES; issue++) {
@@ -121,9 +132,14 @@ class GracefulShutdownTest {
             assertEquals(143, first.exitValue(), read(log1));
             assertTrue(read(log1).contains("final outbox flush"), read(log1));
             assertTrue(read(log1).contains("agentx serve configuration:"), read(log1));
+            if (ownNice() < 4) {
+                // the JVM may lower a thread's priority without privilege: the lanes really step back
+                assertTrue(read(log1).contains("lanes and senders run at nice 4, below the webhook's threads (nice "
+                        + ownNice() + ")"), read(log1));
+            }
 
             Path log2 = dir.resolve("serve-2.log");
-            Process second = serve(rig, log2);
+            Process second = serve(rig, log2, false);
             try {
                 int port2 = port(log2);
                 await("the inbox and outbox to drain after the restart", () -> {
@@ -132,6 +148,8 @@ class GracefulShutdownTest {
                 });
                 second.destroy();
                 assertTrue(second.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS), read(log2));
+                assertTrue(read(log2).contains("lanes and senders run at the webhook's priority (nice " + ownNice()
+                        + "); the JVM flag -XX:ThreadPriorityPolicy=1"), read(log2));
             } finally {
                 second.destroyForcibly();
             }
