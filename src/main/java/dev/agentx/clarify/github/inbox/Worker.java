@@ -179,8 +179,10 @@ public final class Worker implements AutoCloseable {
         if (starter.isEmpty() || lane.isEmpty()) {
             LOG.debug("worker: thread priorities unknown here (no /proc/thread-self/stat)");
         } else if (lane.getAsInt() > starter.getAsInt()) {
-            LOG.info("worker: lanes and senders run at nice {}, below the webhook's threads (nice {})",
-                    lane.getAsInt(), starter.getAsInt());
+            LOG.info("worker: lanes and senders run at nice {}, below the webhook's threads (nice {}){}",
+                    lane.getAsInt(), starter.getAsInt(), "root".equals(System.getProperty("user.name")) ? ""
+                            : "; the JVM's warning at start about -XX:ThreadPriorityPolicy=1 concerns raising "
+                                    + "priorities and does not apply");
         } else {
             LOG.info("worker: lanes and senders run at the webhook's priority (nice {}); the JVM flag "
                     + "-XX:ThreadPriorityPolicy=1 lets them step back for acknowledgements (README, Performance)",
