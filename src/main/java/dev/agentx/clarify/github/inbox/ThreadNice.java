@@ -12,7 +12,7 @@ import java.util.OptionalInt;
  * Java thread runs at the process's nice. Reading it back is how the server tells whether its
  * worker really steps back for the webhook's threads.
  */
-final class ThreadNice {
+public final class ThreadNice {
     private static final Path STAT = Path.of("/proc/thread-self/stat");
     /** In {@code stat}, nice is field 19; the fields after the command's closing parenthesis start at field 3. */
     private static final int NICE_AFTER_COMMAND = 19 - 3;
@@ -21,7 +21,7 @@ final class ThreadNice {
     }
 
     /** The calling thread's nice, or empty where there is no {@code /proc} (not Linux) or it cannot be read. */
-    static OptionalInt ofCurrentThread() {
+    public static OptionalInt ofCurrentThread() {
         try {
             return parse(Files.readString(STAT));
         } catch (IOException | SecurityException e) {

@@ -168,7 +168,7 @@ public final class Worker implements AutoCloseable {
      * webhook's threads (nice 0) get the CPU first when both want it. On 2 cores this is what
      * keeps acknowledgements quick while the worker is busy (README, Performance).
      */
-    static Thread daemon(Runnable r, String name) {
+    private static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
         t.setDaemon(true);
         t.setPriority(Thread.MIN_PRIORITY);

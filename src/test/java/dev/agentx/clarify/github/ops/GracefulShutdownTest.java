@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.agentx.clarify.cli.LocalMode;
 import dev.agentx.clarify.cli.Main;
 import dev.agentx.clarify.github.GitHubSettings;
+import dev.agentx.clarify.github.inbox.ThreadNice;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.github.support.Keys;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
@@ -60,10 +61,9 @@ class GracefulShutdownTest {
         return pb.redirectErrorStream(true).redirectOutput(stderr.toFile()).start();
     }
 
-    /** This JVM's nice (Linux), which the server's threads start from. */
-    private static int ownNice() throws IOException {
-        String stat = Files.readString(Path.of("/proc/self/stat"));
-        return Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16]);
+    /** This thread's nice (Linux), which the server process started from it inherits. */
+    private static int ownNice() {
+        return ThreadNice.ofCurrentThread().orElseThrow();
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {
