@@ -185,7 +185,7 @@ public final class WebhookBench {
             double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
             long measuredJit = JIT.getTotalCompilationTime() - jit0;
             report(warmup, measuredJit, rate, seconds, saturation, clients, baseSteady, appSteady, baseSat, appSat, e2e, half, appHalf,
-                    halfE2e, drainSeconds);
+                    halfE2e, drainSeconds, storage(work.resolve("data")));
             System.out.printf("Where the steady run's slow acknowledgements came from (collector: %s; GC pauses are the "
                     + "whole JVM's: server, stub and load generator):%n%n", collectors(steadyPauses));
             System.out.println("- bare Javalin: " + tail(baseSteady, basePauses));
@@ -378,13 +378,23 @@ public final class WebhookBench {
                 over == 0 ? "" : "; slowest: " + slowest);
     }
 
+    /** Where the server's data dir is: path, file system type and device, e.g. {@code /tmp/x/data on ext4 (/dev/vda)}. */
+    static String storage(Path data) {
+        try {
+            java.nio.file.FileStore store = java.nio.file.Files.getFileStore(data);
+            return "`" + data.toAbsolutePath() + "` on " + store.type() + " (" + store.name() + ")";
+        } catch (java.io.IOException e) {
+            return "`" + data.toAbsolutePath() + "` (file system unknown: " + e.getMessage() + ")";
+        }
+    }
+
     private static String ratio(double a, double b) {
         return b == 0 ? "-" : String.format("%.1fx", a / b);
     }
 
     private static void report(Warmup warmup, long measuredJit, int rate, int seconds, int saturation, int clients, Run baseSteady, Run appSteady,
                                Run baseSat, Run appSat, EndToEnd e2e, int half, Run appHalf, EndToEnd halfE2e,
-                               double drainSeconds) {
+                               double drainSeconds, String storage) {
         Stats bs = Stats.ofNanos(baseSteady.ackNanos());
         Stats as = Stats.ofNanos(appSteady.ackNanos());
         Stats bq = Stats.ofNanos(baseSat.ackNanos());
@@ -403,6 +413,9 @@ public final class WebhookBench {
                         ? " (as root the priority policy also raises the JVM's own threads, GC and JIT, to nice -4;"
                                 + " as any other user only the worker's threads change, to nice 4)"
                         : "");
+        System.out.printf("Data dir: %s. The worker's cost is mostly the disk's: a delivery takes about ten fsync or "
+                + "fdatasync calls (its ledger, the mirror's state, agent statuses; the inbox, outbox and event journals). `bench/run` puts its work dir under `$TMPDIR`: point that at the "
+                + "disk `AGENTX_DATA_DIR` would use.%n%n", storage);
         warmup.print(measuredJit);
         System.out.println("| run | server | deliveries | errors | deliveries/s | p50 | p90 | p99 | max |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");

@@ -165,6 +165,37 @@ class GitHubResilienceTest {
         assertEquals(200, rig.deliver("issue_comment", c, "crashed-1").status(), "still known as seen");
     }
 
+    /**
+     * The command has written the ledger, then bringing the issue in step fails (here: the mirror's
+     * state file cannot be replaced; on a server: a full disk). The retry must not carry the command
+     * out again: a comment's commands and a trigger label alike.
+     */
+    @Test
+    void aCommandIsNotCarriedOutAgainWhenTheStepAfterItFails() throws Exception {
+        rig.start();
+        Path state = rig.mode().repository(GitHubRig.REPO).root().resolve(".agentx/state/github");
+        java.nio.file.Files.createDirectories(state.resolve("issue-1.json").resolve("in-the-way"));
+        java.nio.file.Files.createDirectories(state.resolve("issue-2.json").resolve("in-the-way"));
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q?")).status());
+        assertEquals(202, rig.deliver("issues", rig.labeled("eng", 2, "clarify:architect")).status());
+        assertEquals(2, rig.mode().pendingDeliveries(), "both failed after their command and wait for a retry");
+        assertEquals(1, rig.ledger(1).clarifications().size());
+        assertEquals(1, rig.ledger(2).clarifications().size());
+
+        for (String name : List.of("issue-1.json", "issue-2.json")) {
+            java.nio.file.Files.delete(state.resolve(name).resolve("in-the-way"));
+            java.nio.file.Files.delete(state.resolve(name));
+        }
+        clock.advance(Duration.ofSeconds(11));
+        ping();
+        rig.mode().drain();
+        assertEquals(0, rig.mode().pendingDeliveries());
+        assertEquals(1, rig.ledger(1).clarifications().size(), "the comment's command ran once");
+        assertEquals(1, rig.ledger(2).clarifications().size(), "the label's question was asked once");
+        assertEquals(1, commentPosts(), "the question on issue 1 is posted once");
+        assertEquals(1, rig.requests("POST", GitHubRig.API_REPO + "/issues/2/comments").size());
+    }
+
     @Test
     void effectsLeftInTheOutboxGoOutAfterRestart() {
         rig.start();

@@ -142,7 +142,8 @@ public final class DeliveryHandler implements DeliveryProcessor {
             case "issues.opened" -> commands(ctx, key, p.path("issue").path("user"),
                     p.path("issue").path("performed_via_github_app"), p.path("issue").path("body").asText(""), null,
                     progress, save);
-            case "issues.labeled" -> labeled(ctx, key, p.path("label").path("name").asText(""), p.path("sender"));
+            case "issues.labeled" -> labeled(ctx, key, p.path("label").path("name").asText(""), p.path("sender"),
+                    progress, save);
             case "issues.closed" -> closed(ctx, p.path("sender").path("login").asText("someone"));
             default -> LOG.debug("delivery {}: {}.{} needs no action", d.id(), d.event(), action);
         }
@@ -210,14 +211,9 @@ public final class DeliveryHandler implements DeliveryProcessor {
         boolean refused = progress.refused();
         for (int i = progress.commandsDone(); i < commands.size(); i++) {
             CommandRunner.Result r = run(ctx, login, commands.get(i));
-            mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation());
-            if (r.reply() != null) {
-                outbox.enqueue(new Effect.Comment(key + "/" + i + "/reply", ctx.installation(), ctx.repo(), ctx.issue(),
-                        r.reply()));
-            }
             refused |= !r.accepted();
             progress = new Progress(i + 1, refused, progress.attempts(), progress.notBefore());
-            save.accept(progress);
+            afterCommand(ctx, key + "/" + i + "/reply", r, progress, save);
         }
         outbox.enqueue(new Effect.Reaction(key + "/reaction", ctx.installation(), ctx.repo(), ctx.issue(), commentId,
                 refused ? "confused" : "+1"));
@@ -227,7 +223,8 @@ public final class DeliveryHandler implements DeliveryProcessor {
      * {@code clarify:<role>} (the trigger prefix of the repository's config): a blocking clarification
      * from the labeler's role to that role; the label is then removed.
      */
-    private void labeled(IssueContext ctx, String key, String label, JsonNode sender) {
+    private void labeled(IssueContext ctx, String key, String label, JsonNode sender, Progress progress,
+                         Consumer<Progress> save) {
         Labels names = ctx.local().config().labels();
         Optional<String> trigger = names.triggerTarget(label);
         if (trigger.isEmpty()) {
@@ -235,7 +232,8 @@ public final class DeliveryHandler implements DeliveryProcessor {
         }
         String target = trigger.get();
         String login = sender.path("login").asText("");
-        if (!ignoredAuthor(ctx.local().config(), sender, sender.path("none"), "")) {
+        // the question is asked once: a retry after a later step failed finds it done
+        if (progress.commandsDone() == 0 && !ignoredAuthor(ctx.local().config(), sender, sender.path("none"), "")) {
             String topic = ctx.title().isBlank() ? "issue #" + ctx.issue() : ctx.title().strip();
             if (topic.codePointCount(0, topic.length()) > Validation.MAX_TOPIC) {
                 topic = topic.substring(0, topic.offsetByCodePoints(0, Validation.MAX_TOPIC - 3)) + "...";
@@ -246,14 +244,29 @@ public final class DeliveryHandler implements DeliveryProcessor {
                     : new CommentCommand.Ask(source, target, true, topic, "Please clarify issue #" + ctx.issue()
                     + ": " + ctx.title().strip());
             CommandRunner.Result r = run(ctx, login, ask);
-            mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation());
-            if (r.reply() != null) {
-                outbox.enqueue(new Effect.Comment(key + "/0/reply", ctx.installation(), ctx.repo(), ctx.issue(),
-                        r.reply()));
-            }
+            afterCommand(ctx, key + "/0/reply", r, new Progress(1, !r.accepted(), progress.attempts(),
+                    progress.notBefore()), save);
         }
         outbox.enqueue(new Effect.RemoveLabel(key + "/remove-trigger", ctx.installation(), ctx.repo(), ctx.issue(),
                 label));
+    }
+
+    /**
+     * After a command ran: the issue is brought in step (its new thread entries first, so they come
+     * before the reply on GitHub), then the reply is queued and the command recorded as done, so a
+     * retry never carries it out again. That record is made even when bringing the issue in step
+     * failed (a full disk): the retry does that part again, which is harmless.
+     */
+    private void afterCommand(IssueContext ctx, String replyKey, CommandRunner.Result r, Progress done,
+                              Consumer<Progress> save) {
+        try {
+            mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation());
+        } finally {
+            if (r.reply() != null) {
+                outbox.enqueue(new Effect.Comment(replyKey, ctx.installation(), ctx.repo(), ctx.issue(), r.reply()));
+            }
+            save.accept(done);
+        }
     }
 
     private CommandRunner.Result run(IssueContext ctx, String login, CommentCommand command) {
