@@ -259,13 +259,25 @@ public final class DeliveryHandler implements DeliveryProcessor {
      */
     private void afterCommand(IssueContext ctx, String replyKey, CommandRunner.Result r, Progress done,
                               Consumer<Progress> save) {
+        RuntimeException inStep = null;
         try {
             mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation());
-        } finally {
+        } catch (RuntimeException e) {
+            inStep = e;
+        }
+        try {
             if (r.reply() != null) {
                 outbox.enqueue(new Effect.Comment(replyKey, ctx.installation(), ctx.repo(), ctx.issue(), r.reply()));
             }
             save.accept(done);
+        } catch (RuntimeException e) {
+            if (inStep != null) {
+                e.addSuppressed(inStep);
+            }
+            throw e;
+        }
+        if (inStep != null) {
+            throw inStep;
         }
     }
 
