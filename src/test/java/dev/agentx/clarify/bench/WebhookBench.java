@@ -378,7 +378,7 @@ public final class WebhookBench {
                 over == 0 ? "" : "; slowest: " + slowest);
     }
 
-    /** Where the server's data dir is: path, file system type and device, e.g. {@code /tmp/x/data on ext4 (/dev/vda)}. */
+    /** Where the server's data dir is: path, file system type and device, e.g. {@code `/tmp/x/data` on ext4 (/dev/vda)}. */
     static String storage(Path data) {
         try {
             java.nio.file.FileStore store = java.nio.file.Files.getFileStore(data);
@@ -413,9 +413,8 @@ public final class WebhookBench {
                         ? " (as root the priority policy also raises the JVM's own threads, GC and JIT, to nice -4;"
                                 + " as any other user only the worker's threads change, to nice 4)"
                         : "");
-        System.out.printf("Data dir: %s. The worker's cost is mostly the disk's: a delivery takes about ten fsync or "
-                + "fdatasync calls (its ledger, the mirror's state, agent statuses; the inbox, outbox and event journals). `bench/run` puts its work dir under `$TMPDIR`: point that at the "
-                + "disk `AGENTX_DATA_DIR` would use.%n%n", storage);
+        System.out.printf("Data dir: %s (`bench/run` makes its work dir under `$TMPDIR`: point that at the disk "
+                + "`AGENTX_DATA_DIR` would use; the disk's sync latency weighs on every figure below).%n%n", storage);
         warmup.print(measuredJit);
         System.out.println("| run | server | deliveries | errors | deliveries/s | p50 | p90 | p99 | max |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
