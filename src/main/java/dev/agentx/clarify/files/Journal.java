@@ -44,6 +44,8 @@ public final class Journal implements AutoCloseable {
     private long written;
     /** How many of {@link #written} are known to be on disk. */
     private final AtomicLong durable = new AtomicLong();
+    /** The group commit's fdatasyncs so far. */
+    private final AtomicLong syncs = new AtomicLong();
 
     /** Opens (or creates) the journal; the records already in it are read with {@link #records()}. */
     public Journal(Path file) {
@@ -304,7 +306,28 @@ public final class Journal implements AutoCloseable {
         } catch (ClosedChannelException e) {
             // compacted meanwhile: the new file was synced with everything appended before it
         }
+        syncs.incrementAndGet();
         durable.accumulateAndGet(upTo, Math::max);
+    }
+
+    /** How many fdatasyncs the group commit ran since the journal was opened (for tests and the benchmark). */
+    public long syncs() {
+        return syncs.get();
+    }
+
+    /** How many records were written since the journal was opened. */
+    public long written() {
+        lock.lock();
+        try {
+            return written;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many of the records written since the journal was opened are known to be on disk. */
+    public long durable() {
+        return durable.get();
     }
 
     /**

@@ -250,6 +250,11 @@ public final class GitHubMode implements AutoCloseable {
         return outbox.size();
     }
 
+    /** The outbox journal's fdatasyncs since the start (for tests and the benchmark). */
+    public long outboxSyncs() {
+        return outbox.journalSyncs();
+    }
+
     /**
      * Graceful stop (SIGTERM): webhooks get 503 and readiness fails; the worker finishes the drain
      * under way (deliveries not reached stay in the inbox on disk for the next start) and the

@@ -166,11 +166,13 @@ public final class WebhookBench {
             Run baseSteady = openLoop(base, deliveries(rig, issues, steadyCount), rate, null);
             List<Delivery> steadyLoad = deliveries(rig, issues, steadyCount);
             Map<String, Long> cpu0 = CpuByThread.snapshot();
+            java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
             Run appSteady = openLoop(app, steadyLoad, rate, sentAt);
             List<GcPauses.Pause> steadyPauses = gc.since(firstDue(appSteady));
             List<GcPauses.Pause> basePauses = gc.since(firstDue(baseSteady));
             drain(mode, Duration.ofSeconds(120));
             Map<String, Long> steadyCpu = CpuByThread.since(cpu0);
+            java.util.Optional<DiskStats> disk1 = DiskStats.of(work.resolve("data"));
             EndToEnd e2e = EndToEnd.of(sentAt, postedAt);
             // the same at half the rate: the pipeline's own latency when the 2 cores are not saturated
             Map<Integer, Long> halfSentAt = new ConcurrentHashMap<>();
@@ -200,6 +202,11 @@ public final class WebhookBench {
                         c.getValue() / 1e6 / steadyCount);
             }
             System.out.println();
+            if (disk0.isPresent() && disk1.isPresent()) {
+                System.out.printf("Disk requests per delivery during the steady run and its drain (%s, the whole "
+                        + "device's counters; counts, so they do not vary with the host's speed): %s.%n%n",
+                        disk1.get().device(), disk1.get().perDelivery(disk0.get(), steadyCount));
+            }
         } finally {
             if (gc != null) {
                 gc.close();

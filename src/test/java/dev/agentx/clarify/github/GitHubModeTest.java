@@ -45,6 +45,18 @@ class GitHubModeTest {
     }
 
     @Test
+    void aCommandsQuestionLabelsAndReactionAreMadeDurableByOneOutboxSync() {
+        long before = rig.mode().outboxSyncs();
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which database?")));
+        assertEquals(1, rig.comments(1).size());
+        assertEquals(1, rig.requests("POST", GitHubRig.API_REPO + "/issues/1/labels").size());
+        assertEquals(List.of("{\"content\":\"+1\"}"), rig.reactions());
+        // one when the handler queued them (before the inbox records the command as done), one when
+        // the worker's flush recorded the three as sent
+        assertEquals(2, rig.mode().outboxSyncs() - before);
+    }
+
+    @Test
     void askPostsTheQuestionReactsAndLabels() {
         accepted(rig.deliver("issue_comment", rig.comment("eng", 1,
                 "Thanks!\n/clarify @architect --topic \"Storage\" Which database\nshould we use?")));

@@ -166,6 +166,45 @@ class GitHubResilienceTest {
     }
 
     /**
+     * A delivery's "done" record is written without an fdatasync of its own. Should a machine crash
+     * lose it (simulated: the record cut off the inbox journal while the server is down), the
+     * delivery is processed again at start: its command is not carried out again and nothing is
+     * posted twice.
+     */
+    @Test
+    void aDeliveryWhoseDoneRecordACrashLostIsProcessedAgainWithoutRepeatingAnything() {
+        rig.start();
+        ObjectNode comment = rig.comment("eng", 1, "/clarify @architect Q?");
+        assertEquals(202, rig.deliver("issue_comment", comment, "lost-done-1").status());
+        assertEquals(202, rig.deliver("issues", rig.labeled("eng", 2, "clarify:architect"), "lost-done-2").status());
+        assertEquals(0, rig.mode().pendingDeliveries());
+        int effects = effectRequests();
+        assertEquals(6, effects, "question, labels and reaction on issue 1; question, labels and the trigger's "
+                + "removal on issue 2");
+        rig.mode().close();
+
+        Path file = rig.data.resolve("inbox/journal");
+        try (dev.agentx.clarify.files.Journal journal = new dev.agentx.clarify.files.Journal(file)) {
+            List<byte[]> records = journal.records();
+            journal.compact(all -> all.stream().filter(r -> !new String(r, java.nio.charset.StandardCharsets.UTF_8)
+                    .contains("\"op\":\"done\"")).toList());
+            assertEquals(2, records.size() - journal.records().size(), "the two deliveries' done records");
+        }
+
+        rig.start();
+        assertEquals(0, rig.mode().pendingDeliveries(), "both processed again");
+        assertEquals(1, rig.ledger(1).clarifications().size(), "the comment's command ran once");
+        assertEquals(1, rig.ledger(2).clarifications().size(), "the label's question was asked once");
+        assertEquals(effects, effectRequests(), "nothing posted, labeled or removed again");
+        assertEquals(200, rig.deliver("issue_comment", comment, "lost-done-1").status(), "still known as seen");
+    }
+
+    /** Requests that change something on GitHub (not the installation token's). */
+    private int effectRequests() {
+        return rig.requests("POST", "/repos/.*").size() + rig.requests("DELETE", "/repos/.*").size();
+    }
+
+    /**
      * The command has written the ledger, then bringing the issue in step fails (here: the mirror's
      * state file cannot be replaced; on a server: a full disk). The retry must not carry the command
      * out again: a comment's commands and a trigger label alike.

@@ -213,10 +213,17 @@ public final class DeliveryHandler implements DeliveryProcessor {
             CommandRunner.Result r = run(ctx, login, commands.get(i));
             refused |= !r.accepted();
             progress = new Progress(i + 1, refused, progress.attempts(), progress.notBefore());
-            afterCommand(ctx, key + "/" + i + "/reply", r, progress, save);
+            // the last command's reply and the comment's reaction share one outbox sync
+            Effect last = i == commands.size() - 1 ? reaction(ctx, key, commentId, refused) : null;
+            afterCommand(ctx, key + "/" + i + "/reply", r, last, progress, save);
         }
-        outbox.enqueue(new Effect.Reaction(key + "/reaction", ctx.installation(), ctx.repo(), ctx.issue(), commentId,
-                refused ? "confused" : "+1"));
+        // queued above unless an earlier attempt carried out every command; a repeat is not queued twice
+        outbox.enqueue(reaction(ctx, key, commentId, refused));
+    }
+
+    private static Effect reaction(IssueContext ctx, String key, Long commentId, boolean refused) {
+        return new Effect.Reaction(key + "/reaction", ctx.installation(), ctx.repo(), ctx.issue(), commentId,
+                refused ? "confused" : "+1");
     }
 
     /**
@@ -244,30 +251,44 @@ public final class DeliveryHandler implements DeliveryProcessor {
                     : new CommentCommand.Ask(source, target, true, topic, "Please clarify issue #" + ctx.issue()
                     + ": " + ctx.title().strip());
             CommandRunner.Result r = run(ctx, login, ask);
-            afterCommand(ctx, key + "/0/reply", r, new Progress(1, !r.accepted(), progress.attempts(),
-                    progress.notBefore()), save);
+            afterCommand(ctx, key + "/0/reply", r, removeTrigger(ctx, key, label), new Progress(1, !r.accepted(),
+                    progress.attempts(), progress.notBefore()), save);
         }
-        outbox.enqueue(new Effect.RemoveLabel(key + "/remove-trigger", ctx.installation(), ctx.repo(), ctx.issue(),
-                label));
+        outbox.enqueue(removeTrigger(ctx, key, label)); // a repeat of the one queued above is not queued twice
+    }
+
+    private static Effect removeTrigger(IssueContext ctx, String key, String label) {
+        return new Effect.RemoveLabel(key + "/remove-trigger", ctx.installation(), ctx.repo(), ctx.issue(), label);
     }
 
     /**
-     * After a command ran: the issue is brought in step (its new thread entries first, so they come
-     * before the reply on GitHub), then the reply is queued and the command recorded as done, so a
-     * retry never carries it out again. That record is made even when bringing the issue in step
-     * failed (a full disk): the retry does that part again, which is harmless.
+     * After a command ran: the issue is brought in step (its new thread entries queued first, so
+     * they come before the reply on GitHub), the reply and {@code then} (null: none) are queued,
+     * all of them made durable by one outbox sync, and the command is recorded as done, so a retry
+     * never carries it out again. That record is made even when bringing the issue in step failed
+     * (a full disk): the retry does that part again, which is harmless.
      */
-    private void afterCommand(IssueContext ctx, String replyKey, CommandRunner.Result r, Progress done,
+    private void afterCommand(IssueContext ctx, String replyKey, CommandRunner.Result r, Effect then, Progress done,
                               Consumer<Progress> save) {
+        boolean[] queued = {false};
+        Runnable queueReply = () -> {
+            if (r.reply() != null) {
+                outbox.enqueue(new Effect.Comment(replyKey, ctx.installation(), ctx.repo(), ctx.issue(), r.reply()));
+            }
+            if (then != null) {
+                outbox.enqueue(then);
+            }
+            queued[0] = true;
+        };
         RuntimeException inStep = null;
         try {
-            mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation());
+            mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation(), queueReply);
         } catch (RuntimeException e) {
             inStep = e;
         }
         try {
-            if (r.reply() != null) {
-                outbox.enqueue(new Effect.Comment(replyKey, ctx.installation(), ctx.repo(), ctx.issue(), r.reply()));
+            if (!queued[0]) {
+                queueReply.run(); // bringing the issue in step failed before it came to the reply
             }
             save.accept(done);
         } catch (RuntimeException e) {

@@ -78,8 +78,19 @@ public final class IssueMirror {
 
     /** Queues what the issue lacks on GitHub. */
     public void sync(LocalMode repo, RepoRef ref, int issue, long installation) {
+        sync(repo, ref, issue, installation, () -> { });
+    }
+
+    /**
+     * Queues what the issue lacks on GitHub, then runs {@code thenQueue}, which may queue effects
+     * that are to follow those on GitHub (a command's reply), before all of them are made durable
+     * with one outbox sync and the state is written. {@code thenQueue} also runs when the issue
+     * has no ledger; not when something before it failed.
+     */
+    public void sync(LocalMode repo, RepoRef ref, int issue, long installation, Runnable thenQueue) {
         Optional<Ledger> read = repo.ledgers().read(issue);
         if (read.isEmpty()) {
+            thenQueue.run();
             return;
         }
         Ledger ledger = read.get();
@@ -123,6 +134,7 @@ public final class IssueMirror {
                 outbox.enqueue(new Effect.RemoveLabel(labelKey + "remove/" + label, installation, ref, issue, label));
             }
         }
+        thenQueue.run();
         State next = new State(installation, posted, desired, generation);
         if (!next.equals(state) || stored.isEmpty()) {
             outbox.sync(); // the state must never say "queued" of effects a machine crash could still lose

@@ -229,6 +229,8 @@ public final class Inbox {
             return;
         }
         segments.remove(seg.number);
+        // its deliveries' done records first (written without waiting): once it is gone, they alone say so
+        journal.sync();
         seg.journal.close();
         try {
             Files.deleteIfExists(seg.journal.file()); // no fsync: should a crash undo it, the start drops it again
@@ -370,8 +372,18 @@ public final class Inbox {
 
     /** Appends the record durably and applies it. */
     private void record(Rec r) {
+        record(r, true);
+    }
+
+    /** Writes the record to the journal; {@code durable}: returns once it is on disk (a shared fdatasync). */
+    private void record(Rec r, boolean durable) {
         try {
-            journal.append(json.writeValueAsBytes(r));
+            byte[] bytes = json.writeValueAsBytes(r);
+            if (durable) {
+                journal.append(bytes);
+            } else {
+                journal.write(bytes);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -485,6 +497,11 @@ public final class Inbox {
         }
     }
 
+    /** The journal's records written and known to be on disk since the inbox was opened (for tests). */
+    long[] journalWrittenAndDurable() {
+        return new long[] {journal.written(), journal.durable()};
+    }
+
     public Progress progress(Queued q) {
         return progress.getOrDefault(q.seq(), Progress.NONE);
     }
@@ -493,9 +510,17 @@ public final class Inbox {
         record(new Rec("progress", q.seq(), null, p, null));
     }
 
-    /** The delivery is processed: its id is kept as seen, and its segment may go. */
+    /**
+     * The delivery is processed: its id is kept as seen, and its segment may go. This record is
+     * not waited for (no fdatasync of its own): the next sync of the journal covers it (another
+     * delivery's progress, a compaction, or at the latest the deletion of its segment, which waits
+     * for it). Should a machine crash lose it, the delivery is processed again at start, which
+     * carries out no command twice (each was recorded as done, durably, by {@link #saveProgress})
+     * and queues no effect twice (the outbox knows their keys); the rest of processing (the
+     * monitor, bringing the issue in step, abandoning on close) is harmless to repeat.
+     */
     public void done(Queued q) {
-        record(new Rec("done", q.seq(), q.id(), null, clock.instant()));
+        record(new Rec("done", q.seq(), q.id(), null, clock.instant()), false);
         if (queued.remove(q.seq()) != null) {
             release(q);
         }

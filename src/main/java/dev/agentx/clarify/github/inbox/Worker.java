@@ -335,7 +335,8 @@ public final class Worker implements AutoCloseable {
         busySince.put(Thread.currentThread(), now);
         try {
             // the effects a command queued are made durable before the inbox records the command as
-            // done (one outbox fsync per command, shared with the other lanes)
+            // done (one outbox fsync per command, shared with other lanes; the handler's issue
+            // mirror has usually made it already, and then these find nothing left to sync)
             handler.handle(d, payload, progress, p -> {
                 outbox.sync();
                 inbox.saveProgress(q, p);

@@ -88,6 +88,13 @@ public final class Outbox {
     private final Map<Long, Instant> heldInstallations = new ConcurrentHashMap<>();
     private final AtomicLong seq = new AtomicLong();
     private final Object compaction = new Object();
+    /**
+     * Per thread: the journal number of the last queue record it wrote or found pending for a key it
+     * queued, which its {@link #sync()} must cover ({@link #ANY}: all written so far). A lane syncs
+     * only its own effects, so another lane's newer records do not cost it an fsync.
+     */
+    private final ThreadLocal<long[]> queuedHere = ThreadLocal.withInitial(() -> new long[1]);
+    private static final long ANY = Long.MAX_VALUE;
 
     /** What is kept for one queued effect. */
     /** {@code delivery}: the id of the delivery whose handling queued it (null if none), for log lines. */
@@ -305,13 +312,21 @@ public final class Outbox {
     }
 
     /**
-     * Makes every effect queued so far durable (one fsync shared with other threads, none if
-     * nothing is new). Whoever records that effects were queued (the inbox saving a delivery's
-     * progress, the issue mirror its state) calls this first, so a machine crash cannot keep the
-     * record and lose the effects.
+     * Makes every effect the calling thread queued durable, and every effect it tried to queue
+     * that was pending already (one fsync shared with other threads, none if they are durable).
+     * Whoever records that effects were queued (the inbox saving a delivery's progress, the issue
+     * mirror its state) calls this first, on the thread that queued them, so a machine crash cannot
+     * keep the record and lose the effects.
      */
     public void sync() {
-        journal.sync();
+        long[] here = queuedHere.get();
+        long upTo = here[0];
+        if (upTo == ANY) {
+            journal.sync();
+            here[0] = 0; // everything written before is on disk, this thread's records with it
+        } else if (upTo > 0) {
+            journal.syncTo(upTo);
+        }
     }
 
     /**
@@ -328,7 +343,13 @@ public final class Outbox {
                 if (q.retired) {
                     continue;
                 }
-                if (keys.putIfAbsent(h, QUEUED) != null) {
+                Instant known = keys.putIfAbsent(h, QUEUED);
+                if (known != null) {
+                    if (known == QUEUED) {
+                        // pending, perhaps written by another thread and not durable yet: this
+                        // thread's sync() must cover it too before anything claims it queued
+                        coverHere(pendingMark(q, h));
+                    }
                     return false;
                 }
                 // seq and insertion under the issue's monitor: the issue's effects stay in the order queued
@@ -342,10 +363,36 @@ public final class Outbox {
                     throw e;
                 }
                 q.slots.put(n, new Slot(n, h, entry, mark));
+                coverHere(mark);
             }
             dirty.add(key);
             return true;
         }
+    }
+
+    private void coverHere(long mark) {
+        long[] here = queuedHere.get();
+        here[0] = Math.max(here[0], mark);
+    }
+
+    /** The journal number of the pending effect with key hash {@code h}; {@link #ANY} if not in {@code q} (being sent). */
+    private static long pendingMark(IssueQueue q, String h) {
+        for (Slot s : q.slots.values()) {
+            if (s.hash().equals(h)) {
+                return s.mark();
+            }
+        }
+        return ANY;
+    }
+
+    /** The journal's fdatasyncs since the outbox was opened (for tests and the benchmark). */
+    public long journalSyncs() {
+        return journal.syncs();
+    }
+
+    /** Records written to the journal since the outbox was opened that are known to be on disk (for tests). */
+    long journalDurable() {
+        return journal.durable();
     }
 
     /** Effects queued, not yet done or failed. */

@@ -87,7 +87,7 @@ class InboxTest {
     void segmentsRollOverAndGoOnceTheirDeliveriesAreDone() throws Exception {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
         Inbox inbox = new Inbox(dir, clock, 1_000);
-        byte[] big = ("{\"pad\":\"" + "x".repeat(400) + "\"}").getBytes(StandardCharsets.UTF_8);
+        byte[] big = padded(400);
         for (int i = 0; i < 10; i++) {
             inbox.accept("d-" + i, "ping", big);
         }
@@ -105,6 +105,35 @@ class InboxTest {
         }
         assertEquals(1, segments().size(), "only the segment appended to is left: " + segments());
         assertEquals(0, new Inbox(dir, clock, 1_000).size());
+    }
+
+    @Test
+    void aDoneRecordIsNotWaitedForButIsOnDiskBeforeItsSegmentGoes() throws Exception {
+        MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
+        Inbox inbox = new Inbox(dir, clock, 1_000);
+        byte[] big = padded(600); // two of these fill a segment of 1,000 bytes
+        for (int i = 0; i < 3; i++) {
+            inbox.accept("d-" + i, "ping", big);
+        }
+        java.nio.file.Path first = segments().get(0);
+        assertEquals(2, segments().size(), "two deliveries fill a segment: " + segments());
+        java.util.List<Inbox.Queued> queued = inbox.queued();
+        inbox.saveProgress(queued.get(0), new Inbox.Progress(1, false, 0, null));
+        long[] before = inbox.journalWrittenAndDurable();
+        assertEquals(before[0], before[1], "a command's progress is on disk when saveProgress returns");
+
+        inbox.done(queued.get(0));
+        long[] after = inbox.journalWrittenAndDurable();
+        assertEquals(before[0] + 1, after[0]);
+        assertEquals(before[1], after[1], "done waits for no fdatasync");
+        assertTrue(java.nio.file.Files.exists(first));
+
+        inbox.done(queued.get(1)); // the last one of the first segment: it goes, after a sync
+        long[] gone = inbox.journalWrittenAndDurable();
+        assertEquals(gone[0], gone[1], "both done records are on disk before the segment is deleted");
+        assertEquals(false, java.nio.file.Files.exists(first));
+        assertEquals(java.util.List.of("d-2"), new Inbox(dir, clock, 1_000).queued().stream().map(Inbox.Queued::id)
+                .toList());
     }
 
     @Test
@@ -188,6 +217,11 @@ class InboxTest {
         try (var s = java.nio.file.Files.list(dir.resolve("queue"))) {
             return s.sorted().toList();
         }
+    }
+
+    /** A delivery body of a little more than {@code pad} bytes. */
+    private static byte[] padded(int pad) {
+        return ("{\"pad\":\"" + "x".repeat(pad) + "\"}").getBytes(StandardCharsets.UTF_8);
     }
 
     private static byte[] body() {

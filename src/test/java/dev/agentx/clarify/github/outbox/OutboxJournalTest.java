@@ -65,4 +65,46 @@ class OutboxJournalTest {
         again.prune();
         assertTrue(again.enqueue(comment("old")), "done keys are forgotten after " + Outbox.KEEP_DONE.toDays() + " days");
     }
+
+    /** Runs {@code work} on a thread of its own (another lane) and waits for it. */
+    private static void onAnotherThread(Runnable work) throws InterruptedException {
+        Thread t = new Thread(work);
+        t.start();
+        t.join();
+    }
+
+    @Test
+    void aThreadsSyncCoversWhatItQueuedNotWhatOthersQueued() throws Exception {
+        Outbox outbox = new Outbox(dir, null, clock, ServerMetrics.create());
+        onAnotherThread(() -> {
+            outbox.enqueue(comment("a1"));
+            outbox.sync();
+        });
+        assertEquals(1, outbox.journalDurable());
+        onAnotherThread(() -> outbox.enqueue(comment("a2"))); // another lane's, not synced yet
+        long syncs = outbox.journalSyncs();
+        outbox.sync();
+        assertEquals(1, outbox.journalDurable(), "this thread queued nothing: its sync waits for no one's effects");
+        assertEquals(syncs, outbox.journalSyncs(), "and costs no fdatasync");
+
+        outbox.enqueue(comment("b1"));
+        outbox.sync();
+        assertEquals(3, outbox.journalDurable(), "its own effect, and the other lane's written before it");
+        assertEquals(syncs + 1, outbox.journalSyncs());
+        outbox.sync();
+        assertEquals(syncs + 1, outbox.journalSyncs(), "nothing new: no fdatasync");
+    }
+
+    @Test
+    void queueingAKeyAnotherThreadHasPendingMakesThatEffectDurableOnSync() throws Exception {
+        Outbox outbox = new Outbox(dir, null, clock, ServerMetrics.create());
+        outbox.enqueue(comment("mine"));
+        outbox.sync();
+        onAnotherThread(() -> outbox.enqueue(comment("shared"))); // queued by another lane, not durable yet
+        assertEquals(1, outbox.journalDurable());
+        assertFalse(outbox.enqueue(comment("shared")), "queued once");
+        outbox.sync();
+        assertEquals(2, outbox.journalDurable(),
+                "whoever then records the effect as queued relies on it: the sync covers it");
+    }
 }
