@@ -50,28 +50,23 @@ final class CpuByThread {
         return (at < 0 ? threadName : threadName.substring(0, at)).replaceAll("\\d+", "N");
     }
 
+    /** Thread name prefixes and what those threads are; the kernel's names may be cut at 15 characters. */
+    private static final String[][] KINDS = {
+        {"agentx-worker-tick", "agentx serve: worker tick"},
+        {"agentx-worker", "agentx serve: worker lanes (commands, ledgers, journals)"},
+        {"agentx-sender", "agentx serve: outbox senders (GitHub API client)"},
+        {"JettyServerThreadPool", "Javalin (agentx serve and the bare handler): webhook requests"},
+        {"qtp", "WireMock (the GitHub stub)"},
+        {"HttpClient", "load generator and API client (java.net.http)"},
+        {"pool-", "load generator and API client (java.net.http)"},
+    };
+
     static String describe(String group) {
-        if (group.startsWith("agentx-worker-tick")) {
-            return "agentx serve: worker tick";
+        for (String[] kind : KINDS) {
+            if (group.startsWith(kind[0]) || (group.length() >= 15 && kind[0].startsWith(group))) {
+                return kind[1];
+            }
         }
-        if (group.startsWith("agentx-worker")) {
-            return "agentx serve: worker lanes (commands, ledgers, journals)";
-        }
-        if (group.startsWith("agentx-sender")) {
-            return "agentx serve: outbox senders (GitHub API client)";
-        }
-        if (group.startsWith("JettyServerThreadPool")) {
-            return "Javalin (agentx serve and the bare handler): webhook requests";
-        }
-        if (group.startsWith("qtp")) {
-            return "WireMock (the GitHub stub)";
-        }
-        if (group.startsWith("HttpClient") || group.startsWith("pool-")) {
-            return "load generator and API client (java.net.http)";
-        }
-        if (group.equals("main")) {
-            return "benchmark driver";
-        }
-        return "other";
+        return group.equals("main") ? "benchmark driver" : "other";
     }
 }

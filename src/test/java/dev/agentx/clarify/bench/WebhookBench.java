@@ -167,12 +167,14 @@ public final class WebhookBench {
             List<Delivery> steadyLoad = deliveries(rig, issues, steadyCount);
             Map<String, Long> cpu0 = CpuByThread.snapshot();
             java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
+            Map<String, long[]> switches0 = ContextSwitches.snapshot();
             Run appSteady = openLoop(app, steadyLoad, rate, sentAt);
             List<GcPauses.Pause> steadyPauses = gc.since(firstDue(appSteady));
             List<GcPauses.Pause> basePauses = gc.since(firstDue(baseSteady));
             drain(mode, Duration.ofSeconds(120));
             Map<String, Long> steadyCpu = CpuByThread.since(cpu0);
             java.util.Optional<DiskStats> disk1 = DiskStats.of(work.resolve("data"));
+            Map<String, long[]> switches = ContextSwitches.since(switches0);
             EndToEnd e2e = EndToEnd.of(sentAt, postedAt);
             // the same at half the rate: the pipeline's own latency when the 2 cores are not saturated
             Map<Integer, Long> halfSentAt = new ConcurrentHashMap<>();
@@ -202,6 +204,24 @@ public final class WebhookBench {
                         c.getValue() / 1e6 / steadyCount);
             }
             System.out.println();
+            if (!switches.isEmpty()) {
+                System.out.printf("Context switches per delivery during the same time, by thread (the kernel's "
+                        + "counts; names cut at 15 characters; voluntary: the thread waited, involuntary: its core was "
+                        + "taken):%n%n");
+                System.out.println("| threads | what they are | voluntary | involuntary |");
+                System.out.println("| --- | --- | --- | --- |");
+                long[] all = new long[2];
+                for (Map.Entry<String, long[]> c : switches.entrySet()) {
+                    all[0] += c.getValue()[0];
+                    all[1] += c.getValue()[1];
+                    if (c.getValue()[0] + c.getValue()[1] >= steadyCount / 10) {
+                        System.out.printf("| %s | %s | %.1f | %.1f |%n", c.getKey(), CpuByThread.describe(c.getKey()),
+                                c.getValue()[0] / (double) steadyCount, c.getValue()[1] / (double) steadyCount);
+                    }
+                }
+                System.out.printf("| all threads of the JVM | | %.1f | %.1f |%n%n", all[0] / (double) steadyCount,
+                        all[1] / (double) steadyCount);
+            }
             if (disk0.isPresent() && disk1.isPresent()) {
                 System.out.printf("Disk requests per delivery during the steady run and its drain (%s, the whole "
                         + "device's counters; counts, so they do not vary with the host's speed): %s.%n%n",
