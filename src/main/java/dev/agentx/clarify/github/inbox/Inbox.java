@@ -162,16 +162,21 @@ public final class Inbox {
             takeOverFiles(dir.resolve("seen"), pending, files);
             takeOverPending(pending, files);
             progress.keySet().retainAll(queued.keySet());
+            List<Segment> done = new ArrayList<>();
             synchronized (segmentLock) {
                 Segment last = segments.isEmpty() ? null : segments.lastEntry().getValue();
                 for (Segment seg : new ArrayList<>(segments.values())) {
                     if (seg != last || seg.journal.bytes() >= segmentBytes) {
                         seg.sealed = true;
-                        dropIfDone(seg);
+                        Segment gone = takeIfDone(seg);
+                        if (gone != null) {
+                            done.add(gone);
+                        }
                     }
                 }
                 current = last != null && !last.sealed ? last : newSegment();
             }
+            done.forEach(this::delete);
         } catch (IOException | NumberFormatException e) {
             throw new UncheckedIOException("cannot open the inbox in " + dir + ": " + e.getMessage(),
                     e instanceof IOException io ? io : new IOException(e));
@@ -223,12 +228,20 @@ public final class Inbox {
         return seg;
     }
 
-    /** Deletes a sealed segment none of whose deliveries is left; the caller holds {@link #segmentLock}. */
-    private void dropIfDone(Segment seg) {
+    /**
+     * Takes a sealed segment none of whose deliveries is left out of {@link #segments}, for
+     * {@link #delete}; null if it stays. The caller holds {@link #segmentLock}.
+     */
+    private Segment takeIfDone(Segment seg) {
         if (!seg.sealed || seg.live > 0) {
-            return;
+            return null;
         }
         segments.remove(seg.number);
+        return seg;
+    }
+
+    /** Deletes a segment {@link #takeIfDone} took out; outside {@link #segmentLock}, so acknowledgements go on meanwhile. */
+    private void delete(Segment seg) {
         // its deliveries' done records first (written without waiting): once it is gone, they alone say so
         journal.sync();
         seg.journal.close();
@@ -538,9 +551,13 @@ public final class Inbox {
     }
 
     private void release(Segment seg) {
+        Segment gone;
         synchronized (segmentLock) {
             seg.live--;
-            dropIfDone(seg);
+            gone = takeIfDone(seg);
+        }
+        if (gone != null) {
+            delete(gone);
         }
     }
 
