@@ -310,7 +310,7 @@ public final class Journal implements AutoCloseable {
         durable.accumulateAndGet(upTo, Math::max);
     }
 
-    /** How many fdatasyncs the group commit ran since the journal was opened (for tests and the benchmark). */
+    /** How many fdatasyncs the group commit ran since the journal was opened (for tests). */
     public long syncs() {
         return syncs.get();
     }

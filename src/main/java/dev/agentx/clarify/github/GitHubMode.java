@@ -250,7 +250,7 @@ public final class GitHubMode implements AutoCloseable {
         return outbox.size();
     }
 
-    /** The outbox journal's fdatasyncs since the start (for tests and the benchmark). */
+    /** The outbox journal's fdatasyncs since the start (for tests). */
     public long outboxSyncs() {
         return outbox.journalSyncs();
     }

@@ -225,6 +225,14 @@ class GitHubModeTest {
     }
 
     @Test
+    void aTriggerLabelFromABotNotMappedToARoleAsksNothingButIsRemoved() {
+        accepted(rig.deliver("issues", rig.labeled("dependabot[bot]", 1, "clarify:architect")));
+        assertFalse(rig.hasLedger(1), "no question asked");
+        assertEquals(1, rig.requests("DELETE", GitHubRig.API_REPO + "/issues/1/labels/clarify.*architect").size());
+        assertEquals(0, rig.comments(1).size());
+    }
+
+    @Test
     void issueOpenedRunsTheCommandsInItsBodyAndReactsToTheIssue() {
         ObjectNode p = rig.issueEvent("opened", "eng", 7);
         ((ObjectNode) p.get("issue")).put("body", "Some context.\n\n/clarify @architect REST or gRPC?");

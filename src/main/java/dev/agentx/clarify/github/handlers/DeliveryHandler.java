@@ -209,6 +209,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
         }
         String login = user.path("login").asText();
         boolean refused = progress.refused();
+        boolean allDoneBefore = progress.commandsDone() >= commands.size();
         for (int i = progress.commandsDone(); i < commands.size(); i++) {
             CommandRunner.Result r = run(ctx, login, commands.get(i));
             refused |= !r.accepted();
@@ -217,8 +218,11 @@ public final class DeliveryHandler implements DeliveryProcessor {
             Effect last = i == commands.size() - 1 ? reaction(ctx, key, commentId, refused) : null;
             afterCommand(ctx, key + "/" + i + "/reply", r, last, progress, save);
         }
-        // queued above unless an earlier attempt carried out every command; a repeat is not queued twice
-        outbox.enqueue(reaction(ctx, key, commentId, refused));
+        if (allDoneBefore) {
+            // an earlier attempt carried out every command: it queued the reaction with the last one, before
+            // recording it, unless it was a version that queued it after the loop; the outbox drops a repeat
+            outbox.enqueue(reaction(ctx, key, commentId, refused));
+        }
     }
 
     private static Effect reaction(IssueContext ctx, String key, Long commentId, boolean refused) {
@@ -239,22 +243,26 @@ public final class DeliveryHandler implements DeliveryProcessor {
         }
         String target = trigger.get();
         String login = sender.path("login").asText("");
-        // the question is asked once: a retry after a later step failed finds it done
-        if (progress.commandsDone() == 0 && !ignoredAuthor(ctx.local().config(), sender, sender.path("none"), "")) {
-            String topic = ctx.title().isBlank() ? "issue #" + ctx.issue() : ctx.title().strip();
-            if (topic.codePointCount(0, topic.length()) > Validation.MAX_TOPIC) {
-                topic = topic.substring(0, topic.offsetByCodePoints(0, Validation.MAX_TOPIC - 3)) + "...";
-            }
-            String source = "label " + label;
-            CommentCommand ask = target.isEmpty() ? new CommentCommand.Invalid(source, "the label names no role; "
-                    + "use " + names.triggerPrefix() + "<role>, like " + names.triggerPrefix() + "architect")
-                    : new CommentCommand.Ask(source, target, true, topic, "Please clarify issue #" + ctx.issue()
-                    + ": " + ctx.title().strip());
-            CommandRunner.Result r = run(ctx, login, ask);
-            afterCommand(ctx, key + "/0/reply", r, removeTrigger(ctx, key, label), new Progress(1, !r.accepted(),
-                    progress.attempts(), progress.notBefore()), save);
+        // The question is asked once: a retry after a later step failed finds it done (its attempt queued the
+        // trigger's removal before recording it, unless an earlier version ran it; the outbox drops a repeat).
+        // A labeler the app does not act for gets only the removal.
+        if (progress.commandsDone() > 0 || ignoredAuthor(ctx.local().config(), sender, sender.path("none"), "")) {
+            outbox.enqueue(removeTrigger(ctx, key, label));
+            return;
         }
-        outbox.enqueue(removeTrigger(ctx, key, label)); // a repeat of the one queued above is not queued twice
+        String topic = ctx.title().isBlank() ? "issue #" + ctx.issue() : ctx.title().strip();
+        if (topic.codePointCount(0, topic.length()) > Validation.MAX_TOPIC) {
+            topic = topic.substring(0, topic.offsetByCodePoints(0, Validation.MAX_TOPIC - 3)) + "...";
+        }
+        String source = "label " + label;
+        CommentCommand ask = target.isEmpty() ? new CommentCommand.Invalid(source, "the label names no role; "
+                + "use " + names.triggerPrefix() + "<role>, like " + names.triggerPrefix() + "architect")
+                : new CommentCommand.Ask(source, target, true, topic, "Please clarify issue #" + ctx.issue()
+                + ": " + ctx.title().strip());
+        CommandRunner.Result r = run(ctx, login, ask);
+        // the trigger's removal shares the question's outbox sync
+        afterCommand(ctx, key + "/0/reply", r, removeTrigger(ctx, key, label), new Progress(1, !r.accepted(),
+                progress.attempts(), progress.notBefore()), save);
     }
 
     private static Effect removeTrigger(IssueContext ctx, String key, String label) {

@@ -385,7 +385,7 @@ public final class Outbox {
         return ANY;
     }
 
-    /** The journal's fdatasyncs since the outbox was opened (for tests and the benchmark). */
+    /** The journal's fdatasyncs since the outbox was opened (for tests). */
     public long journalSyncs() {
         return journal.syncs();
     }
