@@ -59,6 +59,7 @@ final class CpuByThread {
         {"qtp", "WireMock (the GitHub stub)"},
         {"HttpClient", "load generator and API client (java.net.http)"},
         {"pool-", "load generator and API client (java.net.http)"},
+        {"bench-stall-detector", "benchmark: stall detector (wakes every ms)"},
     };
 
     static String describe(String group) {

@@ -160,17 +160,31 @@ public final class WebhookBench {
             // warm-up of both, not measured
             Warmup warmup = warmUp(mode, app, base, rig, issues, rate, clients);
             long jit0 = JIT.getTotalCompilationTime();
-            gc = new GcPauses();
-
+            // Every measured run's deliveries are made (and signed) before the runs. They are the load
+            // generator's, not the server's, but share its heap: made during the runs, they would be young
+            // objects that every young collection copies again (20 MB and more), lengthening its pause.
+            // The calibrating System.gc() of GcPauses moves them into the old generation, where the
+            // bodies a GitHub would send do not weigh on the server's collections either.
             int steadyCount = rate * seconds;
-            Run baseSteady = openLoop(base, deliveries(rig, issues, steadyCount), rate, null);
+            int half = Math.max(1, rate / 2);
+            List<Delivery> baseSteadyLoad = deliveries(rig, issues, steadyCount);
             List<Delivery> steadyLoad = deliveries(rig, issues, steadyCount);
+            List<Delivery> halfLoad = deliveries(rig, issues, half * seconds);
+            List<Delivery> baseSatLoad = deliveries(rig, issues, saturation);
+            List<Delivery> appSatLoad = deliveries(rig, issues, saturation);
+            gc = new GcPauses();
+            Stalls stalls = new Stalls();
+
+            Run baseSteady = openLoop(base, baseSteadyLoad, rate, null);
             Map<String, Long> cpu0 = CpuByThread.snapshot();
             java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches0 = ContextSwitches.snapshot();
             Run appSteady = openLoop(app, steadyLoad, rate, sentAt);
+            stalls.close();
             List<GcPauses.Pause> steadyPauses = gc.since(firstDue(appSteady));
             List<GcPauses.Pause> basePauses = gc.since(firstDue(baseSteady));
+            List<Stalls.Stall> steadyStalls = stalls.since(firstDue(appSteady));
+            List<Stalls.Stall> baseStalls = stalls.since(firstDue(baseSteady));
             drain(mode, Duration.ofSeconds(120));
             Map<String, Long> steadyCpu = CpuByThread.since(cpu0);
             java.util.Optional<DiskStats> disk1 = DiskStats.of(work.resolve("data"));
@@ -178,12 +192,11 @@ public final class WebhookBench {
             EndToEnd e2e = EndToEnd.of(sentAt, postedAt);
             // the same at half the rate: the pipeline's own latency when the 2 cores are not saturated
             Map<Integer, Long> halfSentAt = new ConcurrentHashMap<>();
-            int half = Math.max(1, rate / 2);
-            Run appHalf = openLoop(app, deliveries(rig, issues, half * seconds), half, halfSentAt);
+            Run appHalf = openLoop(app, halfLoad, half, halfSentAt);
             drain(mode, Duration.ofSeconds(120));
             EndToEnd halfE2e = EndToEnd.of(halfSentAt, postedAt);
-            Run baseSat = closedLoop(base, deliveries(rig, issues, saturation), clients);
-            Run appSat = closedLoop(app, deliveries(rig, issues, saturation), clients);
+            Run baseSat = closedLoop(base, baseSatLoad, clients);
+            Run appSat = closedLoop(app, appSatLoad, clients);
             long drainStart = System.nanoTime();
             drain(mode, Duration.ofSeconds(300));
             double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
@@ -191,9 +204,11 @@ public final class WebhookBench {
             report(warmup, measuredJit, rate, seconds, saturation, clients, baseSteady, appSteady, baseSat, appSat, e2e, half, appHalf,
                     halfE2e, drainSeconds, storage(work.resolve("data")));
             System.out.printf("Where the steady run's slow acknowledgements came from (collector: %s; GC pauses are the "
-                    + "whole JVM's: server, stub and load generator):%n%n", collectors(steadyPauses));
-            System.out.println("- bare Javalin: " + tail(baseSteady, basePauses));
-            System.out.println("- agentx serve: " + tail(appSteady, steadyPauses));
+                    + "whole JVM's: server, stub and load generator, placed within %.1f ms; a stall: a thread of normal "
+                    + "priority that wakes every ms woke more than %d ms late, whatever the cause):%n%n",
+                    collectors(steadyPauses), gc.uncertaintyMillis(), Stalls.LATE_NANOS / 1_000_000);
+            System.out.println("- bare Javalin: " + tail(baseSteady, basePauses, baseStalls));
+            System.out.println("- agentx serve: " + tail(appSteady, steadyPauses, steadyStalls));
             System.out.println();
             System.out.printf("CPU time per delivery during the steady run and its drain, by thread (%d deliveries; "
                     + "2 cores give 10 ms per delivery at 200/s):%n%n", steadyCount);
@@ -358,8 +373,11 @@ public final class WebhookBench {
         return names.isEmpty() ? "no collection" : String.join(", ", names);
     }
 
-    /** Acknowledgements over the goal's 10 ms in an open-loop run, and how many overlapped a GC pause. */
-    static String tail(Run r, List<GcPauses.Pause> pauses) {
+    /**
+     * Acknowledgements over the goal's 10 ms in an open-loop run, and how many overlapped a GC pause
+     * or else another stall of the JVM (see {@link Stalls}).
+     */
+    static String tail(Run r, List<GcPauses.Pause> pauses, List<Stalls.Stall> stalls) {
         long slow = 10_000_000L;
         long from = Long.MAX_VALUE;
         long to = Long.MIN_VALUE;
@@ -371,38 +389,44 @@ public final class WebhookBench {
             from = Math.min(from, a[0]);
             to = Math.max(to, a[0] + a[1]);
         }
-        int inRun = 0;
-        double total = 0;
-        double longest = 0;
-        for (GcPauses.Pause p : pauses) {
-            if (p.overlaps(from, to)) {
-                inRun++;
-                total += p.millis();
-                longest = Math.max(longest, p.millis());
-            }
-        }
         acks.sort((x, y) -> Long.compare(y[1], x[1]));
         int over = 0;
-        int overlapped = 0;
+        int inGc = 0;
+        int inStall = 0;
         StringBuilder slowest = new StringBuilder();
         for (long[] a : acks) {
             if (a[1] <= slow) {
                 break;
             }
             over++;
-            boolean inGc = false;
-            for (GcPauses.Pause p : pauses) {
-                inGc |= p.overlaps(a[0], a[0] + a[1]);
-            }
-            overlapped += inGc ? 1 : 0;
+            long end = a[0] + a[1];
+            boolean gc = pauses.stream().anyMatch(p -> p.overlaps(a[0], end));
+            boolean stall = !gc && stalls.stream().anyMatch(s -> s.overlaps(a[0], end));
+            inGc += gc ? 1 : 0;
+            inStall += stall ? 1 : 0;
             if (over <= 3) {
-                slowest.append(String.format("%s%.1f ms at %.2f s%s", over > 1 ? ", " : "", a[1] / 1e6,
-                        (a[0] - from) / 1e9, inGc ? "" : " (no GC)"));
+                slowest.append(String.format("%s%.1f ms at %.2f s (%s)", over > 1 ? ", " : "", a[1] / 1e6,
+                        (a[0] - from) / 1e9, gc ? "GC" : stall ? "stall" : "neither"));
             }
         }
-        return String.format("%d GC pauses during the run, %.0f ms in all, longest %.1f ms; %d of %d acks over 10 ms, "
-                + "%d of them during a GC pause%s", inRun, total, longest, over, acks.size(), overlapped,
-                over == 0 ? "" : "; slowest: " + slowest);
+        return String.format("%s; %s; %d of %d acks over 10 ms, %d of them during a GC pause, %d during another stall%s",
+                during("GC pauses during the run", pauses, from, to), during("stalls", stalls, from, to), over,
+                acks.size(), inGc, inStall, over == 0 ? "" : "; slowest: " + slowest);
+    }
+
+    /** e.g. {@code 5 GC pauses during the run, 23 ms in all, longest 6.0 ms}: those of {@code all} within from..to. */
+    private static String during(String what, List<? extends Interval> all, long from, long to) {
+        int n = 0;
+        double total = 0;
+        double longest = 0;
+        for (Interval i : all) {
+            if (i.overlaps(from, to)) {
+                n++;
+                total += i.millis();
+                longest = Math.max(longest, i.millis());
+            }
+        }
+        return String.format("%d %s, %.0f ms in all, longest %.1f ms", n, what, total, longest);
     }
 
     /** Where the server's data dir is: path, file system type and device, e.g. {@code `/tmp/x/data` on ext4 (/dev/vda)}. */
