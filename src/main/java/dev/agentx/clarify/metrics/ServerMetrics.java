@@ -20,6 +20,7 @@ public final class ServerMetrics {
     public static final String RATE_LIMIT_REMAINING = "agentx_github_rate_limit_remaining";
     public static final String LOCK_WAIT = "agentx_lock_wait_seconds";
     public static final String MONITOR_PASS = "agentx_monitor_pass_seconds";
+    public static final String WEBHOOK_QUEUE = "agentx_webhook_queue_seconds";
     public static final String CLARIFICATIONS = "agentx_clarifications";
 
     private ServerMetrics() {
@@ -37,6 +38,8 @@ public final class ServerMetrics {
                 .declare(GITHUB_CALLS, Type.COUNTER, "GitHub API calls by status (2xx, the HTTP status of a "
                         + "failure, or io_error).")
                 .declare(LOCK_WAIT, Type.SUMMARY, "Time spent waiting for ledger and status locks.")
-                .declare(MONITOR_PASS, Type.SUMMARY, "Time of one monitor pass over a repository.");
+                .declare(MONITOR_PASS, Type.SUMMARY, "Time of one monitor pass over a repository.")
+                .declare(WEBHOOK_QUEUE, Type.SUMMARY, "Time to queue a delivery durably before its 202 "
+                        + "(the inbox append and its fdatasync).");
     }
 }

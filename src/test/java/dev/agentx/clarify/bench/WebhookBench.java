@@ -5,6 +5,7 @@ import dev.agentx.clarify.github.GitHubMode;
 import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
+import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.support.MutableClock;
 import io.javalin.Javalin;
 import java.net.URI;
@@ -179,7 +180,9 @@ public final class WebhookBench {
             Map<String, Long> cpu0 = CpuByThread.snapshot();
             java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches0 = ContextSwitches.snapshot();
+            double[] queueing0 = summary(mode.metrics().scrape(), ServerMetrics.WEBHOOK_QUEUE);
             Run appSteady = openLoop(app, steadyLoad, rate, sentAt);
+            double[] queueing1 = summary(mode.metrics().scrape(), ServerMetrics.WEBHOOK_QUEUE);
             stalls.close();
             List<GcPauses.Pause> steadyPauses = gc.since(firstDue(appSteady));
             List<GcPauses.Pause> basePauses = gc.since(firstDue(baseSteady));
@@ -242,6 +245,10 @@ public final class WebhookBench {
                         + "device's counters; counts, so they do not vary with the host's speed): %s.%n%n",
                         disk1.get().device(), disk1.get().perDelivery(disk0.get(), steadyCount));
             }
+            double queued = queueing1[0] - queueing0[0];
+            System.out.printf("Queueing a delivery durably before its 202 (the inbox append and its fdatasync, "
+                    + "`%s`) during the steady run: %.2f ms on average over %.0f deliveries.%n%n",
+                    ServerMetrics.WEBHOOK_QUEUE, queued == 0 ? 0 : (queueing1[1] - queueing0[1]) * 1e3 / queued, queued);
         } finally {
             if (gc != null) {
                 gc.close();
@@ -371,6 +378,19 @@ public final class WebhookBench {
             names.add(p.collector());
         }
         return names.isEmpty() ? "no collection" : String.join(", ", names);
+    }
+
+    /** A summary's {count, sum} in a scrape of the server's metrics (zeros before its first observation). */
+    static double[] summary(String scrape, String name) {
+        double[] out = new double[2];
+        for (String line : scrape.split("\n")) {
+            if (line.startsWith(name + "_count ")) {
+                out[0] = Double.parseDouble(line.substring(name.length() + 7).trim());
+            } else if (line.startsWith(name + "_sum ")) {
+                out[1] = Double.parseDouble(line.substring(name.length() + 5).trim());
+            }
+        }
+        return out;
     }
 
     /**

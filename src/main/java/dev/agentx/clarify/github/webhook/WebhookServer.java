@@ -21,6 +21,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -212,7 +213,11 @@ public final class WebhookServer implements AutoCloseable {
         } catch (java.io.IOException e) {
             throw new UncheckedIOException(e);
         }
+        long queueing = System.nanoTime();
         Inbox.Accepted accepted = inbox.accept(delivery, event, body, Inbox.orderKey(node));
+        if (accepted == Inbox.Accepted.QUEUED) {
+            metrics.observe(ServerMetrics.WEBHOOK_QUEUE, Duration.ofNanos(System.nanoTime() - queueing));
+        }
         String action = node.path("action").asText("");
         if (accepted == Inbox.Accepted.DUPLICATE) {
             metrics.increment(ServerMetrics.DELIVERIES, "event", event, "action", action, "outcome", "duplicate");

@@ -99,6 +99,8 @@ class OpsEndpointsTest {
         assertEquals(0, value(m, ServerMetrics.CLARIFICATIONS + "{status=\"escalated\"}"));
         assertTrue(value(m, ServerMetrics.LOCK_WAIT + "_count") > 0, m);
         assertEquals(4, value(m, ServerMetrics.MONITOR_PASS + "_count"));
+        assertEquals(4, value(m, ServerMetrics.WEBHOOK_QUEUE + "_count"), m); // the queued ones, not the duplicate
+        assertTrue(value(m, ServerMetrics.WEBHOOK_QUEUE + "_sum") > 0, m);
         assertTrue(m.contains("# TYPE " + ServerMetrics.DELIVERIES + " counter"), m);
         assertTrue(m.contains("# TYPE " + ServerMetrics.RATE_LIMIT_REMAINING + " gauge"), m);
         for (String line : m.split("\n")) {
