@@ -7,6 +7,7 @@ import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.Scrape;
 import io.javalin.Javalin;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -180,9 +181,9 @@ public final class WebhookBench {
             Map<String, Long> cpu0 = CpuByThread.snapshot();
             java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches0 = ContextSwitches.snapshot();
-            double[] queueing0 = summary(mode.metrics().scrape(), ServerMetrics.WEBHOOK_QUEUE);
+            String scrape0 = mode.metrics().scrape();
             Run appSteady = openLoop(app, steadyLoad, rate, sentAt);
-            double[] queueing1 = summary(mode.metrics().scrape(), ServerMetrics.WEBHOOK_QUEUE);
+            String scrape1 = mode.metrics().scrape();
             stalls.close();
             List<GcPauses.Pause> steadyPauses = gc.since(firstDue(appSteady));
             List<GcPauses.Pause> basePauses = gc.since(firstDue(baseSteady));
@@ -245,10 +246,14 @@ public final class WebhookBench {
                         + "device's counters; counts, so they do not vary with the host's speed): %s.%n%n",
                         disk1.get().device(), disk1.get().perDelivery(disk0.get(), steadyCount));
             }
-            double queued = queueing1[0] - queueing0[0];
+            // the warm-up queued deliveries, so the summary's series are there
+            String count = ServerMetrics.WEBHOOK_QUEUE + "_count";
+            String sum = ServerMetrics.WEBHOOK_QUEUE + "_sum";
+            double queued = Scrape.value(scrape1, count) - Scrape.value(scrape0, count);
             System.out.printf("Queueing a delivery durably before its 202 (the inbox append and its fdatasync, "
                     + "`%s`) during the steady run: %.2f ms on average over %.0f deliveries.%n%n",
-                    ServerMetrics.WEBHOOK_QUEUE, queued == 0 ? 0 : (queueing1[1] - queueing0[1]) * 1e3 / queued, queued);
+                    ServerMetrics.WEBHOOK_QUEUE, (Scrape.value(scrape1, sum) - Scrape.value(scrape0, sum)) * 1e3 / queued,
+                    queued);
         } finally {
             if (gc != null) {
                 gc.close();
@@ -378,19 +383,6 @@ public final class WebhookBench {
             names.add(p.collector());
         }
         return names.isEmpty() ? "no collection" : String.join(", ", names);
-    }
-
-    /** A summary's {count, sum} in a scrape of the server's metrics (zeros before its first observation). */
-    static double[] summary(String scrape, String name) {
-        double[] out = new double[2];
-        for (String line : scrape.split("\n")) {
-            if (line.startsWith(name + "_count ")) {
-                out[0] = Double.parseDouble(line.substring(name.length() + 7).trim());
-            } else if (line.startsWith(name + "_sum ")) {
-                out[1] = Double.parseDouble(line.substring(name.length() + 5).trim());
-            }
-        }
-        return out;
     }
 
     /**

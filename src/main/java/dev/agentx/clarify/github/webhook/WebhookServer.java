@@ -215,9 +215,7 @@ public final class WebhookServer implements AutoCloseable {
         }
         long queueing = System.nanoTime();
         Inbox.Accepted accepted = inbox.accept(delivery, event, body, Inbox.orderKey(node));
-        if (accepted == Inbox.Accepted.QUEUED) {
-            metrics.observe(ServerMetrics.WEBHOOK_QUEUE, Duration.ofNanos(System.nanoTime() - queueing));
-        }
+        long queued = System.nanoTime() - queueing;
         String action = node.path("action").asText("");
         if (accepted == Inbox.Accepted.DUPLICATE) {
             metrics.increment(ServerMetrics.DELIVERIES, "event", event, "action", action, "outcome", "duplicate");
@@ -225,6 +223,7 @@ public final class WebhookServer implements AutoCloseable {
             reply(ctx, 200, "duplicate delivery " + delivery + ": already received");
             return;
         }
+        metrics.observe(ServerMetrics.WEBHOOK_QUEUE, Duration.ofNanos(queued));
         metrics.increment(ServerMetrics.DELIVERIES, "event", event, "action", action, "outcome", "queued");
         LOG.info("delivery {} ({}) queued", delivery, event);
         worker.wake();

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.github.ops;
 
+import static dev.agentx.clarify.support.Scrape.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,8 +20,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,14 +46,6 @@ class OpsEndpointsTest {
 
     private GitHubRig.Response get(String path) {
         return rig.request("GET", rig.mode().port(), path, null, Map.of());
-    }
-
-    private static double value(String scrape, String series) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(scrape);
-        if (!m.find()) {
-            throw new AssertionError("no series " + series + " in\n" + scrape);
-        }
-        return Double.parseDouble(m.group(1));
     }
 
     @Test
