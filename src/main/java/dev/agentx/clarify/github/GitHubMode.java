@@ -224,7 +224,7 @@ public final class GitHubMode implements AutoCloseable {
         }
         LocalMode repo = repository(ref);
         for (int issue : repo.ledgers().issues()) {
-            Optional<Long> installation = mirror.installationOf(repo, issue);
+            Optional<Long> installation = mirror.installationOf(repo, ref, issue);
             try {
                 installation.ifPresent(inst -> mirror.sync(repo, ref, issue, inst));
             } catch (RuntimeException e) {

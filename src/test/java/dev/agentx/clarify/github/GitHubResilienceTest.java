@@ -206,7 +206,8 @@ class GitHubResilienceTest {
 
     /**
      * The command has written the ledger, then bringing the issue in step fails (here: the mirror's
-     * state file cannot be replaced; on a server: a full disk). The retry must not carry the command
+     * state cannot be read, a directory stands where a state file of {@code agentx sync} would be;
+     * on a server: a full disk). The retry must not carry the command
      * out again: a comment's commands and a trigger label alike.
      */
     @Test

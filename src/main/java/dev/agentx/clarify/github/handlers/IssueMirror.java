@@ -32,16 +32,24 @@ import java.util.Set;
 /**
  * Keeps an issue on GitHub in step with its ledger. The ledger is the source of truth: every
  * thread entry not yet posted is queued as a comment (rendered by {@link MarkdownRenderer}), and
- * the status labels are set to what the ledger says. What was queued is remembered in
- * {@code .agentx/state/github/issue-N.json}, written only once the effects it names are durable
- * in the outbox ({@link Outbox#sync()}), so a crash in between queues them again and the outbox
- * drops the repeats by their keys. Running it again is harmless.
+ * the status labels are set to what the ledger says. What was queued is remembered as a note in
+ * the outbox's journal ({@link Outbox#note(String, Object)}), written after the effects it
+ * names and made durable by the same {@link Outbox#sync()}, so the state can never say "queued"
+ * of effects a crash lost, and it costs no file and no fsync of its own. Running it again is
+ * harmless: the outbox drops repeated effects by their keys.
+ *
+ * <p>{@code .agentx/state/github/issue-N.json}: a state written by {@code agentx sync --write}
+ * ({@link #recordMirrored}) or by a version before the notes. When it is there it is newer than
+ * the note (the server removes it, durably, once a note has taken its place), so it is used.
  */
 public final class IssueMirror {
+    private static final int STRIPES = 64;
     private final Outbox outbox;
     private final Actors actors;
     private final MarkdownRenderer renderer = new MarkdownRenderer();
     private final ObjectMapper json = JsonSupport.mapper();
+    /** One issue is brought in step by one thread at a time (a lane and another's monitor pass may meet). */
+    private final Object[] stripes = new Object[STRIPES];
 
     /** What was queued for one issue: thread entries per record, the labels set, and the installation. */
     record State(long installation, Map<String, Integer> posted, List<String> labels, int generation) {
@@ -51,29 +59,50 @@ public final class IssueMirror {
         }
     }
 
+    /** A state and whether it came from the state file (which goes once a note replaces it). */
+    private record Loaded(State state, boolean fromFile) {
+    }
+
     public IssueMirror(Outbox outbox, Actors actors) {
         this.outbox = outbox;
         this.actors = actors;
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new Object();
+        }
     }
 
     static Path stateFile(LocalMode repo, int issue) {
         return repo.root().resolve(".agentx/state/github/issue-" + issue + ".json");
     }
 
-    Optional<State> load(LocalMode repo, int issue) {
+    /** The outbox note holding the issue's state. */
+    static String noteName(RepoRef ref, int issue) {
+        return "mirror/" + ref.fullName() + "#" + issue;
+    }
+
+    private Optional<Loaded> load(LocalMode repo, RepoRef ref, int issue) {
+        Optional<State> noted = outbox.note(noteName(ref, issue), State.class);
         Path file = stateFile(repo, issue);
+        if (!file.toFile().exists()) { // java.io: no exception thrown and caught on the common path
+            return noted.map(s -> new Loaded(s, false));
+        }
+        State written;
         try {
-            return Optional.of(json.readValue(Files.readAllBytes(file), State.class));
+            written = json.readValue(Files.readAllBytes(file), State.class);
         } catch (NoSuchFileException e) {
-            return Optional.empty();
+            return noted.map(s -> new Loaded(s, false)); // removed since the check
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
+        // label effects are keyed by generation: never count from a lower one than was used
+        int generation = Math.max(written.generation(), noted.map(State::generation).orElse(0));
+        return Optional.of(new Loaded(new State(written.installation(), written.posted(), written.labels(),
+                generation), true));
     }
 
     /** The installation that last acted on the issue, if any (for a restart's catch-up). */
-    public Optional<Long> installationOf(LocalMode repo, int issue) {
-        return load(repo, issue).map(State::installation);
+    public Optional<Long> installationOf(LocalMode repo, RepoRef ref, int issue) {
+        return load(repo, ref, issue).map(l -> l.state().installation());
     }
 
     /** Queues what the issue lacks on GitHub. */
@@ -83,19 +112,25 @@ public final class IssueMirror {
 
     /**
      * Queues what the issue lacks on GitHub, then runs {@code thenQueue}, which may queue effects
-     * that are to follow those on GitHub (a command's reply), before all of them are made durable
-     * with one outbox sync and the state is written. {@code thenQueue} also runs when the issue
+     * that are to follow those on GitHub (a command's reply), before all of them and the issue's
+     * new state are made durable with one outbox sync. {@code thenQueue} also runs when the issue
      * has no ledger; not when something before it failed.
      */
     public void sync(LocalMode repo, RepoRef ref, int issue, long installation, Runnable thenQueue) {
+        synchronized (stripes[Math.floorMod(noteName(ref, issue).hashCode(), STRIPES)]) {
+            syncLocked(repo, ref, issue, installation, thenQueue);
+        }
+    }
+
+    private void syncLocked(LocalMode repo, RepoRef ref, int issue, long installation, Runnable thenQueue) {
         Optional<Ledger> read = repo.ledgers().read(issue);
         if (read.isEmpty()) {
             thenQueue.run();
             return;
         }
         Ledger ledger = read.get();
-        Optional<State> stored = load(repo, issue);
-        State state = stored.orElse(new State(installation, Map.of(), List.of(), 0));
+        Optional<Loaded> stored = load(repo, ref, issue);
+        State state = stored.map(Loaded::state).orElse(new State(installation, Map.of(), List.of(), 0));
         Map<String, Integer> posted = new LinkedHashMap<>(state.posted());
         String prefix = ref.fullName() + "#" + issue + "/";
 
@@ -137,12 +172,21 @@ public final class IssueMirror {
         thenQueue.run();
         State next = new State(installation, posted, desired, generation);
         if (!next.equals(state) || stored.isEmpty()) {
-            outbox.sync(); // the state must never say "queued" of effects a machine crash could still lose
-            try {
-                AtomicFiles.write(stateFile(repo, issue), json.writeValueAsBytes(next));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+            outbox.note(noteName(ref, issue), next); // after the effects it speaks of
+            outbox.sync();
+            if (stored.isPresent() && stored.get().fromFile()) {
+                removeDurably(stateFile(repo, issue)); // the note has taken its place; it must not come back
             }
+        }
+    }
+
+    private static void removeDurably(Path file) {
+        try {
+            Files.deleteIfExists(file);
+            AtomicFiles.fsyncDirectory(file.getParent());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + file + " (its state is in the outbox journal now): "
+                    + e.getMessage(), e);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.agentx.clarify.github.outbox;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonSupport;
@@ -26,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -60,6 +62,11 @@ import org.slf4j.MDC;
  * <p>Exactly once: each effect's key is remembered as done for {@link #KEEP_DONE}. A comment
  * whose earlier attempt may have reached GitHub (a 5xx or no response) carries a hidden
  * {@code <!-- agentx-effect:... -->} tag; before posting it again the outbox looks for that tag.
+ *
+ * <p>Notes: a small JSON value under a name ({@link #note(String, Object)}), written to the
+ * journal after the effects it describes, so the sync that makes them durable makes it durable
+ * too (what the issue mirror has queued for an issue: no file and no fsync of its own). The
+ * latest value per key is kept in memory and by every compaction.
  */
 public final class Outbox {
     private static final Logger LOG = LoggerFactory.getLogger(Outbox.class);
@@ -84,6 +91,8 @@ public final class Outbox {
     private final Map<String, IssueQueue> issues = new ConcurrentHashMap<>();
     /** Issues with effects queued since their last flush. */
     private final Set<String> dirty = ConcurrentHashMap.newKeySet();
+    /** The latest note per name, as JSON ({@link #note(String, Object)}). */
+    private final Map<String, byte[]> notes = new ConcurrentHashMap<>();
     /** Installations held back by a rate limit, until when. */
     private final Map<Long, Instant> heldInstallations = new ConcurrentHashMap<>();
     private final AtomicLong seq = new AtomicLong();
@@ -108,10 +117,14 @@ public final class Outbox {
     /**
      * One journal record. {@code op}: {@code queue} (seq, hash, entry), {@code retry} (seq, entry),
      * {@code done} (seq, hash, at), {@code failed} (seq), {@code key} (a done key kept by a
-     * compaction: hash, at), {@code seq} (the highest seq handed out, kept by a compaction).
+     * compaction: hash, at), {@code seq} (the highest seq handed out, kept by a compaction),
+     * {@code note} (name, note: the latest value replaces earlier ones).
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record Rec(String op, long seq, String hash, Entry entry, Instant at) {
+    record Rec(String op, long seq, String hash, Entry entry, Instant at, String name, JsonNode note) {
+        Rec(String op, long seq, String hash, Entry entry, Instant at) {
+            this(op, seq, hash, entry, at, null, null);
+        }
     }
 
     /**
@@ -149,6 +162,7 @@ public final class Outbox {
     private static final class Folded {
         final TreeMap<Long, Slot> pending = new TreeMap<>();
         final Map<String, Instant> done = new LinkedHashMap<>();
+        final Map<String, JsonNode> notes = new LinkedHashMap<>();
         long maxSeq;
 
         void apply(Rec r) {
@@ -163,6 +177,12 @@ public final class Outbox {
                 case "failed" -> pending.remove(r.seq());
                 case "key" -> done.put(r.hash(), r.at());
                 case "seq" -> { }
+                case "note" -> {
+                    if (r.name() == null || r.note() == null) {
+                        throw new IllegalStateException("an outbox journal note without a name or a value");
+                    }
+                    notes.put(r.name(), r.note());
+                }
                 default -> throw new IllegalStateException("unknown outbox journal record '" + r.op() + "'");
             }
         }
@@ -177,6 +197,7 @@ public final class Outbox {
                 }
             });
             pending.values().forEach(s -> out.add(new Rec("queue", s.seq(), s.hash(), s.entry(), null)));
+            notes.forEach((name, value) -> out.add(new Rec("note", 0, null, null, null, name, value)));
             return out;
         }
     }
@@ -204,6 +225,13 @@ public final class Outbox {
         takeOverFiles(dir, state);
         seq.set(state.maxSeq);
         state.done.forEach(keys::put);
+        try {
+            for (Map.Entry<String, JsonNode> n : state.notes.entrySet()) {
+                notes.put(n.getKey(), json.writeValueAsBytes(n.getValue()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         for (Slot s : state.pending.values()) {
             keys.put(s.hash(), QUEUED);
             queue(issueKey(s.entry().effect())).slots.put(s.seq(), s);
@@ -367,6 +395,49 @@ public final class Outbox {
             }
             dirty.add(key);
             return true;
+        }
+    }
+
+    /**
+     * Records {@code value} (written as JSON) under {@code name}, replacing the note before it,
+     * after the effects this thread queued: the thread's next {@link #sync()} makes it durable
+     * together with them (and a crash that loses it loses no effect it speaks of). Seen by
+     * {@link #note(String, Class)} at once, by every thread. Kept in memory as its JSON bytes: a
+     * note per issue stays for good, and a byte array costs the collector less than a tree.
+     */
+    public void note(String name, Object value) {
+        byte[] bytes;
+        byte[] head;
+        try {
+            bytes = json.writeValueAsBytes(value);
+            head = ("{\"op\":\"note\",\"name\":" + json.writeValueAsString(name) + ",\"note\":")
+                    .getBytes(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        byte[] record = java.util.Arrays.copyOf(head, head.length + bytes.length + 1);
+        System.arraycopy(bytes, 0, record, head.length, bytes.length);
+        record[record.length - 1] = '}';
+        long[] mark = new long[1];
+        // under the name's lock: notes of one name reach the journal in the order they are kept
+        notes.compute(name, (k, before) -> {
+            mark[0] = journal.write(record);
+            return bytes;
+        });
+        coverHere(mark[0]);
+    }
+
+    /** The latest note recorded under {@code name}, read as {@code type}, if any. */
+    public <T> Optional<T> note(String name, Class<T> type) {
+        byte[] bytes = notes.get(name);
+        if (bytes == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(json.readValue(bytes, type));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the note " + name + " of the outbox journal as "
+                    + type.getSimpleName() + ": " + e.getMessage(), e);
         }
     }
 
@@ -571,7 +642,7 @@ public final class Outbox {
     }
 
     private void maybeCompact() {
-        if (journal.size() > 2L * keys.size() + COMPACT_SLACK) {
+        if (journal.size() > 2L * (keys.size() + notes.size()) + COMPACT_SLACK) {
             try {
                 compact();
             } catch (RuntimeException e) {

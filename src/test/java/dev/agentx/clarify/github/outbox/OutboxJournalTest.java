@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.metrics.ServerMetrics;
@@ -11,6 +12,7 @@ import dev.agentx.clarify.support.MutableClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,6 +66,33 @@ class OutboxJournalTest {
         clock.advance(Outbox.KEEP_DONE);
         again.prune();
         assertTrue(again.enqueue(comment("old")), "done keys are forgotten after " + Outbox.KEEP_DONE.toDays() + " days");
+    }
+
+    @Test
+    void aNoteIsDurableWithTheEffectsBeforeItAndOutlivesRestartsAndCompactions() throws Exception {
+        var json = JsonSupport.mapper();
+        Outbox outbox = new Outbox(dir, null, clock, ServerMetrics.create());
+        assertTrue(outbox.note("mirror/o/r#1", JsonNode.class).isEmpty());
+        outbox.enqueue(comment("k1"));
+        outbox.note("mirror/o/r#1", Map.of("posted", 1));
+        outbox.note("mirror/o/r#2", Map.of("posted", 5));
+        outbox.note("mirror/o/r#1", Map.of("posted", 2));
+        assertEquals(0, outbox.journalDurable(), "written, not synced yet");
+        assertEquals(json.readTree("{\"posted\":2}"), outbox.note("mirror/o/r#1", JsonNode.class).orElseThrow(),
+                "seen at once");
+        outbox.sync();
+        assertEquals(4, outbox.journalDurable(), "this thread's sync covers its notes with its effects");
+
+        Outbox again = new Outbox(dir, null, clock, ServerMetrics.create());
+        assertEquals(json.readTree("{\"posted\":2}"), again.note("mirror/o/r#1", JsonNode.class).orElseThrow(),
+                "the latest wins");
+        assertEquals(json.readTree("{\"posted\":5}"), again.note("mirror/o/r#2", JsonNode.class).orElseThrow());
+        clock.advance(Outbox.KEEP_DONE.plusDays(1));
+        again.prune(); // done keys expire; notes never do
+        Outbox third = new Outbox(dir, null, clock, ServerMetrics.create());
+        assertEquals(json.readTree("{\"posted\":2}"), third.note("mirror/o/r#1", JsonNode.class).orElseThrow());
+        assertEquals(json.readTree("{\"posted\":5}"), third.note("mirror/o/r#2", JsonNode.class).orElseThrow());
+        assertEquals(1, third.size());
     }
 
     /** Runs {@code work} on a thread of its own (another lane) and waits for it. */

@@ -167,6 +167,52 @@ class SyncCommandTest {
         assertEquals(before, rig.comments(1).size());
     }
 
+    /**
+     * The server keeps what it queued per issue in its outbox journal, not in a file. A data dir
+     * restored from a backup lacks the newest comment; {@code sync --write} rebuilds the ledger and
+     * records the issue as mirrored in {@code state/github/issue-1.json}, which the server must
+     * prefer to its older note, then replace with a note of its own once it changes the issue.
+     */
+    @Test
+    void aStateWrittenBySyncOutranksTheServersOlderNoteUntilTheServerTakesItOver() throws Exception {
+        Path state = rig.data.resolve("repos/Codertocat/Hello-World/.agentx/state/github/issue-1.json");
+        assertFalse(Files.exists(state), "the server writes no state file: its state is in the outbox journal");
+        Path journal = rig.data.resolve("outbox/journal");
+        byte[] journalBackup = Files.readAllBytes(journal);
+        byte[] ledgerBackup = Files.readAllBytes(ledgerFile);
+
+        clock.set(T0.plusSeconds(3600));
+        rig.start();
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which cache?"))
+                .status());
+        posted = rig.comments(1);
+        assertEquals(9, posted.size(), posted.toString());
+        rig.mode().close();
+
+        // the backup: the journal's note and the ledger know eight comments
+        Files.write(journal, journalBackup);
+        Files.write(ledgerFile, ledgerBackup);
+        serveComments(List.of());
+        Run write = sync("--issue", "1", "--write");
+        assertEquals(0, write.code(), write.out() + write.err());
+        assertTrue(Files.exists(state), "sync records the rebuilt issue as mirrored");
+
+        rig.start();
+        rig.mode().drain();
+        assertEquals(9, rig.comments(1).size(), "the ninth comment is not posted again: the file outranks the note");
+
+        clock.set(T0.plusSeconds(7200));
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which queue?"))
+                .status());
+        rig.mode().drain();
+        assertEquals(10, rig.comments(1).size(), "the new question is posted once");
+        assertFalse(Files.exists(state), "a note of the server replaced the file");
+
+        rig.start();
+        rig.mode().drain();
+        assertEquals(10, rig.comments(1).size(), "after a restart the note says what was queued");
+    }
+
     @Test
     void aDifferenceIsReportedPerFieldAndNotWrittenWithoutWrite() throws Exception {
         serveComments(List.of());
