@@ -21,7 +21,8 @@ public final class LockManager {
     private final Clock clock;
     private final LockSettings settings;
     private final FileLock fileLock;
-    private final Map<Path, ReentrantLock> local = new ConcurrentHashMap<>();
+    /** The in-process locks of the files in use: an entry lives while a thread holds or waits for it. */
+    private final Map<Path, Local> local = new ConcurrentHashMap<>();
     private final LockObserver observer;
 
     public LockManager(Clock clock, LockSettings settings, Sleeper sleeper, ProcessIdentity self,
@@ -32,6 +33,12 @@ public final class LockManager {
         this.observer = observer;
     }
 
+    /** A file's in-process lock and how many threads hold or wait for it (changed only inside the map's compute). */
+    private static final class Local {
+        final ReentrantLock mutex = new ReentrantLock(true);
+        int users;
+    }
+
     public static LockManager standard(Clock clock) {
         return new LockManager(clock, LockSettings.defaults(), Sleeper.real(), ProcessIdentity.current(),
                 LockObserver.NONE);
@@ -40,7 +47,31 @@ public final class LockManager {
     /** Runs {@code body} while holding both locks of {@code file}. Never call out to the network inside. */
     public <T> T withLock(Path file, String agent, Supplier<T> body) {
         Path key = file.toAbsolutePath().normalize();
-        ReentrantLock mutex = local.computeIfAbsent(key, k -> new ReentrantLock(true));
+        Local entry = local.compute(key, (k, v) -> {
+            Local e = v == null ? new Local() : v;
+            e.users++;
+            return e;
+        });
+        try {
+            return withLocks(file, key, entry.mutex, agent, body);
+        } finally {
+            // the last user removes the entry: a server that touches many issues keeps no lock per file it ever locked
+            local.computeIfPresent(key, (k, e) -> --e.users == 0 ? null : e);
+        }
+    }
+
+    /** Files whose in-process lock a thread holds or waits for (for tests). */
+    int filesInUse() {
+        return local.size();
+    }
+
+    /** Whether a thread waits for the in-process lock of {@code file} (for tests). */
+    boolean hasQueuedThreadsFor(Path file) {
+        Local e = local.get(file.toAbsolutePath().normalize());
+        return e != null && e.mutex.hasQueuedThreads();
+    }
+
+    private <T> T withLocks(Path file, Path key, ReentrantLock mutex, String agent, Supplier<T> body) {
         if (mutex.isHeldByCurrentThread()) {
             throw new IllegalStateException("nested lock of " + key + " in one thread");
         }

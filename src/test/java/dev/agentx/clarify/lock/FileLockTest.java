@@ -193,6 +193,45 @@ class FileLockTest {
         pool.shutdown();
         assertEquals(200, counter[0]);
         assertEquals(1, maxInside[0]);
+        assertEquals(0, real.filesInUse(), "the last thread out removes the file's in-process lock");
+    }
+
+    @Test
+    void noInProcessLockIsKeptForAFileNoThreadUses() throws Exception {
+        for (int i = 0; i < 1000; i++) {
+            locks.withLock(dir.resolve("issue-" + i + ".json"), "a", () -> null);
+        }
+        assertEquals(0, locks.filesInUse(), "a server touching many issues keeps no lock per file it ever locked");
+        assertThrows(IllegalStateException.class, () -> locks.withLock(ledger, "a",
+                () -> locks.withLock(ledger, "a", () -> null)));
+        assertEquals(0, locks.filesInUse(), "nor after a nested lock was refused");
+
+        // a thread waiting for the file keeps its lock alive while the holder leaves
+        LockManager real = LockManager.standard(java.time.Clock.systemUTC());
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        Future<?> holder = pool.submit(() -> real.withLock(ledger, "h", () -> {
+            held.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return null;
+        }));
+        held.await();
+        Future<String> waiter = pool.submit(() -> real.withLock(ledger, "w", () -> "got it"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!real.hasQueuedThreadsFor(ledger) && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(1, real.filesInUse());
+        release.countDown();
+        holder.get(10, TimeUnit.SECONDS);
+        assertEquals("got it", waiter.get(10, TimeUnit.SECONDS));
+        pool.shutdown();
+        assertEquals(0, real.filesInUse());
     }
 
     @Test
