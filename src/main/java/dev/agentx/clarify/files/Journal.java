@@ -35,6 +35,8 @@ public final class Journal implements AutoCloseable {
 
     private final Path file;
     private final ReentrantLock lock = new ReentrantLock();
+    /** One compaction at a time (it replaces {@link #channel}; appends only take {@link #lock}). */
+    private final Object compacting = new Object();
     private final GroupCommit commit = new GroupCommit(this::force);
     private FileChannel channel;
     private long records;
@@ -154,7 +156,11 @@ public final class Journal implements AutoCloseable {
     }
 
     private long scan(FileChannel ch, List<byte[]> out, List<Located> located) throws IOException {
-        long size = ch.size();
+        return scan(ch, out, located, ch.size());
+    }
+
+    /** Reads the whole records in the file's first {@code size} bytes. */
+    private long scan(FileChannel ch, List<byte[]> out, List<Located> located, long size) throws IOException {
         long pos = 0;
         ByteBuffer header = ByteBuffer.allocate(HEADER);
         while (pos < size) {
@@ -332,39 +338,58 @@ public final class Journal implements AutoCloseable {
 
     /**
      * Rewrites the journal with {@code fold} applied to its records (for example: what is still
-     * pending and what must be remembered), durably, blocking appends meanwhile.
+     * pending and what must be remembered), durably. The fold must keep records that rebuild the
+     * same state when replayed, since the records appended while it runs follow its output as
+     * they are. Appends go on while the records are read, folded and written: they wait only
+     * while the records appended meanwhile are copied over and the file is replaced (a journal of
+     * a few hundred thousand records takes seconds to fold, which held every append up before).
      */
     public void compact(UnaryOperator<List<byte[]>> fold) {
-        lock.lock();
-        try {
-            List<byte[]> current = new ArrayList<>();
-            scan(channel, current);
-            List<byte[]> kept = fold.apply(current);
+        synchronized (compacting) {
+            long upTo;
+            long recordsThen;
+            lock.lock();
+            try {
+                upTo = position;
+                recordsThen = records;
+            } finally {
+                lock.unlock();
+            }
             Path dir = file.toAbsolutePath().getParent();
             Path temp = dir.resolve("." + file.getFileName() + ".compact");
             try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
+                List<byte[]> current = new ArrayList<>();
+                scan(channel, current, null, upTo); // only compactions replace the channel, one at a time
+                List<byte[]> kept = fold.apply(current);
                 for (byte[] r : kept) {
                     ByteBuffer buf = frame(r);
                     while (buf.hasRemaining()) {
                         out.write(buf);
                     }
                 }
-                out.force(true);
+                lock.lock();
+                try {
+                    long tail = position - upTo; // appended meanwhile: whole framed records, copied as they are
+                    for (long done = 0; done < tail; ) {
+                        done += channel.transferTo(upTo + done, tail - done, out);
+                    }
+                    out.force(true);
+                    Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    AtomicFiles.fsyncDirectory(dir);
+                    FileChannel old = channel;
+                    channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                    channel.position(channel.size());
+                    position = channel.size();
+                    records = kept.size() + (records - recordsThen);
+                    old.close();
+                } finally {
+                    lock.unlock();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot compact " + file + ": " + e.getMessage(), e);
             }
-            Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            AtomicFiles.fsyncDirectory(dir);
-            FileChannel old = channel;
-            channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-            channel.position(channel.size());
-            position = channel.size();
-            records = kept.size();
-            old.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot compact " + file + ": " + e.getMessage(), e);
-        } finally {
-            lock.unlock();
         }
     }
 

@@ -198,6 +198,47 @@ class JournalTest {
         }
     }
 
+    /**
+     * A compaction's fold of a large journal takes seconds: appends must not wait for it. Here the
+     * fold waits until another thread has appended and synced three records; they follow the
+     * fold's output, in order, and survive reopening.
+     */
+    @Test
+    void appendsGoOnWhileACompactionFoldsAndFollowItsOutput() throws Exception {
+        Path file = dir.resolve("j");
+        try (Journal j = new Journal(file)) {
+            j.records();
+            for (int i = 0; i < 10; i++) {
+                j.append(b("r" + i));
+            }
+            CountDownLatch folding = new CountDownLatch(1);
+            CountDownLatch appended = new CountDownLatch(1);
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            Future<?> compaction = pool.submit(() -> j.compact(records -> {
+                folding.countDown();
+                try {
+                    assertTrue(appended.await(30, TimeUnit.SECONDS), "appends were held up by the fold");
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                return records.subList(8, 10);
+            }));
+            assertTrue(folding.await(30, TimeUnit.SECONDS));
+            for (int i = 10; i < 13; i++) {
+                j.append(b("r" + i));
+            }
+            appended.countDown();
+            compaction.get(30, TimeUnit.SECONDS);
+            pool.shutdown();
+            assertEquals(5, j.size());
+            j.append(b("r13"));
+        }
+        try (Journal j = new Journal(file)) {
+            assertEquals(List.of("r8", "r9", "r10", "r11", "r12", "r13"), strings(j.records()));
+        }
+        assertTrue(Files.notExists(dir.resolve(".j.compact")));
+    }
+
     @Test
     void compactionKeepsWhatTheFoldKeeps() {
         Path file = dir.resolve("j");
