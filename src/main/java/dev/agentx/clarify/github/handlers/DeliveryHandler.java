@@ -271,10 +271,11 @@ public final class DeliveryHandler implements DeliveryProcessor {
 
     /**
      * After a command ran: the issue is brought in step (its new thread entries queued first, so
-     * they come before the reply on GitHub), the reply and {@code then} (null: none) are queued,
-     * all of them made durable by one outbox sync, and the command is recorded as done, so a retry
-     * never carries it out again. That record is made even when bringing the issue in step failed
-     * (a full disk): the retry does that part again, which is harmless.
+     * they come before the reply on GitHub), the reply and {@code then} (null: none) are queued and
+     * the command is recorded as done after them, so a retry never carries it out again; one
+     * outbox sync makes all of it durable (with the issue's mirror state) before anything else
+     * runs. The record is made even when bringing the issue in step failed (a full disk): the
+     * retry does that part again, which is harmless.
      */
     private void afterCommand(IssueContext ctx, String replyKey, CommandRunner.Result r, Effect then, Progress done,
                               Consumer<Progress> save) {
@@ -286,6 +287,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
             if (then != null) {
                 outbox.enqueue(then);
             }
+            save.accept(done);
             queued[0] = true;
         };
         RuntimeException inStep = null;
@@ -298,7 +300,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
             if (!queued[0]) {
                 queueReply.run(); // bringing the issue in step failed before it came to the reply
             }
-            save.accept(done);
+            outbox.sync(); // nothing left to sync if the mirror's sync came after the record
         } catch (RuntimeException e) {
             if (inStep != null) {
                 e.addSuppressed(inStep);

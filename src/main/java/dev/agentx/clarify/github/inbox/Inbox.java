@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * a file of its own (create, fsync, rename, directory fsync: measured, the file per delivery
  * spent a third of a webhook request's CPU in the kernel). A segment is closed for appends at
  * {@link #SEGMENT_BYTES} and deleted once all its deliveries are done with.
- * {@code journal} records how far each delivery got (commands done, attempts) and the id of
+ * {@code journal} records the failed attempts of each delivery (the commands it carried out
+ * are the worker's notes in the outbox journal, durable with their effects) and the id of
  * every delivery processed in the last {@link #KEEP_SEEN}, which covers GitHub's manual
  * redelivery window (deliveries of the past 3 days) with room to spare. {@code failed/} keeps
  * deliveries that could not be processed, a file each, with the reason in the log.
@@ -519,16 +520,30 @@ public final class Inbox {
         return progress.getOrDefault(q.seq(), Progress.NONE);
     }
 
+    /**
+     * Makes every record written to the journal so far durable (no fdatasync if they are) and says
+     * which deliveries are now durably done with: those numbered up to the highest handed out before
+     * the sync that were not queued then. So a machine crash can undo at most the done records
+     * written since the last call (the worker calls it on every tick).
+     */
+    public java.util.function.LongPredicate syncDone() {
+        long upTo = seq.get();
+        Set<Long> waiting = Set.copyOf(queued.keySet());
+        journal.sync();
+        return n -> n <= upTo && !waiting.contains(n);
+    }
+
     public void saveProgress(Queued q, Progress p) {
         record(new Rec("progress", q.seq(), null, p, null));
     }
 
     /**
      * The delivery is processed: its id is kept as seen, and its segment may go. This record is
-     * not waited for (no fdatasync of its own): the next sync of the journal covers it (another
-     * delivery's progress, a compaction, or at the latest the deletion of its segment, which waits
-     * for it). Should a machine crash lose it, the delivery is processed again at start, which
-     * carries out no command twice (each was recorded as done, durably, by {@link #saveProgress})
+     * not waited for (no fdatasync of its own): the next sync of the journal covers it (the
+     * worker's {@link #syncDone()} on every tick, a compaction, or the deletion of its segment,
+     * which waits for it). Should a machine crash lose it, the delivery is processed again at
+     * start, which carries out no command twice (each was recorded as done, durably, in the
+     * outbox journal: the worker's progress notes, forgotten only after this record is durable)
      * and queues no effect twice (the outbox knows their keys); the rest of processing (the
      * monitor, bringing the issue in step, abandoning on close) is harmless to repeat.
      */

@@ -77,6 +77,13 @@ public final class Worker implements AutoCloseable {
     private final Map<String, Line> lines = new ConcurrentHashMap<>();
     private final Set<Long> tracked = ConcurrentHashMap.newKeySet();
     private final Map<Thread, Instant> busySince = new ConcurrentHashMap<>();
+    /**
+     * Deliveries (by number) whose progress is a note in the outbox journal ({@link #PROGRESS}),
+     * forgotten once the inbox has their done record on disk.
+     */
+    private final Set<Long> progressNoted = ConcurrentHashMap.newKeySet();
+    /** The outbox note holding a delivery's progress: {@code inbox-progress/<number>}. */
+    static final String PROGRESS = "inbox-progress/";
     private final Object maintenance = new Object();
     private volatile ExecutorService lanes;
     private volatile ExecutorService senders;
@@ -112,8 +119,50 @@ public final class Worker implements AutoCloseable {
         this.clock = clock;
         this.synchronous = synchronous;
         this.metrics = metrics;
+        for (String name : outbox.noteNames(PROGRESS)) {
+            progressNoted.add(Long.parseLong(name.substring(PROGRESS.length())));
+        }
+        forgetProgressOfDone(); // those left by a crash after their delivery was done with
         inbox.onQueued(this::submit);
         inbox.queued().forEach(this::submit);
+    }
+
+    /**
+     * How far the delivery got: the commands done as the outbox note says (written with each
+     * command's effects), the attempts and the next try as the inbox's journal says.
+     */
+    private Inbox.Progress progressOf(Inbox.Queued q) {
+        Inbox.Progress kept = inbox.progress(q);
+        return outbox.note(PROGRESS + q.seq(), Inbox.Progress.class)
+                .filter(n -> n.commandsDone() > kept.commandsDone())
+                .map(n -> new Inbox.Progress(n.commandsDone(), n.refused(), kept.attempts(), kept.notBefore()))
+                .orElse(kept);
+    }
+
+    /** At shutdown: the done records on disk, so the next start processes nothing again. */
+    private void syncDoneQuietly() {
+        try {
+            synchronized (maintenance) {
+                forgetProgressOfDone();
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("cannot sync the inbox's journal at shutdown; deliveries done since the last tick may be "
+                    + "processed again at the next start (no command runs twice): {}", e.toString());
+        }
+    }
+
+    /**
+     * Makes the inbox's done records durable (so a machine crash makes the next start process again
+     * at most a tick's deliveries) and forgets the progress notes of deliveries durably done with.
+     */
+    private void forgetProgressOfDone() {
+        java.util.function.LongPredicate done = inbox.syncDone();
+        for (Long n : List.copyOf(progressNoted)) {
+            if (done.test(n)) {
+                outbox.forget(PROGRESS + n);
+                progressNoted.remove(n);
+            }
+        }
     }
 
     /** What the webhook tells of its requests in flight, so the lanes step back while acknowledgements queue up. */
@@ -319,7 +368,7 @@ public final class Worker implements AutoCloseable {
      */
     private Instant process(Inbox.Queued q) {
         Instant now = clock.instant();
-        Inbox.Progress progress = inbox.progress(q);
+        Inbox.Progress progress = progressOf(q);
         if (progress.notBefore() != null && now.isBefore(progress.notBefore())) {
             return progress.notBefore(); // a retry planned before a restart
         }
@@ -334,12 +383,12 @@ public final class Worker implements AutoCloseable {
         String action = putContext(d, payload);
         busySince.put(Thread.currentThread(), now);
         try {
-            // the effects a command queued are made durable before the inbox records the command as
-            // done (one outbox fsync per command, shared with other lanes; the handler's issue
-            // mirror has usually made it already, and then these find nothing left to sync)
+            // a command is recorded as done by a note in the outbox journal, written after the
+            // effects it queued and made durable by the handler's sync of them (one fdatasync per
+            // command, shared with other lanes), so the inbox's journal needs no sync per command
             handler.handle(d, payload, progress, p -> {
-                outbox.sync();
-                inbox.saveProgress(q, p);
+                progressNoted.add(q.seq());
+                outbox.note(PROGRESS + q.seq(), p);
             });
             outbox.sync();
             inbox.done(q);
@@ -347,7 +396,7 @@ public final class Worker implements AutoCloseable {
             metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "processed");
             return null;
         } catch (RuntimeException e) {
-            Inbox.Progress before = inbox.progress(q);
+            Inbox.Progress before = progressOf(q);
             int attempts = before.attempts() + 1;
             if (attempts >= MAX_ATTEMPTS) {
                 LOG.error("delivery {} ({}) failed {} times; moved to the inbox's failed/: {}", d.id(), d.event(),
@@ -391,6 +440,7 @@ public final class Worker implements AutoCloseable {
 
     private void maintain() {
         synchronized (maintenance) {
+            forgetProgressOfDone();
             if (clock.instant().isAfter(lastPrune.plus(Duration.ofDays(1)))) {
                 inbox.prune();
                 outbox.prune();
@@ -486,6 +536,7 @@ public final class Worker implements AutoCloseable {
             ticker = null;
         }
         if (ex == null) {
+            syncDoneQuietly();
             return;
         }
         tick.shutdown();
@@ -504,6 +555,7 @@ public final class Worker implements AutoCloseable {
             send.shutdownNow();
             Thread.currentThread().interrupt();
         }
+        syncDoneQuietly();
         // Shutdown: what is still queued stays in the inbox and outbox on disk; send what is due once more.
         try {
             Outbox.Flush f = outbox.flush();

@@ -118,7 +118,8 @@ public final class Outbox {
      * One journal record. {@code op}: {@code queue} (seq, hash, entry), {@code retry} (seq, entry),
      * {@code done} (seq, hash, at), {@code failed} (seq), {@code key} (a done key kept by a
      * compaction: hash, at), {@code seq} (the highest seq handed out, kept by a compaction),
-     * {@code note} (name, note: the latest value replaces earlier ones).
+     * {@code note} (name, note: the latest value replaces earlier ones), {@code forget} (name: the
+     * note is gone).
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record Rec(String op, long seq, String hash, Entry entry, Instant at, String name, JsonNode note) {
@@ -183,6 +184,7 @@ public final class Outbox {
                     }
                     notes.put(r.name(), r.note());
                 }
+                case "forget" -> notes.remove(r.name());
                 default -> throw new IllegalStateException("unknown outbox journal record '" + r.op() + "'");
             }
         }
@@ -425,6 +427,22 @@ public final class Outbox {
             return bytes;
         });
         coverHere(mark[0]);
+    }
+
+    /**
+     * Forgets the note {@code name}, if there is one. The record is not waited for: should a crash
+     * lose it, the note is back at the next start, so forget only what may come back.
+     */
+    public void forget(String name) {
+        notes.computeIfPresent(name, (k, v) -> {
+            write(new Rec("forget", 0, null, null, null, name, null));
+            return null;
+        });
+    }
+
+    /** The names of the notes that start with {@code prefix}. */
+    public List<String> noteNames(String prefix) {
+        return notes.keySet().stream().filter(n -> n.startsWith(prefix)).sorted().toList();
     }
 
     /** The latest note recorded under {@code name}, read as {@code type}, if any. */

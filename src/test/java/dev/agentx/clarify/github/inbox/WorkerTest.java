@@ -129,4 +129,46 @@ class WorkerTest {
         assertEquals(1, again.size());
         assertEquals(Inbox.Accepted.DUPLICATE, again.accept("a", "issue_comment", comment(1, "1-0")));
     }
+    /**
+     * A command's progress is a note in the outbox journal, durable with its effects. A process that
+     * dies after the command (here: an Error out of the handler, nothing closed) leaves it on disk:
+     * the next start hands the delivery over with the command counted as done. Once the delivery is
+     * done with and the inbox's done record is durable, the note is forgotten.
+     */
+    @Test
+    void aCommandsProgressOutlivesTheProcessAndIsForgottenOnceItsDeliveryIsDurablyDone() {
+        Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
+        Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
+        DeliveryProcessor dies = (d, payload, progress, save) -> {
+            save.accept(new Inbox.Progress(progress.commandsDone() + 1, true, 0, null));
+            outbox.sync(); // as the contract asks before the next step
+            throw new AssertionError("killed after the first command");
+        };
+        Worker first = new Worker(inbox, dies, outbox, clock, true, ServerMetrics.create());
+        inbox.accept("a", "issue_comment", comment(1, "1-0"));
+        try {
+            first.drain();
+        } catch (AssertionError expected) {
+            // the process is gone: nothing is closed, nothing more is written
+        }
+        assertEquals(0, inbox.progress(inbox.queued().get(0)).commandsDone(), "the inbox's journal has no record");
+
+        Inbox inbox2 = new Inbox(dir.resolve("inbox"), clock);
+        Outbox outbox2 = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
+        assertEquals(List.of(Worker.PROGRESS + inbox2.queued().get(0).seq()), outbox2.noteNames(Worker.PROGRESS));
+        List<Inbox.Progress> seen = new ArrayList<>();
+        Worker second = new Worker(inbox2, (d, payload, progress, save) -> seen.add(progress), outbox2, clock, true,
+                ServerMetrics.create());
+        second.drain();
+        assertEquals(1, seen.size());
+        assertEquals(1, seen.get(0).commandsDone(), "the first command is not carried out again");
+        assertTrue(seen.get(0).refused());
+        assertEquals(0, inbox2.size());
+        assertEquals(List.of(Worker.PROGRESS + "1"), outbox2.noteNames(Worker.PROGRESS),
+                "kept until the done record is durable: the next tick");
+        second.drain();
+        assertEquals(List.of(), outbox2.noteNames(Worker.PROGRESS));
+        Outbox outbox3 = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
+        assertEquals(List.of(), outbox3.noteNames(Worker.PROGRESS), "and stays forgotten");
+    }
 }

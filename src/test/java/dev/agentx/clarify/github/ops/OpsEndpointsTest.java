@@ -103,12 +103,13 @@ class OpsEndpointsTest {
     void readinessReasons() throws Exception {
         Path data = Files.createDirectories(dir.resolve("other"));
         Inbox inbox = new Inbox(data.resolve("inbox"), clock);
-        Worker stopped = new Worker(inbox, null, null, clock, false, ServerMetrics.create());
+        Outbox outbox = new Outbox(data.resolve("outbox"), null, clock, ServerMetrics.create());
+        Worker stopped = new Worker(inbox, null, outbox, clock, false, ServerMetrics.create());
         Readiness.Result r = new Readiness(data, stopped, clock).check();
         assertFalse(r.ready());
         assertEquals(List.of("the inbox worker is not running"), r.reasons());
 
-        Worker running = new Worker(inbox, null, null, clock, true, ServerMetrics.create());
+        Worker running = new Worker(inbox, null, outbox, clock, true, ServerMetrics.create());
         Readiness readiness = new Readiness(data, running, clock);
         assertTrue(readiness.check().ready(), readiness.check().toString());
         inbox.accept("00000000-0000-0000-0000-000000000001", "ping", "{}".getBytes());
@@ -119,7 +120,7 @@ class OpsEndpointsTest {
         assertTrue(r.reasons().get(0).startsWith("the oldest due delivery has waited since"), r.toString());
 
         Path file = Files.writeString(dir.resolve("a-file"), "x");
-        Worker idle = new Worker(new Inbox(dir.resolve("inbox2"), clock), null, null, clock, true,
+        Worker idle = new Worker(new Inbox(dir.resolve("inbox2"), clock), null, outbox, clock, true,
                 ServerMetrics.create());
         r = new Readiness(file, idle, clock).check();
         assertFalse(r.ready());
