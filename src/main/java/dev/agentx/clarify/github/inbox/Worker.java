@@ -440,7 +440,13 @@ public final class Worker implements AutoCloseable {
 
     private void maintain() {
         synchronized (maintenance) {
-            forgetProgressOfDone();
+            try {
+                forgetProgressOfDone();
+            } catch (RuntimeException e) {
+                // a failed sync of the inbox's journal forgets nothing: the notes wait for the next tick
+                LOG.warn("worker: cannot sync the inbox's journal; progress notes kept for the next tick: {}",
+                        e.toString());
+            }
             if (clock.instant().isAfter(lastPrune.plus(Duration.ofDays(1)))) {
                 inbox.prune();
                 outbox.prune();
