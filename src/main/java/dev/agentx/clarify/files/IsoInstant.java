@@ -61,6 +61,50 @@ public final class IsoInstant {
         return Instant.ofEpochSecond(epochDay * 86_400 + hour * 3_600L + minute * 60L + second, nanos);
     }
 
+    /**
+     * Appends {@code t.toString()} to {@code out} without {@code DateTimeFormatter}, for the years
+     * 0000 to 9999 (other years through {@code toString}): {@code 2026-02-26T10:00:00Z}, the
+     * fraction in groups of three digits as needed ({@code .500}, {@code .123456},
+     * {@code .123456789}). A compaction of the outbox writes a million of them.
+     */
+    public static StringBuilder append(StringBuilder out, Instant t) {
+        long seconds = t.getEpochSecond();
+        long days = Math.floorDiv(seconds, 86_400);
+        int secondOfDay = (int) Math.floorMod(seconds, 86_400);
+        if (days < -719_528 || days > 2_932_896) { // before 0000-01-01 or after 9999-12-31
+            return out.append(t);
+        }
+        LocalDate date = LocalDate.ofEpochDay(days);
+        pad(out, date.getYear(), 4).append('-');
+        pad(out, date.getMonthValue(), 2).append('-');
+        pad(out, date.getDayOfMonth(), 2).append('T');
+        pad(out, secondOfDay / 3_600, 2).append(':');
+        pad(out, secondOfDay / 60 % 60, 2).append(':');
+        pad(out, secondOfDay % 60, 2);
+        int nanos = t.getNano();
+        if (nanos != 0) {
+            out.append('.');
+            if (nanos % 1_000_000 == 0) {
+                pad(out, nanos / 1_000_000, 3);
+            } else if (nanos % 1_000 == 0) {
+                pad(out, nanos / 1_000, 6);
+            } else {
+                pad(out, nanos, 9);
+            }
+        }
+        return out.append('Z');
+    }
+
+    private static StringBuilder pad(StringBuilder out, int value, int width) {
+        for (int d = width - 1, p = 1; d > 0; d--) {
+            p *= 10;
+            if (value < p) {
+                out.append('0');
+            }
+        }
+        return out.append(value);
+    }
+
     /** The decimal value of s[from, to), or -1 if it is not all ASCII digits. */
     private static int digits(CharSequence s, int from, int to) {
         int v = 0;

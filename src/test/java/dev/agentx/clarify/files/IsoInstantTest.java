@@ -76,4 +76,27 @@ class IsoInstantTest {
         assertNull(IsoInstant.fast("2026-02-26T10:00:00+00:00"), "offsets go to Instant.parse");
         assertNull(IsoInstant.fast("2026-02-30T10:00:00Z"), "so does an invalid date, which it refuses");
     }
+
+    @Test
+    void appendWritesWhatInstantToStringWrites() {
+        Random random = new Random(7);
+        List<Instant> cases = new ArrayList<>(List.of(Instant.EPOCH, Instant.MIN, Instant.MAX,
+                Instant.parse("0000-01-01T00:00:00Z"), Instant.parse("-0001-12-31T23:59:59.999999999Z"),
+                Instant.parse("9999-12-31T23:59:59.999999999Z"), Instant.parse("+10000-01-01T00:00:00Z"),
+                Instant.parse("1969-12-31T23:59:59.5Z"), Instant.parse("2026-02-26T10:00:00.000001Z"),
+                Instant.parse("2026-02-26T10:00:00.010Z"), Instant.parse("2026-02-26T10:00:00.000000001Z")));
+        for (int i = 0; i < 20_000; i++) {
+            long seconds = random.nextLong() % 253_402_300_800L;
+            int nanos = switch (random.nextInt(4)) {
+                case 0 -> 0;
+                case 1 -> random.nextInt(1_000) * 1_000_000;
+                case 2 -> random.nextInt(1_000_000) * 1_000;
+                default -> random.nextInt(1_000_000_000);
+            };
+            cases.add(Instant.ofEpochSecond(Math.abs(seconds) - (random.nextBoolean() ? 62_167_219_200L : 0), nanos));
+        }
+        for (Instant t : cases) {
+            assertEquals(t.toString(), IsoInstant.append(new StringBuilder("x"), t).substring(1), t.toString());
+        }
+    }
 }

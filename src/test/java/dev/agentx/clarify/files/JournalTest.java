@@ -260,4 +260,85 @@ class JournalTest {
             }
         });
     }
+
+    /**
+     * A compaction from a snapshot its owner keeps in memory: the head replaces the records before
+     * the mark, and the records appended after the mark (here while the head is being written)
+     * follow it as they are. A mark from before the last compaction is refused.
+     */
+    @Test
+    void compactionFromAMarkWritesTheSnapshotAndKeepsWhatCameAfterTheMark() throws Exception {
+        Path file = dir.resolve("j");
+        try (Journal j = new Journal(file)) {
+            j.records();
+            for (int i = 0; i < 10; i++) {
+                j.append(b("r" + i));
+            }
+            Journal.Mark mark = j.mark();
+            j.append(b("after-mark"));
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            CountDownLatch writing = new CountDownLatch(1);
+            CountDownLatch appended = new CountDownLatch(1);
+            Future<?> compaction = pool.submit(() -> j.compact(mark, out -> {
+                out.accept(b("state-1"));
+                writing.countDown();
+                try {
+                    assertTrue(appended.await(30, TimeUnit.SECONDS), "appends were held up by the snapshot");
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                out.accept(b("state-2"));
+            }));
+            assertTrue(writing.await(30, TimeUnit.SECONDS));
+            j.append(b("while-writing"));
+            appended.countDown();
+            compaction.get(30, TimeUnit.SECONDS);
+            pool.shutdown();
+            assertEquals(4, j.size());
+            j.append(b("later"));
+            assertThrows(IllegalStateException.class, () -> j.compact(mark, out -> out.accept(b("x"))),
+                    "a mark of the file before the compaction is not a point in this one");
+        }
+        try (Journal j = new Journal(file)) {
+            assertEquals(List.of("state-1", "state-2", "after-mark", "while-writing", "later"), strings(j.records()));
+        }
+        assertTrue(Files.notExists(dir.resolve(".j.compact")));
+    }
+
+    /**
+     * Records are read through a buffer of 1 MB: records that straddle its edges, one larger than
+     * it, and many small ones read back whole and in order, from the file and from a compaction's
+     * output (written through a buffer of 64 KB).
+     */
+    @Test
+    void recordsOfEverySizeReadBackAcrossTheReadBuffersEdges() {
+        Path file = dir.resolve("j");
+        java.util.Random random = new java.util.Random(42);
+        List<byte[]> written = new ArrayList<>();
+        try (Journal j = new Journal(file)) {
+            j.records();
+            for (int i = 0; i < 3_000; i++) {
+                int size = i == 1_500 ? 3 << 20 : i % 500 == 0 ? 70_000 + random.nextInt(1_000) : random.nextInt(2_000);
+                byte[] r = new byte[size];
+                random.nextBytes(r);
+                written.add(r);
+                j.write(r);
+            }
+            j.sync();
+        }
+        try (Journal j = new Journal(file)) {
+            assertRecords(written, j.records());
+            j.compact(j.mark(), out -> written.forEach(out));
+        }
+        try (Journal j = new Journal(file)) {
+            assertRecords(written, j.records());
+        }
+    }
+
+    private static void assertRecords(List<byte[]> expected, List<byte[]> actual) {
+        assertEquals(expected.size(), actual.size());
+        for (int i = 0; i < expected.size(); i++) {
+            assertTrue(java.util.Arrays.equals(expected.get(i), actual.get(i)), "record " + i + " differs");
+        }
+    }
 }

@@ -1,9 +1,13 @@
 package dev.agentx.clarify.github.outbox;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.github.Stamps;
@@ -36,6 +40,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +55,8 @@ import org.slf4j.MDC;
  *
  * <p>Storage: an append-only {@link Journal} of queue, retry, done and failed records with group
  * commit, so the effects and confirmations of deliveries handled at the same time share their
- * fsyncs; it is compacted at start, daily, and when it has grown well past what it must keep.
+ * fsyncs; it is compacted by {@link #prune()} (the worker's first tick after a start, then daily)
+ * and when it has grown well past what it must keep.
  * Outboxes written by earlier versions (one file per effect in {@code pending/}, one marker per
  * done key in {@code done/}) are taken over into the journal at start.
  *
@@ -97,6 +103,14 @@ public final class Outbox {
     private final Map<Long, Instant> heldInstallations = new ConcurrentHashMap<>();
     private final AtomicLong seq = new AtomicLong();
     private final Object compaction = new Object();
+    /**
+     * Held for reading by every change that writes a journal record and updates the memory above
+     * to match, for the two together; a compaction takes it for writing only to mark the journal's
+     * end, so its snapshot of the memory covers every record before the mark. Taken before an
+     * issue queue's monitor, never while holding one: a reader waiting for it behind a compaction
+     * while holding the monitor would deadlock with a reader holding it and waiting for the monitor.
+     */
+    final ReentrantReadWriteLock changing = new ReentrantReadWriteLock(); // package-private for a test
     /**
      * Per thread: the journal number of the last queue record it wrote or found pending for a key it
      * queued, which its {@link #sync()} must cover ({@link #ANY}: all written so far). A lane syncs
@@ -159,48 +173,50 @@ public final class Outbox {
         }
     }
 
-    /** What the journal's records add up to: the effects still queued and the done keys. */
+    /**
+     * What the journal's records add up to: the effects still queued, the done keys, the notes and
+     * the last seq. A queued effect and a note are kept as the raw record that last set them and
+     * read in full only if they are still there at the end ({@link #readRec(byte[], boolean)}):
+     * most were done or replaced later in the journal.
+     */
     private static final class Folded {
-        final TreeMap<Long, Slot> pending = new TreeMap<>();
+        final TreeMap<Long, Raw> pending = new TreeMap<>();
         final Map<String, Instant> done = new LinkedHashMap<>();
-        final Map<String, JsonNode> notes = new LinkedHashMap<>();
+        final Map<String, byte[]> notes = new LinkedHashMap<>();
         long maxSeq;
 
-        void apply(Rec r) {
+        /** A queued effect's key hash and the queue or retry record that last set it. */
+        record Raw(String hash, byte[] record) {
+        }
+
+        /** Applies {@code r}, read from {@code raw} (its entry and note need not have been read). */
+        void apply(Rec r, byte[] raw) {
             maxSeq = Math.max(maxSeq, r.seq());
             switch (r.op()) {
-                case "queue" -> pending.put(r.seq(), new Slot(r.seq(), r.hash(), r.entry(), 0));
-                case "retry" -> pending.computeIfPresent(r.seq(), (k, v) -> new Slot(k, v.hash(), r.entry(), 0));
+                case "queue" -> pending.put(r.seq(), new Raw(r.hash(), raw));
+                case "retry" -> pending.computeIfPresent(r.seq(), (k, v) -> new Raw(v.hash(), raw));
                 case "done" -> {
                     pending.remove(r.seq());
                     done.put(r.hash(), r.at());
                 }
-                case "failed" -> pending.remove(r.seq());
+                case "failed" -> {
+                    pending.remove(r.seq());
+                    // since 2026-11-23 a failed record names its key, remembered as done (not queued again)
+                    if (r.hash() != null && r.at() != null) {
+                        done.put(r.hash(), r.at());
+                    }
+                }
                 case "key" -> done.put(r.hash(), r.at());
                 case "seq" -> { }
                 case "note" -> {
-                    if (r.name() == null || r.note() == null) {
-                        throw new IllegalStateException("an outbox journal note without a name or a value");
+                    if (r.name() == null) {
+                        throw new IllegalStateException("an outbox journal note without a name");
                     }
-                    notes.put(r.name(), r.note());
+                    notes.put(r.name(), raw);
                 }
                 case "forget" -> notes.remove(r.name());
                 default -> throw new IllegalStateException("unknown outbox journal record '" + r.op() + "'");
             }
-        }
-
-        /** The records that rebuild this state, without done keys older than {@code cutoff}. */
-        List<Rec> records(Instant cutoff) {
-            List<Rec> out = new ArrayList<>();
-            out.add(new Rec("seq", maxSeq, null, null, null));
-            done.forEach((h, at) -> {
-                if (!at.isBefore(cutoff)) {
-                    out.add(new Rec("key", 0, h, null, at));
-                }
-            });
-            pending.values().forEach(s -> out.add(new Rec("queue", s.seq(), s.hash(), s.entry(), null)));
-            notes.forEach((name, value) -> out.add(new Rec("note", 0, null, null, null, name, value)));
-            return out;
         }
     }
 
@@ -218,28 +234,110 @@ public final class Outbox {
         Folded state = new Folded();
         try {
             for (byte[] record : journal.records()) {
-                state.apply(json.readValue(record, Rec.class));
+                state.apply(readRec(record, false), record);
             }
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("cannot read the outbox journal " + journal.file() + ": " + e.getMessage(),
                     e);
         }
         takeOverFiles(dir, state);
-        seq.set(state.maxSeq);
-        state.done.forEach(keys::put);
         try {
-            for (Map.Entry<String, JsonNode> n : state.notes.entrySet()) {
-                notes.put(n.getKey(), json.writeValueAsBytes(n.getValue()));
+            seq.set(state.maxSeq);
+            state.done.forEach(keys::put);
+            for (Map.Entry<String, byte[]> n : state.notes.entrySet()) {
+                JsonNode value = readRec(n.getValue(), true).note();
+                if (value == null || value.isNull()) {
+                    throw new IllegalStateException("the note " + n.getKey() + " has no value");
+                }
+                notes.put(n.getKey(), json.writeValueAsBytes(value));
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            for (Map.Entry<Long, Folded.Raw> p : state.pending.entrySet()) {
+                Entry entry = readRec(p.getValue().record(), true).entry();
+                if (entry == null || entry.effect() == null) {
+                    throw new IllegalStateException("the queued effect " + p.getKey() + " has no entry");
+                }
+                keys.put(p.getValue().hash(), QUEUED);
+                queue(issueKey(entry.effect())).slots.put(p.getKey(), new Slot(p.getKey(), p.getValue().hash(), entry, 0));
+                dirty.add(issueKey(entry.effect()));
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException("cannot read the outbox journal " + journal.file() + ": " + e.getMessage(),
+                    e);
         }
-        for (Slot s : state.pending.values()) {
-            keys.put(s.hash(), QUEUED);
-            queue(issueKey(s.entry().effect())).slots.put(s.seq(), s);
-            dirty.add(issueKey(s.entry().effect()));
+        // not compacted here: the worker's first tick prunes (compacts) it, off the start's path
+    }
+
+    /**
+     * Reads one journal record as binding it to {@link Rec} would (unknown fields and wrong types
+     * refused), in half the time: a start reads every record, and the done keys of 30 days can be
+     * a million. Instants go through {@link IsoInstant}; an effect and a note through the mapper.
+     */
+    Rec readRec(byte[] record) throws IOException {
+        return readRec(record, true);
+    }
+
+    /** As {@link #readRec(byte[])}; without {@code values}, an entry and a note are skipped (left null). */
+    private Rec readRec(byte[] record, boolean values) throws IOException {
+        try (JsonParser p = json.getFactory().createParser(record)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new JsonParseException(p, "an outbox journal record must be a JSON object");
+            }
+            String op = null;
+            long seq = 0;
+            String hash = null;
+            Entry entry = null;
+            Instant at = null;
+            String name = null;
+            JsonNode note = null;
+            for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
+                String field = p.currentName();
+                JsonToken v = p.nextToken();
+                switch (field) {
+                    case "op" -> op = text(p, v);
+                    case "seq" -> {
+                        if (v != JsonToken.VALUE_NUMBER_INT) {
+                            throw new JsonParseException(p, "'seq' must be an integer");
+                        }
+                        seq = p.getLongValue();
+                    }
+                    case "hash" -> hash = text(p, v);
+                    case "entry" -> {
+                        if (!values) {
+                            p.skipChildren();
+                        } else if (v != JsonToken.VALUE_NULL) {
+                            entry = p.readValueAs(Entry.class);
+                        }
+                    }
+                    case "at" -> {
+                        String text = text(p, v);
+                        at = text == null ? null : IsoInstant.parse(text);
+                    }
+                    case "name" -> name = text(p, v);
+                    case "note" -> {
+                        if (!values) {
+                            p.skipChildren();
+                        } else if (v != JsonToken.VALUE_NULL) {
+                            note = p.readValueAsTree();
+                        }
+                    }
+                    default -> throw new JsonParseException(p, "unknown field '" + field + "'");
+                }
+            }
+            if (p.nextToken() != null) {
+                throw new JsonParseException(p, "content after the record's JSON object");
+            }
+            return new Rec(op, seq, hash, entry, at, name, note);
         }
-        compact();
+    }
+
+    private static String text(JsonParser p, JsonToken v) throws IOException {
+        if (v == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        if (v != JsonToken.VALUE_STRING) {
+            throw new JsonParseException(p, "'" + p.currentName() + "' must be a string");
+        }
+        return p.getText();
     }
 
     /**
@@ -259,8 +357,9 @@ public final class Outbox {
             }
             for (Path p : doneFiles) {
                 Rec r = new Rec("key", 0, p.getFileName().toString(), null, Stamps.read(p));
-                journal.append(json.writeValueAsBytes(r));
-                state.apply(r);
+                byte[] bytes = json.writeValueAsBytes(r);
+                journal.append(bytes);
+                state.apply(r, bytes);
             }
             for (Path p : pendingFiles) {
                 String name = p.getFileName().toString();
@@ -270,8 +369,9 @@ public final class Outbox {
                 }
                 Rec r = new Rec("queue", Long.parseLong(name.substring(0, name.indexOf('-'))), hash,
                         json.readValue(p.toFile(), Entry.class), null);
-                journal.append(json.writeValueAsBytes(r));
-                state.apply(r);
+                byte[] bytes = json.writeValueAsBytes(r);
+                journal.append(bytes);
+                state.apply(r, bytes);
             }
             LOG.info("outbox: took {} queued effects and {} done keys over from {} and {} into {}",
                     pendingFiles.size(), doneFiles.size(), pending, done, journal.file());
@@ -327,11 +427,6 @@ public final class Outbox {
         return issues.computeIfAbsent(key, IssueQueue::new);
     }
 
-    /** Appends the record durably. */
-    private void record(Rec r) {
-        journal.syncTo(write(r));
-    }
-
     /** Writes the record without waiting for the disk; returns its journal number ({@link Journal#write}). */
     private long write(Rec r) {
         try {
@@ -369,31 +464,36 @@ public final class Outbox {
         String key = issueKey(effect);
         while (true) {
             IssueQueue q = queue(key);
-            synchronized (q) {
-                if (q.retired) {
-                    continue;
-                }
-                Instant known = keys.putIfAbsent(h, QUEUED);
-                if (known != null) {
-                    if (known == QUEUED) {
-                        // pending, perhaps written by another thread and not durable yet: this
-                        // thread's sync() must cover it too before anything claims it queued
-                        coverHere(pendingMark(q, h));
+            changing.readLock().lock(); // before the issue's monitor, as every change takes them
+            try {
+                synchronized (q) {
+                    if (q.retired) {
+                        continue;
                     }
-                    return false;
+                    Instant known = keys.putIfAbsent(h, QUEUED);
+                    if (known != null) {
+                        if (known == QUEUED) {
+                            // pending, perhaps written by another thread and not durable yet: this
+                            // thread's sync() must cover it too before anything claims it queued
+                            coverHere(pendingMark(q, h));
+                        }
+                        return false;
+                    }
+                    // seq and insertion under the issue's monitor: the issue's effects stay in the order queued
+                    long n = seq.incrementAndGet();
+                    Entry entry = new Entry(effect, clock.instant(), 0, null, false, null, MDC.get("delivery"));
+                    long mark;
+                    try {
+                        mark = write(new Rec("queue", n, h, entry, null));
+                        q.slots.put(n, new Slot(n, h, entry, mark));
+                    } catch (RuntimeException e) {
+                        keys.remove(h);
+                        throw e;
+                    }
+                    coverHere(mark);
                 }
-                // seq and insertion under the issue's monitor: the issue's effects stay in the order queued
-                long n = seq.incrementAndGet();
-                Entry entry = new Entry(effect, clock.instant(), 0, null, false, null, MDC.get("delivery"));
-                long mark;
-                try {
-                    mark = write(new Rec("queue", n, h, entry, null));
-                } catch (RuntimeException e) {
-                    keys.remove(h);
-                    throw e;
-                }
-                q.slots.put(n, new Slot(n, h, entry, mark));
-                coverHere(mark);
+            } finally {
+                changing.readLock().unlock();
             }
             dirty.add(key);
             return true;
@@ -409,9 +509,30 @@ public final class Outbox {
      */
     public void note(String name, Object value) {
         byte[] bytes;
-        byte[] head;
         try {
             bytes = json.writeValueAsBytes(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        byte[] record = noteRecord(name, bytes);
+        long[] mark = new long[1];
+        changing.readLock().lock();
+        try {
+            // under the name's lock: notes of one name reach the journal in the order they are kept
+            notes.compute(name, (k, before) -> {
+                mark[0] = journal.write(record);
+                return bytes;
+            });
+        } finally {
+            changing.readLock().unlock();
+        }
+        coverHere(mark[0]);
+    }
+
+    /** The journal record of note {@code name} with the value {@code bytes} (JSON), built around the bytes as they are. */
+    private byte[] noteRecord(String name, byte[] bytes) {
+        byte[] head;
+        try {
             head = ("{\"op\":\"note\",\"name\":" + json.writeValueAsString(name) + ",\"note\":")
                     .getBytes(StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -420,13 +541,7 @@ public final class Outbox {
         byte[] record = java.util.Arrays.copyOf(head, head.length + bytes.length + 1);
         System.arraycopy(bytes, 0, record, head.length, bytes.length);
         record[record.length - 1] = '}';
-        long[] mark = new long[1];
-        // under the name's lock: notes of one name reach the journal in the order they are kept
-        notes.compute(name, (k, before) -> {
-            mark[0] = journal.write(record);
-            return bytes;
-        });
-        coverHere(mark[0]);
+        return record;
     }
 
     /**
@@ -434,10 +549,15 @@ public final class Outbox {
      * lose it, the note is back at the next start, so forget only what may come back.
      */
     public void forget(String name) {
-        notes.computeIfPresent(name, (k, v) -> {
-            write(new Rec("forget", 0, null, null, null, name, null));
-            return null;
-        });
+        changing.readLock().lock();
+        try {
+            notes.computeIfPresent(name, (k, v) -> {
+                write(new Rec("forget", 0, null, null, null, name, null));
+                return null;
+            });
+        } finally {
+            changing.readLock().unlock();
+        }
     }
 
     /** The names of the notes that start with {@code prefix}. */
@@ -585,17 +705,21 @@ public final class Outbox {
             try {
                 perform(entry);
                 Instant at = clock.instant();
-                write(new Rec("done", slot.seq(), slot.hash(), null, at));
-                keys.put(slot.hash(), at);
-                remove(q, slot);
+                changing.readLock().lock();
+                try {
+                    write(new Rec("done", slot.seq(), slot.hash(), null, at));
+                    keys.put(slot.hash(), at);
+                    remove(q, slot);
+                } finally {
+                    changing.readLock().unlock();
+                }
                 metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "done");
                 ok++;
             } catch (GitHubApiException ex) {
                 int attempts = entry.attempts() + 1;
                 if (!ex.retryable() || attempts >= MAX_ATTEMPTS) {
                     LOG.error("outbox: giving up on {} after {} attempt(s): {}", e.key(), attempts, ex.getMessage());
-                    moveToFailed(slot, entry.retried(attempts, null, entry.uncertain(), ex.getMessage()));
-                    remove(q, slot);
+                    moveToFailed(q, slot, entry.retried(attempts, null, entry.uncertain(), ex.getMessage()));
                     metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "failed");
                     bad++;
                     continue;
@@ -606,9 +730,14 @@ public final class Outbox {
                         ex.getMessage());
                 Entry retried = entry.retried(attempts, now.plus(wait), entry.uncertain() || ex.uncertain(),
                         ex.getMessage());
-                write(new Rec("retry", slot.seq(), null, retried, null));
-                synchronized (q) {
-                    q.slots.put(slot.seq(), new Slot(slot.seq(), slot.hash(), retried, 0));
+                changing.readLock().lock();
+                try {
+                    write(new Rec("retry", slot.seq(), null, retried, null));
+                    synchronized (q) {
+                        q.slots.put(slot.seq(), new Slot(slot.seq(), slot.hash(), retried, 0));
+                    }
+                } finally {
+                    changing.readLock().unlock();
                 }
                 if (ex.rateLimited()) {
                     heldInstallations.merge(e.installation(), now.plus(wait), (a, b) -> a.isAfter(b) ? a : b);
@@ -616,8 +745,7 @@ public final class Outbox {
                 return new Flush(ok, bad, waiting(q));
             } catch (RuntimeException ex) {
                 LOG.error("outbox: dropping {}: {}", e.key(), ex.toString(), ex);
-                moveToFailed(slot, entry.retried(entry.attempts() + 1, null, entry.uncertain(), ex.toString()));
-                remove(q, slot);
+                moveToFailed(q, slot, entry.retried(entry.attempts() + 1, null, entry.uncertain(), ex.toString()));
                 metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "failed");
                 bad++;
             } finally {
@@ -638,16 +766,28 @@ public final class Outbox {
         }
     }
 
-    /** Keeps the entry in {@code failed/<seq>-<hash>.json} for a person to look at, then drops it from the queue. */
-    private void moveToFailed(Slot slot, Entry entry) {
+    /**
+     * Keeps the entry in {@code failed/<seq>-<hash>.json} for a person to look at, then drops it
+     * from the queue; its key is remembered as done (not queued again for {@link #KEEP_DONE}).
+     */
+    private void moveToFailed(IssueQueue q, Slot slot, Entry entry) {
         try {
             AtomicFiles.write(failed.resolve(String.format("%020d-%s.json", slot.seq(), slot.hash())),
                     json.writeValueAsBytes(entry));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        record(new Rec("failed", slot.seq(), null, null, null));
-        keys.put(slot.hash(), clock.instant()); // not queued again before a restart (nor for KEEP_DONE)
+        long mark;
+        changing.readLock().lock();
+        try {
+            Instant at = clock.instant();
+            mark = write(new Rec("failed", slot.seq(), slot.hash(), null, at));
+            keys.put(slot.hash(), at);
+            remove(q, slot);
+        } finally {
+            changing.readLock().unlock();
+        }
+        journal.syncTo(mark);
     }
 
     /** Forgets done keys older than {@link #KEEP_DONE} and compacts the journal. */
@@ -669,26 +809,58 @@ public final class Outbox {
         }
     }
 
-    /** Rewrites the journal from its own records (so it cannot miss one appended meanwhile). */
+    /**
+     * Rewrites the journal from what this outbox keeps in memory (the effects queued, the done keys
+     * younger than {@link #KEEP_DONE}, the notes, the last seq), followed by the records written
+     * meanwhile: nothing is read back or parsed, so the cost is writing what is kept, not the
+     * journal's length. Every change holds {@link #changing} for reading while it writes its record
+     * and updates the memory; the mark is taken under the write lock, so the snapshot taken after
+     * it covers every record before the mark. It may also cover some after it, which replay on top
+     * of it to the same state (each record sets what it changes).
+     */
     private void compact() {
         synchronized (compaction) {
             Instant cutoff = clock.instant().minus(KEEP_DONE);
-            journal.compact(records -> {
-                Folded state = new Folded();
-                List<byte[]> out = new ArrayList<>();
-                try {
-                    for (byte[] r : records) {
-                        state.apply(json.readValue(r, Rec.class));
-                    }
-                    for (Rec r : state.records(cutoff)) {
-                        out.add(json.writeValueAsBytes(r));
-                    }
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot compact the outbox journal: " + e.getMessage(), e);
-                }
-                return out;
-            });
             keys.entrySet().removeIf(e -> e.getValue() != QUEUED && e.getValue().isBefore(cutoff));
+            Journal.Mark mark;
+            changing.writeLock().lock();
+            try {
+                mark = journal.mark();
+            } finally {
+                changing.writeLock().unlock();
+            }
+            journal.compact(mark, this::snapshot);
+        }
+    }
+
+    /** The records that rebuild what this outbox keeps in memory. */
+    private void snapshot(java.util.function.Consumer<byte[]> out) {
+        try {
+            out.accept(json.writeValueAsBytes(new Rec("seq", seq.get(), null, null, null)));
+            StringBuilder key = new StringBuilder(96);
+            for (Map.Entry<String, Instant> k : keys.entrySet()) {
+                Instant at = k.getValue();
+                if (at != QUEUED) { // a done key: written by hand, there can be millions (Rec's JSON, checked by a test)
+                    key.setLength(0);
+                    key.append("{\"op\":\"key\",\"seq\":0,\"hash\":\"").append(k.getKey()).append("\",\"at\":\"");
+                    IsoInstant.append(key, at).append("\"}");
+                    out.accept(key.toString().getBytes(StandardCharsets.US_ASCII));
+                }
+            }
+            for (IssueQueue q : issues.values()) {
+                List<Slot> slots;
+                synchronized (q) {
+                    slots = List.copyOf(q.slots.values());
+                }
+                for (Slot slot : slots) {
+                    out.accept(json.writeValueAsBytes(new Rec("queue", slot.seq(), slot.hash(), slot.entry(), null)));
+                }
+            }
+            for (Map.Entry<String, byte[]> n : notes.entrySet()) {
+                out.accept(noteRecord(n.getKey(), n.getValue()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot compact the outbox journal: " + e.getMessage(), e);
         }
     }
 

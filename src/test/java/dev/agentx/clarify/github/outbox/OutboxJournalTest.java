@@ -2,18 +2,33 @@ package dev.agentx.clarify.github.outbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.github.api.GitHubApiException;
+import dev.agentx.clarify.github.api.RepoFile;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.support.MutableClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 class OutboxJournalTest {
@@ -135,5 +150,217 @@ class OutboxJournalTest {
         outbox.sync();
         assertEquals(2, outbox.journalDurable(),
                 "whoever then records the effect as queued relies on it: the sync covers it");
+    }
+
+    /** GitHub as the outbox's sender sees it: a comment "...-retry" fails once with a 502, "...-fail" for good. */
+    private static final class FlakyGitHub implements dev.agentx.clarify.github.api.GitHubGateway {
+        private final Set<String> failedOnce = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
+
+        @Override
+        public long createComment(long installation, RepoRef repo, int issue, String body) {
+            if (body.endsWith("-fail")) {
+                throw new GitHubApiException("422 Unprocessable", 422, null, false, null);
+            }
+            if (body.endsWith("-retry") && failedOnce.add(body)) {
+                throw new GitHubApiException("502 Bad Gateway", 502, null, false, null);
+            }
+            return ids.incrementAndGet();
+        }
+
+        @Override
+        public boolean commentContains(long installation, RepoRef repo, int issue, String text, Instant since) {
+            return false;
+        }
+
+        @Override
+        public void reactToComment(long installation, RepoRef repo, int issue, long commentId, String content) {
+        }
+
+        @Override
+        public void reactToIssue(long installation, RepoRef repo, int issue, String content) {
+        }
+
+        @Override
+        public void addLabels(long installation, RepoRef repo, int issue, List<String> labels) {
+        }
+
+        @Override
+        public void removeLabel(long installation, RepoRef repo, int issue, String label) {
+        }
+
+        @Override
+        public String permission(long installation, RepoRef repo, String login) {
+            return "write";
+        }
+
+        @Override
+        public Optional<RepoFile> fileOnDefaultBranch(long installation, RepoRef repo, String path) {
+            return Optional.empty();
+        }
+
+        @Override
+        public Set<String> teamMembers(long installation, String org, String slug) {
+            return Set.of();
+        }
+    }
+
+    /**
+     * A compaction writes the journal from what the outbox keeps in memory, while lanes go on
+     * queueing, noting and forgetting and a sender records effects done, retried (a 502) and
+     * failed (a 422). Whatever the interleaving, the journal must then rebuild exactly the state
+     * in memory: the same effects queued, the same notes, every key known.
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES) // a deadlock fails, not hangs, the build
+    void compactionsWhileLanesQueueNoteAndSendLeaveAJournalThatRebuildsTheStateInMemory() throws Exception {
+        Outbox outbox = new Outbox(dir, new FlakyGitHub(), clock, ServerMetrics.create());
+        int lanes = 4;
+        int perLane = 1_500;
+        List<String> keys = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        ExecutorService pool = Executors.newFixedThreadPool(lanes + 1);
+        List<Future<?>> laneWork = new ArrayList<>();
+        for (int t = 0; t < lanes; t++) {
+            int lane = t;
+            laneWork.add(pool.submit(() -> {
+                for (int i = 0; i < perLane; i++) {
+                    String key = "l" + lane + "-" + i + (i % 13 == 0 ? "-retry" : i % 101 == 0 ? "-fail" : "");
+                    keys.add(key);
+                    outbox.enqueue(new Effect.Comment(key, 7, REPO, i % 25, key));
+                    outbox.note("n/" + lane + "/" + i % 10, Map.of("v", i));
+                    if (i % 7 == 0) {
+                        outbox.forget("n/" + lane + "/" + (i + 3) % 10);
+                    }
+                    if (i % 10 == 0) {
+                        outbox.sync();
+                    }
+                }
+                outbox.sync();
+                return null;
+            }));
+        }
+        Future<?> sender = pool.submit(() -> {
+            while (running.get()) {
+                outbox.flush();
+                clock.advance(Duration.ofSeconds(11)); // a retried effect is due again (its backoff: 10 s)
+            }
+            return null;
+        });
+        int compactions = 0;
+        while (laneWork.stream().anyMatch(f -> !f.isDone())) {
+            outbox.prune();
+            compactions++;
+        }
+        for (Future<?> f : laneWork) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        running.set(false);
+        sender.get(60, TimeUnit.SECONDS);
+        pool.shutdown();
+        outbox.flush(); // what the last round retried waits for its backoff
+        assertTrue(compactions > 5, "compactions while the lanes worked: " + compactions);
+
+        Outbox again = new Outbox(dir, null, clock, ServerMetrics.create());
+        assertEquals(outbox.size(), again.size(), "the same effects queued");
+        assertEquals(outbox.noteNames("n/"), again.noteNames("n/"));
+        for (String name : outbox.noteNames("n/")) {
+            assertEquals(outbox.note(name, JsonNode.class), again.note(name, JsonNode.class), name);
+        }
+        for (String key : keys) {
+            assertFalse(again.enqueue(new Effect.Comment(key, 7, REPO, 1, key)), key + " queued, done or failed");
+        }
+    }
+
+    /** A start reads every record: the outbox's own reader must read them exactly as binding them to Rec does. */
+    @Test
+    void theJournalReaderReadsEveryKindOfRecordAsDataBindingDoes() throws Exception {
+        var json = JsonSupport.mapper();
+        Outbox outbox = new Outbox(dir, null, clock, ServerMetrics.create());
+        Outbox.Entry entry = new Outbox.Entry(comment("k"), clock.instant(), 3, clock.instant().plusSeconds(40), true,
+                "502 \"Bad\" Gateway\n", "d-1");
+        List<Outbox.Rec> recs = List.of(
+                new Outbox.Rec("seq", 41, null, null, null),
+                new Outbox.Rec("queue", 42, Outbox.hash("k"), entry, null),
+                new Outbox.Rec("retry", 42, null, entry.retried(4, null, false, null), null),
+                new Outbox.Rec("done", 42, Outbox.hash("k"), null, clock.instant()),
+                new Outbox.Rec("failed", 43, Outbox.hash("f"), null, Instant.parse("2026-02-26T10:00:00.123456789Z")),
+                new Outbox.Rec("failed", 44, null, null, null),
+                new Outbox.Rec("key", 0, Outbox.hash("old"), null, Instant.parse("2026-01-01T00:00:00.5Z")),
+                new Outbox.Rec("note", 0, null, null, null, "mirror/o/r#1", json.readTree("{\"a\":[1,\"\u00e9\"]}")),
+                new Outbox.Rec("forget", 0, null, null, null, "mirror/o/r#1", null));
+        for (Outbox.Rec r : recs) {
+            byte[] bytes = json.writeValueAsBytes(r);
+            assertEquals(json.readValue(bytes, Outbox.Rec.class), outbox.readRec(bytes), r.op());
+        }
+        for (String bad : List.of("[]", "{\"op\":\"key\",\"extra\":1}", "{\"op\":7}", "{\"seq\":\"1\"}",
+                "{\"op\":\"key\"} {}", "{\"op\":\"key\",\"at\":\"yesterday\"}")) {
+            assertThrows(Exception.class, () -> outbox.readRec(bad.getBytes(StandardCharsets.UTF_8)), bad);
+        }
+    }
+
+    /**
+     * The done keys a compaction writes by hand (there can be a million) are byte for byte what
+     * Jackson writes for the record; an effect that failed for good is remembered as done across
+     * a restart too, so a redelivery does not queue it again.
+     */
+    @Test
+    void compactedDoneKeysAreWhatJacksonWritesAndFailedKeysOutliveARestart() throws Exception {
+        var json = JsonSupport.mapper();
+        Outbox outbox = new Outbox(dir, new FlakyGitHub(), clock, ServerMetrics.create());
+        outbox.enqueue(comment("ok"));
+        outbox.enqueue(new Effect.Comment("gone", 7, REPO, 2, "x-fail"));
+        outbox.flush();
+        assertEquals(0, outbox.size());
+        Outbox restarted = new Outbox(dir, null, clock, ServerMetrics.create()); // from the failed record
+        assertFalse(restarted.enqueue(new Effect.Comment("gone", 7, REPO, 2, "x-fail")), "failed: not queued again");
+        assertFalse(restarted.enqueue(comment("ok")));
+        restarted.prune(); // as the worker's first tick does
+        Set<String> keyRecords = new java.util.HashSet<>();
+        try (Journal j = new Journal(dir.resolve("journal"))) {
+            for (byte[] r : j.records()) {
+                Outbox.Rec rec = json.readValue(r, Outbox.Rec.class);
+                if (rec.op().equals("key")) {
+                    assertEquals(new String(json.writeValueAsBytes(rec), StandardCharsets.UTF_8),
+                            new String(r, StandardCharsets.UTF_8));
+                    keyRecords.add(rec.hash());
+                }
+            }
+        }
+        assertEquals(Set.of(Outbox.hash("ok"), Outbox.hash("gone")), keyRecords);
+    }
+
+    /**
+     * What makes the snapshot whole: a change holds {@code changing} for reading from writing its
+     * record until the memory shows it, and a compaction marks the journal's end only once no
+     * change is half done. Here a change is held half done; the compaction must wait for it.
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES) // a deadlock fails, not hangs, the build
+    void aCompactionMarksTheJournalOnlyWhenNoChangeIsHalfDone() throws Exception {
+        Outbox outbox = new Outbox(dir, null, clock, ServerMetrics.create());
+        outbox.note("n", Map.of("v", 1));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<?> compaction;
+        java.util.concurrent.atomic.AtomicReference<Thread> compactor = new java.util.concurrent.atomic.AtomicReference<>();
+        outbox.changing.readLock().lock(); // a change between its record and its memory update
+        try {
+            compaction = pool.submit(() -> {
+                compactor.set(Thread.currentThread());
+                outbox.prune();
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (compactor.get() == null || !outbox.changing.hasQueuedThread(compactor.get())) {
+                assertFalse(compaction.isDone(), "the compaction did not wait for the change in progress");
+                assertTrue(System.nanoTime() < deadline, "the compaction never waited for the change in progress");
+                Thread.onSpinWait();
+            }
+        } finally {
+            outbox.changing.readLock().unlock();
+        }
+        compaction.get(30, TimeUnit.SECONDS);
+        pool.shutdown();
+        assertEquals(Optional.of(Map.of("v", 1)), new Outbox(dir, null, clock, ServerMetrics.create())
+                .note("n", Map.class));
     }
 }
