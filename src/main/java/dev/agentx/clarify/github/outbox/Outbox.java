@@ -1,7 +1,6 @@
 package dev.agentx.clarify.github.outbox;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.files.RecordFields;
 import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.github.Stamps;
 import dev.agentx.clarify.github.api.GitHubApiException;
@@ -279,9 +279,7 @@ public final class Outbox {
     /** As {@link #readRec(byte[])}; without {@code values}, an entry and a note are skipped (left null). */
     private Rec readRec(byte[] record, boolean values) throws IOException {
         try (JsonParser p = json.getFactory().createParser(record)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new JsonParseException(p, "an outbox journal record must be a JSON object");
-            }
+            RecordFields.start(p, "an outbox journal record");
             String op = null;
             long seq = 0;
             String hash = null;
@@ -293,14 +291,9 @@ public final class Outbox {
                 String field = p.currentName();
                 JsonToken v = p.nextToken();
                 switch (field) {
-                    case "op" -> op = text(p, v);
-                    case "seq" -> {
-                        if (v != JsonToken.VALUE_NUMBER_INT) {
-                            throw new JsonParseException(p, "'seq' must be an integer");
-                        }
-                        seq = p.getLongValue();
-                    }
-                    case "hash" -> hash = text(p, v);
+                    case "op" -> op = RecordFields.string(p, v);
+                    case "seq" -> seq = RecordFields.integer(p, v);
+                    case "hash" -> hash = RecordFields.string(p, v);
                     case "entry" -> {
                         if (!values) {
                             p.skipChildren();
@@ -308,11 +301,8 @@ public final class Outbox {
                             entry = p.readValueAs(Entry.class);
                         }
                     }
-                    case "at" -> {
-                        String text = text(p, v);
-                        at = text == null ? null : IsoInstant.parse(text);
-                    }
-                    case "name" -> name = text(p, v);
+                    case "at" -> at = RecordFields.instant(p, v);
+                    case "name" -> name = RecordFields.string(p, v);
                     case "note" -> {
                         if (!values) {
                             p.skipChildren();
@@ -320,24 +310,12 @@ public final class Outbox {
                             note = p.readValueAsTree();
                         }
                     }
-                    default -> throw new JsonParseException(p, "unknown field '" + field + "'");
+                    default -> throw RecordFields.unknown(p, field);
                 }
             }
-            if (p.nextToken() != null) {
-                throw new JsonParseException(p, "content after the record's JSON object");
-            }
+            RecordFields.end(p);
             return new Rec(op, seq, hash, entry, at, name, note);
         }
-    }
-
-    private static String text(JsonParser p, JsonToken v) throws IOException {
-        if (v == JsonToken.VALUE_NULL) {
-            return null;
-        }
-        if (v != JsonToken.VALUE_STRING) {
-            throw new JsonParseException(p, "'" + p.currentName() + "' must be a string");
-        }
-        return p.getText();
     }
 
     /**

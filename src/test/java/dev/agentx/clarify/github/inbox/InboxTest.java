@@ -227,4 +227,123 @@ class InboxTest {
     private static byte[] body() {
         return "{}".getBytes(StandardCharsets.UTF_8);
     }
+
+    /**
+     * The journal is compacted from what the inbox keeps in memory while 4 threads accept
+     * deliveries, record progress and mark them done: whatever the interleaving, the journal then
+     * rebuilds the same state, every id known and the progress of those still queued. The done
+     * records a compaction writes by hand are what Jackson writes.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+    void compactionsWhileDeliveriesComeAndGoLeaveAJournalThatRebuildsTheState() throws Exception {
+        MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
+        Inbox inbox = new Inbox(dir, clock);
+        byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        java.util.List<java.util.concurrent.Future<?>> work = new java.util.ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int lane = t;
+            work.add(pool.submit(() -> {
+                for (int i = 0; i < 1_000; i++) {
+                    String id = "d-" + lane + "-" + i;
+                    inbox.accept(id, "issue_comment", body, "o/r#" + lane);
+                    Inbox.Queued q = inbox.queued().stream().filter(x -> x.id().equals(id)).findFirst().orElseThrow();
+                    inbox.saveProgress(q, new Inbox.Progress(i % 3, false, i % 2, null));
+                    if (i % 4 != 0) {
+                        inbox.done(q);
+                    }
+                }
+                return null;
+            }));
+        }
+        int compactions = 0;
+        while (work.stream().anyMatch(f -> !f.isDone())) {
+            inbox.prune();
+            compactions++;
+        }
+        for (java.util.concurrent.Future<?> f : work) {
+            f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        assertTrue(compactions > 5, "compactions while deliveries came and went: " + compactions);
+        inbox.syncDone();
+
+        Inbox again = new Inbox(dir, clock);
+        assertEquals(inbox.size(), again.size());
+        assertEquals(1_000, again.size(), "every fourth delivery is still queued");
+        for (Inbox.Queued q : again.queued()) {
+            int i = Integer.parseInt(q.id().substring(q.id().lastIndexOf('-') + 1));
+            assertEquals(new Inbox.Progress(i % 3, false, i % 2, null), again.progress(q), q.id());
+        }
+        for (int t = 0; t < 4; t++) {
+            for (int i = 0; i < 1_000; i++) {
+                assertEquals(Inbox.Accepted.DUPLICATE, again.accept("d-" + t + "-" + i, "issue_comment", body), "d-" + t + "-" + i);
+            }
+        }
+        again.prune();
+        var json = dev.agentx.clarify.files.JsonSupport.mapper();
+        int doneRecords = 0;
+        try (dev.agentx.clarify.files.Journal j = new dev.agentx.clarify.files.Journal(dir.resolve("journal"))) {
+            for (byte[] r : j.records()) {
+                Inbox.Rec rec = json.readValue(r, Inbox.Rec.class);
+                if (rec.op().equals("done")) {
+                    assertEquals(new String(json.writeValueAsBytes(rec), StandardCharsets.UTF_8),
+                            new String(r, StandardCharsets.UTF_8));
+                    doneRecords++;
+                }
+            }
+        }
+        assertEquals(3_000, doneRecords);
+    }
+
+    /** As the outbox's: a change held half done (record written, memory not yet) holds the compaction's mark. */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+    void aCompactionMarksTheJournalOnlyWhenNoChangeIsHalfDone() throws Exception {
+        MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
+        Inbox inbox = new Inbox(dir, clock);
+        inbox.accept("d-1", "ping", "{}".getBytes(StandardCharsets.UTF_8));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        java.util.concurrent.atomic.AtomicReference<Thread> compactor = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.Future<?> compaction;
+        inbox.changing.readLock().lock();
+        try {
+            compaction = pool.submit(() -> {
+                compactor.set(Thread.currentThread());
+                inbox.prune();
+            });
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            while (compactor.get() == null || !inbox.changing.hasQueuedThread(compactor.get())) {
+                assertTrue(!compaction.isDone(), "the compaction did not wait for the change in progress");
+                assertTrue(System.nanoTime() < deadline, "the compaction never waited for the change in progress");
+                Thread.onSpinWait();
+            }
+        } finally {
+            inbox.changing.readLock().unlock();
+        }
+        compaction.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        pool.shutdown();
+        assertEquals(1, new Inbox(dir, clock).size());
+    }
+
+    /** A start reads every record: the inbox's own reader must read them exactly as binding them to Rec does. */
+    @Test
+    void theJournalReaderReadsEveryKindOfRecordAsDataBindingDoes() throws Exception {
+        var json = dev.agentx.clarify.files.JsonSupport.mapper();
+        MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
+        Inbox inbox = new Inbox(dir, clock);
+        for (Inbox.Rec r : java.util.List.of(new Inbox.Rec("seq", 41, null, null, null),
+                new Inbox.Rec("progress", 42, null, new Inbox.Progress(2, true, 3, clock.instant().plusSeconds(20)), null),
+                new Inbox.Rec("progress", 43, null, Inbox.Progress.NONE, null),
+                new Inbox.Rec("done", 42, "72d3162e-cc78-11e3-81ab-4c9367dc0958", null, clock.instant()),
+                new Inbox.Rec("done", 0, "d-1", null, java.time.Instant.parse("2026-02-26T10:00:00.000000001Z")))) {
+            byte[] bytes = json.writeValueAsBytes(r);
+            assertEquals(json.readValue(bytes, Inbox.Rec.class), inbox.readRec(bytes), r.op());
+        }
+        for (String bad : java.util.List.of("[]", "{\"op\":\"done\",\"extra\":1}", "{\"op\":7}",
+                "{\"seq\":\"1\"}", "{\"op\":\"done\"} {}", "{\"op\":\"done\",\"at\":\"yesterday\"}")) {
+            assertThrows(Exception.class, () -> inbox.readRec(bad.getBytes(StandardCharsets.UTF_8)), bad);
+        }
+    }
 }

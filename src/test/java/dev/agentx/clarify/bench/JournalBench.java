@@ -1,6 +1,7 @@
 package dev.agentx.clarify.bench;
 
 import dev.agentx.clarify.files.Journal;
+import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import java.lang.management.ManagementFactory;
@@ -17,21 +18,24 @@ import java.util.Locale;
 import java.util.Random;
 
 /**
- * What the outbox journal costs the server at start and at a compaction, against the floor of
- * reading its records. Modes, each meant for a fresh JVM (a start is a cold JVM):
+ * What the outbox and inbox journals cost the server at start and at a compaction, against the
+ * floor of reading their records. Modes, each meant for a fresh JVM (a start is a cold JVM):
  * <ul>
  *   <li>{@code build DIR KEYS DELIVERIES}: writes {@code DIR/journal} as a busy server leaves it
  *       just before a growth compaction: a compacted head of KEYS done keys and a mirror note per
  *       issue, then DELIVERIES deliveries' effects (a comment, a reaction, a label: each a queue
  *       and a done record) and a note each;</li>
+ *   <li>{@code inbox-build DIR IDS}: writes {@code DIR/journal} as an inbox keeps it: the ids of
+ *       IDS deliveries done with in the last 7 days;</li>
  *   <li>{@code floor DIR}: reads the journal's records and nothing else (the floor);</li>
  *   <li>{@code open DIR}: opens the outbox on it (read, parse, rebuild the memory), then compacts
  *       it 5 times as the worker's first tick and the daily prune do; prints the start, the median
- *       compaction and its CPU.</li>
+ *       compaction and its CPU;</li>
+ *   <li>{@code inbox-open DIR}: the same for the inbox.</li>
  * </ul>
  */
-public final class OutboxJournalBench {
-    private OutboxJournalBench() {
+public final class JournalBench {
+    private JournalBench() {
     }
 
     public static void main(String[] args) throws Exception {
@@ -46,15 +50,22 @@ public final class OutboxJournalBench {
                 }
                 System.out.printf(Locale.ROOT, "floor %d %.0f%n", n, (System.nanoTime() - t0) / 1e6);
             }
-            case "open" -> open(dir);
-            default -> throw new IllegalArgumentException("mode: build, floor or open");
+            case "open" -> open(dir, false);
+            case "inbox-build" -> inboxBuild(dir, Integer.parseInt(args[2]));
+            case "inbox-open" -> open(dir, true);
+            default -> throw new IllegalArgumentException("mode: build, inbox-build, floor, open or inbox-open");
         }
     }
 
-    private static void open(Path dir) {
+    private static void open(Path dir, boolean inbox) {
         Clock clock = Clock.systemUTC();
         long t0 = System.nanoTime();
-        Outbox outbox = new Outbox(dir, null, clock, ServerMetrics.create());
+        Runnable prune;
+        if (inbox) {
+            prune = new Inbox(dir, clock)::prune;
+        } else {
+            prune = new Outbox(dir, null, clock, ServerMetrics.create())::prune;
+        }
         double start = (System.nanoTime() - t0) / 1e6;
         var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         List<Double> wall = new ArrayList<>();
@@ -62,7 +73,7 @@ public final class OutboxJournalBench {
         for (int i = 0; i < 5; i++) {
             long c = threads.getCurrentThreadCpuTime();
             long t = System.nanoTime();
-            outbox.prune();
+            prune.run();
             wall.add((System.nanoTime() - t) / 1e6);
             cpu.add((threads.getCurrentThreadCpuTime() - c) / 1e6);
         }
@@ -108,6 +119,22 @@ public final class OutboxJournalBench {
                     j.write(utf8("{\"op\":\"done\",\"seq\":" + seq + ",\"hash\":\"" + hash + "\",\"at\":\"" + now + "\"}"));
                 }
                 j.write(note(issue, d));
+            }
+            j.sync();
+            System.out.printf(Locale.ROOT, "built %d %.1f%n", j.size(), j.bytes() / 1e6);
+        }
+    }
+
+    private static void inboxBuild(Path dir, int ids) throws Exception {
+        Files.createDirectories(dir);
+        Random random = new Random(7);
+        Instant now = Instant.now();
+        try (Journal j = new Journal(dir.resolve("journal"))) {
+            j.records();
+            for (int i = 1; i <= ids; i++) {
+                Instant at = now.minus(Duration.ofSeconds(random.nextInt(7 * 86_400)));
+                j.write(utf8("{\"op\":\"done\",\"seq\":" + i + ",\"id\":\"" + new java.util.UUID(random.nextLong(),
+                        random.nextLong()) + "\",\"at\":\"" + at + "\"}"));
             }
             j.sync();
             System.out.printf(Locale.ROOT, "built %d %.1f%n", j.size(), j.bytes() / 1e6);
