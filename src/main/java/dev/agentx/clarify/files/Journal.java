@@ -43,6 +43,13 @@ public final class Journal implements AutoCloseable {
     private long records;
     /** Where the next record goes: the end of the good part of the file once read. */
     private long position;
+    /**
+     * The file held records when it was read: a process that was killed may have left them in the
+     * page cache only, so the first sync after opening runs even for record numbers it already
+     * covers (whoever acts on a record read back, say sending an effect or forgetting what a done
+     * delivery needed, syncs first and must find it durable). Cleared by a sync or a compaction.
+     */
+    private volatile boolean inherited;
     /** How many times the journal was compacted since it was opened (a {@link Mark} is for one generation). */
     private long generation;
     /** Records written since the journal was opened (never reset: {@link #write} hands these out). */
@@ -85,6 +92,7 @@ public final class Journal implements AutoCloseable {
             }
             channel.position(end);
             position = end;
+            inherited = end > 0;
             records = out.size();
             return out;
         } catch (IOException e) {
@@ -110,6 +118,7 @@ public final class Journal implements AutoCloseable {
             }
             channel.position(end);
             position = end;
+            inherited = end > 0;
             records = out.size();
             return out;
         } catch (IOException e) {
@@ -244,6 +253,7 @@ public final class Journal implements AutoCloseable {
     }
 
     private static ByteBuffer frame(byte[] payload) {
+        checkSize(payload);
         ByteBuffer buf = ByteBuffer.allocate(HEADER + payload.length);
         put(buf, payload);
         buf.flip();
@@ -252,12 +262,16 @@ public final class Journal implements AutoCloseable {
 
     /** Appends the framed record (length, CRC-32C, payload) to {@code buf}, which has room for it. */
     private static void put(ByteBuffer buf, byte[] payload) {
-        if (payload.length > MAX_RECORD) {
-            throw new IllegalArgumentException("journal record of " + payload.length + " bytes exceeds " + MAX_RECORD);
-        }
+        checkSize(payload);
         CRC32C crc = new CRC32C();
         crc.update(payload);
         buf.putInt(payload.length).putInt((int) crc.getValue()).put(payload);
+    }
+
+    private static void checkSize(byte[] payload) {
+        if (payload.length > MAX_RECORD) {
+            throw new IllegalArgumentException("journal record of " + payload.length + " bytes exceeds " + MAX_RECORD);
+        }
     }
 
     /** How many bytes the file holds (its good part, once read). */
@@ -332,7 +346,7 @@ public final class Journal implements AutoCloseable {
 
     /** Returns once record {@code number} (from {@link #write}) and those before it are durable. */
     public void syncTo(long number) {
-        if (durable.get() < number) {
+        if (inherited || durable.get() < number) {
             commit.commit(); // a sync that started after the record was written: it covers it
         }
     }
@@ -353,6 +367,7 @@ public final class Journal implements AutoCloseable {
         } catch (ClosedChannelException e) {
             // compacted meanwhile: the new file was synced with everything appended before it
         }
+        inherited = false;
         syncs.incrementAndGet();
         durable.accumulateAndGet(upTo, Math::max);
     }
@@ -483,6 +498,7 @@ public final class Journal implements AutoCloseable {
                 position = channel.size();
                 records = kept[0] + (records - since.records());
                 generation++;
+                inherited = false; // the new file was synced whole
                 old.close();
             } finally {
                 lock.unlock();

@@ -341,4 +341,33 @@ class JournalTest {
             assertTrue(java.util.Arrays.equals(expected.get(i), actual.get(i)), "record " + i + " differs");
         }
     }
+
+    /**
+     * Records read back at open may be in the page cache only (the process that wrote them was
+     * killed before syncing). Whoever acts on one syncs first with the number it has (0 for a
+     * record read back): that first sync must reach the disk; later ones need not.
+     */
+    @Test
+    void theFirstSyncAfterOpeningCoversTheRecordsReadBack() {
+        Path file = dir.resolve("j");
+        try (Journal j = new Journal(file)) {
+            j.records();
+            j.write(b("written, never synced"));
+        }
+        try (Journal j = new Journal(file)) {
+            assertEquals(1, j.records().size());
+            long before = j.syncs();
+            j.syncTo(0);
+            assertEquals(before + 1, j.syncs(), "the records read back are made durable");
+            j.syncTo(0);
+            j.sync();
+            assertEquals(before + 1, j.syncs(), "once");
+        }
+        try (Journal j = new Journal(dir.resolve("empty"))) {
+            j.records();
+            long before = j.syncs();
+            j.sync();
+            assertEquals(before, j.syncs(), "nothing read back, nothing to sync");
+        }
+    }
 }
