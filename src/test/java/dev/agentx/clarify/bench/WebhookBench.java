@@ -64,7 +64,9 @@ public final class WebhookBench {
 
     /**
      * What a run measured: ack latencies (from the intended send time), errors, deliveries per second, and
-     * for open-loop runs each ack as {intended send nanoTime, latency nanos} (empty for closed-loop runs).
+     * for open-loop runs each ack as {intended send nanoTime, latency nanos, the server's queue nanos,
+     * its handler nanos} (the last two from the 202's Server-Timing, -1 without it; empty for closed-loop
+     * runs).
      */
     private record Run(List<Long> ackNanos, int errors, double perSecond, List<long[]> timed) {
     }
@@ -254,6 +256,7 @@ public final class WebhookBench {
                     + "`%s`) during the steady run: %.2f ms on average over %.0f deliveries.%n%n",
                     ServerMetrics.WEBHOOK_QUEUE, (Scrape.value(scrape1, sum) - Scrape.value(scrape0, sum)) * 1e3 / queued,
                     queued);
+            System.out.println(serverTimes(appSteady));
         } finally {
             if (gc != null) {
                 gc.close();
@@ -314,7 +317,8 @@ public final class WebhookBench {
                 } else {
                     long took = System.nanoTime() - due;
                     lat.add(took);
-                    timed.add(new long[] {due, took});
+                    String timing = r.headers().firstValue("Server-Timing").orElse("");
+                    timed.add(new long[] {due, took, serverNanos(timing, "queue"), serverNanos(timing, "handler")});
                 }
                 return null;
             }));
@@ -385,9 +389,48 @@ public final class WebhookBench {
         return names.isEmpty() ? "no collection" : String.join(", ", names);
     }
 
+    /** The distribution of the 202s' Server-Timing durations in an open-loop run, as a sentence. */
+    static String serverTimes(Run r) {
+        List<Long> queue = new ArrayList<>();
+        List<Long> handler = new ArrayList<>();
+        synchronized (r.timed()) {
+            for (long[] t : r.timed()) {
+                if (t.length > 3 && t[2] >= 0 && t[3] >= 0) {
+                    queue.add(t[2]);
+                    handler.add(t[3]);
+                }
+            }
+        }
+        if (queue.isEmpty()) {
+            return "";
+        }
+        Stats q = Stats.ofNanos(queue);
+        Stats h = Stats.ofNanos(handler);
+        return String.format(java.util.Locale.ROOT, "Per 202, from its Server-Timing header (%d acknowledgements): the inbox's "
+                + "append and fdatasync p50 %.2f, p99 %.2f, max %.2f ms; the whole handler p50 %.2f, p99 %.2f, max %.2f "
+                + "ms.%n", queue.size(), q.p50(), q.p99(), q.max(), h.p50(), h.p99(), h.max());
+    }
+
+    /** The duration of metric {@code name} in a Server-Timing header, in nanoseconds; -1 if absent. */
+    static long serverNanos(String header, String name) {
+        for (String metric : header.split(",")) {
+            String[] parts = metric.strip().split(";");
+            if (parts[0].equals(name)) {
+                for (String p : parts) {
+                    if (p.startsWith("dur=")) {
+                        return Math.round(Double.parseDouble(p.substring(4)) * 1e6);
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+
     /**
      * Acknowledgements over the goal's 10 ms in an open-loop run, and how many overlapped a GC pause
-     * or else another stall of the JVM (see {@link Stalls}).
+     * or else another stall of the JVM (see {@link Stalls}); with the server's Server-Timing, how many
+     * had the inbox's append and fdatasync take more than half of their time (the disk), and the
+     * share of their time the handler itself took (the rest passed before or after it).
      */
     static String tail(Run r, List<GcPauses.Pause> pauses, List<Stalls.Stall> stalls) {
         long slow = 10_000_000L;
@@ -405,6 +448,10 @@ public final class WebhookBench {
         int over = 0;
         int inGc = 0;
         int inStall = 0;
+        int timedSlow = 0;
+        int disk = 0;
+        long slowTotal = 0;
+        long slowHandler = 0;
         StringBuilder slowest = new StringBuilder();
         for (long[] a : acks) {
             if (a[1] <= slow) {
@@ -416,14 +463,26 @@ public final class WebhookBench {
             boolean stall = !gc && stalls.stream().anyMatch(s -> s.overlaps(a[0], end));
             inGc += gc ? 1 : 0;
             inStall += stall ? 1 : 0;
+            boolean timed = a.length > 3 && a[2] >= 0 && a[3] >= 0;
+            if (timed) {
+                timedSlow++;
+                disk += a[2] * 2 > a[1] ? 1 : 0;
+                slowTotal += a[1];
+                slowHandler += a[3];
+            }
             if (over <= 3) {
-                slowest.append(String.format("%s%.1f ms at %.2f s (%s)", over > 1 ? ", " : "", a[1] / 1e6,
-                        (a[0] - from) / 1e9, gc ? "GC" : stall ? "stall" : "neither"));
+                slowest.append(String.format("%s%.1f ms at %.2f s (%s%s)", over > 1 ? ", " : "", a[1] / 1e6,
+                        (a[0] - from) / 1e9, gc ? "GC" : stall ? "stall" : "neither",
+                        timed ? String.format("; handler %.1f ms, of it the inbox's fdatasync %.1f ms", a[3] / 1e6,
+                                a[2] / 1e6) : ""));
             }
         }
-        return String.format("%s; %s; %d of %d acks over 10 ms, %d of them during a GC pause, %d during another stall%s",
+        String server = timedSlow == 0 ? "" : String.format("; %d of them waited mostly for the inbox's append and "
+                + "fdatasync (over half their time), and the handler took %.0f%% of their time in all (the rest "
+                + "passed before or after it)", disk, 100.0 * slowHandler / slowTotal);
+        return String.format("%s; %s; %d of %d acks over 10 ms, %d of them during a GC pause, %d during another stall%s%s",
                 during("GC pauses during the run", pauses, from, to), during("stalls", stalls, from, to), over,
-                acks.size(), inGc, inStall, over == 0 ? "" : "; slowest: " + slowest);
+                acks.size(), inGc, inStall, server, over == 0 ? "" : "; slowest: " + slowest);
     }
 
     /** e.g. {@code 5 GC pauses during the run, 23 ms in all, longest 6.0 ms}: those of {@code all} within from..to. */

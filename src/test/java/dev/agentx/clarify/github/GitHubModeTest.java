@@ -38,6 +38,12 @@ class GitHubModeTest {
 
     private void accepted(GitHubRig.Response r) {
         assertEquals(202, r.status(), r.body());
+        // where the acknowledgement's time went: the inbox's append and fdatasync within the handler's
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                "queue;dur=(\\d+\\.\\d{3});desc=\"inbox append and fdatasync\", handler;dur=(\\d+\\.\\d{3})")
+                .matcher(String.valueOf(r.serverTiming()));
+        assertTrue(m.matches(), "Server-Timing: " + r.serverTiming());
+        assertTrue(Double.parseDouble(m.group(1)) <= Double.parseDouble(m.group(2)), r.serverTiming());
     }
 
     private ClarificationRecord record(int issue, int index) {

@@ -152,13 +152,14 @@ public final class WebhookServer implements AutoCloseable {
         AckPriority priority = worker.priority();
         priority.requestStarted();
         try {
-            accept(ctx);
+            accept(ctx, System.nanoTime());
         } finally {
             priority.requestEnded();
         }
     }
 
-    private void accept(Context ctx) {
+    /** {@code started}: when the handler began (System.nanoTime), for the 202's Server-Timing. */
+    private void accept(Context ctx, long started) {
         if (stopping) {
             refused(ctx, 503, "agentx serve is shutting down; redeliver this delivery once it is back");
             return;
@@ -227,7 +228,20 @@ public final class WebhookServer implements AutoCloseable {
         metrics.increment(ServerMetrics.DELIVERIES, "event", event, "action", action, "outcome", "queued");
         LOG.info("delivery {} ({}) queued", delivery, event);
         worker.wake();
+        ctx.header("Server-Timing", serverTiming(queued, System.nanoTime() - started));
         reply(ctx, 202, "queued " + delivery);
+    }
+
+    /**
+     * The 202's {@code Server-Timing} header (W3C Server Timing): {@code queue}, the inbox append and
+     * its shared fdatasync; {@code handler}, the whole handler from its first line (checks,
+     * signature, parsing, queueing). Milliseconds. What the client measured beyond {@code handler}
+     * passed before the handler ran or after it (a busy core, the JVM paused, the network stack):
+     * the webhook benchmark reads it to say where a slow acknowledgement waited.
+     */
+    static String serverTiming(long queueNanos, long handlerNanos) {
+        return String.format(Locale.ROOT, "queue;dur=%.3f;desc=\"inbox append and fdatasync\", handler;dur=%.3f",
+                queueNanos / 1e6, handlerNanos / 1e6);
     }
 
     /** Strict UTF-8 (JSON's encoding): no stray, truncated or overlong sequences, no encoded surrogates. */

@@ -256,7 +256,8 @@ public final class GitHubRig implements AutoCloseable {
 
     // ---- HTTP --------------------------------------------------------------------------------
 
-    public record Response(int status, String body) {
+    /** {@code serverTiming}: the response's Server-Timing header, or null. */
+    public record Response(int status, String body, String serverTiming) {
     }
 
     public String nextDeliveryId() {
@@ -293,7 +294,7 @@ public final class GitHubRig implements AutoCloseable {
         headers.forEach(b::header);
         try {
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-            return new Response(r.statusCode(), r.body());
+            return new Response(r.statusCode(), r.body(), r.headers().firstValue("Server-Timing").orElse(null));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
