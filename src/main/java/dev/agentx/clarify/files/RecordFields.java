@@ -54,6 +54,19 @@ public final class RecordFields {
         return text == null ? null : IsoInstant.parse(text);
     }
 
+    /**
+     * A value bound to {@code type} by the parser's codec (a tree for {@code JsonNode}), or null for
+     * JSON null. Without {@code read} it is skipped unread and null: for a reader that reads in full
+     * only the records still live at the end.
+     */
+    public static <T> T value(JsonParser p, JsonToken v, Class<T> type, boolean read) throws IOException {
+        if (!read) {
+            p.skipChildren();
+            return null;
+        }
+        return v == JsonToken.VALUE_NULL ? null : p.readValueAs(type);
+    }
+
     public static JsonParseException unknown(JsonParser p, String field) {
         return new JsonParseException(p, "unknown field '" + field + "'");
     }

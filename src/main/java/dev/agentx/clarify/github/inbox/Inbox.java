@@ -280,7 +280,7 @@ public final class Inbox {
                     case "op" -> op = RecordFields.string(p, v);
                     case "seq" -> seq = RecordFields.integer(p, v);
                     case "id" -> id = RecordFields.string(p, v);
-                    case "progress" -> progress = v == JsonToken.VALUE_NULL ? null : p.readValueAs(Progress.class);
+                    case "progress" -> progress = RecordFields.value(p, v, Progress.class, true);
                     case "at" -> at = RecordFields.instant(p, v);
                     default -> throw RecordFields.unknown(p, field);
                 }
@@ -698,7 +698,7 @@ public final class Inbox {
                         IsoInstant.append(done, e.getValue()).append("\"}");
                         out.accept(done.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
                     }
-                    for (Map.Entry<Long, Progress> e : new TreeMap<>(progress).entrySet()) {
+                    for (Map.Entry<Long, Progress> e : progress.entrySet()) { // any order: a record per delivery
                         out.accept(json.writeValueAsBytes(new Rec("progress", e.getKey(), null, e.getValue(), null)));
                     }
                 } catch (IOException e) {

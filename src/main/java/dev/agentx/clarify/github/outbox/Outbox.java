@@ -294,22 +294,10 @@ public final class Outbox {
                     case "op" -> op = RecordFields.string(p, v);
                     case "seq" -> seq = RecordFields.integer(p, v);
                     case "hash" -> hash = RecordFields.string(p, v);
-                    case "entry" -> {
-                        if (!values) {
-                            p.skipChildren();
-                        } else if (v != JsonToken.VALUE_NULL) {
-                            entry = p.readValueAs(Entry.class);
-                        }
-                    }
+                    case "entry" -> entry = RecordFields.value(p, v, Entry.class, values);
                     case "at" -> at = RecordFields.instant(p, v);
                     case "name" -> name = RecordFields.string(p, v);
-                    case "note" -> {
-                        if (!values) {
-                            p.skipChildren();
-                        } else if (v != JsonToken.VALUE_NULL) {
-                            note = p.readValueAsTree();
-                        }
-                    }
+                    case "note" -> note = RecordFields.value(p, v, JsonNode.class, values);
                     default -> throw RecordFields.unknown(p, field);
                 }
             }
