@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -45,10 +46,14 @@ public final class WebhookBench {
     private record Delivery(String id, byte[] body, String signature) {
     }
 
-    /** Delivery sent (its intended send time) to its comment POSTed to the stub, and deliveries whose comment never came. */
-    private record EndToEnd(Stats stats, int missing) {
+    /**
+     * Delivery sent (its intended send time) to its comment POSTed to the stub, and deliveries whose comment never
+     * came; {@code timed} holds each time as {intended send nanoTime, nanos to the POST}.
+     */
+    private record EndToEnd(Stats stats, int missing, List<long[]> timed) {
         static EndToEnd of(Map<Integer, Long> sentAt, Map<Integer, Long> postedAt) {
             List<Long> nanos = new ArrayList<>();
+            List<long[]> timed = new ArrayList<>();
             int missing = 0;
             for (Map.Entry<Integer, Long> s : sentAt.entrySet()) {
                 Long p = postedAt.get(s.getKey());
@@ -56,9 +61,47 @@ public final class WebhookBench {
                     missing++;
                 } else {
                     nanos.add(p - s.getValue());
+                    timed.add(new long[] {s.getValue(), p - s.getValue()});
                 }
             }
-            return new EndToEnd(Stats.ofNanos(nanos), missing);
+            return new EndToEnd(Stats.ofNanos(nanos), missing, timed);
+        }
+
+        /**
+         * The seconds of the run (by intended send time) in which a delivery took longer than {@code overMillis}
+         * end to end: how many, the slowest, and the slowest fdatasync before a 202 sent in the same second
+         * (from {@code acks}' Server-Timing): one cluster after a stall of the disk, or a backlog spread
+         * over the run.
+         */
+        String timeline(Run acks, long overMillis) {
+            long first = timed.stream().mapToLong(t -> t[0]).min().orElse(0);
+            java.util.TreeMap<Long, long[]> bySecond = new java.util.TreeMap<>(); // {count, over, max nanos}
+            for (long[] t : timed) {
+                long[] b = bySecond.computeIfAbsent((t[0] - first) / 1_000_000_000L, k -> new long[3]);
+                b[0]++;
+                if (t[1] > overMillis * 1_000_000L) {
+                    b[1]++;
+                }
+                b[2] = Math.max(b[2], t[1]);
+            }
+            Map<Long, Long> queueMax = new java.util.HashMap<>();
+            synchronized (acks.timed()) {
+                for (long[] t : acks.timed()) {
+                    queueMax.merge((t[0] - first) / 1_000_000_000L, t[2], Math::max);
+                }
+            }
+            StringBuilder out = new StringBuilder();
+            long seconds = 0;
+            for (Map.Entry<Long, long[]> e : bySecond.entrySet()) {
+                long[] b = e.getValue();
+                if (b[1] == 0) {
+                    continue;
+                }
+                seconds++;
+                out.append(out.length() == 0 ? "" : "; ").append(String.format("%d s: %d of %d (max %.0f ms, fdatasync max %.1f ms)",
+                        e.getKey(), b[1], b[0], b[2] / 1e6, queueMax.getOrDefault(e.getKey(), -1L) / 1e6));
+            }
+            return seconds == 0 ? "none" : seconds + " of " + bySecond.size() + " seconds: " + out;
         }
     }
 
@@ -78,6 +121,8 @@ public final class WebhookBench {
     static final int MIN_ROUNDS = 3;
     /** At most this many rounds (-Dwebhook.bench.maxRounds=N for a quick look). */
     static final int MAX_ROUNDS = Integer.getInteger("webhook.bench.maxRounds", 40);
+    /** At most this many rounds of a server's warm-up right before each of its measured runs. */
+    static final int REWARM_ROUNDS = 10;
 
     /** How the warm-up went: rounds, deliveries, seconds, whether the JIT settled, and its compile time per round. */
     private record Warmup(int rounds, int deliveries, double seconds, boolean settled, List<Long> jitMillis) {
@@ -118,6 +163,39 @@ public final class WebhookBench {
             settled = round >= MIN_ROUNDS && compiled < SETTLED * (System.nanoTime() - t0) / 1e6;
         }
         return new Warmup(round, deliveries, (System.nanoTime() - start) / 1e9, settled, jit);
+    }
+
+    /**
+     * Warms one server up again right before its measured run, until a round spends less than {@link #SETTLED}
+     * of its time compiling (at most {@link #REWARM_ROUNDS} rounds); returns the compile ms per round. Both
+     * servers share this JVM, and so do Jetty's, Javalin's and the JDK's HTTP client's code: a run of one
+     * server recompiles that shared code for its own profile and leaves the other's code unused, which the
+     * JVM may then throw away ({@code UseCodeCacheFlushing}). Measured straight after the bare handler's 30 s
+     * run, agentx's acknowledgements took about 7 ms more for the first 2 s; the worker, which steps back
+     * to one lane while acknowledgements queue up ({@code AckPriority}), fell up to 1 s behind, and those
+     * seconds decided the end-to-end p99 (2026-11-24: 92 to 800 deliveries of 6,000 over 50 ms, all in the
+     * first 1 to 4 s). A server in production is not preceded by another one's load. App rounds: 1,000
+     * deliveries closed-loop, a drain, 2 s at the steady rate, a drain; bare rounds: the closed loop.
+     */
+    private List<Long> rewarm(GitHubMode mode, String url, boolean app, GitHubRig rig, AtomicInteger issues, int rate,
+                              int clients) {
+        List<Long> jit = new ArrayList<>();
+        for (int round = 0; round < REWARM_ROUNDS; round++) {
+            long c0 = JIT.getTotalCompilationTime();
+            long t0 = System.nanoTime();
+            closedLoop(url, deliveries(rig, issues, 1000), clients);
+            if (app) {
+                drain(mode, Duration.ofSeconds(120));
+                openLoop(url, deliveries(rig, issues, 2 * rate), rate, null);
+                drain(mode, Duration.ofSeconds(120));
+            }
+            long compiled = JIT.getTotalCompilationTime() - c0;
+            jit.add(compiled);
+            if (compiled < SETTLED * (System.nanoTime() - t0) / 1e6) {
+                break;
+            }
+        }
+        return jit;
     }
 
     public static void main(String[] args) throws Exception {
@@ -179,7 +257,12 @@ public final class WebhookBench {
             gc = new GcPauses();
             Stalls stalls = new Stalls();
 
+            Map<String, List<Long>> rewarms = new LinkedHashMap<>();
+            rewarms.put("before the bare handler's steady run", rewarm(mode, base, false, rig, issues, rate, clients));
+            long codeBefore = codeCacheUsed();
             Run baseSteady = openLoop(base, baseSteadyLoad, rate, null);
+            long codeAfterBare = codeCacheUsed();
+            rewarms.put("before agentx's steady run", rewarm(mode, app, true, rig, issues, rate, clients));
             Map<String, Long> cpu0 = CpuByThread.snapshot();
             java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches0 = ContextSwitches.snapshot();
@@ -201,14 +284,29 @@ public final class WebhookBench {
             Run appHalf = openLoop(app, halfLoad, half, halfSentAt);
             drain(mode, Duration.ofSeconds(120));
             EndToEnd halfE2e = EndToEnd.of(halfSentAt, postedAt);
+            rewarms.put("before the bare handler's saturation run", rewarm(mode, base, false, rig, issues, rate, clients));
             Run baseSat = closedLoop(base, baseSatLoad, clients);
+            rewarms.put("before agentx's saturation run", rewarm(mode, app, true, rig, issues, rate, clients));
             Run appSat = closedLoop(app, appSatLoad, clients);
             long drainStart = System.nanoTime();
             drain(mode, Duration.ofSeconds(300));
             double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
-            long measuredJit = JIT.getTotalCompilationTime() - jit0;
+            long measuredJit = JIT.getTotalCompilationTime() - jit0
+                    - rewarms.values().stream().flatMap(List::stream).mapToLong(Long::longValue).sum();
             report(warmup, measuredJit, rate, seconds, saturation, clients, baseSteady, appSteady, baseSat, appSat, e2e, half, appHalf,
                     halfE2e, drainSeconds, storage(work.resolve("data")));
+            System.out.printf("Before each measured run its server was warmed up again, until a round spent less "
+                    + "than %.0f%% of its time compiling (the other server's run in the same JVM recompiles the code they "
+                    + "share, Jetty's and Javalin's, for its own use; measured straight after the bare handler's run, "
+                    + "agentx lost its first seconds to that; at most %d rounds): compile ms per round %s.%n%n",
+                    SETTLED * 100, REWARM_ROUNDS, rewarms.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                            .collect(java.util.stream.Collectors.joining("; ")));
+            System.out.printf("Code cache (the JIT's compiled code): %.1f MB used before the bare handler's steady run, "
+                    + "%.1f MB after it, %.1f MB at the end, of %.0f MB reserved (JVM flag UseCodeCacheFlushing: %s; with "
+                    + "it on, the JVM removes compiled code that was not used for a while, such as the server's while "
+                    + "the bare handler's run compiled other code).%n%n",
+                    codeBefore / 1e6, codeAfterBare / 1e6, codeCacheUsed() / 1e6, codeCacheReserved() / 1e6,
+                    vmOption("UseCodeCacheFlushing"));
             System.out.printf("Where the steady run's slow acknowledgements came from (collector: %s; GC pauses are the "
                     + "whole JVM's: server, stub and load generator, placed within %.1f ms; a stall: a thread of normal "
                     + "priority that wakes every ms woke more than %d ms late, whatever the cause):%n%n",
@@ -379,6 +477,28 @@ public final class WebhookBench {
             }
         }
         return first;
+    }
+
+    private static List<java.lang.management.MemoryPoolMXBean> codeHeaps() {
+        return java.lang.management.ManagementFactory.getMemoryPoolMXBeans().stream()
+                .filter(p -> p.getName().startsWith("CodeHeap") || p.getName().equals("Code Cache")).toList();
+    }
+
+    private static long codeCacheUsed() {
+        return codeHeaps().stream().mapToLong(p -> p.getUsage().getUsed()).sum();
+    }
+
+    private static long codeCacheReserved() {
+        return codeHeaps().stream().mapToLong(p -> p.getUsage().getMax()).sum();
+    }
+
+    private static String vmOption(String name) {
+        try {
+            return java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class)
+                    .getVMOption(name).getValue();
+        } catch (IllegalArgumentException e) {
+            return "unknown";
+        }
     }
 
     private static String collectors(List<GcPauses.Pause> pauses) {
@@ -564,5 +684,7 @@ public final class WebhookBench {
                 halfE2e.stats().row());
         System.out.printf("At %d/s the acknowledgement took p50 %.2f ms, p99 %.2f ms (%d errors).%n%n", half, ah.p50(),
                 ah.p99(), appHalf.errors());
+        System.out.printf("Seconds of the %d/s run with deliveries over 50 ms end to end (by send time): %s.%n%n", rate,
+                e2e.timeline(appSteady, 50));
     }
 }
