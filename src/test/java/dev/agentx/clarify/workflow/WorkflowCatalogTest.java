@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class WorkflowCatalogTest {
     static Path fixtures() {
-        return Path.of(System.getProperty("agentx.fixtures", "../shared/fixtures"));
+        return Path.of(System.getProperty("agentx.fixtures", "src/test/resources/fixtures"));
     }
 
     @Test

@@ -204,7 +204,7 @@ public final class GitHubRig implements AutoCloseable {
     // ---- payloads ----------------------------------------------------------------------------
 
     public ObjectNode fixture(String name) {
-        Path p = Path.of(System.getProperty("agentx.fixtures", "../shared/fixtures"), "github-webhooks",
+        Path p = Path.of(System.getProperty("agentx.fixtures", "src/test/resources/fixtures"), "github-webhooks",
                 name + ".payload.json");
         try {
             return (ObjectNode) json.readTree(p.toFile());
