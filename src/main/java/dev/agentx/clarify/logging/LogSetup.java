@@ -15,12 +15,12 @@ import java.util.Locale;
  * Configures Logback in code (found through {@code META-INF/services}), so no XML configurator is
  * loaded: the CLI starts faster. Logs go to stderr, keeping stdout for output and JSON.
  * {@code AGENTX_LOG_LEVEL} sets the level (default WARN; {@code agentx serve} uses INFO unless set),
- * {@code LOG_FORMAT=json} switches to one JSON object per line.
+ * {@code AGENTX_LOG_FORMAT=json} switches to one JSON object per line.
  */
 public final class LogSetup extends ContextAwareBase implements Configurator {
     /** Set by {@code agentx serve} before the first logger is created. */
     public static final String DEFAULT_LEVEL_PROPERTY = "agentx.log.level";
-    public static final String FORMAT_ENV = "LOG_FORMAT";
+    public static final String FORMAT_ENV = "AGENTX_LOG_FORMAT";
     public static final String LEVEL_ENV = "AGENTX_LOG_LEVEL";
     /** Every environment variable read here (deploy files are checked against it). */
     public static final List<String> ENV_NAMES = List.of(FORMAT_ENV, LEVEL_ENV);

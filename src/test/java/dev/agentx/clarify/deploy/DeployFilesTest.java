@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.logging.LogSetup;
@@ -18,6 +20,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,6 +81,50 @@ class DeployFilesTest {
         }
     }
 
+    /** What the server reads, in one list: its settings and the logging's. */
+    static List<String> serverEnvNames() {
+        List<String> names = new ArrayList<>(GitHubSettings.ENV_NAMES);
+        names.addAll(LogSetup.ENV_NAMES);
+        return names;
+    }
+
+    /**
+     * Variables read by the code that are not settings of the server: the lock owner's host name
+     * (set by the system), and the CLI's colours. The server's settings are all in
+     * {@link #serverEnvNames()}.
+     */
+    static final Set<String> NOT_SETTINGS = Set.of("HOSTNAME", "NO_COLOR", "TERM");
+
+    @Test
+    void everyVariableTheServerReadsIsNamedAgentxOrGithub() throws IOException {
+        List<String> names = serverEnvNames();
+        for (String name : names) {
+            assertTrue(name.matches("(AGENTX|GITHUB)_[A-Z0-9_]+|PORT"), name + " is not AGENTX_* or GITHUB_* (or PORT)");
+        }
+        for (String name : all("^#? ?([A-Z][A-Z0-9_]*)=", read("agentx.env.example"))) {
+            assertTrue(names.contains(name), "agentx.env.example names " + name + ", which the server does not read; "
+                    + "it reads " + names);
+        }
+        // grep: a name the code reads by its literal is in the list (or is no setting at all)
+        Pattern read = Pattern.compile("(?:getenv|env\\.get|env\\.containsKey|env\\.getOrDefault)\\(\"([A-Z][A-Z0-9_]*)\"\\)");
+        Pattern constant = Pattern.compile("static final String [A-Z_]*ENV[A-Z_]* = \"([A-Z][A-Z0-9_]*)\"");
+        Set<String> found = new TreeSet<>();
+        try (Stream<Path> files = Files.walk(Path.of("src/main/java"))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                String code = Files.readString(f);
+                for (Pattern p : List.of(read, constant)) {
+                    Matcher m = p.matcher(code);
+                    while (m.find()) {
+                        found.add(m.group(1));
+                        assertTrue(names.contains(m.group(1)) || NOT_SETTINGS.contains(m.group(1)), f + " reads "
+                                + m.group(1) + ", which is not in GitHubSettings.ENV_NAMES or LogSetup.ENV_NAMES");
+                    }
+                }
+            }
+        }
+        assertTrue(found.containsAll(List.of("GITHUB_APP_ID", "PORT", "AGENTX_DATA_DIR")), "the scan finds reads: " + found);
+    }
+
     @Test
     void probesAreRealEndpoints() throws IOException {
         String docker = read("Dockerfile");
@@ -111,7 +158,63 @@ class DeployFilesTest {
         assertTrue(docker.contains("WORKDIR /src"), docker);
         assertTrue(docker.matches("(?s).*\\nUSER 10001:10001\\n.*"), "non-root user");
         assertTrue(docker.contains("VOLUME [\"/data\"]") && dockerEnv(docker).contains("AGENTX_DATA_DIR=/data"), docker);
-        assertTrue(docker.contains("ENTRYPOINT [\"java\", \"-jar\", \"/opt/agentx/agentx.jar\", \"serve\"]"), docker);
+    }
+
+    /** The runtime stage: everything after the last FROM. */
+    static String runtimeStage(String dockerfile) {
+        return dockerfile.substring(dockerfile.lastIndexOf("\nFROM "));
+    }
+
+    @Test
+    void theImageRunsTheJvmUnderAnInitThatReapsChildrenAndForwardsSignals() throws IOException {
+        String runtime = runtimeStage(read("Dockerfile"));
+        List<String> entrypoints = all("(?m)^ENTRYPOINT (.*)$", runtime);
+        assertEquals(1, entrypoints.size(), runtime);
+        List<String> argv = new ArrayList<>();
+        for (JsonNode arg : new ObjectMapper().readTree(entrypoints.get(0))) { // exec form: a JSON array
+            argv.add(arg.asText());
+        }
+        assertEquals(List.of("/usr/bin/tini", "--", "java", "-jar", "/opt/agentx/agentx.jar", "serve"), argv,
+                "tini is PID 1: it reaps the processes command channels leave behind and passes SIGTERM to the JVM");
+        assertTrue(runtime.matches("(?s).*apt-get install[^\\n]*(\\\\\\n[^\\n]*)*\\btini\\b.*"),
+                "the runtime stage installs tini: " + runtime);
+        assertFalse(runtime.contains("CMD [") , "no CMD that would replace the arguments: " + runtime);
+    }
+
+    /** NAME=value lines of an env file that are not commented out. */
+    static Map<String, String> assignments(String envFile) {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        Matcher m = Pattern.compile("(?m)^([A-Z][A-Z0-9_]*)=(.*)$").matcher(envFile);
+        while (m.find()) {
+            out.put(m.group(1), m.group(2).strip());
+        }
+        return out;
+    }
+
+    @Test
+    void oneDataDirPerWayToRunAndTheEnvExampleOverridesNone() throws IOException {
+        String docker = read("Dockerfile");
+        Matcher image = Pattern.compile("AGENTX_DATA_DIR=(\\S+)").matcher(dockerEnv(docker));
+        assertTrue(image.find(), docker);
+        String imageDir = image.group(1);
+        assertTrue(docker.contains("VOLUME [\"" + imageDir + "\"]"), "the image's data dir is its volume");
+        assertTrue(runtimeStage(docker).matches("(?s).*chown agentx:agentx " + Pattern.quote(imageDir) + "\\b.*"),
+                "and belongs to the user the image runs as");
+        String unit = read("systemd/agentx.service");
+        List<String> unitDirs = all("(?m)^Environment=AGENTX_DATA_DIR=(\\S+)$", unit);
+        assertEquals(1, unitDirs.size(), unit);
+        assertTrue(unit.contains("ReadWritePaths=" + unitDirs.get(0)) && unit.contains("WorkingDirectory="
+                + unitDirs.get(0)), "the unit's data dir is the one it may write");
+        // 'docker run --env-file' and systemd's EnvironmentFile= both let the file win over the image's
+        // ENV and the unit's Environment=: the example must leave the data dir to them.
+        Map<String, String> example = assignments(read("agentx.env.example"));
+        assertFalse(example.containsKey("AGENTX_DATA_DIR"), "agentx.env.example sets AGENTX_DATA_DIR="
+                + example.get("AGENTX_DATA_DIR") + ", overriding the image's " + imageDir + " and the unit's "
+                + unitDirs.get(0));
+        assertTrue(read("agentx.env.example").contains("# AGENTX_DATA_DIR=" + imageDir), "documented, commented out");
+        String readme = read("README.md");
+        assertTrue(readme.contains("`" + imageDir + "`") && readme.contains("`" + unitDirs.get(0) + "`"), readme);
+        assertTrue(readme.contains("-v agentx-data:" + imageDir + " "), "the docker run of the README mounts it");
     }
 
     @Test
@@ -126,6 +229,16 @@ class DeployFilesTest {
             assertTrue(unit.matches("(?s).*(^|\\n)" + Pattern.quote(option) + "(\\n|\\S|\\s).*"), "missing " + option);
         }
         assertTrue(unit.contains("-jar /opt/agentx/agentx.jar serve"), unit);
+    }
+
+    @Test
+    void systemdCountsTheJvmsExitOnSigtermAsASuccessAndPointsNowhereMadeUp() throws IOException {
+        String unit = read("systemd/agentx.service");
+        // the JVM ends with 128 + 15 after SIGTERM: without this every 'systemctl stop' is a failure
+        assertTrue(unit.matches("(?s).*\\nSuccessExitStatus=143\\n.*"), "SuccessExitStatus=143 in:\n" + unit);
+        for (String doc : all("(?m)^Documentation=(.*)$", unit)) {
+            assertFalse(doc.matches("https?://[^/]+/?"), "Documentation= points at a bare host: " + doc);
+        }
     }
 
     @Test

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
- * A delivery's work, logged with the JSON layout of {@code LOG_FORMAT=json} at DEBUG: every line of
+ * A delivery's work, logged with the JSON layout of {@code AGENTX_LOG_FORMAT=json} at DEBUG: every line of
  * the worker and the outbox carries the delivery id, repository and issue, and no secret appears.
  */
 class DeliveryLogTest {

@@ -485,7 +485,7 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** MDC keys every log line of a delivery's work carries (LOG_FORMAT=json writes them as fields). */
+    /** MDC keys every log line of a delivery's work carries (AGENTX_LOG_FORMAT=json writes them as fields). */
     public static final String MDC_DELIVERY = "delivery";
     public static final String MDC_REPOSITORY = "repository";
     public static final String MDC_ISSUE = "issue";
