@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
                 "  AGENTX_DATA_DIR               default ./agentx-data (agentx.toml, repos/, inbox/, outbox/)",
                 "  PORT                          default 3000",
                 "  AGENTX_WEBHOOK_PATH           default /api/github/webhooks",
+                "  AGENTX_MANAGEMENT_PORT        default 9464 (/metrics /readyz /healthz; not for the public)",
                 "", "Example:",
                 "  GITHUB_APP_ID=123456 GITHUB_APP_PRIVATE_KEY_FILE=app.pem GITHUB_WEBHOOK_SECRET=s3cret agentx serve"})
 public final class ServeCommand implements Callable<Integer> {
@@ -61,8 +62,10 @@ public final class ServeCommand implements Callable<Integer> {
             stopped.countDown();
         }, "agentx-shutdown"));
         mode.start();
+        ctx.err.println("agentx serve: management on http://0.0.0.0:" + mode.managementPort()
+                + " (/metrics /readyz /healthz)");
         ctx.err.println("agentx serve: listening on http://0.0.0.0:" + mode.port() + settings.webhookPath()
-                + " (probes: /healthz /readyz, metrics: /metrics)");
+                + " (liveness: /healthz)");
         ctx.err.flush();
         try {
             stopped.await();

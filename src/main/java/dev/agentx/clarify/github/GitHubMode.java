@@ -12,6 +12,7 @@ import dev.agentx.clarify.github.handlers.DeliveryHandler;
 import dev.agentx.clarify.github.handlers.IssueMirror;
 import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
+import dev.agentx.clarify.github.ops.ManagementServer;
 import dev.agentx.clarify.github.ops.Readiness;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.github.repoconfig.RepoConfigs;
@@ -21,7 +22,6 @@ import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.lock.LockSettings;
 import dev.agentx.clarify.lock.ProcessIdentity;
 import dev.agentx.clarify.lock.Sleeper;
-import dev.agentx.clarify.metrics.Metrics;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Ledger;
@@ -33,9 +33,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,7 +42,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The composition root of GitHub Mode ({@code agentx serve}): the webhook server, the durable
+ * The composition root of GitHub Mode ({@code agentx serve}): the webhook server, the
+ * management server ({@code /metrics}, {@code /readyz}, {@code /healthz} on a port of its own), the durable
  * inbox and outbox under {@code $AGENTX_DATA_DIR}, the worker, and one Local Mode composition per
  * repository under {@code $AGENTX_DATA_DIR/repos/<owner>/<repo>/} sharing the server's config
  * ({@code $AGENTX_DATA_DIR/agentx.toml}), lock manager and clock.
@@ -74,17 +73,22 @@ public final class GitHubMode implements AutoCloseable {
     private final IssueMirror mirror;
     private final Worker worker;
     private final WebhookServer server;
+    private final Readiness readiness;
+    private final ManagementServer management;
     private final String host;
-    private final Metrics metrics;
+    private final ServerMetrics metrics;
 
     public GitHubMode(GitHubSettings settings, Clock clock, LockManager locks, GitHubGateway github, Options options) {
         this(settings, clock, locks, github, options, ServerMetrics.create());
     }
 
-    /** {@code metrics}: the registry served at {@code /metrics}, shared with the lock manager and gateway. */
+    /**
+     * {@code metrics}: the registry served at {@code /metrics}, shared with the lock manager and
+     * gateway; the JVM's and the process's series are added to it here.
+     */
     public GitHubMode(GitHubSettings settings, Clock clock, LockManager locks, GitHubGateway github, Options options,
-                      Metrics metrics) {
-        this.metrics = metrics;
+                      ServerMetrics metrics) {
+        this.metrics = metrics.withJvm();
         this.settings = settings;
         this.clock = clock;
         this.locks = locks;
@@ -110,34 +114,35 @@ public final class GitHubMode implements AutoCloseable {
             try {
                 return monitor.run(repo);
             } finally {
-                metrics.observe(ServerMetrics.MONITOR_PASS, Duration.ofNanos(System.nanoTime() - start));
+                metrics.monitorPass(start);
             }
         });
         DeliveryHandler handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::repository, actors,
                 mirror, outbox, timed, metrics);
         this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
-                new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker, metrics,
-                new Readiness(data, worker, clock));
+                new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker, metrics);
+        this.readiness = new Readiness(data, worker, clock);
+        this.management = new ManagementServer(metrics, readiness, server::healthBody);
         metrics.gauge(ServerMetrics.OUTBOX_DEPTH, "Effects queued in the outbox, not yet confirmed by GitHub.",
-                () -> List.of(new Metrics.Sample(outbox.size())));
+                g -> g.call(outbox.size()));
         metrics.gauge(ServerMetrics.INBOX_DEPTH, "Deliveries accepted and not yet processed.",
-                () -> List.of(new Metrics.Sample(inbox.size())));
+                g -> g.call(inbox.size()));
         metrics.gauge(ServerMetrics.WEBHOOK_IN_FLIGHT, "Webhook requests being answered.",
-                () -> List.of(new Metrics.Sample(worker.priority().requestsInFlight())));
+                g -> g.call(worker.priority().requestsInFlight()));
         metrics.gauge(ServerMetrics.WORKER_LANES_ALLOWED, "Worker lanes that may start deliveries now: all of them, "
-                + "or one while webhook requests queue up.",
-                () -> List.of(new Metrics.Sample(worker.priority().allowedLanes())));
+                + "or one while webhook requests queue up.", g -> g.call(worker.priority().allowedLanes()));
         metrics.gauge(ServerMetrics.CLARIFICATIONS, "Active clarifications by status, over every repository served.",
-                this::clarificationCounts);
+                g -> clarificationCounts().forEach((status, n) -> g.call(n, status.wire())), "status");
         if (github instanceof Hub4jGateway hub4j) {
             metrics.gauge(ServerMetrics.RATE_LIMIT_REMAINING, "GitHub core rate limit left, per installation, as "
-                    + "last reported by GitHub.", hub4j::rateLimitRemaining);
+                    + "last reported by GitHub.", g -> hub4j.rateLimitRemaining().forEach((installation, left) ->
+                    g.call(left, String.valueOf(installation))), "installation");
         }
     }
 
     /** Counted from each repository's active-ledger index (only ledgers that changed are read again). */
-    private List<Metrics.Sample> clarificationCounts() {
+    private Map<Status, Integer> clarificationCounts() {
         Map<Status, Integer> counts = new EnumMap<>(Status.class);
         for (Status s : Status.values()) {
             if (!s.terminal()) {
@@ -151,21 +156,19 @@ public final class GitHubMode implements AutoCloseable {
                 }
             }
         }
-        List<Metrics.Sample> out = new ArrayList<>();
-        counts.forEach((status, n) -> out.add(new Metrics.Sample(n, "status", status.wire())));
-        return out;
+        return counts;
     }
 
-    public Metrics metrics() {
+    public ServerMetrics metrics() {
         return metrics;
     }
 
     /** The production wiring: hub4j against {@code GITHUB_API_URL}, authenticated as the app. */
     public static GitHubMode create(GitHubSettings settings, Clock clock, Options options) {
         AppJwt jwt = new AppJwt(settings.appId(), settings.privateKey(), clock);
-        Metrics metrics = ServerMetrics.create();
+        ServerMetrics metrics = ServerMetrics.create();
         LockManager locks = new LockManager(clock, LockSettings.defaults(), Sleeper.real(), ProcessIdentity.current(),
-                (file, waited) -> metrics.observe(ServerMetrics.LOCK_WAIT, waited));
+                metrics.lockObserver());
         return new GitHubMode(settings, clock, locks, new Hub4jGateway(settings.apiUrl(), jwt, clock, metrics), options,
                 metrics);
     }
@@ -190,9 +193,10 @@ public final class GitHubMode implements AutoCloseable {
         catchUp();
         worker.start();
         worker.wake();
+        management.start(host, settings.managementPort());
         server.start(host, settings.port());
-        LOG.info("agentx serve: listening on port {} at {} (GitHub API {}, data {})", port(), settings.webhookPath(),
-                settings.apiUrl(), settings.dataDir());
+        LOG.info("agentx serve: listening on port {} at {}, management on port {} (GitHub API {}, data {})", port(),
+                settings.webhookPath(), managementPort(), settings.apiUrl(), settings.dataDir());
         return this;
     }
 
@@ -237,6 +241,11 @@ public final class GitHubMode implements AutoCloseable {
         return server.port();
     }
 
+    /** The port of /metrics, /readyz and /healthz. */
+    public int managementPort() {
+        return management.port();
+    }
+
     /** Processes waiting deliveries and sends due effects now (what the worker does on its tick). */
     public void drain() {
         worker.drain();
@@ -258,12 +267,14 @@ public final class GitHubMode implements AutoCloseable {
     /**
      * Graceful stop (SIGTERM): webhooks get 503 and readiness fails; the worker finishes the drain
      * under way (deliveries not reached stay in the inbox on disk for the next start) and the
-     * outbox is flushed once; then the port is closed.
+     * outbox is flushed once; then both ports are closed.
      */
     @Override
     public void close() {
         server.stopTaking();
+        readiness.stopping();
         worker.close();
         server.close();
+        management.close();
     }
 }

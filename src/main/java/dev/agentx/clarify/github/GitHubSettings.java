@@ -17,18 +17,21 @@ import java.util.Map;
  *
  * @param webhookSecrets every accepted secret (rotation: old and new side by side)
  * @param maxBodyBytes webhook bodies above this are refused with 413 (GitHub caps payloads at 25 MB)
+ * @param managementPort the port of /metrics, /readyz and /healthz for probes and Prometheus
  */
 public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]> webhookSecrets, String apiUrl,
-                             Path dataDir, int port, String webhookPath, long maxBodyBytes) {
+                             Path dataDir, int port, String webhookPath, long maxBodyBytes, int managementPort) {
     public static final String DEFAULT_API_URL = "https://api.github.com";
     public static final String DEFAULT_PATH = "/api/github/webhooks";
     public static final int DEFAULT_PORT = 3000;
+    /** The management port's default: 9464, where OpenTelemetry's Prometheus exporter listens too. */
+    public static final int DEFAULT_MANAGEMENT_PORT = 9464;
     public static final long MAX_BODY_BYTES = 25L * 1024 * 1024;
 
     /** Every environment variable {@link #fromEnv} reads (deploy files are checked against it). */
     public static final List<String> ENV_NAMES = List.of("GITHUB_APP_ID", "GITHUB_APP_PRIVATE_KEY",
             "GITHUB_APP_PRIVATE_KEY_FILE", "GITHUB_WEBHOOK_SECRET", "GITHUB_API_URL", "AGENTX_DATA_DIR", "PORT",
-            "AGENTX_WEBHOOK_PATH");
+            "AGENTX_WEBHOOK_PATH", "AGENTX_MANAGEMENT_PORT");
     /** Paths the server serves itself; the webhook path must be none of them. */
     public static final List<String> RESERVED_PATHS = List.of("/healthz", "/readyz", "/metrics");
 
@@ -68,7 +71,8 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
                 + s.webhookPath() + "\n"
                 + "  GitHub API    " + s.apiUrl() + "\n"
                 + "  data dir      " + s.dataDir() + "\n"
-                + "  port          " + s.port() + "\n";
+                + "  port          " + s.port() + "\n"
+                + "  management    port " + s.managementPort() + " (/metrics /readyz /healthz)\n";
     }
 
     /** Reads the settings; every problem found is reported at once, one per line. */
@@ -139,6 +143,21 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
                 problems.add("PORT must be a number, got '" + portText + "'.");
             }
         }
+        int managementPort = DEFAULT_MANAGEMENT_PORT;
+        String managementText = trim(env.get("AGENTX_MANAGEMENT_PORT"));
+        if (managementText != null) {
+            try {
+                managementPort = Integer.parseInt(managementText);
+                if (managementPort < 0 || managementPort > 65535) {
+                    problems.add("AGENTX_MANAGEMENT_PORT must be between 0 and 65535, got " + managementPort + ".");
+                } else if (managementPort != 0 && managementPort == port) {
+                    problems.add("AGENTX_MANAGEMENT_PORT must differ from PORT (" + port + "): /metrics and /readyz "
+                            + "have a port of their own.");
+                }
+            } catch (NumberFormatException e) {
+                problems.add("AGENTX_MANAGEMENT_PORT must be a number, got '" + managementText + "'.");
+            }
+        }
         String path = trim(env.get("AGENTX_WEBHOOK_PATH"));
         path = path == null ? DEFAULT_PATH : path;
         if (!path.matches("/[A-Za-z0-9._~/-]*") || RESERVED_PATHS.contains(path)) {
@@ -149,7 +168,7 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
             throw new IllegalArgumentException("agentx serve cannot start:\n  " + String.join("\n  ", problems)
                     + "\nSee the README section 'GitHub Mode' for how to set them.");
         }
-        return new GitHubSettings(appId, key, secrets, api, dataDir, port, path, MAX_BODY_BYTES);
+        return new GitHubSettings(appId, key, secrets, api, dataDir, port, path, MAX_BODY_BYTES, managementPort);
     }
 
     private static String trim(String s) {

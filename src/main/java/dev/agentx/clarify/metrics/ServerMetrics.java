@@ -1,45 +1,244 @@
 package dev.agentx.clarify.metrics;
 
-import dev.agentx.clarify.metrics.Metrics.Type;
+import dev.agentx.clarify.lock.LockObserver;
+import io.prometheus.metrics.config.EscapingScheme;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The names of the metrics {@code agentx serve} exposes at {@code /metrics} (README "Operations"
- * lists each with its labels and meaning), and the registry with its counters and summaries
- * declared. Gauges are registered by the composition root, which owns what they read.
+ * The metrics of {@code agentx serve}, served at {@code /metrics} of the management port
+ * (docs/operations.md, "Metrics", has the table of names, types, labels and meanings; a test keeps
+ * it and the server in step). One instance per server, with its own Prometheus registry: counters
+ * and histograms are updated as things happen, gauges are read by their callbacks at scrape time.
+ * Only GitHub Mode creates one; the Local Mode CLI loads none of these classes.
+ *
+ * <p>Latencies are classic histograms (buckets in seconds, {@code _count} and {@code _sum}), so
+ * Prometheus can aggregate quantiles over time and over instances.
  */
 public final class ServerMetrics {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerMetrics.class);
     public static final String DELIVERIES = "agentx_deliveries_total";
     public static final String WEBHOOK_REFUSED = "agentx_webhook_refused_total";
     public static final String COMMANDS = "agentx_commands_total";
-    public static final String OUTBOX_DEPTH = "agentx_outbox_depth";
     public static final String OUTBOX_EFFECTS = "agentx_outbox_effects_total";
+    public static final String OUTBOX_DEPTH = "agentx_outbox_depth";
     public static final String INBOX_DEPTH = "agentx_inbox_depth";
     public static final String WEBHOOK_IN_FLIGHT = "agentx_webhook_requests_in_flight";
     public static final String WORKER_LANES_ALLOWED = "agentx_worker_lanes_allowed";
-    public static final String GITHUB_CALLS = "agentx_github_api_calls_total";
     public static final String RATE_LIMIT_REMAINING = "agentx_github_rate_limit_remaining";
+    public static final String CLARIFICATIONS = "agentx_clarifications";
+    public static final String WEBHOOK_ACK = "agentx_webhook_ack_seconds";
+    public static final String WEBHOOK_QUEUE = "agentx_webhook_queue_seconds";
+    public static final String DELIVERY_PROCESSING = "agentx_delivery_processing_seconds";
+    public static final String GITHUB_CALL = "agentx_github_api_call_seconds";
+    public static final String OUTBOX_EFFECT_AGE = "agentx_outbox_effect_age_seconds";
     public static final String LOCK_WAIT = "agentx_lock_wait_seconds";
     public static final String MONITOR_PASS = "agentx_monitor_pass_seconds";
-    public static final String WEBHOOK_QUEUE = "agentx_webhook_queue_seconds";
-    public static final String CLARIFICATIONS = "agentx_clarifications";
+
+    /** Sub-millisecond to seconds: answering a webhook, its inbox append, waiting for a lock. */
+    private static final double[] FAST = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
+    /** Milliseconds to a minute: work that calls GitHub (whose client gives up after 30 s). */
+    private static final double[] CALLS = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+    /** Seconds to hours: an effect waits out GitHub's failures and rate limits (backoff up to 10 min). */
+    private static final double[] AGES = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400};
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+    private volatile boolean jvm;
+
+    /**
+     * The JVM's and the process's series, in a registry of their own made once per process: the
+     * JVM instrumentation remembers every registry it was registered with for good, which would
+     * keep each server's registry (and through its gauges the server) alive after it closed.
+     */
+    private static final class Jvm {
+        static final PrometheusRegistry REGISTRY = new PrometheusRegistry();
+
+        static {
+            JvmMetrics.builder().register(REGISTRY);
+        }
+    }
+
+    /** Final outcome of each delivery received (labels event, action, outcome), counted once. */
+    private final Counter deliveries = counter(DELIVERIES, "Webhook deliveries by event, action and final outcome: "
+            + "duplicate (id seen before, at the webhook), processed, failed (moved to inbox/failed/). Each delivery "
+            + "received is counted once; those not finished yet are agentx_inbox_depth.", "event", "action", "outcome");
+    private final Counter refused = counter(WEBHOOK_REFUSED, "Webhook requests refused before the inbox, by HTTP "
+            + "status.", "status");
+    private final Counter commands = counter(COMMANDS, "Comment commands run, by type and outcome (accepted, "
+            + "refused).", "type", "outcome");
+    private final Counter effects = counter(OUTBOX_EFFECTS, "Outbox effect attempts by type and outcome (done, "
+            + "retry, failed).", "type", "outcome");
+    private final Histogram webhookAck = histogram(WEBHOOK_ACK, "Time to answer a webhook request, from the "
+            + "handler's first line to its answer, by HTTP status.", FAST, "status");
+    private final Histogram webhookQueue = histogram(WEBHOOK_QUEUE, "Time to queue a delivery durably before its "
+            + "202 (the inbox append and its fdatasync).", FAST);
+    private final Histogram processing = histogram(DELIVERY_PROCESSING, "Time of one attempt at processing a "
+            + "delivery, by event and outcome (processed, retry, failed).", CALLS, "event", "outcome");
+    private final Histogram githubCall = histogram(GITHUB_CALL, "Time of one GitHub API request until its response "
+            + "headers, by method, route and status (2xx, the HTTP status of a failure, or io_error).", CALLS,
+            "method", "route", "status");
+    private final Histogram effectAge = histogram(OUTBOX_EFFECT_AGE, "Time from an effect's queueing in the outbox "
+            + "to GitHub's confirmation, retries included, by type.", AGES, "type");
+    private final Histogram lockWait = histogram(LOCK_WAIT, "Time spent acquiring ledger and status locks.", FAST);
+    private final Histogram monitorPass = histogram(MONITOR_PASS, "Time of one monitor pass over a repository.",
+            CALLS);
 
     private ServerMetrics() {
     }
 
-    /** A new registry with every counter and summary declared. */
-    public static Metrics create() {
-        return new Metrics()
-                .declare(DELIVERIES, Type.COUNTER, "Webhook deliveries by event, action and outcome "
-                        + "(queued, duplicate, processed, retry, failed).")
-                .declare(WEBHOOK_REFUSED, Type.COUNTER, "Webhook requests refused before the inbox, by HTTP status.")
-                .declare(COMMANDS, Type.COUNTER, "Comment commands run, by type and outcome (accepted, refused).")
-                .declare(OUTBOX_EFFECTS, Type.COUNTER, "Outbox effect attempts by type and outcome "
-                        + "(done, retry, failed).")
-                .declare(GITHUB_CALLS, Type.COUNTER, "GitHub API calls by status (2xx, the HTTP status of a "
-                        + "failure, or io_error).")
-                .declare(LOCK_WAIT, Type.SUMMARY, "Time spent waiting for ledger and status locks.")
-                .declare(MONITOR_PASS, Type.SUMMARY, "Time of one monitor pass over a repository.")
-                .declare(WEBHOOK_QUEUE, Type.SUMMARY, "Time to queue a delivery durably before its 202 "
-                        + "(the inbox append and its fdatasync).");
+    /** A new registry with every counter and histogram registered; gauges come with {@link #gauge}. */
+    public static ServerMetrics create() {
+        return new ServerMetrics();
+    }
+
+    private Counter counter(String name, String help, String... labels) {
+        return Counter.builder().name(name).help(help).labelNames(labels).withoutExemplars().register(registry);
+    }
+
+    private Histogram histogram(String name, String help, double[] bounds, String... labels) {
+        return Histogram.builder().name(name).help(help).labelNames(labels).classicOnly().classicUpperBounds(bounds)
+                .withoutExemplars().register(registry);
+    }
+
+    private static double seconds(Duration d) {
+        return d.toNanos() / 1e9;
+    }
+
+    private static double secondsSince(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1e9;
+    }
+
+    /**
+     * A gauge read at scrape time: {@code callback} calls {@code call(value, labelValues...)} once per
+     * series. It must be cheap. If it throws (a ledger that cannot be read), the scrape has the
+     * values it gave before that and the rest of the page as usual, and the failure is logged.
+     */
+    public ServerMetrics gauge(String name, String help, Consumer<GaugeWithCallback.Callback> callback,
+                               String... labels) {
+        GaugeWithCallback.builder().name(name).help(help).labelNames(labels).callback(g -> {
+            try {
+                callback.accept(g);
+            } catch (RuntimeException e) {
+                LOG.warn("metric {}: {}", name, e.toString());
+            }
+        }).register(registry);
+        return this;
+    }
+
+    /** Makes the scrape include the JVM's and the process's series ({@code jvm_*}, {@code process_*}). */
+    public ServerMetrics withJvm() {
+        jvm = true;
+        return this;
+    }
+
+    // ---- what happens -------------------------------------------------------------------------
+
+    /** A delivery reached its final outcome: duplicate, processed or failed. */
+    public void delivery(String event, String action, String outcome) {
+        deliveries.labelValues(event, action, outcome).inc();
+    }
+
+    public void webhookRefused(int status) {
+        refused.labelValues(String.valueOf(status)).inc();
+    }
+
+    /** A webhook request answered with {@code status}; {@code startNanos} from System.nanoTime. */
+    public void webhookAnswered(int status, long startNanos) {
+        webhookAck.labelValues(String.valueOf(status)).observe(secondsSince(startNanos));
+    }
+
+    public void webhookQueued(long nanos) {
+        webhookQueue.observe(nanos / 1e9);
+    }
+
+    /** One attempt at a delivery: processed, retry or failed. */
+    public void deliveryAttempt(String event, String outcome, long startNanos) {
+        processing.labelValues(event, outcome).observe(secondsSince(startNanos));
+    }
+
+    public void command(String type, boolean accepted) {
+        commands.labelValues(type, accepted ? "accepted" : "refused").inc();
+    }
+
+    /** An effect attempt: done, retry or failed. */
+    public void effect(String type, String outcome) {
+        effects.labelValues(type, outcome).inc();
+    }
+
+    /** An effect GitHub confirmed, {@code age} after it was queued. */
+    public void effectConfirmed(String type, Duration age) {
+        effectAge.labelValues(type).observe(Math.max(0, seconds(age)));
+    }
+
+    /** One GitHub API request: {@code status} is 2xx, a failure's HTTP status, or io_error. */
+    public void githubCall(String method, String route, String status, long startNanos) {
+        githubCall.labelValues(method, route, status).observe(secondsSince(startNanos));
+    }
+
+    public void monitorPass(long startNanos) {
+        monitorPass.observe(secondsSince(startNanos));
+    }
+
+    /** For the server's lock manager: each lock's wait goes into {@link #LOCK_WAIT}. */
+    public LockObserver lockObserver() {
+        return new LockObserver() {
+            @Override
+            public void acquired(Path file, Duration waited) {
+                lockWait.observe(seconds(waited));
+            }
+        };
+    }
+
+    // ---- reading ------------------------------------------------------------------------------
+
+    /** The content type of {@link #scrape(OutputStream)}: the Prometheus text format 0.0.4. */
+    public static String contentType() {
+        return PrometheusTextFormatWriter.CONTENT_TYPE;
+    }
+
+    /** Every metric in the Prometheus text format. */
+    public void scrape(OutputStream out) throws IOException {
+        writer.write(out, registry.scrape(), EscapingScheme.UNDERSCORE_ESCAPING);
+        if (jvm) {
+            writer.write(out, Jvm.REGISTRY.scrape(), EscapingScheme.UNDERSCORE_ESCAPING);
+        }
+    }
+
+    /** Every metric in the Prometheus text format, as a string (tests, the benchmark). */
+    public String scrape() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(16384);
+        try {
+            scrape(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    /** The value of a counter series (0 when never touched); for tests. */
+    public double counterValue(String name, String... labelValues) {
+        Counter c = switch (name) {
+            case DELIVERIES -> deliveries;
+            case WEBHOOK_REFUSED -> refused;
+            case COMMANDS -> commands;
+            case OUTBOX_EFFECTS -> effects;
+            default -> throw new IllegalArgumentException("no counter named " + name);
+        };
+        return c.labelValues(labelValues).get();
     }
 }

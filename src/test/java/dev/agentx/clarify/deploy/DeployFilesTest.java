@@ -128,22 +128,25 @@ class DeployFilesTest {
     @Test
     void probesAreRealEndpoints() throws IOException {
         String docker = read("Dockerfile");
-        List<String> paths = new ArrayList<>(all("^\\s*CMD curl [^\\n]*http://127\\.0\\.0\\.1:\\$\\{PORT\\}(/[^\"\\s]*)",
-                docker));
+        List<String> paths = all("^\\s*CMD curl [^\\n]*http://127\\.0\\.0\\.1:\\$\\{PORT\\}(/[^\"\\s]*)", docker);
         assertEquals(1, paths.size(), "one HEALTHCHECK path in the Dockerfile");
-        String k8s = read("kubernetes/agentx.yaml");
-        List<String> k8sPaths = all("httpGet: \\{path: (/[^,]+), port: http\\}", k8s);
-        assertEquals(2, k8sPaths.size(), "a liveness and a readiness probe: " + k8sPaths);
-        paths.addAll(k8sPaths);
-        // ports agree: EXPOSE, ENV PORT, containerPort and PORT in the manifest
-        assertTrue(dockerEnv(docker).contains("PORT=3000") && docker.contains("EXPOSE 3000"), docker);
-        assertTrue(k8s.contains("containerPort: 3000") && k8s.matches("(?s).*name: PORT\\s+value: \"3000\".*"), k8s);
-
+        assertTrue(dockerEnv(docker).contains("PORT=" + GitHubSettings.DEFAULT_PORT)
+                && docker.matches("(?s).*\\nEXPOSE " + GitHubSettings.DEFAULT_PORT + "\\b.*"), docker);
         try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-02-26T10:00:00Z"))) {
             rig.start();
             for (String path : paths) {
                 GitHubRig.Response r = rig.request("GET", rig.mode().port(), path, null, Map.of());
                 assertEquals(200, r.status(), path + ": " + r.body());
+            }
+            // the Kubernetes probes, on the port their container port names
+            for (KubernetesManifestTest.Probe probe : KubernetesManifestTest.probes()) {
+                int port = switch (probe.port()) {
+                    case "http" -> rig.mode().port();
+                    case "management" -> rig.mode().managementPort();
+                    default -> throw new AssertionError("a probe on an unknown port: " + probe);
+                };
+                GitHubRig.Response r = rig.request("GET", port, probe.path(), null, Map.of());
+                assertEquals(200, r.status(), probe + ": " + r.body());
             }
         }
     }

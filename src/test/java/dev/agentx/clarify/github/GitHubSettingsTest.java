@@ -24,6 +24,7 @@ class GitHubSettingsTest {
                 "app.pem", "GITHUB_WEBHOOK_SECRET", "new, old,"), dir);
         assertEquals("https://api.github.com", s.apiUrl());
         assertEquals(3000, s.port());
+        assertEquals(9464, s.managementPort());
         assertEquals("/api/github/webhooks", s.webhookPath());
         assertEquals(dir.resolve("agentx-data"), s.dataDir());
         assertEquals(2, s.webhookSecrets().size());
@@ -44,6 +45,29 @@ class GitHubSettingsTest {
     }
 
     @Test
+    void theManagementPortIsCheckedLikePortAndMustDifferFromIt() throws Exception {
+        Files.writeString(dir.resolve("app.pem"), Keys.pkcs1Pem());
+        Map<String, String> base = Map.of("GITHUB_APP_ID", "123", "GITHUB_APP_PRIVATE_KEY_FILE", "app.pem",
+                "GITHUB_WEBHOOK_SECRET", "x");
+        for (String[] bad : new String[][] {{"metrics", "AGENTX_MANAGEMENT_PORT must be a number, got 'metrics'"},
+                {"70000", "AGENTX_MANAGEMENT_PORT must be between 0 and 65535, got 70000"},
+                {"-1", "AGENTX_MANAGEMENT_PORT must be between 0 and 65535, got -1"}}) {
+            Map<String, String> env = new java.util.HashMap<>(base);
+            env.put("AGENTX_MANAGEMENT_PORT", bad[0]);
+            String m = assertThrows(IllegalArgumentException.class, () -> GitHubSettings.fromEnv(env, dir)).getMessage();
+            assertTrue(m.contains(bad[1]), bad[1] + " in: " + m);
+        }
+        Map<String, String> same = new java.util.HashMap<>(base);
+        same.put("PORT", "3100");
+        same.put("AGENTX_MANAGEMENT_PORT", " 3100 ");
+        String m = assertThrows(IllegalArgumentException.class, () -> GitHubSettings.fromEnv(same, dir)).getMessage();
+        assertTrue(m.contains("AGENTX_MANAGEMENT_PORT must differ from PORT (3100)"), m);
+        same.put("PORT", "0");
+        same.put("AGENTX_MANAGEMENT_PORT", "0"); // each picks a free port
+        GitHubSettings.fromEnv(same, dir);
+    }
+
+    @Test
     void serveWithoutSettingsExitsWithUsageAndSaysWhatIsMissing() {
         TestRoot.Run r = new TestRoot(dir, MutableClock.at("2026-02-26T10:00:00Z")).cli(Map.of(), "serve");
         assertEquals(2, r.code());
@@ -59,7 +83,8 @@ class GitHubSettingsTest {
         String summary = GitHubSettings.summary(GitHubSettings.fromEnv(env, dir), env, dir);
         for (String s : new String[] {"app id        123", "PKCS#1 RSA 2048 bits, from GITHUB_APP_PRIVATE_KEY_FILE "
                 + dir.resolve("app.pem"), "2 secret(s) (values not shown), path /api/github/webhooks",
-                "GitHub API    https://api.github.com", "data dir      " + dir.resolve("data"), "port          3100"}) {
+                "GitHub API    https://api.github.com", "data dir      " + dir.resolve("data"), "port          3100",
+                "management    port 9464 (/metrics /readyz /healthz)"}) {
             assertTrue(summary.contains(s), s + " in:\n" + summary);
         }
         assertTrue(!summary.contains("s3cret") && !summary.contains("BEGIN"), summary);

@@ -4,15 +4,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.auth.AppJwt;
-import dev.agentx.clarify.metrics.Metrics;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.StringReader;
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Date;
 import java.util.HashSet;
 import java.util.List;
@@ -20,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.kohsuke.github.GHAppInstallationToken;
 import org.kohsuke.github.GHContent;
@@ -57,7 +57,6 @@ public final class Hub4jGateway implements GitHubGateway {
     private final String apiUrl;
     private final TimeoutConnector connector;
     private final Clock clock;
-    private final Metrics metrics;
     private final GitHub app;
     private final ObjectMapper json = new ObjectMapper();
     private final Map<Long, GitHub> clients = new ConcurrentHashMap<>();
@@ -66,21 +65,16 @@ public final class Hub4jGateway implements GitHubGateway {
     private record Token(String value, Instant refreshAt) {
     }
 
-    public Hub4jGateway(String apiUrl, AppJwt jwt, Clock clock) {
-        this(apiUrl, jwt, clock, ServerMetrics.create(), DEFAULT_TIMEOUT);
-    }
-
-    /** {@code metrics}: counts calls by status ({@link ServerMetrics#GITHUB_CALLS}). */
-    public Hub4jGateway(String apiUrl, AppJwt jwt, Clock clock, Metrics metrics) {
+    /** {@code metrics}: times each request by route and status ({@link ServerMetrics#GITHUB_CALL}). */
+    public Hub4jGateway(String apiUrl, AppJwt jwt, Clock clock, ServerMetrics metrics) {
         this(apiUrl, jwt, clock, metrics, DEFAULT_TIMEOUT);
     }
 
     /** {@code timeout}: how long a call may take to connect, and again to answer. */
-    public Hub4jGateway(String apiUrl, AppJwt jwt, Clock clock, Metrics metrics, Duration timeout) {
+    public Hub4jGateway(String apiUrl, AppJwt jwt, Clock clock, ServerMetrics metrics, Duration timeout) {
         this.apiUrl = apiUrl;
         this.clock = clock;
-        this.metrics = metrics;
-        this.connector = new TimeoutConnector(timeout);
+        this.connector = new TimeoutConnector(timeout, URI.create(apiUrl).getPath(), metrics::githubCall);
         try {
             this.app = builder().withAuthorizationProvider(() -> "Bearer " + jwt.token()).build();
         } catch (IOException e) {
@@ -140,19 +134,12 @@ public final class Hub4jGateway implements GitHubGateway {
 
     private <T> T call(String what, Call<T> call) {
         try {
-            T result = call.run();
-            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", "2xx");
-            return result;
-        } catch (GitHubApiException e) {
-            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", e.status() < 0 ? "io_error" : String.valueOf(e.status()));
-            throw e;
+            return call.run();
         } catch (LimitReached e) {
-            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", String.valueOf(e.status));
             throw new GitHubApiException(what + ": " + e.getMessage() + "; retry in " + e.wait.toSeconds() + " s",
                     e.status, e.wait, true, e);
         } catch (HttpException e) {
             int status = e.getResponseCode();
-            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", status <= 0 ? "io_error" : String.valueOf(status));
             if (status <= 0) {
                 // no response at all (connection reset, empty response): hub4j has no headers for it
                 throw new GitHubApiException(what + ": no response: " + brief(e.getMessage()), -1, null, false, e);
@@ -160,10 +147,8 @@ public final class Hub4jGateway implements GitHubGateway {
             throw new GitHubApiException(what + ": HTTP " + status + " " + brief(e.getMessage()), status,
                     RetryAfter.of(e.getResponseHeaderFields(), clock), false, e);
         } catch (FileNotFoundException e) {
-            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", "404");
             throw new GitHubApiException(what + ": HTTP 404 (not found, or the app lacks access)", 404, null, false, e);
         } catch (IOException e) {
-            metrics.increment(ServerMetrics.GITHUB_CALLS, "status", "io_error");
             throw new GitHubApiException(what + ": " + e, -1, null, false, e);
         }
     }
@@ -172,12 +157,12 @@ public final class Hub4jGateway implements GitHubGateway {
      * The core rate limit left per installation, as GitHub last reported it in response headers
      * (no request is made); installations not called yet are absent.
      */
-    public List<Metrics.Sample> rateLimitRemaining() {
-        List<Metrics.Sample> out = new ArrayList<>();
+    public Map<Long, Integer> rateLimitRemaining() {
+        Map<Long, Integer> out = new TreeMap<>();
         clients.forEach((installation, client) -> {
             int remaining = client.lastRateLimit().getCore().getRemaining();
             if (remaining >= 0 && client.lastRateLimit().getCore().getLimit() > 0) {
-                out.add(new Metrics.Sample(remaining, "installation", String.valueOf(installation)));
+                out.put(installation, remaining);
             }
         });
         return out;

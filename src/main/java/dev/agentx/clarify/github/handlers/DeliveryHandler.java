@@ -16,7 +16,6 @@ import dev.agentx.clarify.github.inbox.InboundDelivery;
 import dev.agentx.clarify.github.inbox.Inbox.Progress;
 import dev.agentx.clarify.github.outbox.Effect;
 import dev.agentx.clarify.github.outbox.Outbox;
-import dev.agentx.clarify.metrics.Metrics;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
@@ -61,10 +60,10 @@ public final class DeliveryHandler implements DeliveryProcessor {
     private final IssueMirror mirror;
     private final Outbox outbox;
     private final RepositoryMonitor monitor;
-    private final Metrics metrics;
+    private final ServerMetrics metrics;
 
     public DeliveryHandler(long appId, RepoConfigs repoConfigs, Function<RepoRef, LocalMode> repos, Actors actors,
-                           IssueMirror mirror, Outbox outbox, RepositoryMonitor monitor, Metrics metrics) {
+                           IssueMirror mirror, Outbox outbox, RepositoryMonitor monitor, ServerMetrics metrics) {
         this.metrics = metrics;
         this.appId = appId;
         this.repoConfigs = repoConfigs;
@@ -314,8 +313,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
 
     private CommandRunner.Result run(IssueContext ctx, String login, CommentCommand command) {
         CommandRunner.Result r = runner.run(ctx, login, command);
-        metrics.increment(ServerMetrics.COMMANDS, "type", command.getClass().getSimpleName().toLowerCase(Locale.ROOT),
-                "outcome", r.accepted() ? "accepted" : "refused");
+        metrics.command(command.getClass().getSimpleName().toLowerCase(Locale.ROOT), r.accepted());
         return r;
     }
 

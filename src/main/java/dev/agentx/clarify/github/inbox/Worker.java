@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.outbox.Outbox;
-import dev.agentx.clarify.metrics.Metrics;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import java.io.IOException;
 import java.time.Clock;
@@ -71,7 +70,7 @@ public final class Worker implements AutoCloseable {
     private final Outbox outbox;
     private final Clock clock;
     private final boolean synchronous;
-    private final Metrics metrics;
+    private final ServerMetrics metrics;
     private final ObjectMapper json = JsonSupport.mapper();
     private final AckPriority priority = new AckPriority(LANES);
     private final Map<String, Line> lines = new ConcurrentHashMap<>();
@@ -112,7 +111,7 @@ public final class Worker implements AutoCloseable {
     }
 
     public Worker(Inbox inbox, DeliveryProcessor handler, Outbox outbox, Clock clock, boolean synchronous,
-                  Metrics metrics) {
+                  ServerMetrics metrics) {
         this.inbox = inbox;
         this.handler = handler;
         this.outbox = outbox;
@@ -377,11 +376,13 @@ public final class Worker implements AutoCloseable {
             d = inbox.read(q);
         } catch (RuntimeException e) {
             inbox.fail(q, "unreadable: " + e.getMessage());
+            metrics.delivery(q.event(), "", "failed");
             return null;
         }
         JsonNode payload = parse(d.body());
         String action = putContext(d, payload);
         busySince.put(Thread.currentThread(), now);
+        long started = System.nanoTime();
         try {
             // a command is recorded as done by a note in the outbox journal, written after the
             // effects it queued and made durable by the handler's sync of them (one fdatasync per
@@ -393,7 +394,10 @@ public final class Worker implements AutoCloseable {
             outbox.sync();
             inbox.done(q);
             LOG.info("delivery {} ({}{}) processed", d.id(), d.event(), action.isEmpty() ? "" : "." + action);
-            metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "processed");
+            // each delivery counts once in agentx_deliveries_total, at its final outcome; attempts
+            // that will be retried are only timed (outcome "retry" of the processing histogram)
+            metrics.deliveryAttempt(d.event(), "processed", started);
+            metrics.delivery(d.event(), action, "processed");
             return null;
         } catch (RuntimeException e) {
             Inbox.Progress before = progressOf(q);
@@ -402,7 +406,8 @@ public final class Worker implements AutoCloseable {
                 LOG.error("delivery {} ({}) failed {} times; moved to the inbox's failed/: {}", d.id(), d.event(),
                         attempts, e.toString());
                 inbox.fail(q, "failed " + attempts + " times, last: " + e);
-                metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "failed");
+                metrics.deliveryAttempt(d.event(), "failed", started);
+                metrics.delivery(d.event(), action, "failed");
                 return null;
             }
             Duration wait = Duration.ofSeconds(5L << Math.min(attempts, 10));
@@ -410,7 +415,7 @@ public final class Worker implements AutoCloseable {
                     wait.toSeconds(), e.toString(), e);
             Instant retryAt = now.plus(wait);
             inbox.saveProgress(q, new Inbox.Progress(before.commandsDone(), before.refused(), attempts, retryAt));
-            metrics.increment(ServerMetrics.DELIVERIES, "event", d.event(), "action", action, "outcome", "retry");
+            metrics.deliveryAttempt(d.event(), "retry", started);
             return retryAt;
         } finally {
             busySince.remove(Thread.currentThread());

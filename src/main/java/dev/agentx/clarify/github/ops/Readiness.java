@@ -1,5 +1,7 @@
 package dev.agentx.clarify.github.ops;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.github.inbox.Worker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code GET /readyz}: ready when all of these hold.
+ * {@code GET /readyz} of the management port: ready when all of these hold.
  * <ul>
  *   <li>The data dir is writable: a temp file is created there and deleted.</li>
  *   <li>The worker is alive (started, not closed) and not stuck: the delivery it has been on longest started less than
@@ -25,6 +27,8 @@ import java.util.List;
 public final class Readiness {
     /** How long a due delivery may wait, or one drain may run, before the server reports not ready. */
     public static final Duration STUCK_AFTER = Duration.ofMinutes(5);
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path dataDir;
     private final Worker worker;
@@ -71,5 +75,13 @@ public final class Readiness {
         worker.oldestDue().filter(received -> received.plus(STUCK_AFTER).isBefore(now))
                 .ifPresent(received -> reasons.add("the oldest due delivery has waited since " + received));
         return new Result(reasons.isEmpty(), reasons);
+    }
+
+    /** The answer's body: {@code {"status":"ready","reasons":[]}}, or "not ready" with the reasons. */
+    public static String json(Result r) {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("status", r.ready() ? "ready" : "not ready");
+        r.reasons().forEach(body.putArray("reasons")::add);
+        return body.toString();
     }
 }

@@ -13,7 +13,6 @@ import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.github.Stamps;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
-import dev.agentx.clarify.metrics.Metrics;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -88,7 +87,7 @@ public final class Outbox {
     private final Path failed;
     private final GitHubGateway github;
     private final Clock clock;
-    private final Metrics metrics;
+    private final ServerMetrics metrics;
     private final ObjectMapper json = JsonSupport.mapper();
     private final Journal journal;
     /** Keys (hashed) queued ({@link #QUEUED}) or done (when): an effect with one of them is not queued again. */
@@ -220,7 +219,7 @@ public final class Outbox {
         }
     }
 
-    public Outbox(Path dir, GitHubGateway github, Clock clock, Metrics metrics) {
+    public Outbox(Path dir, GitHubGateway github, Clock clock, ServerMetrics metrics) {
         this.metrics = metrics;
         this.failed = dir.resolve("failed");
         this.github = github;
@@ -679,18 +678,21 @@ public final class Outbox {
                 } finally {
                     changing.readLock().unlock();
                 }
-                metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "done");
+                metrics.effect(type, "done");
+                if (entry.queuedAt() != null) {
+                    metrics.effectConfirmed(type, Duration.between(entry.queuedAt(), at));
+                }
                 ok++;
             } catch (GitHubApiException ex) {
                 int attempts = entry.attempts() + 1;
                 if (!ex.retryable() || attempts >= MAX_ATTEMPTS) {
                     LOG.error("outbox: giving up on {} after {} attempt(s): {}", e.key(), attempts, ex.getMessage());
                     moveToFailed(q, slot, entry.retried(attempts, null, entry.uncertain(), ex.getMessage()));
-                    metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "failed");
+                    metrics.effect(type, "failed");
                     bad++;
                     continue;
                 }
-                metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "retry");
+                metrics.effect(type, "retry");
                 Duration wait = ex.retryAfter() != null ? ex.retryAfter() : backoff(attempts);
                 LOG.warn("outbox: {} failed (attempt {}), retrying in {} s: {}", e.key(), attempts, wait.toSeconds(),
                         ex.getMessage());
@@ -712,7 +714,7 @@ public final class Outbox {
             } catch (RuntimeException ex) {
                 LOG.error("outbox: dropping {}: {}", e.key(), ex.toString(), ex);
                 moveToFailed(q, slot, entry.retried(entry.attempts() + 1, null, entry.uncertain(), ex.toString()));
-                metrics.increment(ServerMetrics.OUTBOX_EFFECTS, "type", type, "outcome", "failed");
+                metrics.effect(type, "failed");
                 bad++;
             } finally {
                 clearContext();

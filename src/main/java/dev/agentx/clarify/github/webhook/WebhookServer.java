@@ -4,13 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.github.inbox.AckPriority;
 import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
-import dev.agentx.clarify.github.ops.Readiness;
 import dev.agentx.clarify.github.outbox.Outbox;
-import dev.agentx.clarify.metrics.Metrics;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -21,16 +18,16 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP side of GitHub Mode (Javalin): {@code POST <webhook path>}, {@code GET /healthz}
- * (liveness), {@code GET /readyz} (readiness, {@link Readiness}) and {@code GET /metrics}
- * (Prometheus text format). While shutting down, webhooks get 503 so GitHub redelivers later.
+ * The HTTP side of GitHub Mode (Javalin): {@code POST <webhook path>} and {@code GET /healthz}
+ * (liveness, where load balancers look for it). Readiness and metrics are on the management port
+ * ({@link dev.agentx.clarify.github.ops.ManagementServer}), so they are not public with the webhook;
+ * here those paths are 404. While shutting down, webhooks get 503 so GitHub redelivers later.
  *
  * <p>Checks, in order: method (405, with {@code Allow}), content type {@code application/json}
  * (415), {@code X-GitHub-Event} and a well-formed {@code X-GitHub-Delivery} (400), body size (413
@@ -49,22 +46,18 @@ public final class WebhookServer implements AutoCloseable {
     private final Inbox inbox;
     private final Outbox outbox;
     private final Worker worker;
-    private final Metrics metrics;
-    private final Readiness readiness;
+    private final ServerMetrics metrics;
     /** Strict: trailing content after the object (like {@code {} {}}) is not a JSON object either. */
     private final ObjectMapper json = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private volatile boolean stopping;
     private Javalin app;
 
-    /** The paths served besides the webhook path. */
+    /** The path served besides the webhook path. */
     public static final String HEALTH_PATH = "/healthz";
-    public static final String READY_PATH = "/readyz";
-    public static final String METRICS_PATH = "/metrics";
 
     public WebhookServer(String path, long maxBody, SignatureVerifier verifier, Inbox inbox, Outbox outbox,
-                         Worker worker, Metrics metrics, Readiness readiness) {
+                         Worker worker, ServerMetrics metrics) {
         this.metrics = metrics;
-        this.readiness = readiness;
         this.path = path;
         this.maxBody = maxBody;
         this.verifier = verifier;
@@ -91,12 +84,8 @@ public final class WebhookServer implements AutoCloseable {
                 }
                 if (method.equals(HandlerType.GET)) {
                     cfg.routes.addHttpHandler(method, HEALTH_PATH, this::health);
-                    cfg.routes.addHttpHandler(method, READY_PATH, this::ready);
-                    cfg.routes.addHttpHandler(method, METRICS_PATH, this::metrics);
                 } else if (!method.equals(HandlerType.HEAD)) {
-                    for (String p : new String[] {HEALTH_PATH, READY_PATH, METRICS_PATH}) {
-                        cfg.routes.addHttpHandler(method, p, ctx -> notAllowed(ctx, "GET"));
-                    }
+                    cfg.routes.addHttpHandler(method, HEALTH_PATH, ctx -> notAllowed(ctx, "GET"));
                 }
             }
             cfg.routes.exception(RuntimeException.class, (e, ctx) -> {
@@ -120,41 +109,35 @@ public final class WebhookServer implements AutoCloseable {
         reply(ctx, 405, ctx.method() + " is not allowed here; use " + allow);
     }
 
+    /** The liveness answer, on this port and on the management port. */
+    public String healthBody() {
+        return "{\"status\":\"ok\",\"pendingDeliveries\":" + inbox.size() + ",\"pendingEffects\":" + outbox.size()
+                + "}";
+    }
+
     private void health(Context ctx) {
-        ctx.status(200).contentType("application/json").result("{\"status\":\"ok\",\"pendingDeliveries\":"
-                + inbox.size() + ",\"pendingEffects\":" + outbox.size() + "}");
-    }
-
-    private void ready(Context ctx) {
-        Readiness.Result r = readiness.check();
-        ObjectNode body = json.createObjectNode();
-        body.put("status", r.ready() ? "ready" : "not ready");
-        r.reasons().forEach(body.putArray("reasons")::add);
-        ctx.status(r.ready() ? 200 : 503).contentType("application/json").result(body.toString());
-    }
-
-    private void metrics(Context ctx) {
-        ctx.status(200).contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape());
+        ctx.status(200).contentType("application/json").result(healthBody());
     }
 
     /** Shutting down: webhooks are answered 503 (GitHub shows them failed; redeliver them later). */
     public void stopTaking() {
         stopping = true;
-        readiness.stopping();
     }
 
     private void refused(Context ctx, int status, String message) {
-        metrics.increment(ServerMetrics.WEBHOOK_REFUSED, "status", String.valueOf(status));
+        metrics.webhookRefused(status);
         reply(ctx, status, message);
     }
 
     private void webhook(Context ctx) {
         AckPriority priority = worker.priority();
         priority.requestStarted();
+        long started = System.nanoTime();
         try {
-            accept(ctx, System.nanoTime());
+            accept(ctx, started);
         } finally {
             priority.requestEnded();
+            metrics.webhookAnswered(ctx.statusCode(), started);
         }
     }
 
@@ -219,13 +202,13 @@ public final class WebhookServer implements AutoCloseable {
         long queued = System.nanoTime() - queueing;
         String action = node.path("action").asText("");
         if (accepted == Inbox.Accepted.DUPLICATE) {
-            metrics.increment(ServerMetrics.DELIVERIES, "event", event, "action", action, "outcome", "duplicate");
+            metrics.delivery(event, action, "duplicate"); // its final outcome: it is not processed again
             LOG.info("delivery {} ({}) was received before; not processed again", delivery, event);
             reply(ctx, 200, "duplicate delivery " + delivery + ": already received");
             return;
         }
-        metrics.observe(ServerMetrics.WEBHOOK_QUEUE, Duration.ofNanos(queued));
-        metrics.increment(ServerMetrics.DELIVERIES, "event", event, "action", action, "outcome", "queued");
+        // counted in agentx_deliveries_total once the worker is done with it (processed or failed)
+        metrics.webhookQueued(queued);
         LOG.info("delivery {} ({}) queued", delivery, event);
         worker.wake();
         ctx.header("Server-Timing", serverTiming(queued, System.nanoTime() - started));

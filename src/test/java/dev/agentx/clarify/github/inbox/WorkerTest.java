@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.support.Scrape;
 import dev.agentx.clarify.support.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -129,6 +130,43 @@ class WorkerTest {
         assertEquals(1, again.size());
         assertEquals(Inbox.Accepted.DUPLICATE, again.accept("a", "issue_comment", comment(1, "1-0")));
     }
+    /**
+     * {@code agentx_deliveries_total} counts a delivery once, at its final outcome: a delivery that
+     * failed and was retried is counted as processed once, the failed attempt only in the processing
+     * histogram ({@code outcome="retry"}); one that fails for good is counted as failed once.
+     */
+    @Test
+    void aRetriedDeliveryIsCountedOnceAtItsFinalOutcome() {
+        Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
+        int[] failuresLeft = {1};
+        DeliveryProcessor handler = (d, payload, progress, save) -> {
+            if (text(d).equals("1-0") && failuresLeft[0]-- > 0) {
+                throw new IllegalStateException("GitHub is down");
+            }
+            if (text(d).equals("2-0")) {
+                throw new IllegalStateException("always fails");
+            }
+        };
+        var metrics = ServerMetrics.create();
+        Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, metrics);
+        Worker worker = new Worker(inbox, handler, outbox, clock, true, metrics);
+        inbox.accept("a", "issue_comment", comment(1, "1-0"));
+        inbox.accept("b", "issue_comment", comment(2, "2-0"));
+        for (int i = 0; i < 12 && inbox.size() > 0; i++) {
+            worker.drain();
+            clock.advance(Duration.ofHours(2));
+        }
+        assertEquals(0, inbox.size());
+        String m = metrics.scrape();
+        assertEquals(1, Scrape.value(m, "agentx_deliveries_total{action=\"created\",event=\"issue_comment\","
+                + "outcome=\"processed\"}"), m);
+        assertEquals(1, Scrape.value(m, "agentx_deliveries_total{action=\"created\",event=\"issue_comment\","
+                + "outcome=\"failed\"}"), m);
+        assertEquals(2, Scrape.sum(m, "agentx_deliveries_total"), "two deliveries, two outcomes: " + m);
+        assertTrue(Scrape.value(m, "agentx_delivery_processing_seconds_count{event=\"issue_comment\","
+                + "outcome=\"retry\"}") >= 2, "the failed attempts are timed, not counted as deliveries: " + m);
+    }
+
     /**
      * A command's progress is a note in the outbox journal, durable with its effects. A process that
      * dies after the command (here: an Error out of the handler, nothing closed) leaves it on disk:

@@ -57,6 +57,7 @@ class GracefulShutdownTest {
         env.put("GITHUB_API_URL", rig.wiremock.baseUrl());
         env.put("AGENTX_DATA_DIR", rig.data.toString());
         env.put("PORT", "0");
+        env.put("AGENTX_MANAGEMENT_PORT", "0");
         env.remove("AGENTX_LOG_FORMAT");
         return pb.redirectErrorStream(true).redirectOutput(stderr.toFile()).start();
     }

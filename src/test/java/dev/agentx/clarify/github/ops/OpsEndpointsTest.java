@@ -12,14 +12,15 @@ import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
 import dev.agentx.clarify.github.webhook.WebhookServer;
-import dev.agentx.clarify.metrics.Metrics;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.Scrape;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,20 +45,29 @@ class OpsEndpointsTest {
         rig.close();
     }
 
-    private GitHubRig.Response get(String path) {
-        return rig.request("GET", rig.mode().port(), path, null, Map.of());
-    }
-
     @Test
     void readyWhenWritableAndDrained() {
-        GitHubRig.Response r = get("/readyz");
+        GitHubRig.Response r = rig.management("/readyz");
         assertEquals(200, r.status(), r.body());
-        assertTrue(r.body().contains("\"status\":\"ready\""), r.body());
-        assertEquals(405, rig.request("POST", rig.mode().port(), "/readyz", new byte[0], Map.of()).status());
+        assertEquals("{\"status\":\"ready\",\"reasons\":[]}", r.body());
+        assertEquals(405, rig.request("POST", rig.mode().managementPort(), "/readyz", new byte[0], Map.of()).status());
+        assertEquals(405, rig.request("POST", rig.mode().managementPort(), "/metrics", new byte[0], Map.of()).status());
+        assertEquals(404, rig.request("GET", rig.mode().port(), "/readyz", null, Map.of()).status());
+        assertEquals(404, rig.request("GET", rig.mode().port(), "/metrics", null, Map.of()).status());
+        assertEquals(rig.request("GET", rig.mode().port(), "/healthz", null, Map.of()).body(),
+                rig.management("/healthz").body(), "the same liveness answer on both ports");
     }
 
-    @Test
-    void metricsAfterAScriptedFlow() {
+    /** The scrape of the server's /metrics, on the management port. */
+    private String metrics() {
+        return rig.metrics();
+    }
+
+    /**
+     * Five deliveries received (one of them a redelivery of an id seen before) and one refused; two
+     * questions, an answer and an unknown command; every effect sent.
+     */
+    private void scriptedFlow() {
         assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")).status());
         String id = rig.nextDeliveryId();
         assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 2, "/clarify @architect Which queue?"), id)
@@ -70,33 +80,97 @@ class OpsEndpointsTest {
         assertEquals(401, rig.send("POST", "{}".getBytes(), Map.of("Content-Type", "application/json",
                 "X-GitHub-Event", "ping", "X-GitHub-Delivery", rig.nextDeliveryId(),
                 "X-Hub-Signature-256", "sha256=00")).status());
+    }
 
-        GitHubRig.Response r = get("/metrics");
-        assertEquals(200, r.status());
-        String m = r.body();
-        assertEquals(4, value(m, ServerMetrics.DELIVERIES + "{event=\"issue_comment\",action=\"created\",outcome=\"queued\"}"));
-        assertEquals(1, value(m, ServerMetrics.DELIVERIES + "{event=\"issue_comment\",action=\"created\",outcome=\"duplicate\"}"));
-        assertEquals(4, value(m, ServerMetrics.DELIVERIES + "{event=\"issue_comment\",action=\"created\",outcome=\"processed\"}"));
+    // the histograms' names as exposed (the contract with dashboards), not the code's constants
+    static final String WEBHOOK_ACK = "agentx_webhook_ack_seconds";
+    static final String DELIVERY_PROCESSING = "agentx_delivery_processing_seconds";
+    static final String GITHUB_CALL = "agentx_github_api_call_seconds";
+    static final String OUTBOX_EFFECT_AGE = "agentx_outbox_effect_age_seconds";
+    static final String COMMENTS_ROUTE = "/repos/{owner}/{repo}/issues/{issue_number}/comments";
+
+    @Test
+    void metricsAfterAScriptedFlow() {
+        scriptedFlow();
+        String m = metrics();
+        String comments = "{action=\"created\",event=\"issue_comment\",outcome=";
+        // each delivery received is counted once, at its final outcome
+        assertEquals(4, value(m, ServerMetrics.DELIVERIES + comments + "\"processed\"}"));
+        assertEquals(1, value(m, ServerMetrics.DELIVERIES + comments + "\"duplicate\"}"));
+        assertEquals(5, Scrape.sum(m, ServerMetrics.DELIVERIES), "5 deliveries received, 5 outcomes: " + m);
+        assertFalse(m.contains("outcome=\"queued\""), m);
         assertEquals(1, value(m, ServerMetrics.WEBHOOK_REFUSED + "{status=\"401\"}"));
-        assertEquals(2, value(m, ServerMetrics.COMMANDS + "{type=\"ask\",outcome=\"accepted\"}"));
-        assertEquals(1, value(m, ServerMetrics.COMMANDS + "{type=\"answer\",outcome=\"accepted\"}"));
+        assertEquals(2, value(m, ServerMetrics.COMMANDS + "{outcome=\"accepted\",type=\"ask\"}"));
+        assertEquals(1, value(m, ServerMetrics.COMMANDS + "{outcome=\"accepted\",type=\"answer\"}"));
         assertEquals(0, value(m, ServerMetrics.OUTBOX_DEPTH));
         assertEquals(0, value(m, ServerMetrics.INBOX_DEPTH));
-        assertTrue(value(m, ServerMetrics.OUTBOX_EFFECTS + "{type=\"comment\",outcome=\"done\"}") >= 3, m);
-        assertTrue(value(m, ServerMetrics.GITHUB_CALLS + "{status=\"2xx\"}") >= 3, m);
+        assertTrue(value(m, ServerMetrics.OUTBOX_EFFECTS + "{outcome=\"done\",type=\"comment\"}") >= 3, m);
         assertEquals(1, value(m, ServerMetrics.CLARIFICATIONS + "{status=\"pending\"}"));
         assertEquals(1, value(m, ServerMetrics.CLARIFICATIONS + "{status=\"answered\"}"));
         assertEquals(0, value(m, ServerMetrics.CLARIFICATIONS + "{status=\"stale\"}"));
         assertEquals(0, value(m, ServerMetrics.CLARIFICATIONS + "{status=\"escalated\"}"));
-        assertTrue(value(m, ServerMetrics.LOCK_WAIT + "_count") > 0, m);
-        assertEquals(4, value(m, ServerMetrics.MONITOR_PASS + "_count"));
+
+        // latencies are histograms: buckets, count and sum
+        assertEquals(4, value(m, WEBHOOK_ACK + "_count{status=\"202\"}"), m);
+        assertEquals(1, value(m, WEBHOOK_ACK + "_count{status=\"200\"}"), m);
+        assertEquals(1, value(m, WEBHOOK_ACK + "_count{status=\"401\"}"), m);
         assertEquals(4, value(m, ServerMetrics.WEBHOOK_QUEUE + "_count"), m); // the queued ones, not the duplicate
         assertTrue(value(m, ServerMetrics.WEBHOOK_QUEUE + "_sum") > 0, m);
-        assertTrue(m.contains("# TYPE " + ServerMetrics.DELIVERIES + " counter"), m);
-        assertTrue(m.contains("# TYPE " + ServerMetrics.RATE_LIMIT_REMAINING + " gauge"), m);
-        for (String line : m.split("\n")) {
-            assertTrue(line.startsWith("# ") || line.startsWith("agentx_"), line);
+        assertEquals(4, value(m, DELIVERY_PROCESSING + "_count{event=\"issue_comment\","
+                + "outcome=\"processed\"}"), m);
+        assertTrue(value(m, GITHUB_CALL + "_count{method=\"POST\",route=\"" + COMMENTS_ROUTE
+                + "\",status=\"2xx\"}") >= 3, m);
+        assertTrue(value(m, GITHUB_CALL + "_count{method=\"POST\",route=\""
+                + "/app/installations/{installation_id}/access_tokens\",status=\"2xx\"}") >= 1, m);
+        assertTrue(value(m, OUTBOX_EFFECT_AGE + "_count{type=\"comment\"}") >= 3, m);
+        assertTrue(value(m, ServerMetrics.LOCK_WAIT + "_count") > 0, m);
+        assertEquals(4, value(m, ServerMetrics.MONITOR_PASS + "_count"));
+        for (String histogram : List.of(WEBHOOK_ACK, ServerMetrics.WEBHOOK_QUEUE,
+                DELIVERY_PROCESSING, GITHUB_CALL, OUTBOX_EFFECT_AGE,
+                ServerMetrics.LOCK_WAIT, ServerMetrics.MONITOR_PASS)) {
+            assertEquals("histogram", Scrape.types(m).get(histogram), histogram + " in\n" + m);
+            assertTrue(m.contains("\n" + histogram + "_bucket{"), histogram + " has buckets: " + m);
         }
+        assertEquals("counter", Scrape.types(m).get(ServerMetrics.DELIVERIES), m);
+        assertEquals("gauge", Scrape.types(m).get(ServerMetrics.RATE_LIMIT_REMAINING), m);
+        for (String line : m.split("\n")) {
+            assertTrue(line.startsWith("# ") || line.startsWith("agentx_") || line.startsWith("jvm_")
+                    || line.startsWith("process_"), line);
+        }
+    }
+
+    /**
+     * The table of metrics in docs/operations.md, section "## Metrics": each agentx_* metric the
+     * server exposes has a row with its type, and each row names a metric the server exposes.
+     */
+    @Test
+    void theMetricsTableOfTheOperationsDocListsExactlyTheMetricsServed() throws Exception {
+        scriptedFlow();
+        Map<String, String> served = new TreeMap<>();
+        Scrape.types(metrics()).forEach((name, type) -> {
+            if (name.startsWith("agentx_")) {
+                served.put(name, type);
+            }
+        });
+        Map<String, String> documented = metricsTable(Path.of("docs", "operations.md"));
+        assertEquals(documented, served, "docs/operations.md '## Metrics' (expected) against /metrics (actual); a "
+                + "labelled metric is served once it has a value, so a new one needs a step in scriptedFlow too");
+    }
+
+    /** The rows of the table under "## Metrics": `name` -> type. */
+    static Map<String, String> metricsTable(Path doc) throws java.io.IOException {
+        String text = Files.readString(doc);
+        java.util.regex.Matcher section = java.util.regex.Pattern.compile("(?ms)^## Metrics\\s*$(.*?)(?=^## |\\z)")
+                .matcher(text);
+        assertTrue(section.find(), doc + " has a '## Metrics' section");
+        Map<String, String> rows = new TreeMap<>();
+        java.util.regex.Matcher row = java.util.regex.Pattern.compile("(?m)^\\|\\s*`([a-z_:][a-z0-9_:]*)`\\s*\\|"
+                + "\\s*([a-z]+)\\s*\\|").matcher(section.group(1));
+        while (row.find()) {
+            assertTrue(rows.put(row.group(1), row.group(2)) == null, "two rows for " + row.group(1));
+        }
+        assertFalse(rows.isEmpty(), "no rows in the Metrics table of " + doc);
+        return rows;
     }
 
     @Test
@@ -135,26 +209,32 @@ class OpsEndpointsTest {
     void whileStoppingWebhooksGet503AndReadinessFails() throws Exception {
         Path data = Files.createDirectories(dir.resolve("stopping"));
         Inbox inbox = new Inbox(data.resolve("inbox"), clock);
-        Metrics metrics = ServerMetrics.create();
+        ServerMetrics metrics = ServerMetrics.create();
         Outbox outbox = new Outbox(data.resolve("outbox"), null, clock, metrics);
         Worker worker = new Worker(inbox, null, outbox, clock, true, metrics);
         WebhookServer server = new WebhookServer(GitHubSettings.DEFAULT_PATH, 1000, new SignatureVerifier(List.of(
-                GitHubRig.SECRET.getBytes())), inbox, outbox, worker, metrics, new Readiness(data, worker, clock));
+                GitHubRig.SECRET.getBytes())), inbox, outbox, worker, metrics);
+        Readiness readiness = new Readiness(data, worker, clock);
+        ManagementServer management = new ManagementServer(metrics, readiness, server::healthBody);
         server.start("127.0.0.1", 0);
+        management.start("127.0.0.1", 0);
         try {
             server.stopTaking();
+            readiness.stopping(); // as GitHubMode.close does
             byte[] body = "{}".getBytes();
             GitHubRig.Response r = rig.request("POST", server.port(), GitHubSettings.DEFAULT_PATH, body, Map.of(
                     "Content-Type", "application/json", "X-GitHub-Event", "ping", "X-GitHub-Delivery",
                     rig.nextDeliveryId(), "X-Hub-Signature-256", SignatureVerifier.sign(GitHubRig.SECRET, body)));
             assertEquals(503, r.status(), r.body());
             assertTrue(inbox.queued().isEmpty());
-            GitHubRig.Response ready = rig.request("GET", server.port(), "/readyz", null, Map.of());
+            GitHubRig.Response ready = rig.request("GET", management.port(), "/readyz", null, Map.of());
             assertEquals(503, ready.status());
-            assertTrue(ready.body().contains("shutting down"), ready.body());
-            assertEquals(1, metrics.value(ServerMetrics.WEBHOOK_REFUSED, "status", "503"));
+            assertEquals("{\"status\":\"not ready\",\"reasons\":[\"shutting down\"]}", ready.body());
+            assertEquals(1, metrics.counterValue(ServerMetrics.WEBHOOK_REFUSED, "503"));
+            assertEquals(1, Scrape.value(metrics.scrape(), ServerMetrics.WEBHOOK_ACK + "_count{status=\"503\"}"));
         } finally {
             server.close();
+            management.close();
         }
     }
 }

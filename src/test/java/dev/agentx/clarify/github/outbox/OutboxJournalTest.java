@@ -12,6 +12,7 @@ import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.RepoFile;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.support.Scrape;
 import dev.agentx.clarify.support.MutableClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -150,6 +151,29 @@ class OutboxJournalTest {
         outbox.sync();
         assertEquals(2, outbox.journalDurable(),
                 "whoever then records the effect as queued relies on it: the sync covers it");
+    }
+
+    /**
+     * The outbox's age histogram: from an effect's queueing to GitHub's confirmation, across its
+     * retries (a 502, then the 10 s backoff); an effect that fails for good is not confirmed.
+     */
+    @Test
+    void anEffectsAgeRunsFromItsQueueingToItsConfirmation() {
+        var metrics = ServerMetrics.create();
+        Outbox outbox = new Outbox(dir, new FlakyGitHub(), clock, metrics);
+        outbox.enqueue(new Effect.Comment("slow", 7, REPO, 1, "x-retry"));
+        outbox.enqueue(new Effect.Comment("gone", 7, REPO, 2, "x-fail"));
+        outbox.sync();
+        clock.advance(Duration.ofSeconds(3));
+        outbox.flush(); // the 502: retried after 10 s; the 422: failed
+        clock.advance(Duration.ofSeconds(30));
+        outbox.flush();
+        assertEquals(0, outbox.size());
+        String m = metrics.scrape();
+        assertEquals(1, Scrape.value(m, "agentx_outbox_effect_age_seconds_count{type=\"comment\"}"), m);
+        assertEquals(33, Scrape.value(m, "agentx_outbox_effect_age_seconds_sum{type=\"comment\"}"), 0.001, m);
+        assertEquals(1, Scrape.value(m, "agentx_outbox_effect_age_seconds_bucket{type=\"comment\",le=\"60.0\"}")
+                - Scrape.value(m, "agentx_outbox_effect_age_seconds_bucket{type=\"comment\",le=\"30.0\"}"), m);
     }
 
     /** GitHub as the outbox's sender sees it: a comment "...-retry" fails once with a 502, "...-fail" for good. */

@@ -28,7 +28,6 @@ import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.lock.LockObserver;
 import dev.agentx.clarify.lock.LockSettings;
 import dev.agentx.clarify.lock.ProcessIdentity;
-import dev.agentx.clarify.metrics.Metrics;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.support.MutableClock;
@@ -173,7 +172,7 @@ public final class GitHubRig implements AutoCloseable {
         RSAPrivateKey key = (RSAPrivateKey) Keys.PAIR.getPrivate();
         return new GitHubSettings(String.valueOf(APP_ID), key, List.of(SECRET.getBytes(StandardCharsets.UTF_8),
                 OLD_SECRET.getBytes(StandardCharsets.UTF_8)), wiremock.baseUrl(), data, 0,
-                GitHubSettings.DEFAULT_PATH, maxBody);
+                GitHubSettings.DEFAULT_PATH, maxBody, 0);
     }
 
     public LockManager locks() {
@@ -190,8 +189,8 @@ public final class GitHubRig implements AutoCloseable {
             mode.close();
         }
         GitHubSettings s = settings();
-        Metrics metrics = ServerMetrics.create();
-        mode = new GitHubMode(s, clock, locks((file, waited) -> metrics.observe(ServerMetrics.LOCK_WAIT, waited)),
+        ServerMetrics metrics = ServerMetrics.create();
+        mode = new GitHubMode(s, clock, locks(metrics.lockObserver()),
                 new Hub4jGateway(s.apiUrl(), new AppJwt(s.appId(), s.privateKey(), clock), clock, metrics, apiTimeout),
                 new GitHubMode.Options(synchronous, monitor, channel, "127.0.0.1"), metrics);
         return mode.start();
@@ -199,6 +198,20 @@ public final class GitHubRig implements AutoCloseable {
 
     public GitHubMode mode() {
         return mode;
+    }
+
+    /** GET of a path on the management port (/metrics, /readyz, /healthz). */
+    public Response management(String path) {
+        return request("GET", mode.managementPort(), path, null, Map.of());
+    }
+
+    /** The scrape of /metrics on the management port. */
+    public String metrics() {
+        Response r = management("/metrics");
+        if (r.status() != 200) {
+            throw new AssertionError("GET /metrics: " + r.status() + " " + r.body());
+        }
+        return r.body();
     }
 
     // ---- payloads ----------------------------------------------------------------------------

@@ -1,0 +1,180 @@
+package dev.agentx.clarify.deploy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.agentx.clarify.github.GitHubSettings;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every YAML document of deploy/kubernetes/ parsed, and checked against the server: container
+ * ports and their env agree with the server's defaults, probes hit the port that serves them, the
+ * data volume is mounted where AGENTX_DATA_DIR points, the Service targets the webhook port by name,
+ * and the Ingress routes only the webhook path to it (the management port stays inside the cluster).
+ */
+class KubernetesManifestTest {
+    static final Path DIR = Path.of("deploy", "kubernetes");
+
+    /** A container's probe: its kind, path and the container port it names. */
+    record Probe(String kind, String path, String port) {
+    }
+
+    static List<JsonNode> documents() throws IOException {
+        List<JsonNode> docs = new ArrayList<>();
+        YAMLMapper yaml = new YAMLMapper();
+        try (Stream<Path> files = Files.list(DIR)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList()) {
+                try (MappingIterator<JsonNode> it = yaml.readerFor(JsonNode.class).readValues(f.toFile())) {
+                    while (it.hasNext()) {
+                        JsonNode doc = it.next();
+                        if (doc != null && !doc.isNull() && !doc.isEmpty()) {
+                            docs.add(doc);
+                        }
+                    }
+                }
+            }
+        }
+        assertFalse(docs.isEmpty(), "no YAML documents under " + DIR);
+        return docs;
+    }
+
+    static JsonNode only(List<JsonNode> docs, String kind) {
+        List<JsonNode> of = docs.stream().filter(d -> d.path("kind").asText().equals(kind)).toList();
+        assertEquals(1, of.size(), "one " + kind + " in " + DIR);
+        return of.get(0);
+    }
+
+    static JsonNode container(List<JsonNode> docs) {
+        JsonNode containers = only(docs, "Deployment").path("spec").path("template").path("spec").path("containers");
+        assertEquals(1, containers.size(), containers.toString());
+        return containers.get(0);
+    }
+
+    static List<Probe> probes() throws IOException {
+        JsonNode c = container(documents());
+        List<Probe> out = new ArrayList<>();
+        for (String kind : new String[] {"livenessProbe", "readinessProbe", "startupProbe"}) {
+            JsonNode get = c.path(kind).path("httpGet");
+            if (!get.isMissingNode()) {
+                out.add(new Probe(kind, get.path("path").asText(), get.path("port").asText()));
+            }
+        }
+        return out;
+    }
+
+    static Map<String, String> env(JsonNode container) {
+        Map<String, String> out = new HashMap<>();
+        for (JsonNode e : container.path("env")) {
+            if (e.has("value")) {
+                out.put(e.path("name").asText(), e.path("value").asText());
+            }
+        }
+        return out;
+    }
+
+    static Map<String, Integer> ports(JsonNode container) {
+        Map<String, Integer> out = new HashMap<>();
+        for (JsonNode p : container.path("ports")) {
+            out.put(p.path("name").asText(), p.path("containerPort").asInt());
+        }
+        return out;
+    }
+
+    @Test
+    void containerPortsEnvAndProbesAgreeWithTheServer() throws IOException {
+        List<JsonNode> docs = documents();
+        JsonNode c = container(docs);
+        Map<String, Integer> ports = ports(c);
+        Map<String, String> env = env(c);
+        assertEquals(GitHubSettings.DEFAULT_PORT, ports.get("http"), "the webhook port: " + ports);
+        assertEquals(String.valueOf(ports.get("http")), env.get("PORT"), "PORT is the http container port");
+        assertEquals(GitHubSettings.DEFAULT_MANAGEMENT_PORT, ports.get("management"),
+                "a container port named management: " + ports);
+        assertEquals(String.valueOf(ports.get("management")), env.get("AGENTX_MANAGEMENT_PORT"),
+                "AGENTX_MANAGEMENT_PORT is the management container port");
+        assertEquals(GitHubSettings.DEFAULT_PATH, env.get("AGENTX_WEBHOOK_PATH"));
+
+        Map<String, Probe> probes = new HashMap<>();
+        probes().forEach(p -> probes.put(p.kind(), p));
+        assertEquals(new Probe("livenessProbe", "/healthz", "http"), probes.get("livenessProbe"),
+                "liveness: /healthz on the port GitHub's deliveries come in on");
+        assertEquals(new Probe("readinessProbe", "/readyz", "management"), probes.get("readinessProbe"),
+                "readiness: /readyz, served on the management port only");
+
+        // Prometheus finds /metrics on the management port through the pod's annotations
+        JsonNode annotations = only(docs, "Deployment").path("spec").path("template").path("metadata")
+                .path("annotations");
+        assertEquals("true", annotations.path("prometheus.io/scrape").asText(), annotations.toString());
+        assertEquals(String.valueOf(ports.get("management")), annotations.path("prometheus.io/port").asText());
+        assertEquals("/metrics", annotations.path("prometheus.io/path").asText());
+
+        // the data volume is where AGENTX_DATA_DIR points, and is the PersistentVolumeClaim
+        String dataDir = env.get("AGENTX_DATA_DIR");
+        assertNotNull(dataDir, "AGENTX_DATA_DIR is set explicitly");
+        String volume = null;
+        for (JsonNode m : c.path("volumeMounts")) {
+            if (m.path("mountPath").asText().equals(dataDir)) {
+                volume = m.path("name").asText();
+            }
+        }
+        assertNotNull(volume, "a volume is mounted at AGENTX_DATA_DIR " + dataDir);
+        String claim = only(docs, "PersistentVolumeClaim").path("metadata").path("name").asText();
+        boolean onClaim = false;
+        for (JsonNode v : only(docs, "Deployment").path("spec").path("template").path("spec").path("volumes")) {
+            onClaim |= v.path("name").asText().equals(volume)
+                    && v.path("persistentVolumeClaim").path("claimName").asText().equals(claim);
+        }
+        assertTrue(onClaim, "the data dir's volume is the claim " + claim);
+    }
+
+    @Test
+    void theServiceTargetsTheWebhookPortAndTheIngressRoutesOnlyTheWebhookPath() throws IOException {
+        List<JsonNode> docs = documents();
+        JsonNode service = only(docs, "Service");
+        JsonNode servicePorts = service.path("spec").path("ports");
+        assertEquals(1, servicePorts.size(), "the Service exposes the webhook port only: " + servicePorts);
+        JsonNode http = servicePorts.get(0);
+        assertEquals("http", http.path("targetPort").asText(), "the Service targets the named container port");
+        assertEquals("http", http.path("name").asText());
+        int servicePort = http.path("port").asInt();
+
+        // deploy/README.md says the same port
+        Matcher said = Pattern.compile("a Service on port (\\d+)").matcher(Files.readString(Path.of("deploy",
+                "README.md")));
+        assertTrue(said.find(), "deploy/README.md names the Service's port");
+        assertEquals(servicePort, Integer.parseInt(said.group(1)), "deploy/README.md and the Service agree");
+
+        JsonNode ingress = only(docs, "Ingress");
+        String serviceName = service.path("metadata").path("name").asText();
+        int paths = 0;
+        for (JsonNode rule : ingress.path("spec").path("rules")) {
+            for (JsonNode p : rule.path("http").path("paths")) {
+                paths++;
+                assertEquals(GitHubSettings.DEFAULT_PATH, p.path("path").asText(), "only the webhook path: " + p);
+                assertEquals("Exact", p.path("pathType").asText(), p.toString());
+                JsonNode backend = p.path("backend").path("service");
+                assertEquals(serviceName, backend.path("name").asText(), p.toString());
+                JsonNode port = backend.path("port");
+                assertTrue(port.path("name").asText().equals("http") || port.path("number").asInt() == servicePort,
+                        "the Ingress sends to the webhook port: " + p);
+            }
+        }
+        assertEquals(1, paths, "one path routed by the Ingress: " + ingress);
+        assertTrue(ingress.path("spec").path("defaultBackend").isMissingNode(), "no default backend: " + ingress);
+    }
+}
