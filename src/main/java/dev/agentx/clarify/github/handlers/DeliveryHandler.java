@@ -243,7 +243,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
         String target = trigger.get();
         String login = sender.path("login").asText("");
         // The question is asked once: a retry after a later step failed finds it done (its attempt queued the
-        // trigger's removal before recording it, unless an earlier version ran it; the outbox drops a repeat).
+        // trigger's removal with it; queuing the removal again is harmless, the outbox drops a repeat).
         // A labeler the app does not act for gets only the removal.
         if (progress.commandsDone() > 0 || ignoredAuthor(ctx.local().config(), sender, sender.path("none"), "")) {
             outbox.enqueue(removeTrigger(ctx, key, label));

@@ -13,10 +13,9 @@ import java.util.Arrays;
  * The bytes of an inbox file: a first line {@value #MAGIC}, a second line with the delivery's
  * id, event and time of receipt as one JSON object, then the body exactly as GitHub sent it. The
  * body is neither escaped nor encoded, so writing it at the 202 and reading it in the worker cost
- * a copy, not a base64 round trip. In the inbox's queue the header also carries the delivery's
+ * a copy. In the inbox's queue the header also carries the delivery's
  * place in line ({@code seq}) and order key ({@code key}), so a restart finds them without parsing
- * the body. Files written by earlier versions (one JSON object with the body in base64) are still
- * read.
+ * the body.
  */
 final class DeliveryFile {
     static final String MAGIC = "agentx-delivery 1";
@@ -55,9 +54,6 @@ final class DeliveryFile {
     }
 
     static InboundDelivery decode(ObjectMapper json, byte[] bytes) throws IOException {
-        if (!startsWithMagic(bytes)) {
-            return json.readValue(bytes, InboundDelivery.class); // an earlier version's file
-        }
         int end = headerEnd(bytes);
         Header h = header(json, bytes, end);
         return new InboundDelivery(h.id(), h.event(), h.receivedAt(), Arrays.copyOfRange(bytes, end + 1,
@@ -66,13 +62,14 @@ final class DeliveryFile {
 
     /** The header alone, the body left unread (seq 0 and key null when the header has none). */
     static Header decodeHeader(ObjectMapper json, byte[] bytes) throws IOException {
-        if (!startsWithMagic(bytes)) {
-            throw new IOException("not an inbox record: it does not start with '" + MAGIC + "'");
-        }
         return header(json, bytes, headerEnd(bytes));
     }
 
+    /** The index of the newline that ends the header; the bytes must start with the magic line. */
     private static int headerEnd(byte[] bytes) throws IOException {
+        if (!startsWithMagic(bytes)) {
+            throw new IOException("not an inbox record: it does not start with '" + MAGIC + "'");
+        }
         int end = MAGIC_LINE.length;
         while (end < bytes.length && bytes[end] != '\n') {
             end++;

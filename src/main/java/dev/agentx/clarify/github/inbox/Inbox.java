@@ -10,12 +10,10 @@ import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.files.RecordFields;
 import dev.agentx.clarify.files.Journal;
-import dev.agentx.clarify.github.Stamps;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,8 +37,7 @@ import org.slf4j.LoggerFactory;
  * {@code queue/<n>.log}: segments of a {@link Journal} that every accepted delivery is appended to
  * ({@link DeliveryFile}: a header, then the body as received), made durable by one
  * {@code fdatasync} shared by the requests that arrive together, so the 202 costs an append, not
- * a file of its own (create, fsync, rename, directory fsync: measured, the file per delivery
- * spent a third of a webhook request's CPU in the kernel). A segment is closed for appends at
+ * a file of its own (create, fsync, rename, directory fsync), most of which is kernel time. A segment is closed for appends at
  * {@link #SEGMENT_BYTES} and deleted once all its deliveries are done with.
  * {@code journal} records the failed attempts of each delivery (the commands it carried out
  * are the worker's notes in the outbox journal, durable with their effects) and the id of
@@ -163,16 +160,6 @@ public final class Inbox {
         }
         try {
             openSegments();
-            Path pending = dir.resolve("pending");
-            List<Path> files = new ArrayList<>();
-            if (Files.isDirectory(pending)) {
-                try (Stream<Path> s = Files.list(pending)) {
-                    s.filter(p -> p.getFileName().toString().endsWith(".json")
-                            && !p.getFileName().toString().startsWith(".")).sorted().forEach(files::add);
-                }
-            }
-            takeOverFiles(dir.resolve("seen"), pending, files);
-            takeOverPending(pending, files);
             progress.keySet().retainAll(queued.keySet());
             List<Segment> done = new ArrayList<>();
             synchronized (segmentLock) {
@@ -300,124 +287,6 @@ public final class Inbox {
                 seen.put(r.id(), r.at());
             }
             default -> throw new IllegalStateException("unknown inbox journal record '" + r.op() + "'");
-        }
-    }
-
-    /**
-     * Takes an inbox of an earlier version over: its {@code seen/} markers (of deliveries no longer
-     * pending: that version marked them at acceptance) and {@code .progress} files go into the
-     * journal, then those files go.
-     */
-    private void takeOverFiles(Path seenDir, Path pending, List<Path> pendingFiles) throws IOException {
-        List<Path> markers = new ArrayList<>();
-        if (Files.isDirectory(seenDir)) {
-            try (Stream<Path> s = Files.list(seenDir)) {
-                s.filter(p -> validId(p.getFileName().toString())).forEach(markers::add);
-            }
-        }
-        List<Path> progressFiles = new ArrayList<>();
-        if (Files.isDirectory(pending)) {
-            try (Stream<Path> s = Files.list(pending)) {
-                s.filter(p -> p.getFileName().toString().endsWith(".progress")).forEach(progressFiles::add);
-            }
-        }
-        if (markers.isEmpty() && progressFiles.isEmpty()) {
-            deleteEmpty(seenDir);
-            return;
-        }
-        Set<String> waiting = new java.util.HashSet<>();
-        pendingFiles.forEach(p -> waiting.add(deliveryIdOf(p)));
-        for (Path m : markers) {
-            String id = m.getFileName().toString();
-            if (!waiting.contains(id)) {
-                record(new Rec("done", 0, id, null, Stamps.read(m)));
-            }
-        }
-        for (Path f : progressFiles) {
-            String name = f.getFileName().toString();
-            long n = Long.parseLong(name.substring(0, name.indexOf('-')));
-            record(new Rec("progress", n, null, json.readValue(Files.readAllBytes(f), Progress.class), null));
-        }
-        LOG.info("inbox: took {} seen ids and {} progress files over into {}", markers.size(), progressFiles.size(),
-                journal.file());
-        for (Path m : markers) {
-            Files.deleteIfExists(m);
-        }
-        for (Path f : progressFiles) {
-            Files.deleteIfExists(f);
-        }
-        deleteEmpty(seenDir);
-    }
-
-    /**
-     * Takes the delivery files of an earlier version ({@code pending/<seq>-<id>.json}) over into
-     * a queue segment, keeping their numbers (the journal's progress records are keyed by them);
-     * the files go once the segment is durable. One that cannot be read goes to {@code failed/}.
-     */
-    private void takeOverPending(Path pending, List<Path> files) throws IOException {
-        if (files.isEmpty()) {
-            deleteEmpty(pending);
-            return;
-        }
-        for (Path p : files) {
-            seq.accumulateAndGet(seqOf(p), Math::max);
-        }
-        Segment seg;
-        synchronized (segmentLock) {
-            seg = newSegment();
-        }
-        int moved = 0;
-        int unreadable = 0;
-        for (Path p : files) {
-            long n = seqOf(p);
-            String id = deliveryIdOf(p);
-            if (seen.containsKey(id) || known.contains(id)) {
-                continue; // done before a crash took the deletion with it
-            }
-            InboundDelivery d;
-            try {
-                d = DeliveryFile.decode(json, Files.readAllBytes(p));
-            } catch (IOException | RuntimeException e) {
-                LOG.error("delivery {} moved to {}: unreadable: {}", id, failed, e.getMessage());
-                Files.move(p, failed.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-                AtomicFiles.fsyncDirectory(failed);
-                record(new Rec("done", n, id, null, clock.instant()));
-                unreadable++;
-                continue;
-            }
-            String key = orderKey(d.body());
-            Journal.Written w = seg.journal.writeLocated(DeliveryFile.encode(json, d, n, key));
-            known.add(id);
-            queued.put(n, new Queued(n, id, d.event(), d.receivedAt(), key, new Location(seg.number, w.offset())));
-            synchronized (segmentLock) {
-                seg.live++;
-            }
-            moved++;
-        }
-        seg.journal.sync();
-        for (Path p : files) {
-            Files.deleteIfExists(p);
-        }
-        deleteEmpty(pending);
-        LOG.info("inbox: took {} delivery files of an earlier version over into {} ({} unreadable, moved to {})",
-                moved, seg.journal.file(), unreadable, failed);
-    }
-
-    private static String deliveryIdOf(Path file) {
-        String name = file.getFileName().toString();
-        return name.substring(name.indexOf('-') + 1, name.length() - ".json".length());
-    }
-
-    private static long seqOf(Path file) {
-        String name = file.getFileName().toString();
-        return Long.parseLong(name.substring(0, name.indexOf('-')));
-    }
-
-    private static void deleteEmpty(Path dir) {
-        try {
-            Files.deleteIfExists(dir);
-        } catch (IOException e) {
-            // not empty (temp files of an earlier version): harmless, left alone
         }
     }
 

@@ -10,7 +10,6 @@ import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.files.RecordFields;
 import dev.agentx.clarify.files.Journal;
-import dev.agentx.clarify.github.Stamps;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.metrics.ServerMetrics;
@@ -40,7 +39,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -56,8 +54,6 @@ import org.slf4j.MDC;
  * commit, so the effects and confirmations of deliveries handled at the same time share their
  * fsyncs; it is compacted by {@link #prune()} (the worker's first tick after a start, then daily)
  * and when it has grown well past what it must keep.
- * Outboxes written by earlier versions (one file per effect in {@code pending/}, one marker per
- * done key in {@code done/}) are taken over into the journal at start.
  *
  * <p>Retries: server errors and lost connections back off exponentially (10 s doubling, at most
  * 10 min, or GitHub's Retry-After); rate limits (429, secondary limits, an exhausted primary
@@ -239,7 +235,6 @@ public final class Outbox {
             throw new IllegalStateException("cannot read the outbox journal " + journal.file() + ": " + e.getMessage(),
                     e);
         }
-        takeOverFiles(dir, state);
         try {
             seq.set(state.maxSeq);
             state.done.forEach(keys::put);
@@ -302,71 +297,6 @@ public final class Outbox {
             }
             RecordFields.end(p);
             return new Rec(op, seq, hash, entry, at, name, note);
-        }
-    }
-
-    /**
-     * Takes an outbox of an earlier version (files in {@code pending/} and {@code done/}) over into
-     * the journal, then removes those files.
-     */
-    private void takeOverFiles(Path dir, Folded state) {
-        Path pending = dir.resolve("pending");
-        Path done = dir.resolve("done");
-        try {
-            List<Path> doneFiles = list(done, "[0-9a-f]{32}");
-            List<Path> pendingFiles = list(pending, "\\d+-[0-9a-f]{32}\\.json");
-            if (doneFiles.isEmpty() && pendingFiles.isEmpty()) {
-                deleteEmpty(pending);
-                deleteEmpty(done);
-                return;
-            }
-            for (Path p : doneFiles) {
-                Rec r = new Rec("key", 0, p.getFileName().toString(), null, Stamps.read(p));
-                byte[] bytes = json.writeValueAsBytes(r);
-                journal.append(bytes);
-                state.apply(r, bytes);
-            }
-            for (Path p : pendingFiles) {
-                String name = p.getFileName().toString();
-                String hash = name.substring(name.indexOf('-') + 1, name.length() - ".json".length());
-                if (state.done.containsKey(hash)) {
-                    continue; // done before a crash took the deletion of its file with it
-                }
-                Rec r = new Rec("queue", Long.parseLong(name.substring(0, name.indexOf('-'))), hash,
-                        json.readValue(p.toFile(), Entry.class), null);
-                byte[] bytes = json.writeValueAsBytes(r);
-                journal.append(bytes);
-                state.apply(r, bytes);
-            }
-            LOG.info("outbox: took {} queued effects and {} done keys over from {} and {} into {}",
-                    pendingFiles.size(), doneFiles.size(), pending, done, journal.file());
-            for (Path p : doneFiles) {
-                Files.deleteIfExists(p);
-            }
-            for (Path p : pendingFiles) {
-                Files.deleteIfExists(p);
-            }
-            deleteEmpty(pending);
-            deleteEmpty(done);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot take over the outbox files in " + dir + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static List<Path> list(Path dir, String names) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            return List.of();
-        }
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> p.getFileName().toString().matches(names)).sorted().toList();
-        }
-    }
-
-    private static void deleteEmpty(Path dir) {
-        try {
-            Files.deleteIfExists(dir);
-        } catch (IOException e) {
-            // not empty (temp files of an earlier version): harmless, left alone
         }
     }
 

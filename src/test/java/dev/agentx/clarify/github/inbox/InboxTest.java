@@ -45,45 +45,6 @@ class InboxTest {
     }
 
     @Test
-    void anInboxOfTheEarlierFileLayoutIsTakenOver() throws Exception {
-        MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-        java.nio.file.Path pending = java.nio.file.Files.createDirectories(dir.resolve("pending"));
-        java.nio.file.Path seen = java.nio.file.Files.createDirectories(dir.resolve("seen"));
-        var json = dev.agentx.clarify.files.JsonSupport.mapper();
-        java.nio.file.Files.write(pending.resolve("00000000000000000004-waiting.json"), json.writeValueAsBytes(
-                new InboundDelivery("waiting", "ping", clock.instant(), "{}".getBytes(StandardCharsets.UTF_8))));
-        java.nio.file.Files.write(pending.resolve("00000000000000000002-broken.json"), new byte[] {'{'});
-        // the file format of the version before this one
-        java.nio.file.Files.write(pending.resolve("00000000000000000006-recent.json"), DeliveryFile.encode(json,
-                new InboundDelivery("recent", "ping", clock.instant(), body())));
-        java.nio.file.Files.write(pending.resolve("00000000000000000004-waiting.progress"),
-                json.writeValueAsBytes(new Inbox.Progress(1, true, 2, null)));
-        // that version marked ids seen when they were accepted: a pending one is not done
-        java.nio.file.Files.writeString(seen.resolve("waiting"), clock.instant().toString());
-        java.nio.file.Files.writeString(seen.resolve("processed"), clock.instant().toString());
-
-        Inbox inbox = new Inbox(dir, clock);
-        assertEquals(2, inbox.size());
-        assertEquals("waiting", inbox.read(inbox.queued().get(0)).id());
-        assertArrayEquals(body(), inbox.read(inbox.queued().get(1)).body());
-        inbox.done(inbox.queued().get(1));
-        assertEquals(true, java.nio.file.Files.exists(dir.resolve("failed/00000000000000000002-broken.json")),
-                "an unreadable file is kept for a person");
-        assertEquals(Inbox.Accepted.DUPLICATE, inbox.accept("broken", "ping", body()));
-        assertEquals(new Inbox.Progress(1, true, 2, null), inbox.progress(inbox.queued().get(0)));
-        assertEquals(Inbox.Accepted.DUPLICATE, inbox.accept("processed", "ping", body()));
-        assertEquals(Inbox.Accepted.DUPLICATE, inbox.accept("waiting", "ping", body()));
-        assertEquals(false, java.nio.file.Files.exists(seen));
-        inbox.done(inbox.queued().get(0));
-        Inbox again = new Inbox(dir, clock);
-        assertEquals(0, again.size());
-        assertEquals(Inbox.Accepted.DUPLICATE, again.accept("waiting", "ping", body()));
-        assertEquals(Inbox.Accepted.QUEUED, again.accept("new", "ping", body()));
-        assertEquals(7, again.queued().get(0).seq(), "numbering goes on after the highest taken over");
-        assertEquals(false, java.nio.file.Files.exists(pending), "the earlier version's files are gone");
-    }
-
-    @Test
     void segmentsRollOverAndGoOnceTheirDeliveriesAreDone() throws Exception {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
         Inbox inbox = new Inbox(dir, clock, 1_000);

@@ -55,36 +55,6 @@ class OutboxJournalTest {
     }
 
     @Test
-    void anOutboxOfTheEarlierFileLayoutIsTakenOver() throws Exception {
-        Path pending = Files.createDirectories(dir.resolve("pending"));
-        Path done = Files.createDirectories(dir.resolve("done"));
-        var json = JsonSupport.mapper();
-        // one still to send, one sent whose file a crash left behind, and a done key
-        Outbox.Entry waiting = new Outbox.Entry(comment("waiting"), clock.instant(), 2, null, true, "502", "d-1");
-        Files.write(pending.resolve("00000000000000000003-" + Outbox.hash("waiting") + ".json"),
-                json.writeValueAsBytes(waiting));
-        Files.write(pending.resolve("00000000000000000002-" + Outbox.hash("sent") + ".json"),
-                json.writeValueAsBytes(new Outbox.Entry(comment("sent"), clock.instant(), 0, null, false, null, null)));
-        Files.writeString(done.resolve(Outbox.hash("sent")), clock.instant().toString());
-        Files.writeString(done.resolve(Outbox.hash("old")), clock.instant().minus(Duration.ofDays(1)).toString());
-
-        Outbox outbox = new Outbox(dir, null, clock, ServerMetrics.create());
-        assertEquals(1, outbox.size(), "the one not done is queued, the done one is dropped");
-        assertFalse(outbox.enqueue(comment("sent")));
-        assertFalse(outbox.enqueue(comment("old")));
-        assertFalse(outbox.enqueue(comment("waiting")));
-        assertFalse(Files.exists(pending), "the earlier layout is gone once taken over");
-        assertFalse(Files.exists(done));
-
-        Outbox again = new Outbox(dir, null, clock, ServerMetrics.create());
-        assertEquals(1, again.size());
-        assertFalse(again.enqueue(comment("old")));
-        clock.advance(Outbox.KEEP_DONE);
-        again.prune();
-        assertTrue(again.enqueue(comment("old")), "done keys are forgotten after " + Outbox.KEEP_DONE.toDays() + " days");
-    }
-
-    @Test
     void aNoteIsDurableWithTheEffectsBeforeItAndOutlivesRestartsAndCompactions() throws Exception {
         var json = JsonSupport.mapper();
         Outbox outbox = new Outbox(dir, null, clock, ServerMetrics.create());
