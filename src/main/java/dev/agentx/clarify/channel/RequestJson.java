@@ -10,7 +10,7 @@ import java.util.TreeMap;
 /**
  * The request an automatic agent receives (stdin of a command, body of an http POST), one JSON
  * object: {@code version, id, issue, from, to, topic, round, question, options, thread,
- * repository, issueContext}. {@code thread} holds the ledger's entries so far (SPEC-1 form, with
+ * repository, issueContext}. {@code thread} holds the ledger's entries so far (the ledger's form, with
  * {@code choice} where an answer chose an option).
  */
 public final class RequestJson {

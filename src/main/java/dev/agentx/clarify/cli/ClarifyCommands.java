@@ -25,7 +25,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code agentx clarify ...}: list, show and drive clarifications (PRODUCT.md section 3). */
+/** {@code agentx clarify ...}: list, show and drive clarifications (docs/cli.md). */
 @Command(name = "clarify", mixinStandardHelpOptions = true,
         description = "List active clarifications, or show one issue's threads with --issue.",
         footer = {"", "Examples:",

@@ -22,7 +22,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
-/** {@code agentx clarify digest [--since 7d]}: the metrics of SPEC-1 section 12.1 for a period. */
+/** {@code agentx clarify digest [--since 7d]}: the metrics of docs/monitor.md, the digest for a period. */
 @Command(name = "digest", mixinStandardHelpOptions = true,
         description = "Counts and rates for the clarifications created in a period: total, resolved, escalated, "
                 + "abandoned, auto-resolution and escalation rates, average rounds, stale and deadlock counts, "

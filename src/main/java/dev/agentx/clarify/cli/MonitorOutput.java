@@ -16,7 +16,7 @@ final class MonitorOutput {
     }
 
     /**
-     * ADR-1 decision 3: no daemon; the monitor runs after every {@code clarify} command,
+     * No daemon; the monitor runs after every {@code clarify} command,
      * {@code hook start|finish} and {@code ready} that succeeded (not after --help or --version;
      * {@code command} is the top-level command that ran, and null when help or version was shown).
      * Its actions go to stderr, one {@code monitor: ...} line each, so stdout keeps the command's

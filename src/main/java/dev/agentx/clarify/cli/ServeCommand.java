@@ -11,7 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 
-/** {@code agentx serve}: GitHub Mode, the GitHub App webhook server (PRODUCT.md section 4). */
+/** {@code agentx serve}: GitHub Mode, the GitHub App webhook server (docs/github-app.md). */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = "Run GitHub Mode: the GitHub App webhook server. Configured by the environment.",
         footer = {"", "Environment:",

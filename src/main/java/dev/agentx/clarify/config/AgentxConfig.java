@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The parsed {@code .agentx/config.toml} or {@code $AGENTX_DATA_DIR/agentx.toml} (PRODUCT.md section 5),
+ * The parsed {@code .agentx/config.toml} or {@code $AGENTX_DATA_DIR/agentx.toml} (docs/configuration.md),
  * or in GitHub Mode a repository's {@code .github/agentx.toml} merged over the latter.
  *
  * @param autonomy the top-level {@code autonomy}, or null when the file does not set it

@@ -1,6 +1,6 @@
 package dev.agentx.clarify.events;
 
-/** The clarification events (SPEC-1 section 12.2), named as on the wire. */
+/** The clarification events (docs/protocol.md), named as on the wire. */
 public enum EventType {
     REQUESTED("clarification-requested"),
     ANSWERED("clarification-answered"),

@@ -32,8 +32,8 @@ public final class JsonlEventLog implements EventSink {
     private final Path file;
     /**
      * An anonymous class, not {@code this::force}: the CLI builds this log as it starts, and the first
-     * method reference of a new JVM costs it 1 to 3 ms of java.lang.invoke set-up, which a list of 100
-     * issues would otherwise pay for nothing (README, "CLI start-up details").
+     * method reference of a new JVM sets up java.lang.invoke, which a read-only command would pay
+     * for nothing.
      */
     private final GroupCommit durable = new GroupCommit(new GroupCommit.Sync() {
         @Override

@@ -7,8 +7,8 @@ import java.io.IOException;
 /**
  * {@link JsonParser#getIntValue} and {@link JsonParser#getLongValue} for the small integers our
  * files hold, read from the token's characters. jackson-core's own number parsing starts with
- * {@code NumberInput}, whose class initialiser compiles a regular expression: about 5 ms of every
- * CLI run, which reads ledgers and the monitor index. Anything but a plain integer token short
+ * {@code NumberInput}, whose class initialiser compiles a regular expression, a cost every
+ * CLI run would pay to read ledgers and the monitor index. Anything but a plain integer token short
  * that fits goes to jackson-core, so values, errors and messages are its own.
  */
 public final class JsonNumbers {

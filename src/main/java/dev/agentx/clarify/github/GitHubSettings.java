@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The server's settings, from the environment of PRODUCT.md section 4.
+ * The server's settings, from the environment of docs/github-app.md.
  *
  * @param webhookSecrets every accepted secret (rotation: old and new side by side)
  * @param maxBodyBytes webhook bodies above this are refused with 413 (GitHub caps payloads at 25 MB)
@@ -166,7 +166,7 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
         }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("agentx serve cannot start:\n  " + String.join("\n  ", problems)
-                    + "\nSee the README section 'GitHub Mode' for how to set them.");
+                    + "\nSee docs/configuration.md for how to set them.");
         }
         return new GitHubSettings(appId, key, secrets, api, dataDir, port, path, MAX_BODY_BYTES, managementPort);
     }

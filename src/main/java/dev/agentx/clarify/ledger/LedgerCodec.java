@@ -30,7 +30,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Ledger JSON (SPEC-1 section 4.2), pretty-printed with fields in schema order. Written with the
+ * Ledger JSON (docs/protocol.md), pretty-printed with fields in schema order. Written with the
  * streaming API of jackson-core: every command reads ledgers, and the streaming codec keeps the
  * CLI's start-up light. Reading is strict: an unknown field is refused rather than silently dropped
  * on the next write, and every problem names its line and column.

@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cross-process lock of ADR-1 without its known flaws.
+ * The cross-process lock on a ledger file (docs/architecture.md, the lock protocol).
  *
  * <ul>
  *   <li>Acquire: create {@code <file>.lock} exclusively (O_CREAT|O_EXCL semantics) holding {@link LockInfo};

@@ -8,7 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
 /**
- * Content of a {@code .lock} file: SPEC-1 section 4.4 ({@code pid, timestamp, agent}) plus the
+ * Content of a {@code .lock} file: docs/protocol.md ({@code pid, timestamp, agent}) plus the
  * owner's unique token, host and process start time, so that only the owner releases it and a
  * dead owner on this host is recognised at once, even if its pid was reused. Encoded without data
  * binding: acquiring a lock in a cold process must not first spend its wait budget loading a JSON

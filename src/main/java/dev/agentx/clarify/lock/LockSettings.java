@@ -3,7 +3,7 @@ package dev.agentx.clarify.lock;
 import java.time.Duration;
 
 /**
- * Lock timing (SPEC-1 section 7.3, ADR-1): a lock older than {@code staleAfter} may be taken over;
+ * Lock timing (docs/architecture.md, the lock protocol): a lock older than {@code staleAfter} may be taken over;
  * waits back off {@code baseDelay x 2^n} with jitter; the total wait is capped at {@code maxWait}.
  */
 public record LockSettings(Duration staleAfter, Duration baseDelay, Duration maxWait) {

@@ -24,7 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The event-driven monitor (SPEC-1 section 3.4, ADR-1 decision 3): no daemon; a pass runs after
+ * The event-driven monitor (docs/monitor.md): no daemon; a pass runs after
  * the commands and events that can change what it looks at. A pass reads the active ledgers,
  * applies the rules ({@link Detector}) and acts:
  * <ul>

@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The metrics of SPEC-1 section 12.1 for a period {@code [since, until]}.
+ * The metrics of docs/monitor.md, the digest for a period {@code [since, until]}.
  * <ul>
  *   <li>The records counted are those created in the period. {@code total} is their number;
  *       {@code resolved} and {@code abandoned} count their current status; {@code escalated}

@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * What one look at the active records found (SPEC-1 section 3.4, {@code runCheck}): stale ones,
+ * What one look at the active records found (docs/monitor.md): stale ones,
  * stuck ones, deadlocks, and the records the monitor escalated earlier that still wait for a
  * human. {@code ledgers} and {@code active} say how much was looked at; {@code warnings} name
  * ledgers that could not be read.

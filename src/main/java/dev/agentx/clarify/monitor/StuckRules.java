@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The stuck rule (SPEC-1 section 8.3, "circular answers"). A record is stuck when
+ * The stuck rule (docs/monitor.md, "circular answers"). A record is stuck when
  * <ul>
  *   <li>its newest question repeats an earlier question of its thread, or its newest answer an
  *       earlier answer ({@link WordSimilarity#similar}: word-set Jaccard above 0.8); or</li>

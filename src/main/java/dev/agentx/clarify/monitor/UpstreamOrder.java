@@ -13,7 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Upstream priority for breaking deadlocks (PRODUCT.md section 1): product-manager, architect,
+ * Upstream priority for breaking deadlocks (docs/protocol.md): product-manager, architect,
  * ux-designer, engineer, reviewer, then the other agents in workflow step order, unknown agents
  * last. Among unknown agents the order is by name, so the choice is always the same.
  */

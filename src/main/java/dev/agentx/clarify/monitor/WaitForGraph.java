@@ -14,7 +14,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Deadlock detection (SPEC-1 section 8.3): the wait-for graph has an edge requester -> target for
+ * Deadlock detection (docs/monitor.md): the wait-for graph has an edge requester -> target for
  * every blocking record waiting for its answer, across all issues (agents are the same on every
  * issue). Every cycle, of any length, is found and broken: repeatedly find a cycle, escalate the
  * request of its most downstream agent ({@link UpstreamOrder}), take that edge out, until no cycle

@@ -11,7 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One clarification: SPEC-1 section 4.2 record. {@code options} is present only when the
+ * One clarification: docs/protocol.md record. {@code options} is present only when the
  * question offered choices; {@code autonomy} only when it is not {@code full} (null means full).
  * Instances are immutable; transitions return new records.
  */

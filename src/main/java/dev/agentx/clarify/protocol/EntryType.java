@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
-/** Kind of a thread entry (SPEC-1 section 4.2). Abandonment is written as a resolution entry. */
+/** Kind of a thread entry (docs/protocol.md). Abandonment is written as a resolution entry. */
 public enum EntryType {
     QUESTION, ANSWER, RESOLUTION, ESCALATION;
 

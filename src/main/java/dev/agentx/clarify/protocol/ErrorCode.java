@@ -1,6 +1,6 @@
 package dev.agentx.clarify.protocol;
 
-/** Error codes of the protocol (SPEC-1 section 3.5, PRODUCT.md section 3) and their CLI exit codes. */
+/** Error codes of the protocol (docs/cli.md) and their CLI exit codes. */
 public enum ErrorCode {
     SCOPE_VIOLATION(3),
     NOT_FOUND(3),

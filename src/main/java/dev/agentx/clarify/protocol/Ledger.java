@@ -7,7 +7,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
-/** The per-issue ledger: SPEC-1 section 4.2. */
+/** The per-issue ledger: docs/protocol.md. */
 @JsonPropertyOrder({"issueNumber", "clarifications"})
 public record Ledger(int issueNumber, List<ClarificationRecord> clarifications) {
     public Ledger {

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Arrays;
 import java.util.Locale;
 
-/** Status of a clarification record (PRODUCT.md section 1). */
+/** Status of a clarification record (docs/protocol.md). */
 public enum Status {
     PENDING, ANSWERED, RESOLVED, STALE, ESCALATED, ABANDONED;
 

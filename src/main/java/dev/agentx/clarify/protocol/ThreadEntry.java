@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * One entry of a clarification thread: a question, an answer, a resolution or an escalation.
- * The optional fields are written only when set, so a plain entry keeps SPEC-1's five fields:
+ * The optional fields are written only when set, so a plain entry keeps the five fields of docs/protocol.md:
  *
  * @param choice answers: the 0-based index into the record's {@code options} that the answer chose
  * @param proposed answers: true while it is an agent's proposal waiting for a person to accept it

@@ -9,7 +9,7 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * The terminal form of SPEC-1 "Conversation-as-interface":
+ * The terminal form of the thread (docs/cli.md):
  * <pre>
  * [Round 1] engineer -> architect (2026-02-26T10:00:00Z)
  *   Q: question text

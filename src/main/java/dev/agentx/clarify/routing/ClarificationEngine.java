@@ -327,7 +327,7 @@ public final class ClarificationEngine {
      * The monitor's first timeout: a {@code pending} record past its {@code staleAfter} becomes
      * {@code stale} (event clarification-stale). The condition is checked again under the ledger's
      * lock, so however many monitors run, only one of them makes the change; it gets the outcome
-     * (and then asks the target again), the others get null. No thread entry is written: SPEC-1's
+     * (and then asks the target again), the others get null. No thread entry is written: the ledger format's
      * entry types have none for it, and {@code staleAfter} stays as it was, so the second timeout
      * is {@code staleAfter + SLA}.
      */

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The text a human reads to decide an escalated record (PRODUCT.md section 1): why, the topic,
+ * The text a human reads to decide an escalated record (docs/protocol.md): why, the topic,
  * both agents' latest positions, rounds used, the options and the exact command that resolves it.
  * It names the command of both modes, so the ledger is the same whichever mode escalated.
  */

@@ -4,7 +4,7 @@ import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.util.List;
 
-/** Input rules of SPEC-1 section 6.3 and PRODUCT.md section 1. */
+/** Input rules of docs/protocol.md. */
 public final class Validation {
     public static final int MAX_TOPIC = 200;
     public static final int MAX_TEXT = 2000;

@@ -3,7 +3,7 @@ package dev.agentx.clarify.status;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 
-/** Agent statuses of SPEC-1 section 4.3 (ADR-1 decision 4). */
+/** Agent statuses of docs/protocol.md (docs/protocol.md). */
 public enum AgentState {
     IDLE("idle"), WORKING("working"), CLARIFYING("clarifying"), BLOCKED_CLARIFICATION("blocked-clarification"),
     DONE("done"), STUCK("stuck");

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.time.Instant;
 
-/** One agent's entry in {@code agent-status.json} (SPEC-1 section 4.3). */
+/** One agent's entry in {@code agent-status.json} (docs/protocol.md). */
 @JsonPropertyOrder({"status", "issue", "lastActivity", "clarificationId", "waitingOn", "respondingTo"})
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record AgentStatus(AgentState status, Integer issue, Instant lastActivity, String clarificationId,

@@ -19,7 +19,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * {@code agent-status.json} (SPEC-1 section 4.3) with jackson-core's streaming API: the file is
+ * {@code agent-status.json} (docs/protocol.md) with jackson-core's streaming API: the file is
  * rewritten under its lock by every operation, so its codec must be cheap even in a cold process.
  */
 public final class AgentStatusCodec {

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * How clarification events move agent statuses (ADR-1 decision 4): a blocking request puts the
+ * How clarification events move agent statuses (docs/protocol.md): a blocking request puts the
  * requester in {@code blocked-clarification}; the target is {@code clarifying} while it owes an
  * answer; both go back to {@code working} when answered or closed. An escalated blocking record
  * blocks its requester on {@code human} until a human closes it. An agent's status changes only if it refers to the

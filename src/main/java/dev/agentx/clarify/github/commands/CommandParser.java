@@ -7,7 +7,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Finds the {@code /clarify} commands of a comment body (PRODUCT.md section 4). A pure function.
+ * Finds the {@code /clarify} commands of a comment body (docs/github-app.md). A pure function.
  *
  * <p>A command starts a line (at most three spaces before it), case insensitive, and runs until
  * the next command line, so a question may go on over several lines. A line is never a command

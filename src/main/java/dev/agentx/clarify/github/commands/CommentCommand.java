@@ -1,7 +1,7 @@
 package dev.agentx.clarify.github.commands;
 
 /**
- * One {@code /clarify} command found in a comment (PRODUCT.md section 4). {@code source} is the
+ * One {@code /clarify} command found in a comment (docs/github-app.md). {@code source} is the
  * command line as written, quoted back in replies. Ids are upper-cased and checked for form only.
  */
 public sealed interface CommentCommand {

@@ -52,7 +52,7 @@ public final class Actors {
         return repoConfig == config ? this : new Actors(repoConfig, github, clock, teams, permissions);
     }
 
-    /** Roles of {@code login}, most upstream first (PRODUCT.md priority, then by name). */
+    /** Roles of {@code login}, most upstream first (the upstream priority of docs/protocol.md, then by name). */
     public List<String> roles(long installation, String login) {
         List<String> out = new ArrayList<>();
         for (Map.Entry<String, List<String>> e : config.roles().entrySet()) {

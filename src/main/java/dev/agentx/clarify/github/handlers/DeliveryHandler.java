@@ -173,7 +173,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
         return "**agentx**: `" + RepoConfigMerge.PATH + "` on the default branch is not used, so the server's "
                 + "configuration applies until it is fixed:\n\n" + MarkdownRenderer.quote(problem)
                 + "\n\nA repository may set " + RepoConfigMerge.ALLOWED + "; answer channels that run "
-                + "programs or call URLs, secrets and autonomy are the server's. See the README section "
+                + "programs or call URLs, secrets and autonomy are the server's. See docs/github-app.md, "
                 + "'Per-repository configuration'.";
     }
 

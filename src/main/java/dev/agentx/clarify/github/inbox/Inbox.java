@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * {@code queue/<n>.log}: segments of a {@link Journal} that every accepted delivery is appended to
  * ({@link DeliveryFile}: a header, then the body as received), made durable by one
  * {@code fdatasync} shared by the requests that arrive together, so the 202 costs an append, not
- * a file of its own (create, fsync, rename, directory fsync), most of which is kernel time. A segment is closed for appends at
+ * a file of its own (create, fsync, rename, directory fsync). A segment is closed for appends at
  * {@link #SEGMENT_BYTES} and deleted once all its deliveries are done with.
  * {@code journal} records the failed attempts of each delivery (the commands it carried out
  * are the worker's notes in the outbox journal, durable with their effects) and the id of
@@ -49,9 +49,7 @@ import org.slf4j.LoggerFactory;
  * beyond the moment of an append. Duplicates are told from the ids in memory: those seen and
  * those pending, loaded at start. A delivery is recorded as done in the journal before its
  * segment may go, so at every moment one of the two is on disk; a queued delivery whose id the
- * journal has as done (a crash undid a segment's deletion) is skipped at start. Inboxes of
- * earlier versions (a file per delivery in {@code pending/}, a marker file per id in
- * {@code seen/}, a {@code .progress} file per delivery) are taken over at start.
+ * journal has as done (a crash undid a segment's deletion) is skipped at start.
  */
 public final class Inbox {
     private static final Logger LOG = LoggerFactory.getLogger(Inbox.class);

@@ -53,8 +53,7 @@ public final class Worker implements AutoCloseable {
     /**
      * Lines worked on side by side (threads). A lane mostly waits: for fsyncs (which concurrent
      * lanes share through the file system's journal commits), a permission check or an agent's
-     * lock. bench/webhook-bench on 2 cores: a backlog of 1,000 deliveries was worked off in 2.5-2.9 s
-     * with 12 lanes, 3.5 s with 8 and 4.7 s with 4 (README, Performance).
+     * lock, so there are more lanes than cores; bench/README.md has the figures behind the number.
      */
     public static final int LANES = 12;
     /** Deliveries of one line a lane works through before other lines get a turn. */
@@ -214,7 +213,7 @@ public final class Worker implements AutoCloseable {
      * A thread of the worker (lane, sender, tick): a daemon of the lowest priority, so that with
      * {@code -XX:ThreadPriorityPolicy=1} (the deployment's flags) Linux runs it at nice 4 and the
      * webhook's threads (nice 0) get the CPU first when both want it. On 2 cores this is what
-     * keeps acknowledgements quick while the worker is busy (README, Performance).
+     * keeps acknowledgements quick while the worker is busy (bench/README.md).
      */
     private static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
@@ -233,7 +232,7 @@ public final class Worker implements AutoCloseable {
                                     + "priorities and does not apply");
         } else {
             LOG.info("worker: lanes and senders run at the webhook's priority (nice {}); the JVM flag "
-                    + "-XX:ThreadPriorityPolicy=1 lets them step back for acknowledgements (README, Performance)",
+                    + "-XX:ThreadPriorityPolicy=1 lets them step back for acknowledgements (bench/README.md)",
                     lane.getAsInt());
         }
     }

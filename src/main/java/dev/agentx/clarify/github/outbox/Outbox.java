@@ -196,10 +196,7 @@ public final class Outbox {
                 }
                 case "failed" -> {
                     pending.remove(r.seq());
-                    // since 2026-11-23 a failed record names its key, remembered as done (not queued again)
-                    if (r.hash() != null && r.at() != null) {
-                        done.put(r.hash(), r.at());
-                    }
+                    done.put(r.hash(), r.at()); // a failed effect's key is remembered: it is not queued again
                 }
                 case "key" -> done.put(r.hash(), r.at());
                 case "seq" -> { }
