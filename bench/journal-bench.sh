@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The outbox and inbox journals' cost at start and at a compaction, against the floor of reading
-# their records. Not a test: it prints Markdown tables for bench/RESULTS.md (bench/run calls it).
+# their records. Not a test: it prints Markdown tables for bench/README.md (bench/run calls it).
 # Usage: bench/journal-bench.sh CLASSPATH WORKDIR
 #   outbox: 100,000 and 1,000,000 done keys (the second needs about 350 MB of disk);
 #   inbox: 80,000 and 240,000 delivery ids (8 days at 10,000 and 30,000 deliveries a day)

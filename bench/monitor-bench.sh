@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark of one monitor pass over 10, 100, 1,000 and 10,000 ledgers (5 % active).
-# Not a test: it prints a Markdown table for README.md "Performance" and bench/RESULTS.md.
+# Not a test: it prints Markdown for bench/README.md (bench/run puts it there).
 # Usage: bench/monitor-bench.sh [sizes...]      (KEEP=1 keeps the generated projects)
 set -euo pipefail
 cd "$(dirname "$0")/.."
