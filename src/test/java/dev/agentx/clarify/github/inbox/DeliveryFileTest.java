@@ -38,13 +38,10 @@ class DeliveryFileTest {
     }
 
     @Test
-    void filesOfEarlierVersionsAreStillRead() throws IOException {
-        byte[] body = "{\"zen\":\"hi\"}".getBytes(StandardCharsets.UTF_8);
-        byte[] old = json.writeValueAsBytes(new InboundDelivery("old-1", "ping", AT, body));
-        assertEquals('{', old[0]);
-        InboundDelivery back = DeliveryFile.decode(json, old);
-        assertEquals("old-1", back.id());
-        assertArrayEquals(body, back.body());
+    void aFileWithoutTheMagicLineIsRefused() throws IOException {
+        byte[] json0 = json.writeValueAsBytes(new InboundDelivery("x-1", "ping", AT, "{}".getBytes(StandardCharsets.UTF_8)));
+        IOException e = assertThrows(IOException.class, () -> DeliveryFile.decode(json, json0));
+        assertTrue(e.getMessage().contains(DeliveryFile.MAGIC), e.getMessage());
     }
 
     @Test
