@@ -1,9 +1,11 @@
 package dev.agentx.clarify.cli;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
@@ -41,6 +43,12 @@ public final class AgentxCommand implements Runnable {
     @Option(names = "--root", scope = ScopeType.INHERIT, paramLabel = "DIR",
             description = "Project root holding .agentx/ (default: nearest parent with .agentx/, else the current directory).")
     void setRoot(Path root) {
+        Path dir = ctx.cwd.resolve(root);
+        if (!Files.isDirectory(dir)) {
+            throw new ParameterException(spec.commandLine(), "--root " + root + ": " + (Files.exists(dir)
+                    ? "not a folder" : "no such folder") + "; give the project folder that holds .agentx/ "
+                    + "(or will: see 'agentx init')");
+        }
         ctx.root = root;
     }
 

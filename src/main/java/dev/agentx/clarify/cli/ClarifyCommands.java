@@ -30,6 +30,7 @@ import picocli.CommandLine.Parameters;
         description = "List active clarifications, or show one issue's threads with --issue.",
         footer = {"", "Examples:",
                 "  agentx clarify                      all active clarifications",
+                "  agentx clarify list                 the same",
                 "  agentx clarify --issue 42           issue 42's threads, oldest first",
                 "  agentx clarify show CLR-42-001",
                 "  agentx clarify ask --issue 42 --from engineer --to architect \"Which auth method?\"",
@@ -47,6 +48,31 @@ public final class ClarifyCommands implements Runnable {
 
     @Override
     public void run() {
+        list(ctx, issue);
+    }
+
+    /** {@code agentx clarify list}: the same as {@code agentx clarify}, under the name people type to list. */
+    @Command(name = "list", mixinStandardHelpOptions = true,
+            description = "List active clarifications (the same as 'agentx clarify'), or one issue's threads.",
+            footer = {"", "Examples:", "  agentx clarify list", "  agentx clarify list --issue 42 --json"})
+    public static final class ListActive implements Runnable {
+        private final CliContext ctx;
+
+        @Option(names = "--issue", paramLabel = "N", description = "Show this issue's threads, oldest first.")
+        Integer issue;
+
+        public ListActive(CliContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public void run() {
+            list(ctx, issue);
+        }
+    }
+
+    /** The active clarifications of every issue, or with {@code issue} that issue's threads. */
+    static void list(CliContext ctx, Integer issue) {
         LocalMode local = ctx.local();
         if (issue != null) {
             if (issue < 1) {

@@ -41,6 +41,7 @@ final class Commands {
 
     static final Node TREE = new Node("agentx", AgentxCommand.class, List.of(
             new Node("clarify", ClarifyCommands.class, List.of(
+                    new Node("list", ClarifyCommands.ListActive.class),
                     new Node("show", ClarifyCommands.Show.class),
                     new Node("ask", ClarifyCommands.Ask.class),
                     new Node("answer", ClarifyCommands.Answer.class),

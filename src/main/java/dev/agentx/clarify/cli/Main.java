@@ -68,7 +68,8 @@ public final class Main {
             }
         }
         QuickList.Args list = shortcuts ? QuickList.parse(args) : null;
-        if (list != null) {
+        // a --root that is no folder is a usage error, which only picocli reports
+        if (list != null && (list.root() == null || java.nio.file.Files.isDirectory(ctx.cwd.resolve(list.root())))) {
             return QuickList.run(ctx, list);
         }
         return Commands.execute(args, ctx, shortcuts);

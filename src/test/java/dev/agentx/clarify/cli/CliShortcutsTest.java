@@ -129,6 +129,43 @@ class CliShortcutsTest {
     }
 
     @Test
+    void aRootThatIsNoFolderIsAUsageErrorOnEveryPath() throws Exception {
+        Twin t = new Twin("noroot");
+        for (List<String> line : List.of(List.of("--root", "/does/not/exist", "clarify", "list"),
+                List.of("--root", "/does/not/exist", "clarify"), List.of("clarify", "--root", "missing", "--json"),
+                List.of("--root", "/does/not/exist", "state"), List.of("--root", "/does/not/exist", "clarify", "ask",
+                        "--issue", "1", "--from", "engineer", "--to", "architect", "Q?"))) {
+            Result r = t.same(line.toArray(String[]::new));
+            assertEquals(2, r.code(), line + ": " + r.err());
+            assertTrue((r.out() + r.err()).contains("no such folder"), r.out() + r.err());
+            assertFalse(r.out().contains("No active clarifications"), r.out());
+        }
+        Files.writeString(t.fast.root.resolve("a-file"), "x");
+        Files.writeString(t.full.root.resolve("a-file"), "x");
+        Result file = t.same("--root", "a-file", "clarify");
+        assertEquals(2, file.code());
+        assertTrue(file.err().contains("not a folder"), file.err());
+    }
+
+    @Test
+    void clarifyListIsTheList() {
+        Twin t = new Twin("listword");
+        for (TestRoot r : List.of(t.fast, t.full)) {
+            for (List<String> pair : List.of(List.of("clarify"), List.of("--json", "clarify"),
+                    List.of("clarify", "--issue", "1"))) {
+                List<String> withList = new ArrayList<>(pair);
+                withList.add(withList.indexOf("clarify") + 1, "list");
+                Result plain = run(r, false, pair.toArray(String[]::new));
+                Result listed = run(r, true, withList.toArray(String[]::new));
+                assertEquals(0, listed.code(), withList + ": " + listed.err());
+                assertEquals(plain.out(), listed.out(), withList.toString());
+            }
+        }
+        assertTrue(t.same("clarify", "list").out().contains("CLR-1-001"));
+        assertTrue(t.same("clarify", "--help").out().contains("list"));
+    }
+
+    @Test
     void everyOtherCommandRunsAlikeOnTheLazyAndTheFullModel() {
         Twin t = new Twin("commands");
         List<List<String>> lines = new ArrayList<>(List.of(
@@ -181,7 +218,7 @@ class CliShortcutsTest {
     void theTreeNamesEachCommandAsItsAnnotationDoesAndHoldsEveryCommandOnce() {
         Set<Class<?>> seen = new HashSet<>();
         check(Commands.TREE, seen);
-        assertEquals(21, seen.size());
+        assertEquals(22, seen.size());
     }
 
     private static void check(Commands.Node node, Set<Class<?>> seen) {
