@@ -9,15 +9,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /** {@code agentx ready}: the ready queue, with BLOCKED markers on issues waiting for a clarification. */
 @Command(name = "ready", mixinStandardHelpOptions = true,
         description = {"The ready queue: open issues (those with clarification ledgers, plus those listed as "
                 + ".agentx/issues/N.json), ready ones first. An issue with an open blocking clarification is marked "
-                + ReadyQueue.BLOCKED + ".", "Followed by a monitor pass."},
-        footer = {"", "Examples:", "  agentx ready", "  agentx ready --json"})
+                + ReadyQueue.BLOCKED + ". Finished issues (state closed, or status Done) are left out unless --all.",
+                "Followed by a monitor pass."},
+        footer = {"", "Examples:", "  agentx ready", "  agentx ready --all", "  agentx ready --json"})
 final class ReadyCommand implements Runnable {
     private final CliContext ctx;
+
+    @Option(names = "--all", description = "Also list finished issues (state closed, or status Done).")
+    boolean all;
 
     ReadyCommand(CliContext ctx) {
         this.ctx = ctx;
@@ -28,7 +33,7 @@ final class ReadyCommand implements Runnable {
         LocalMode local = ctx.local();
         LocalIssues.Listing listed = new LocalIssues().read(local.issuesDirectory());
         ActiveLedgers.Scan scan = ctx.scan();
-        List<ReadyQueue.Item> queue = ReadyQueue.build(scan.issues(), listed.issues(), scan.active());
+        List<ReadyQueue.Item> queue = ReadyQueue.build(scan.issues(), listed.issues(), scan.active(), all);
         List<String> warnings = new ArrayList<>(listed.warnings());
         warnings.addAll(scan.problems());
         if (ctx.json()) {
@@ -60,7 +65,8 @@ final class ReadyCommand implements Runnable {
         for (ReadyQueue.Item it : queue) {
             ReadyQueue.Issue i = it.issue();
             String title = i.title() == null ? "(no title)" : i.title();
-            b.append(String.format("#%-6d %-12s %s", i.number(), i.status() == null ? "-" : i.status(), title));
+            String status = i.status() != null ? i.status() : i.closed() ? "closed" : "-";
+            b.append(String.format("#%-6d %-12s %s", i.number(), status, title));
             if (it.blocked()) {
                 b.append("  ").append(ctx.ansi().color("31;1", ReadyQueue.BLOCKED)).append(" (")
                         .append(it.blockedBy().stream().map(ReadyCommand::waiting).collect(Collectors.joining("; ")))

@@ -196,28 +196,39 @@ class MonitorCliTest {
         root.write(".agentx/issues/notes.json", "{}");
         root.write(".agentx/issues/README.md", "not an issue");
         root.write(".agentx/issues/42.json", "{\"title\": \"Login\", \"status\": \"In Progress\"}");
+        root.write(".agentx/issues/10.json", "{\"title\": \"Shipped\", \"status\": \"Done\", \"state\": \"open\"}");
         ask(42, "engineer", "architect", "API", "REST or gRPC?");
         String nb = ask(3, "engineer", "architect", "Docs", "Non-blocking?");
         ok("clarify", "ask", "--issue", "5", "--from", "engineer", "--to", "architect", "--non-blocking", "Q?");
         ok("clarify", "answer", nb, "Yes.");
         ok("clarify", "resolve", nb);
         Run ready = ok("ready");
+        // finished work is left out: #8 closed, #10 Done, #3 known only by a ledger whose clarification is resolved
         assertEquals("""
-                #3      -            (no title)
                 #5      -            (no title)
                 #7      Backlog      Dark mode
                 #42     In Progress  Login  BLOCKED: Clarification pending (CLR-42-001 engineer -> architect, pending)
                 """, ready.out());
+        assertEquals("""
+                #3      -            (no title)
+                #5      -            (no title)
+                #7      Backlog      Dark mode
+                #8      closed       Old
+                #10     Done         Shipped
+                #42     In Progress  Login  BLOCKED: Clarification pending (CLR-42-001 engineer -> architect, pending)
+                """, ok("ready", "--all").out());
         assertTrue(ready.err().contains("9.json ignored: not valid JSON"), ready.err());
         assertTrue(ready.err().contains("notes.json ignored: an issue file is named after its number"), ready.err());
         JsonNode j = okJson("ready");
-        JsonNode last = j.get("issues").get(3);
+        assertEquals(3, j.get("issues").size());
+        JsonNode last = j.get("issues").get(2);
         assertEquals(42, last.get("number").asInt());
         assertTrue(last.get("blocked").asBoolean());
         assertEquals("BLOCKED: Clarification pending", last.get("marker").asText());
         assertEquals("CLR-42-001", last.get("clarifications").get(0).get("id").asText());
-        assertFalse(j.get("issues").get(2).get("blocked").asBoolean());
-        assertEquals("type:feature", j.get("issues").get(2).get("labels").get(0).asText());
+        assertFalse(j.get("issues").get(1).get("blocked").asBoolean());
+        assertEquals("type:feature", j.get("issues").get(1).get("labels").get(0).asText());
+        assertEquals(6, okJson("ready", "--all").get("issues").size());
         assertEquals(2, j.get("warnings").size());
     }
 
