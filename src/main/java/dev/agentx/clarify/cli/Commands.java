@@ -60,7 +60,8 @@ final class Commands {
             new Node("ready", ReadyCommand.class),
             new Node("monitor", MonitorCommand.class),
             new Node("serve", ServeCommand.class),
-            new Node("sync", SyncCommand.class)));
+            new Node("sync", SyncCommand.class),
+            new Node("completion", CompletionCommand.class)));
 
     /** The user object of a placeholder command. */
     private static final class Placeholder {
