@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.Option;
 
 /** {@code agentx clarify digest [--since 7d]}: the metrics of docs/monitor.md, the digest for a period. */
@@ -49,6 +50,9 @@ final class ClarifyDigestCommand implements Runnable {
     }
 
     static final class SinceConverter implements ITypeConverter<Since> {
+        static final String FORMS = "a period like 30m, 12h, 7d or 2w, a date like 2026-02-01 (UTC), "
+                + "or an instant like 2026-02-01T09:00:00Z";
+
         @Override
         public Since convert(String value) {
             String v = value.strip();
@@ -59,10 +63,10 @@ final class ClarifyDigestCommand implements Runnable {
                 if (v.contains("T")) {
                     return new Since(v, null, Instant.parse(v));
                 }
-            } catch (DateTimeParseException e) {
-                throw new IllegalArgumentException("'" + value + "' is not a valid date or instant: " + e.getMessage());
+                return new Since(v, CliDuration.parse(v), null);
+            } catch (DateTimeParseException | IllegalArgumentException e) {
+                throw new TypeConversionException("'" + value + "' is not " + FORMS);
             }
-            return new Since(v, CliDuration.parse(v), null);
         }
     }
 

@@ -140,10 +140,15 @@ final class Commands {
         public int handleParseException(CommandLine.ParameterException ex, String[] args) {
             CommandLine c = ex.getCommandLine();
             String help = "Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage and examples.";
-            if (ctx.json()) {
-                return ctx.error(ErrorCode.USAGE, ex.getMessage() + ". " + help);
+            String message = ex.getMessage();
+            if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+                message += ". Did you mean " + String.join(" or ", u.getSuggestions().stream().limit(3)
+                        .map(s -> "'" + s + "'").toList()) + "?";
             }
-            ctx.err.println("USAGE: " + ex.getMessage());
+            if (ctx.json()) {
+                return ctx.error(ErrorCode.USAGE, message + (message.endsWith("?") ? " " : ". ") + help);
+            }
+            ctx.err.println("USAGE: " + message);
             ctx.err.println(help);
             ctx.err.flush();
             return ErrorCode.USAGE.exitCode();

@@ -44,4 +44,32 @@ class CliConveniencesTest {
         assertEquals(2, fish.code());
         assertTrue(fish.err().contains("bash or zsh"), fish.err());
     }
+
+    @Test
+    void aMistypedCommandOrOptionGetsTheNearestOneSuggested() {
+        Run command = root.cli("clarfy");
+        assertEquals(2, command.code());
+        assertTrue(command.err().contains("Did you mean 'clarify'?"), command.err());
+        Run sub = root.cli("clarify", "shwo", "CLR-1-001");
+        assertEquals(2, sub.code());
+        assertTrue(sub.err().contains("'show'"), sub.err());
+        Run option = root.cli("clarify", "--isue", "4");
+        assertEquals(2, option.code());
+        assertTrue(option.err().contains("'--issue'"), option.err());
+        Run json = root.cli("--json", "clarfy");
+        assertEquals(2, json.code());
+        assertTrue(json.out().contains("Did you mean 'clarify'?"), json.out());
+    }
+
+    @Test
+    void aBadPeriodIsOneLineNamingTheAcceptedForms() {
+        for (String bad : new String[] {"7x", "yesterday", "2026-13-45", "2026-02-01T25:00:00Z", "-3d"}) {
+            Run r = root.cli("clarify", "digest", "--since", bad);
+            assertEquals(2, r.code(), bad + ": " + r.err());
+            String first = r.err().lines().findFirst().orElse("");
+            assertTrue(first.contains("30m, 12h, 7d or 2w") && first.contains("2026-02-01"), first);
+            assertTrue(!r.err().contains("Exception") && !r.err().contains("\tat "), r.err());
+            assertEquals(2, r.err().lines().count(), "the error and where to find help: " + r.err());
+        }
+    }
 }
