@@ -73,6 +73,7 @@ public final class ClarifyCommands implements Runnable {
 
     /** The active clarifications of every issue, or with {@code issue} that issue's threads. */
     static void list(CliContext ctx, Integer issue) {
+        ctx.noteIfNoProject();
         LocalMode local = ctx.local();
         if (issue != null) {
             if (issue < 1) {

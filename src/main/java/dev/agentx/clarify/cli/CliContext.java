@@ -67,6 +67,18 @@ public final class CliContext {
         return LocalMode.findRoot(root, cwd);
     }
 
+    /**
+     * For commands that only read: a note on stderr when the project has no {@code .agentx/} yet, so
+     * an empty answer is not mistaken for an empty project. Nothing is written.
+     */
+    void noteIfNoProject() {
+        Path root = resolvedRoot();
+        if (!jsonOutput && !java.nio.file.Files.isDirectory(root.resolve(".agentx"))) {
+            err.println("note: no .agentx/ in " + root + " or above it: 'agentx init' starts one there.");
+            err.flush();
+        }
+    }
+
     public boolean json() {
         return jsonOutput;
     }

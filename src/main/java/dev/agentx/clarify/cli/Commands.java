@@ -56,6 +56,7 @@ final class Commands {
             new Node("hook", HookCommand.class, List.of(
                     new Node("start", HookCommand.Start.class),
                     new Node("finish", HookCommand.Finish.class))),
+            new Node("init", InitCommand.class),
             new Node("state", StateCommand.class),
             new Node("ready", ReadyCommand.class),
             new Node("monitor", MonitorCommand.class),

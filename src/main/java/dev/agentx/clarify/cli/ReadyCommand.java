@@ -30,6 +30,7 @@ final class ReadyCommand implements Runnable {
 
     @Override
     public void run() {
+        ctx.noteIfNoProject();
         LocalMode local = ctx.local();
         LocalIssues.Listing listed = new LocalIssues().read(local.issuesDirectory());
         ActiveLedgers.Scan scan = ctx.scan();

@@ -21,6 +21,7 @@ final class StateCommand implements Runnable {
 
     @Override
     public void run() {
+        ctx.noteIfNoProject();
         LocalMode local = ctx.local();
         List<AgentOverview.Agent> agents = AgentOverview.of(local.statuses().read(), local.activeLedgers().scan().active());
         if (ctx.json()) {

@@ -72,4 +72,53 @@ class CliConveniencesTest {
             assertEquals(2, r.err().lines().count(), "the error and where to find help: " + r.err());
         }
     }
+
+    @Test
+    void initScaffoldsAProjectThatWorksAtOnceAndNeverOverwritesUnasked() throws Exception {
+        Path fresh = Files.createDirectories(dir.resolve("fresh"));
+        TestRoot project = new TestRoot(fresh, MutableClock.at("2026-02-26T10:00:00Z"));
+        Run before = project.cli("clarify");
+        assertEquals(0, before.code());
+        assertTrue(before.err().contains("'agentx init'"), before.err());
+        assertTrue(!Files.exists(fresh.resolve(".agentx")), "a read command writes nothing");
+
+        Run init = project.cli("init");
+        assertEquals(0, init.code(), init.err());
+        assertTrue(init.out().contains("agentx clarify ask"), "says what to do next: " + init.out());
+        for (String f : new String[] {"config.toml", "workflows/feature.toml", "workflows/story.toml",
+                "workflows/bug.toml", "workflows/epic.toml"}) {
+            assertTrue(Files.isRegularFile(fresh.resolve(".agentx").resolve(f)), f);
+        }
+        Run ask = project.cli("clarify", "ask", "--issue", "1", "--from", "engineer", "--to", "architect", "Which auth?");
+        assertEquals(0, ask.code(), ask.err());
+        assertEquals("CLR-1-001\n", ask.out());
+        assertEquals("", project.cli("clarify").err(), "no note once the project exists");
+
+        Path config = fresh.resolve(".agentx/config.toml");
+        Files.writeString(config, "default_workflow = \"bug\"\n");
+        Run again = project.cli("init");
+        assertEquals(2, again.code());
+        assertTrue(again.err().contains(".agentx/config.toml") && again.err().contains("--force"), again.err());
+        assertEquals("default_workflow = \"bug\"\n", Files.readString(config), "left alone");
+        assertEquals(0, project.cli("init", "--force").code());
+        assertTrue(Files.readString(config).contains("# [agents.architect]"), "replaced when forced");
+    }
+
+    @Test
+    void theScaffoldedConfigLoadsAsItIsAndWithEveryExampleUncommented() throws Exception {
+        Path fresh = Files.createDirectories(dir.resolve("cfg"));
+        TestRoot project = new TestRoot(fresh, MutableClock.at("2026-02-26T10:00:00Z"));
+        assertEquals(0, project.cli("init").code());
+        Path config = fresh.resolve(".agentx/config.toml");
+        dev.agentx.clarify.config.ConfigLoader.load(config);
+        StringBuilder uncommented = new StringBuilder();
+        for (String line : Files.readAllLines(config)) {
+            boolean setting = line.matches("# (\\[[a-z.-]+\\]|[a-z_]+ *=.*)");
+            uncommented.append(setting ? line.substring(2) : line).append('\n');
+        }
+        Files.writeString(config, uncommented);
+        var loaded = dev.agentx.clarify.config.ConfigLoader.load(config);
+        assertEquals("feature", loaded.defaultWorkflow());
+        assertTrue(uncommented.toString().contains("\n[agents.product-manager]\n"), uncommented.toString());
+    }
 }
