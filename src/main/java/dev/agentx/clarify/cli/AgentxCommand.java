@@ -14,16 +14,19 @@ import picocli.CommandLine.Spec;
         description = "AgentX Clarify: agents and people clarify work with each other, routed through a hub "
                 + "that checks scope, keeps a locked per-issue ledger and limits rounds.",
         footer = {"", "Examples:",
-                "  agentx clarify ask --issue 42 --from engineer --to architect --topic \"Auth\" \"JWT or sessions?\"",
+                "  agentx clarify ask --issue 42 --from engineer --to architect \\",
+                "      --topic \"Auth\" \"JWT or sessions?\"",
                 "  agentx clarify answer CLR-42-001 \"JWT, see ADR-42.\"",
                 "  agentx clarify --issue 42",
                 "  agentx --json clarify",
                 "  agentx hook start --agent engineer --issue 42",
                 "  agentx ready",
-                "  agentx serve                     GitHub Mode webhook server (see 'agentx serve --help')",
-                "  agentx sync --repo acme/app      rebuild the GitHub Mode ledger mirror from the app's comments",
-                "", "Exit codes: 0 ok, 1 internal error, 2 usage, 3 protocol error "
-                + "(SCOPE_VIOLATION, NOT_FOUND, MAX_ROUNDS_EXCEEDED, INVALID_STATE, VALIDATION), 4 LOCK_TIMEOUT."})
+                "  agentx init                      start .agentx/ in this project",
+                "  agentx serve                     GitHub Mode: the App's webhook server",
+                "  agentx sync --repo acme/app      rebuild GitHub Mode's ledgers from comments",
+                "", "Exit codes: 0 ok, 1 internal error, 2 usage, 4 LOCK_TIMEOUT (retry),",
+                "  3 protocol error: SCOPE_VIOLATION, NOT_FOUND, MAX_ROUNDS_EXCEEDED,",
+                "  INVALID_STATE, VALIDATION."})
 public final class AgentxCommand implements Runnable {
     private final CliContext ctx;
 
@@ -35,13 +38,14 @@ public final class AgentxCommand implements Runnable {
     }
 
     @Option(names = "--json", scope = ScopeType.INHERIT,
-            description = "Machine-readable JSON on stdout, errors included as {\"error\":{...}}.")
+            description = "Machine-readable JSON on stdout; errors too, as an error object with its code and message.")
     void setJson(boolean json) {
         ctx.jsonOutput = ctx.jsonOutput || json;
     }
 
     @Option(names = "--root", scope = ScopeType.INHERIT, paramLabel = "DIR",
-            description = "Project root holding .agentx/ (default: nearest parent with .agentx/, else the current directory).")
+            description = "The project folder that holds .agentx/ (default: the nearest folder upward that has "
+                    + "one, else the current folder).")
     void setRoot(Path root) {
         Path dir = ctx.cwd.resolve(root);
         if (!Files.isDirectory(dir)) {

@@ -33,7 +33,7 @@ import picocli.CommandLine.Parameters;
                 "  agentx clarify list                 the same",
                 "  agentx clarify --issue 42           issue 42's threads, oldest first",
                 "  agentx clarify show CLR-42-001",
-                "  agentx clarify ask --issue 42 --from engineer --to architect \"Which auth method?\"",
+                "  agentx clarify ask --issue 42 --from engineer --to architect \"Which auth?\"",
                 "  agentx clarify stale                stale, stuck and deadlocked ones",
                 "  agentx clarify digest --since 7d    counts and rates"})
 public final class ClarifyCommands implements Runnable {
@@ -196,9 +196,12 @@ public final class ClarifyCommands implements Runnable {
     @Command(name = "ask", mixinStandardHelpOptions = true,
             description = "Ask a question: the hub checks scope, records it and routes it to the target. Prints the new id.",
             footer = {"", "Examples:",
-                    "  agentx clarify ask --issue 42 --from engineer --to architect --topic \"Auth\" \"JWT or sessions?\"",
-                    "  agentx clarify ask --issue 7 --from engineer --to pm --non-blocking --option Yes --option No \"Ship dark mode?\"",
-                    "  id=$(agentx clarify ask --issue 42 --from engineer --to architect -)   # question from stdin"})
+                    "  agentx clarify ask --issue 42 --from engineer --to architect \\",
+                    "      --topic \"Auth\" \"JWT or sessions?\"",
+                    "  agentx clarify ask --issue 7 --from engineer --to pm --non-blocking \\",
+                    "      --option Yes --option No \"Ship dark mode?\"",
+                    "  # the question from stdin:",
+                    "  id=$(agentx clarify ask --issue 42 --from engineer --to architect -)"})
     static final class Ask implements Runnable {
         private final CliContext ctx;
 
@@ -396,8 +399,9 @@ public final class ClarifyCommands implements Runnable {
                     "A question already opened on the issue by the same agent from the same id is skipped, so "
                     + "ingesting the same output again changes nothing."},
             footer = {"", "Examples:",
-                    "  agentx clarify ingest --issue 42 --from engineer --to architect coder-output.json",
-                    "  my-agent | agentx clarify ingest --issue 42 --from engineer --to pm --non-blocking -"})
+                    "  agentx clarify ingest --issue 42 --from engineer --to architect out.json",
+                    "  my-agent | agentx clarify ingest --issue 42 --from engineer --to pm \\",
+                    "      --non-blocking -"})
     static final class Ingest implements Runnable {
         private final CliContext ctx;
 

@@ -23,9 +23,9 @@ import picocli.CommandLine.Option;
  * left alone unless {@code --force}, so a project's own configuration is never lost by accident.
  */
 @Command(name = "init", mixinStandardHelpOptions = true,
-        description = {"Create .agentx/ in the project (--root DIR, else the current folder): config.toml "
-                + "with commented examples of every setting, and the bundled workflows in .agentx/workflows/ "
-                + "to edit.", "Refuses to overwrite existing files unless --force."},
+        description = {"Start .agentx/ in the project (--root DIR, else the current folder) with a config "
+                + "file of commented examples of every setting, and the bundled workflows as files to edit.",
+                "Refuses to overwrite existing files unless --force."},
         footer = {"", "Examples:", "  agentx init", "  agentx --root ../my-project init", "  agentx init --force"})
 final class InitCommand implements Runnable {
     private final CliContext ctx;

@@ -16,16 +16,18 @@ import picocli.CommandLine.Command;
         description = "Run GitHub Mode: the GitHub App webhook server. Configured by the environment.",
         footer = {"", "Environment:",
                 "  GITHUB_APP_ID                 the App ID (required)",
-                "  GITHUB_APP_PRIVATE_KEY        the private key, PEM text (PKCS#1 as downloaded, or PKCS#8)",
+                "  GITHUB_APP_PRIVATE_KEY        the private key as PEM text (PKCS#1 or #8)",
                 "  GITHUB_APP_PRIVATE_KEY_FILE   or the path of the downloaded .pem",
-                "  GITHUB_WEBHOOK_SECRET         the webhook secret; several comma-separated while rotating",
-                "  GITHUB_API_URL                default https://api.github.com (GHES: https://HOST/api/v3)",
-                "  AGENTX_DATA_DIR               default ./agentx-data (agentx.toml, repos/, inbox/, outbox/)",
+                "  GITHUB_WEBHOOK_SECRET         the webhook secret (old,new while rotating)",
+                "  GITHUB_API_URL                default https://api.github.com",
+                "                                (GitHub Enterprise: https://HOST/api/v3)",
+                "  AGENTX_DATA_DIR               default ./agentx-data",
                 "  PORT                          default 3000",
                 "  AGENTX_WEBHOOK_PATH           default /api/github/webhooks",
-                "  AGENTX_MANAGEMENT_PORT        default 9464 (/metrics /readyz /healthz; not for the public)",
+                "  AGENTX_MANAGEMENT_PORT        default 9464: /metrics /readyz /healthz",
                 "", "Example:",
-                "  GITHUB_APP_ID=123456 GITHUB_APP_PRIVATE_KEY_FILE=app.pem GITHUB_WEBHOOK_SECRET=s3cret agentx serve"})
+                "  GITHUB_APP_ID=123456 GITHUB_APP_PRIVATE_KEY_FILE=app.pem \\",
+                "      GITHUB_WEBHOOK_SECRET=s3cret agentx serve"})
 public final class ServeCommand implements Callable<Integer> {
     /** Looked up on first use: the CLI must not start the logging system unless something is logged. */
     private static Logger log() {

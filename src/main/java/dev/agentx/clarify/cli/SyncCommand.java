@@ -23,15 +23,17 @@ import picocli.CommandLine.Option;
 
 /** {@code agentx sync}: rebuild or verify GitHub Mode's ledger mirror from the app's own comments. */
 @Command(name = "sync", mixinStandardHelpOptions = true,
-        description = {"Rebuild or verify the local ledger mirror of a repository "
-                + "($AGENTX_DATA_DIR/repos/<owner>/<repo>/.agentx/state/clarifications/) from the comments the "
-                + "GitHub App posted: their hidden markers carry every field of the ledger.",
+        description = {"Rebuild or verify the server's copy of a repository's ledgers (under "
+                + "$AGENTX_DATA_DIR/repos/) from the comments the GitHub App posted: their hidden markers "
+                + "carry every field of the ledger.",
                 "Only comments written by the app's bot user (<app-slug>[bot]) are trusted. Differences are "
                         + "reported per record and field; nothing is written without --write."},
-        footer = {"", "Environment: GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE, "
-                + "GITHUB_API_URL, AGENTX_DATA_DIR (as for 'agentx serve'; the webhook secret is not needed).",
-                "", "Exit codes: 0 in sync (or written), 1 internal or GitHub API error, 2 usage or environment, "
-                + "3 differences found without --write, or comments that cannot be rebuilt.",
+        footer = {"", "Environment: as for 'agentx serve', without the webhook secret:",
+                "  GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE,",
+                "  GITHUB_API_URL, AGENTX_DATA_DIR.",
+                "", "Exit codes: 0 in sync (or written), 1 internal or GitHub API error,",
+                "  2 usage or environment, 3 differences found without --write, or comments",
+                "  that cannot be rebuilt.",
                 "", "Examples:", "  agentx sync --repo acme/widgets --issue 42",
                 "  agentx sync --repo acme/widgets --write", "  agentx sync --repo acme/widgets --json"})
 final class SyncCommand implements Callable<Integer> {

@@ -121,4 +121,48 @@ class CliConveniencesTest {
         assertEquals("feature", loaded.defaultWorkflow());
         assertTrue(uncommented.toString().contains("\n[agents.product-manager]\n"), uncommented.toString());
     }
+
+    /**
+     * Help is written for 80 columns: rendered that wide, no word is split across lines (a token
+     * of the wide rendering is a token of the 80-column one), and the footers (examples, exit
+     * codes) fit as written, so picocli never breaks an example command in two.
+     */
+    @Test
+    void everyHelpPageFitsEightyColumnsWithoutRaggedWraps() {
+        java.util.List<String> problems = new java.util.ArrayList<>();
+        CliContext ctx = new CliContext(new java.io.PrintWriter(new java.io.StringWriter()),
+                new java.io.PrintWriter(new java.io.StringWriter()), java.util.Map.of(), dir, root.clock, false, c -> null);
+        java.util.List<picocli.CommandLine> all = new java.util.ArrayList<>();
+        collect(Commands.full(new Commands.Factory(ctx)), all);
+        for (picocli.CommandLine cl : all) {
+            String name = cl.getCommandSpec().qualifiedName();
+            cl.setUsageHelpWidth(80);
+            String narrow = cl.getUsageMessage(picocli.CommandLine.Help.Ansi.OFF);
+            cl.setUsageHelpWidth(1000);
+            cl.setUsageHelpLongOptionsMaxWidth(60);
+            String wide = cl.getUsageMessage(picocli.CommandLine.Help.Ansi.OFF);
+            narrow.lines().filter(l -> l.length() > 80).forEach(l -> problems.add(name + ": over 80: " + l));
+            java.util.List<String> narrowTokens = java.util.List.of(narrow.strip().split("\\s+"));
+            java.util.List<String> wideTokens = java.util.List.of(wide.strip().split("\\s+"));
+            if (!narrowTokens.equals(wideTokens)) {
+                for (int i = 0; i < Math.min(narrowTokens.size(), wideTokens.size()); i++) {
+                    if (!narrowTokens.get(i).equals(wideTokens.get(i))) {
+                        problems.add(name + ": a word split at 80 columns: '" + wideTokens.get(i) + "'");
+                        break;
+                    }
+                }
+            }
+            for (String footer : cl.getCommandSpec().usageMessage().footer()) {
+                if (footer.length() > 80) {
+                    problems.add(name + ": footer line over 80: " + footer);
+                }
+            }
+        }
+        assertEquals(java.util.List.of(), problems);
+    }
+
+    private static void collect(picocli.CommandLine cl, java.util.List<picocli.CommandLine> out) {
+        out.add(cl);
+        cl.getSubcommands().values().forEach(sub -> collect(sub, out));
+    }
 }
