@@ -119,7 +119,7 @@ public final class ClarifyCommands implements Runnable {
             ctx.printJson(root);
             return;
         }
-        ctx.out.print(new CliRenderer(ctx.ansi()).table(rows, ctx.clock.instant()));
+        ctx.out.print(new CliRenderer(ctx.ansi()).table(rows, ctx.clock.instant(), ctx.width()));
         ctx.out.flush();
     }
 

@@ -68,6 +68,25 @@ public final class CliContext {
     }
 
     /**
+     * The columns a table may fill: {@code COLUMNS} when set, 80 on a terminal without it, and 0
+     * (no limit) when the output goes to a file or a pipe: a script reading it gets every character.
+     */
+    int width() {
+        String columns = env.get("COLUMNS");
+        if (columns != null) {
+            try {
+                int n = Integer.parseInt(columns.strip());
+                if (n > 0) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // not a number: as if unset
+            }
+        }
+        return terminal ? 80 : 0;
+    }
+
+    /**
      * For commands that only read: a note on stderr when the project has no {@code .agentx/} yet, so
      * an empty answer is not mistaken for an empty project. Nothing is written.
      */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.monitor.ReadyQueue;
 import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.render.CliRenderer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -63,15 +64,26 @@ final class ReadyCommand implements Runnable {
         if (queue.isEmpty()) {
             b.append("No open issues: none listed in .agentx/issues/ and no clarification ledgers.\n");
         }
+        int width = ctx.width();
         for (ReadyQueue.Item it : queue) {
             ReadyQueue.Issue i = it.issue();
             String title = i.title() == null ? "(no title)" : i.title();
             String status = i.status() != null ? i.status() : i.closed() ? "closed" : "-";
-            b.append(String.format("#%-6d %-12s %s", i.number(), status, title));
+            String prefix = String.format("#%-6d %-12s ", i.number(), status);
+            String waits = it.blocked() ? " (" + it.blockedBy().stream().map(ReadyCommand::waiting)
+                    .collect(Collectors.joining("; ")) + ")" : "";
+            String marker = it.blocked() ? "  " + ReadyQueue.BLOCKED : "";
+            if (width > 0) {
+                // the title gives way first, then what the issue waits on; the marker is always whole
+                int left = width - prefix.length() - marker.length();
+                title = CliRenderer.fit(title, Math.max(CliRenderer.MIN_CELL, left - waits.length()));
+                if (!waits.isEmpty()) {
+                    waits = " " + CliRenderer.fit(waits.substring(1), left - title.length() - 1);
+                }
+            }
+            b.append(prefix).append(title);
             if (it.blocked()) {
-                b.append("  ").append(ctx.ansi().color("31;1", ReadyQueue.BLOCKED)).append(" (")
-                        .append(it.blockedBy().stream().map(ReadyCommand::waiting).collect(Collectors.joining("; ")))
-                        .append(')');
+                b.append("  ").append(ctx.ansi().color("31;1", ReadyQueue.BLOCKED)).append(waits);
             }
             b.append('\n');
         }

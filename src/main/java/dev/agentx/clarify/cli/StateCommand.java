@@ -3,6 +3,7 @@ package dev.agentx.clarify.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.monitor.AgentOverview;
+import dev.agentx.clarify.render.CliRenderer;
 import dev.agentx.clarify.status.AgentStatus;
 import java.util.List;
 import picocli.CommandLine.Command;
@@ -38,7 +39,13 @@ final class StateCommand implements Runnable {
             return;
         }
         StringBuilder b = new StringBuilder();
-        String format = "%-18s %-22s %-6s %-25s %s";
+        int nameWidth = "AGENT".length();
+        for (AgentOverview.Agent a : agents) {
+            nameWidth = Math.max(nameWidth, a.name().length());
+        }
+        String format = "%-" + nameWidth + "s %-21s %-6s %-20s %s";
+        int textAt = nameWidth + 1 + 21 + 1 + 6 + 1 + 20 + 1;
+        int width = ctx.width();
         b.append(ctx.ansi().bold(String.format(format, "AGENT", "STATUS", "ISSUE", "LAST ACTIVITY", "CLARIFICATIONS")))
                 .append('\n');
         for (AgentOverview.Agent a : agents) {
@@ -47,12 +54,17 @@ final class StateCommand implements Runnable {
             b.append(String.format(format, a.name(), s == null ? "-" : s.status().wire(),
                     s == null || s.issue() == null ? "-" : "#" + s.issue(),
                     s == null || s.lastActivity() == null ? "-" : s.lastActivity().toString(),
-                    what.isEmpty() ? "-" : what.get(0)).stripTrailing()).append('\n');
+                    what.isEmpty() ? "-" : cell(what.get(0), width, textAt)).stripTrailing()).append('\n');
             for (String more : what.subList(Math.min(1, what.size()), what.size())) {
-                b.append(String.format(format, "", "", "", "", more).stripTrailing()).append('\n');
+                b.append(String.format(format, "", "", "", "", cell(more, width, textAt)).stripTrailing()).append('\n');
             }
         }
         ctx.out.print(b);
         ctx.out.flush();
+    }
+
+    /** The last column's text, cut to the terminal's width when there is one. */
+    private static String cell(String text, int width, int at) {
+        return width > 0 ? CliRenderer.fit(text, width - at) : text;
     }
 }

@@ -100,18 +100,34 @@ public final class CliRenderer {
         }
     }
 
-    /** A table of records: id, status, agents, round, age, topic. */
+    /** A table of records: id, status, agents, round, age, topic; as wide as it needs to be. */
     public String table(List<Row> rows, Instant now) {
+        return table(rows, now, 0);
+    }
+
+    /**
+     * A table of records: id, status, agents, round, age, topic. With {@code width} above 0 the
+     * topic is cut (ending in "...") so that a row fits in that many columns, never wrapped; the
+     * other columns are as wide as their longest value.
+     */
+    public String table(List<Row> rows, Instant now, int width) {
         if (rows.isEmpty()) {
             return "No active clarifications.\n";
         }
+        int ids = "ID".length();
+        int agents = "FROM -> TO".length();
+        for (Row row : rows) {
+            ids = Math.max(ids, row.record().id().length());
+            agents = Math.max(agents, row.record().from().length() + 4 + row.record().to().length());
+        }
+        int topicAt = ids + 1 + 10 + 1 + agents + 1 + 6 + 1 + 9 + 1 + 5 + 1;
         // Padded by hand rather than with String.format: the same text (as "%-Ns"), without the
         // formatter's start-up cost in a fresh CLI process.
         StringBuilder b = new StringBuilder(128 * (rows.size() + 1));
         StringBuilder header = new StringBuilder();
-        pad(header, "ID", 14).append(' ');
+        pad(header, "ID", ids).append(' ');
         pad(header, "STATUS", 10).append(' ');
-        pad(header, "FROM -> TO", 38).append(' ');
+        pad(header, "FROM -> TO", agents).append(' ');
         pad(header, "ROUND", 6).append(' ');
         pad(header, "BLOCKING", 9).append(' ');
         pad(header, "AGE", 5).append(' ').append("TOPIC");
@@ -119,17 +135,30 @@ public final class CliRenderer {
         StringBuilder cell = new StringBuilder();
         for (Row row : rows) {
             ClarificationRecord r = row.record();
-            pad(b, r.id(), 14).append(' ');
+            pad(b, r.id(), ids).append(' ');
             cell.setLength(0);
             b.append(ansi.status(r.status(), pad(cell, r.status().wire(), 10).toString())).append(' ');
-            pad(b, r.from() + " -> " + r.to(), 38).append(' ');
+            pad(b, r.from() + " -> " + r.to(), agents).append(' ');
             pad(b, r.round() + "/" + r.maxRounds(), 6).append(' ');
             pad(b, r.blocking() ? "yes" : "no", 9).append(' ');
             pad(b, age(Duration.between(r.created(), now)), 5).append(' ');
-            b.append(r.topic()).append('\n');
+            b.append(width > 0 ? fit(r.topic(), width - topicAt) : r.topic()).append('\n');
         }
         return b.toString();
     }
+
+    /**
+     * {@code text} on one line in at most {@code columns} characters: cut, ending in "...", when
+     * longer; at least {@link #MIN_CELL} are kept, however narrow the terminal.
+     */
+    public static String fit(String text, int columns) {
+        String line = text.replace('\n', ' ').replace('\r', ' ');
+        int keep = Math.max(columns, MIN_CELL);
+        return line.length() <= keep ? line : line.substring(0, keep - 3) + "...";
+    }
+
+    /** The fewest characters a cut cell keeps. */
+    public static final int MIN_CELL = 10;
 
     /** Appends {@code text} left-justified in {@code width} characters, as {@code %-<width>s} does. */
     static StringBuilder pad(StringBuilder b, String text, int width) {

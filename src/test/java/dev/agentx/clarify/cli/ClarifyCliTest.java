@@ -67,7 +67,7 @@ class ClarifyCliTest {
         clock.advance(Duration.ofMinutes(3));
         String out = ok("clarify").out();
         assertTrue(out.startsWith("ID "), out);
-        assertTrue(out.contains("CLR-1-001      pending    engineer -> architect"), out);
+        assertTrue(out.contains("CLR-1-001 pending    engineer -> architect"), out);
         assertTrue(out.contains("architect -> product-manager"), out);
         assertTrue(out.contains("3m"), out);
     }

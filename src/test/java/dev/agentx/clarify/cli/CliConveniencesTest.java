@@ -165,4 +165,29 @@ class CliConveniencesTest {
         out.add(cl);
         cl.getSubcommands().values().forEach(sub -> collect(sub, out));
     }
+
+    @Test
+    void tablesFitTheTerminalByCuttingTheTextColumnAndJsonStaysWhole() throws Exception {
+        String topic = "A topic long enough that no eighty column terminal can show it whole on one row";
+        String title = "An issue title that is also far too long to be shown whole in eighty columns, cut";
+        root.write(".agentx/issues/42.json", "{\"title\": \"" + title + "\", \"status\": \"In Progress\"}");
+        Run ask = root.cli("clarify", "ask", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic",
+                topic, "Which auth method should the public API use, and why?");
+        assertEquals(0, ask.code(), ask.err());
+        java.util.Map<String, String> narrow = java.util.Map.of("COLUMNS", "80");
+        for (String[] command : new String[][] {{"clarify"}, {"ready"}, {"state"}}) {
+            Run r = root.cli(narrow, command);
+            assertEquals(0, r.code(), r.err());
+            for (String line : r.out().lines().toList()) {
+                assertTrue(line.length() <= 80, String.join(" ", command) + ": " + line.length() + ": " + line);
+            }
+            Run wide = root.cli(command);
+            assertTrue(r.out().lines().count() == wide.out().lines().count(), "one row per row, never wrapped");
+        }
+        assertTrue(root.cli(narrow, "clarify").out().contains("..."), "the topic is cut visibly");
+        assertTrue(root.cli("clarify").out().contains(topic), "without a terminal width nothing is cut");
+        assertTrue(root.cli(narrow, "ready").out().contains("BLOCKED: Clarification pending"), "the marker stays whole");
+        assertTrue(root.cli(narrow, "--json", "clarify").out().contains(topic), "JSON is never cut");
+        assertTrue(root.cli(narrow, "--json", "ready").out().contains(title));
+    }
 }

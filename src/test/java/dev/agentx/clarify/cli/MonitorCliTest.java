@@ -150,9 +150,9 @@ class MonitorCliTest {
         assertEquals("engineer is working on #42\n", start.out());
         ask(42, "engineer", "architect", "API", "REST or gRPC?");
         assertEquals("""
-                AGENT              STATUS                 ISSUE  LAST ACTIVITY             CLARIFICATIONS
-                architect          clarifying             #42    2026-02-26T10:00:00Z      answering CLR-42-001 from engineer
-                engineer           blocked-clarification  #42    2026-02-26T10:00:00Z      waiting on architect for CLR-42-001
+                AGENT     STATUS                ISSUE  LAST ACTIVITY        CLARIFICATIONS
+                architect clarifying            #42    2026-02-26T10:00:00Z answering CLR-42-001 from engineer
+                engineer  blocked-clarification #42    2026-02-26T10:00:00Z waiting on architect for CLR-42-001
                 """, ok("state").out());
         clock.advance(Duration.ofMinutes(5));
         Run finish = ok("hook", "finish", "--agent", "engineer", "--issue", "42");
