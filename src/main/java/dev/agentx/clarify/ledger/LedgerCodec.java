@@ -37,7 +37,7 @@ import java.util.Set;
  */
 public final class LedgerCodec {
     private static final Set<String> RECORD_FIELDS = Set.of("id", "from", "to", "topic", "blocking", "status",
-            "round", "maxRounds", "created", "staleAfter", "resolvedAt", "options", "autonomy", "thread");
+            "round", "maxRounds", "created", "staleAfter", "reaskedAt", "resolvedAt", "options", "autonomy", "thread");
     private static final List<String> REQUIRED_RECORD_FIELDS = List.of("id", "from", "to", "topic", "blocking",
             "status", "round", "maxRounds", "created", "staleAfter", "thread");
     private static final Set<String> ENTRY_FIELDS = Set.of("round", "from", "type", "body", "timestamp", "choice",
@@ -79,6 +79,9 @@ public final class LedgerCodec {
         g.writeNumberField("maxRounds", r.maxRounds());
         g.writeStringField("created", r.created().toString());
         g.writeStringField("staleAfter", r.staleAfter().toString());
+        if (r.reaskedAt() != null) {
+            g.writeStringField("reaskedAt", r.reaskedAt().toString());
+        }
         if (r.resolvedAt() == null) {
             g.writeNullField("resolvedAt");
         } else {
@@ -180,6 +183,7 @@ public final class LedgerCodec {
         Instant created = null;
         Instant staleAfter = null;
         Instant resolvedAt = null;
+        Instant reaskedAt = null;
         List<String> options = List.of();
         Autonomy autonomy = null;
         List<ThreadEntry> thread = null;
@@ -201,6 +205,7 @@ public final class LedgerCodec {
                 case "maxRounds" -> maxRounds = integer(p, field);
                 case "created" -> created = instant(p, field);
                 case "staleAfter" -> staleAfter = instant(p, field);
+                case "reaskedAt" -> reaskedAt = instant(p, field);
                 case "resolvedAt" -> resolvedAt = p.currentToken() == JsonToken.VALUE_NULL ? null : instant(p, field);
                 case "options" -> options = strings(p, field);
                 case "autonomy" -> autonomy = autonomy(p);
@@ -214,7 +219,7 @@ public final class LedgerCodec {
             }
         }
         return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created, staleAfter,
-                resolvedAt, options, thread, autonomy);
+                resolvedAt, options, thread, autonomy, reaskedAt);
     }
 
     private static List<ThreadEntry> readThread(JsonParser p) throws IOException {

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  *   <li>stale, first timeout: {@code pending -> stale} (event clarification-stale) under the
  *       ledger's lock, then, outside any lock, the target is asked again through its answer
  *       channel; an immediate answer is recorded as the round's answer;</li>
- *   <li>stale, second timeout ({@code staleAfter + SLA}): escalated;</li>
+ *   <li>stale, second timeout (a full SLA after it was asked again): escalated;</li>
  *   <li>stuck: escalated, with why;</li>
  *   <li>deadlock: the most downstream agent's request in each cycle is escalated.</li>
  * </ul>

@@ -74,11 +74,12 @@ public final class Detector {
 
     /** The record's place on the stale path, if it is on it. */
     static Optional<Findings.Stale> stale(int issue, ClarificationRecord r, Instant now) {
-        Instant second = r.staleAfter().plus(r.sla());
         if (r.status() == Status.PENDING && now.isAfter(r.staleAfter())) {
-            return Optional.of(new Findings.Stale(issue, r, Findings.Phase.OVERDUE, second));
+            // a monitor pass asks again now: the second SLA runs from then
+            return Optional.of(new Findings.Stale(issue, r, Findings.Phase.OVERDUE, now.plus(r.sla())));
         }
         if (r.status() == Status.STALE) {
+            Instant second = r.escalatesAt();
             Findings.Phase phase = now.isAfter(second) ? Findings.Phase.SECOND_TIMEOUT : Findings.Phase.WAITING;
             return Optional.of(new Findings.Stale(issue, r, phase, second));
         }
@@ -87,7 +88,7 @@ public final class Detector {
 
     /** The second timeout, checked again under the ledger's lock before escalating. */
     static boolean secondTimeout(ClarificationRecord r, Instant now) {
-        return r.status() == Status.STALE && now.isAfter(r.staleAfter().plus(r.sla()));
+        return r.status() == Status.STALE && now.isAfter(r.escalatesAt());
     }
 
     private static Optional<Findings.Flagged> flagged(int issue, ClarificationRecord r) {

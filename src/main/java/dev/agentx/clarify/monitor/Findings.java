@@ -30,14 +30,14 @@ public record Findings(int ledgers, int active, List<Stale> stale, List<Stuck> s
         OVERDUE,
         /** {@code stale}, asked again, second SLA still running. */
         WAITING,
-        /** {@code stale} past {@code staleAfter + SLA}: the monitor escalates it. */
+        /** {@code stale} past a full SLA after it was asked again: the monitor escalates it. */
         SECOND_TIMEOUT
     }
 
     /**
      * A record past its SLA.
      *
-     * @param escalatesAt when the second timeout escalates it ({@code staleAfter + SLA})
+     * @param escalatesAt when the second timeout escalates it (a full SLA after it was asked again)
      */
     public record Stale(int issue, ClarificationRecord record, Phase phase, Instant escalatesAt) {
         /** One line for people: what happened and what comes next. */

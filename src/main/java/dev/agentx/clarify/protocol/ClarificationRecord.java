@@ -12,11 +12,12 @@ import java.util.Optional;
 
 /**
  * One clarification: docs/protocol.md record. {@code options} is present only when the
- * question offered choices; {@code autonomy} only when it is not {@code full} (null means full).
- * Instances are immutable; transitions return new records.
+ * question offered choices; {@code autonomy} only when it is not {@code full} (null means full);
+ * {@code reaskedAt} only while the record is {@code stale}: when the monitor asked the target again,
+ * which starts the second SLA period. Instances are immutable; transitions return new records.
  */
 @JsonPropertyOrder({"id", "from", "to", "topic", "blocking", "status", "round", "maxRounds",
-        "created", "staleAfter", "resolvedAt", "options", "autonomy", "thread"})
+        "created", "staleAfter", "reaskedAt", "resolvedAt", "options", "autonomy", "thread"})
 public record ClarificationRecord(
         String id,
         String from,
@@ -31,7 +32,8 @@ public record ClarificationRecord(
         @JsonInclude(JsonInclude.Include.ALWAYS) Instant resolvedAt,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> options,
         List<ThreadEntry> thread,
-        @JsonInclude(JsonInclude.Include.NON_NULL) Autonomy autonomy) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) Autonomy autonomy,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Instant reaskedAt) {
 
     public ClarificationRecord {
         Objects.requireNonNull(id, "id");
@@ -44,6 +46,15 @@ public record ClarificationRecord(
         options = options == null ? List.of() : List.copyOf(options);
         thread = thread == null ? List.of() : List.copyOf(thread);
         autonomy = autonomy == Autonomy.FULL ? null : autonomy;
+        reaskedAt = status == Status.STALE ? reaskedAt : null;
+    }
+
+    /** A record that was not asked again by the monitor. */
+    public ClarificationRecord(String id, String from, String to, String topic, boolean blocking, Status status,
+                               int round, int maxRounds, Instant created, Instant staleAfter, Instant resolvedAt,
+                               List<String> options, List<ThreadEntry> thread, Autonomy autonomy) {
+        this(id, from, to, topic, blocking, status, round, maxRounds, created, staleAfter, resolvedAt, options,
+                thread, autonomy, null);
     }
 
     /** A record with full autonomy (the default). */
@@ -62,7 +73,7 @@ public record ClarificationRecord(
 
     public ClarificationRecord withAutonomy(Autonomy a) {
         return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created,
-                staleAfter, resolvedAt, options, thread, a);
+                staleAfter, resolvedAt, options, thread, a, reaskedAt);
     }
 
     @JsonIgnore
@@ -139,21 +150,37 @@ public record ClarificationRecord(
             t.add(entry);
         }
         return new ClarificationRecord(id, from, to, topic, blocking, newStatus, round, maxRounds, created,
-                staleAfter, resolvedAt, options, t, autonomy);
+                staleAfter, resolvedAt, options, t, autonomy, reaskedAt);
     }
 
     public ClarificationRecord withRound(int newRound, Instant newStaleAfter) {
         return new ClarificationRecord(id, from, to, topic, blocking, status, newRound, maxRounds, created,
-                newStaleAfter, resolvedAt, options, thread, autonomy);
+                newStaleAfter, resolvedAt, options, thread, autonomy, reaskedAt);
     }
 
     public ClarificationRecord withResolvedAt(Instant at) {
         return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created,
-                staleAfter, at, options, thread, autonomy);
+                staleAfter, at, options, thread, autonomy, reaskedAt);
     }
 
     public ClarificationRecord withStaleAfter(Instant at) {
         return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created,
-                at, resolvedAt, options, thread, autonomy);
+                at, resolvedAt, options, thread, autonomy, reaskedAt);
+    }
+
+    /** Marked stale and asked again at {@code at}: the second SLA period runs from then. */
+    public ClarificationRecord reasked(Instant at) {
+        return new ClarificationRecord(id, from, to, topic, blocking, Status.STALE, round, maxRounds, created,
+                staleAfter, resolvedAt, options, thread, autonomy, at);
+    }
+
+    /**
+     * When a {@code stale} record is escalated: a full SLA period after the monitor asked again,
+     * however late that pass ran ({@code staleAfter + SLA} when the moment is not on record, as in
+     * a ledger written by hand).
+     */
+    @JsonIgnore
+    public Instant escalatesAt() {
+        return (reaskedAt != null ? reaskedAt : staleAfter).plus(sla());
     }
 }

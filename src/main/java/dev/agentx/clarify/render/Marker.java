@@ -98,6 +98,9 @@ public record Marker(String id, int round, MarkdownRenderer.Kind kind, Clarifica
         h.put("maxRounds", r.maxRounds());
         h.put("created", r.created().toString());
         h.put("staleAfter", r.staleAfter().toString());
+        if (r.reaskedAt() != null) {
+            h.put("reaskedAt", r.reaskedAt().toString());
+        }
         if (r.resolvedAt() != null) {
             h.put("resolvedAt", r.resolvedAt().toString());
         }
@@ -173,7 +176,8 @@ public record Marker(String id, int round, MarkdownRenderer.Kind kind, Clarifica
                 bool(h, "blocking"), Status.fromWire(text(h, "status")), number(h, "round"), number(h, "maxRounds"),
                 instant(h, "created"), instant(h, "staleAfter"),
                 h.hasNonNull("resolvedAt") ? instant(h, "resolvedAt") : null, options, List.of(),
-                h.hasNonNull("autonomy") ? Autonomy.fromWire(text(h, "autonomy")) : null);
+                h.hasNonNull("autonomy") ? Autonomy.fromWire(text(h, "autonomy")) : null,
+                h.hasNonNull("reaskedAt") ? instant(h, "reaskedAt") : null);
         ThreadEntry entry = null;
         int index = -1;
         if (o.has("entry")) {

@@ -328,8 +328,8 @@ public final class ClarificationEngine {
      * {@code stale} (event clarification-stale). The condition is checked again under the ledger's
      * lock, so however many monitors run, only one of them makes the change; it gets the outcome
      * (and then asks the target again), the others get null. No thread entry is written: the ledger format's
-     * entry types have none for it, and {@code staleAfter} stays as it was, so the second timeout
-     * is {@code staleAfter + SLA}.
+     * entry types have none for it. The moment is kept as {@code reaskedAt}: the second timeout is a
+     * full SLA after it, however late this pass ran.
      */
     public Outcome markStale(String id) {
         Instant now = now();
@@ -337,7 +337,7 @@ public final class ClarificationEngine {
             if (r.status() != Status.PENDING || !now.isAfter(r.staleAfter())) {
                 return Mutation.none(null);
             }
-            ClarificationRecord next = r.with(Status.STALE, null);
+            ClarificationRecord next = r.reasked(now);
             return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.STALE, now));
         });
         if (o != null) {

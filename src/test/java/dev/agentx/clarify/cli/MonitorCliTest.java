@@ -97,11 +97,13 @@ class MonitorCliTest {
         Run text = ok("monitor");
         assertEquals("""
                 CLR-1-001 stale: architect has not answered round 1 within the SLA (30m, due 2026-02-26T10:30:00Z); \
-                asked architect again; escalates after 2026-02-26T11:00:00Z without an answer
+                asked architect again; escalates after 2026-02-26T11:01:00Z without an answer
                 1 action; checked 1 active clarification in 1 ledger.
                 """, text.out());
         assertEquals("Nothing to do: checked 1 active clarification in 1 ledger.\n", ok("monitor").out());
         clock.advance(Duration.ofMinutes(30));
+        assertEquals(0, okJson("monitor").get("actions").size(), "a full SLA after the re-ask, exclusive");
+        clock.advance(Duration.ofSeconds(1));
         JsonNode j = okJson("monitor");
         assertEquals(1, j.get("ledgers").asInt());
         JsonNode a = j.get("actions").get(0);
@@ -126,7 +128,7 @@ class MonitorCliTest {
         assertTrue(stale.err().contains("monitor: CLR-1-001 stale"), "...then the pass acts on it: " + stale.err());
         JsonNode j = okJson("clarify", "stale");
         assertEquals("waiting", j.get("stale").get(0).get("phase").asText());
-        assertEquals("2026-02-26T11:00:00Z", j.get("stale").get(0).get("escalatesAt").asText());
+        assertEquals("2026-02-26T11:01:00Z", j.get("stale").get(0).get("escalatesAt").asText());
 
         ask(2, "product-manager", "reviewer", "Skills", "Do you know protobuf?");
         ask(2, "reviewer", "product-manager", "Skills", "Do you know protobuf?");

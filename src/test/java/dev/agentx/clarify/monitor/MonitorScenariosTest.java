@@ -87,20 +87,21 @@ class MonitorScenariosTest {
         assertTrue(marked.describe().contains("architect has not answered round 1 within the SLA (30m"), marked.describe());
         assertEquals(Status.STALE, record(id).status());
         assertEquals(Instant.parse("2026-02-26T10:30:00Z"), record(id).staleAfter(), "staleAfter is kept");
+        assertEquals(Instant.parse("2026-02-26T10:31:00Z"), record(id).reaskedAt(), "when it was asked again");
         assertEquals(1, record(id).thread().size(), "no thread entry for going stale");
         assertEquals(1, staleEvents().size());
         assertEquals(2, channel.asked.size(), "the target was asked again");
         assertEquals("Which auth method?", channel.asked.get(1).question());
         assertEquals(AgentState.BLOCKED_CLARIFICATION, local.statuses().read().get("engineer").status());
 
-        clock.set(Instant.parse("2026-02-26T10:59:00Z"));
-        assertTrue(monitor.run().actions().isEmpty(), "asked again: nothing more until the second timeout");
         clock.set(Instant.parse("2026-02-26T11:00:00Z"));
-        assertTrue(monitor.run().actions().isEmpty(), "the second timeout is staleAfter + SLA, exclusive");
+        assertTrue(monitor.run().actions().isEmpty(), "asked again: nothing more until the second timeout");
+        clock.set(Instant.parse("2026-02-26T11:01:00Z"));
+        assertTrue(monitor.run().actions().isEmpty(), "the second timeout is a full SLA after the re-ask, exclusive");
         assertEquals(1, staleEvents().size(), "marked stale once");
         assertEquals(2, channel.asked.size(), "asked again once");
 
-        clock.set(Instant.parse("2026-02-26T11:00:00.001Z"));
+        clock.set(Instant.parse("2026-02-26T11:01:00.001Z"));
         MonitorReport second = monitor.run();
         MonitorAction.Escalated esc = assertInstanceOf(MonitorAction.Escalated.class, second.actions().get(0));
         assertEquals(Cause.STALE, esc.cause());
@@ -142,7 +143,23 @@ class MonitorScenariosTest {
         MonitorAction a = monitor.run().actions().get(0);
         assertTrue(a.describe().contains("could not reach architect to ask again"), a.describe());
         assertEquals(Status.STALE, record(id).status());
-        clock.advance(Duration.ofMinutes(30));
+        clock.advance(Duration.ofMinutes(31));
+        assertEquals(Status.ESCALATED, record(monitor.run().actions().get(0).id()).status());
+    }
+
+    @Test
+    void aLatePassThatAsksAgainGivesTheTargetAFullSlaFromThen() {
+        String id = ask(8, "engineer", "architect", "Queue", "Kafka or SQS?", true);
+        clock.set(Instant.parse("2026-02-26T11:30:00Z")); // the first pass after the SLA ran an hour late
+        MonitorAction marked = monitor.run().actions().get(0);
+        assertInstanceOf(MonitorAction.MarkedStale.class, marked);
+        assertTrue(marked.describe().contains("escalates after 2026-02-26T12:00:00Z"), marked.describe());
+        clock.set(Instant.parse("2026-02-26T11:31:00Z"));
+        assertTrue(monitor.run().actions().isEmpty(), "the next pass leaves the target its full SLA");
+        assertEquals(Status.STALE, record(id).status());
+        clock.set(Instant.parse("2026-02-26T12:00:00Z"));
+        assertTrue(monitor.run().actions().isEmpty());
+        clock.set(Instant.parse("2026-02-26T12:00:01Z"));
         assertEquals(Status.ESCALATED, record(monitor.run().actions().get(0).id()).status());
     }
 
