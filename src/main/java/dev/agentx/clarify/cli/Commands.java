@@ -61,6 +61,7 @@ final class Commands {
             new Node("ready", ReadyCommand.class),
             new Node("monitor", MonitorCommand.class),
             new Node("serve", ServeCommand.class),
+            new Node("setup", SetupCommand.class),
             new Node("sync", SyncCommand.class),
             new Node("completion", CompletionCommand.class)));
 

@@ -1,9 +1,11 @@
 package dev.agentx.clarify.cli;
 
 import ch.qos.logback.classic.Level;
+import dev.agentx.clarify.github.EnvFile;
 import dev.agentx.clarify.github.GitHubMode;
 import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.RepositoryMonitor;
+import dev.agentx.clarify.logging.LogSetup;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
@@ -42,14 +44,22 @@ public final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         GitHubSettings settings;
+        EnvFile.Merged env;
         try {
-            settings = GitHubSettings.fromEnv(ctx.env, ctx.cwd);
+            // the data dir's agentx.env (written by agentx setup) fills in what the environment lacks
+            env = EnvFile.merge(ctx.env, ctx.cwd);
+            settings = GitHubSettings.fromEnv(env.env(), ctx.cwd);
         } catch (IllegalArgumentException e) {
             return ctx.error(ErrorCode.USAGE, e.getMessage());
         }
-        ctx.err.print(GitHubSettings.summary(settings, ctx.env, ctx.cwd));
+        LogSetup.reconfigure(env.env());
+        ctx.err.print(GitHubSettings.summary(settings, env.env(), ctx.cwd));
+        if (env.file() != null) {
+            ctx.err.println("  env file      " + env.file() + (env.fromFile().isEmpty() ? " (every variable in it is "
+                    + "set in the environment, which wins)" : ": " + String.join(", ", env.fromFile())));
+        }
         ctx.err.flush();
-        if (!ctx.env.containsKey("AGENTX_LOG_LEVEL")
+        if (!env.env().containsKey("AGENTX_LOG_LEVEL")
                 && LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME) instanceof ch.qos.logback.classic.Logger root) {
             root.setLevel(Level.INFO);
         }

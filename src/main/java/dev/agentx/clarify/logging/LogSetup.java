@@ -10,6 +10,8 @@ import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import org.slf4j.LoggerFactory;
 
 /**
  * Configures Logback in code (found through {@code META-INF/services}), so no XML configurator is
@@ -24,10 +26,24 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
     public static final String LEVEL_ENV = "AGENTX_LOG_LEVEL";
     /** Every environment variable read here (deploy files are checked against it). */
     public static final List<String> ENV_NAMES = List.of(FORMAT_ENV, LEVEL_ENV);
+    /** The variables read: the process's, or those {@link #reconfigure} was given. */
+    private static volatile Map<String, String> environment = System.getenv();
+
+    /**
+     * Configures logging again from {@code env}: {@code agentx serve} passes its environment with the
+     * data dir's {@code agentx.env} merged in, so a variable there acts as if it were exported.
+     */
+    public static void reconfigure(Map<String, String> env) {
+        environment = Map.copyOf(env);
+        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+            context.reset();
+            new LogSetup().configure(context);
+        }
+    }
 
     @Override
     public ExecutionStatus configure(LoggerContext context) {
-        String format = System.getenv().getOrDefault(FORMAT_ENV, "text").trim().toLowerCase(Locale.ROOT);
+        String format = environment.getOrDefault(FORMAT_ENV, "text").trim().toLowerCase(Locale.ROOT);
         LogLayout layout = new LogLayout("json".equals(format));
         layout.setContext(context);
         layout.start();
@@ -51,7 +67,7 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
     }
 
     static Level level() {
-        String configured = System.getenv(LEVEL_ENV);
+        String configured = environment.get(LEVEL_ENV);
         if (configured == null || configured.isBlank()) {
             configured = System.getProperty(DEFAULT_LEVEL_PROPERTY, "WARN");
         }

@@ -90,10 +90,10 @@ class DeployFilesTest {
 
     /**
      * Variables read by the code that are not settings of the server: the lock owner's host name
-     * (set by the system), and the CLI's colours. The server's settings are all in
+     * (set by the system), and the CLI's colours and table width. The server's settings are all in
      * {@link #serverEnvNames()}.
      */
-    static final Set<String> NOT_SETTINGS = Set.of("HOSTNAME", "NO_COLOR", "TERM");
+    static final Set<String> NOT_SETTINGS = Set.of("HOSTNAME", "NO_COLOR", "TERM", "COLUMNS");
 
     @Test
     void everyVariableTheServerReadsIsNamedAgentxOrGithub() throws IOException {

@@ -1,0 +1,103 @@
+package dev.agentx.clarify.github;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * {@code $AGENTX_DATA_DIR/agentx.env}: the server's variables as {@code NAME=value} lines, written by
+ * {@code agentx setup} and read by {@code agentx serve} at start. Blank lines and {@code #} comments
+ * are allowed; a value may be wrapped in double or single quotes, which are removed; nothing is
+ * expanded. A variable set in the real environment wins over the file, as a shell {@code export}
+ * would. The file locates itself, so it cannot set {@code AGENTX_DATA_DIR}.
+ */
+public final class EnvFile {
+    public static final String NAME = "agentx.env";
+    private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    private EnvFile() {
+    }
+
+    /** The environment with the data dir's file merged under it, and which names came from the file. */
+    public record Merged(Map<String, String> env, Path file, List<String> fromFile) {
+        public Merged {
+            env = Map.copyOf(env);
+            fromFile = List.copyOf(fromFile);
+        }
+    }
+
+    /** The data dir as {@code agentx serve} resolves it: {@code AGENTX_DATA_DIR}, else {@code ./agentx-data}. */
+    public static Path dataDir(Map<String, String> env, Path cwd) {
+        String data = env.get("AGENTX_DATA_DIR");
+        return cwd.resolve(data == null || data.isBlank() ? "agentx-data" : data.strip()).toAbsolutePath().normalize();
+    }
+
+    /**
+     * {@code env} with the values of the data dir's {@code agentx.env} for the names {@code env}
+     * lacks; a relative {@code GITHUB_APP_PRIVATE_KEY_FILE} there is resolved against the data dir.
+     *
+     * @throws IllegalArgumentException naming the file and line of a malformed line
+     */
+    public static Merged merge(Map<String, String> env, Path cwd) {
+        Path file = dataDir(env, cwd).resolve(NAME);
+        if (!Files.isRegularFile(file)) {
+            return new Merged(env, null, List.of());
+        }
+        Map<String, String> values;
+        try {
+            values = parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new IllegalArgumentException(file + " cannot be read: " + e.getMessage(), e);
+        }
+        Map<String, String> merged = new LinkedHashMap<>(env);
+        List<String> used = new ArrayList<>();
+        values.forEach((name, value) -> {
+            if (!env.containsKey(name)) {
+                if (name.equals("GITHUB_APP_PRIVATE_KEY_FILE")) {
+                    value = file.getParent().resolve(value).toString();
+                }
+                merged.put(name, value);
+                used.add(name);
+            }
+        });
+        return new Merged(merged, file, used);
+    }
+
+    /** The variables of a file's text, in order. */
+    public static Map<String, String> parse(String source, String text) {
+        Map<String, String> values = new LinkedHashMap<>();
+        List<String> lines = text.lines().toList();
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i).strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            if (line.startsWith("export ")) {
+                line = line.substring("export ".length()).strip();
+            }
+            int eq = line.indexOf('=');
+            String name = eq < 0 ? line : line.substring(0, eq).strip();
+            String where = source + ", line " + (i + 1) + ": ";
+            if (eq < 0 || !VARIABLE.matcher(name).matches()) {
+                throw new IllegalArgumentException(where + "expected NAME=value, got '" + lines.get(i).strip() + "'");
+            }
+            if (name.equals("AGENTX_DATA_DIR")) {
+                throw new IllegalArgumentException(where + "AGENTX_DATA_DIR cannot be set here: this file is found "
+                        + "through it; set it in the environment instead");
+            }
+            String value = line.substring(eq + 1).strip();
+            if (value.length() >= 2 && (value.startsWith("\"") && value.endsWith("\"")
+                    || value.startsWith("'") && value.endsWith("'"))) {
+                value = value.substring(1, value.length() - 1);
+            }
+            values.put(name, value);
+        }
+        return values;
+    }
+}
