@@ -1,0 +1,95 @@
+package dev.agentx.clarify.github.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
+import dev.agentx.clarify.github.GitHubSettings;
+import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.support.MutableClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * app-manifest.yml asks for what the App calls, derived from the calls themselves: the App runs
+ * through every kind of delivery against WireMock, each request it made is named by its route, and
+ * the permissions GitHub's REST reference requires for those routes must be exactly the manifest's.
+ * A new call whose route has no row below, or needs a permission the manifest lacks, fails here.
+ */
+class AppPermissionsTest {
+    /** Method and route -> the permission GitHub requires ("" for none: App-level or public). */
+    static final Map<String, String> REQUIRED = Map.ofEntries(
+            Map.entry("POST /app/installations/{installation_id}/access_tokens", ""),
+            Map.entry("GET /app", ""),
+            Map.entry("GET /rate_limit", ""),
+            Map.entry("GET /repos/{owner}/{repo}", "metadata:read"),
+            Map.entry("GET /repos/{owner}/{repo}/issues/{issue_number}", "issues:read"),
+            Map.entry("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", "issues:read"),
+            Map.entry("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", "issues:write"),
+            Map.entry("GET /repos/{owner}/{repo}/issues/comments/{comment_id}", "issues:read"),
+            Map.entry("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", "issues:write"),
+            Map.entry("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", "issues:write"),
+            Map.entry("POST /repos/{owner}/{repo}/issues/{issue_number}/reactions", "issues:write"),
+            Map.entry("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", "issues:write"),
+            Map.entry("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", "issues:write"),
+            Map.entry("GET /repos/{owner}/{repo}/collaborators/{username}/permission", "metadata:read"),
+            Map.entry("GET /repos/{owner}/{repo}/contents/{path}", "contents:read"),
+            Map.entry("GET /orgs/{org}", ""),
+            Map.entry("GET /orgs/{org}/teams/{team_slug}", "members:read"),
+            Map.entry("GET /orgs/{org}/teams/{team_slug}/members", "members:read"),
+            Map.entry("GET /organizations/{org_id}/team/{team_id}/members", "members:read"));
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theManifestAsksForExactlyThePermissionsOfTheCallsTheAppMakes() throws Exception {
+        List<String> calls = new ArrayList<>();
+        try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-02-26T10:00:00Z"))) {
+            rig.start();
+            rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which database?"));
+            rig.deliver("issue_comment", rig.comment("team-arch", 1, "/clarify answer CLR-1-001 Postgres"));
+            rig.deliver("issue_comment", rig.comment("writer", 1, "/clarify escalate CLR-1-001 needs a decision"));
+            rig.deliver("issue_comment", rig.comment("boss", 1, "/clarify resolve CLR-1-001 Postgres it is"));
+            rig.deliver("issues", rig.labeled("eng", 2, "clarify:architect"));
+            rig.deliver("issue_comment", rig.comment("eng", 3, "/clarify status"));
+            rig.clock.advance(Duration.ofMinutes(31));
+            rig.deliver("issues", rig.issueEvent("closed", "eng", 2));
+            for (ServeEvent e : rig.wiremock.getAllServeEvents()) {
+                calls.add(e.getRequest().getMethod().getName() + " " + ApiRoutes.of("", e.getRequest().getUrl()
+                        .replaceAll("\\?.*", "")));
+            }
+        }
+        Map<String, String> derived = new TreeMap<>();
+        List<String> unknown = new ArrayList<>();
+        for (String call : calls) {
+            String permission = REQUIRED.get(call);
+            if (permission == null) {
+                unknown.add(call);
+            } else if (!permission.isEmpty()) {
+                String[] p = permission.split(":");
+                derived.merge(p[0], p[1], (a, b) -> a.equals("write") || b.equals("write") ? "write" : "read");
+            }
+        }
+        assertEquals(List.of(), unknown, "calls with no row in REQUIRED: look up the permission GitHub documents");
+        assertTrue(calls.stream().anyMatch(c -> c.contains("/contents/")), "the scenario reads the repository's config");
+        JsonNode manifest = new ObjectMapper(new YAMLFactory()).readTree(Path.of("app-manifest.yml").toFile());
+        Map<String, String> asked = new TreeMap<>();
+        manifest.get("default_permissions").fields().forEachRemaining(f -> asked.put(f.getKey(), f.getValue().asText()));
+        assertEquals(derived, asked, "app-manifest.yml default_permissions vs the calls made: " + new java.util.TreeSet<>(calls));
+        assertTrue(manifest.at("/hook_attributes/url").asText().endsWith(GitHubSettings.DEFAULT_PATH));
+        List<String> events = new ArrayList<>();
+        manifest.get("default_events").forEach(e -> events.add(e.asText()));
+        assertEquals(List.of("issue_comment", "issues"), events, "the events the handlers act on");
+        assertTrue(manifest.get("redirect_url").asText().endsWith("/callback"), "GitHub returns to agentx setup's page");
+    }
+}
