@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * The repository and issue context sent to automatic agents with each question (the
  * {@code repository} and {@code issueContext} objects of the request JSON). Local Mode sends the
- * project root; GitHub Mode can send owner/repo, the issue's title and URL.
+ * project root; GitHub Mode sends the same, with the repository's folder under the data dir.
  */
 public interface RequestContext {
     Map<String, Object> repository();
