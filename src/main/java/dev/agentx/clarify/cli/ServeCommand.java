@@ -73,6 +73,10 @@ public final class ServeCommand implements Callable<Integer> {
             mode.close();
             stopped.countDown();
         }, "agentx-shutdown"));
+        mode.rolesWarning().ifPresent(w -> {
+            ctx.err.println("agentx serve: WARNING: " + w);
+            ctx.err.flush();
+        });
         mode.start();
         ctx.err.println("agentx serve: management on http://0.0.0.0:" + mode.managementPort()
                 + " (/metrics /readyz /healthz)");

@@ -57,8 +57,11 @@ public final class EnvFile {
         }
         Map<String, String> merged = new LinkedHashMap<>(env);
         List<String> used = new ArrayList<>();
+        // the key is one setting in two forms: the environment's form wins over either of the file's
+        boolean keyInEnv = env.containsKey("GITHUB_APP_PRIVATE_KEY") || env.containsKey("GITHUB_APP_PRIVATE_KEY_FILE");
         values.forEach((name, value) -> {
-            if (!env.containsKey(name)) {
+            boolean key = name.equals("GITHUB_APP_PRIVATE_KEY") || name.equals("GITHUB_APP_PRIVATE_KEY_FILE");
+            if (!env.containsKey(name) && !(key && keyInEnv)) {
                 if (name.equals("GITHUB_APP_PRIVATE_KEY_FILE")) {
                     value = file.getParent().resolve(value).toString();
                 }

@@ -237,6 +237,21 @@ public final class GitHubMode implements AutoCloseable {
         }
     }
 
+    /**
+     * What to tell the operator at start when the server's {@code agentx.toml} maps nobody to a role:
+     * then every command is refused (a repository's {@code .github/agentx.toml} may still map some).
+     */
+    public Optional<String> rolesWarning() {
+        if (!config.roles().isEmpty()) {
+            return Optional.empty();
+        }
+        Path file = settings.dataDir().resolve("agentx.toml");
+        return Optional.of((Files.exists(file) ? file + " maps nobody to a role" : "there is no " + file)
+                + ": every /clarify command will be refused until people are mapped to roles (a repository's "
+                + ".github/agentx.toml may map its own). Add, for example,\n  [roles]\n  engineer = [\"your-login\"]\n"
+                + "  architect = [\"@your-org/architects\"]\nto " + file + " and restart (docs/github-app.md, step 4).");
+    }
+
     public int port() {
         return server.port();
     }

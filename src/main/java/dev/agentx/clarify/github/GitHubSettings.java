@@ -88,7 +88,10 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
         String keyText = env.get("GITHUB_APP_PRIVATE_KEY");
         String keyFile = trim(env.get("GITHUB_APP_PRIVATE_KEY_FILE"));
         try {
-            if (keyText != null && !keyText.isBlank()) {
+            if (keyText != null && !keyText.isBlank() && keyFile != null) {
+                problems.add("Both GITHUB_APP_PRIVATE_KEY and GITHUB_APP_PRIVATE_KEY_FILE are set: unset one of them, "
+                        + "so that it is clear which key the App signs with.");
+            } else if (keyText != null && !keyText.isBlank()) {
                 key = PemKeys.parse(keyText, "GITHUB_APP_PRIVATE_KEY");
             } else if (keyFile != null) {
                 key = PemKeys.parse(keyText(env, cwd), "GITHUB_APP_PRIVATE_KEY_FILE " + cwd.resolve(keyFile));

@@ -1,0 +1,89 @@
+package dev.agentx.clarify.github;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.cli.Main;
+import dev.agentx.clarify.github.support.Keys;
+import dev.agentx.clarify.support.Jvm;
+import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestRoot;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What agentx serve says at start about settings that cannot work as the operator meant. */
+class ServeStartupTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void bothPrivateKeyVariablesSetIsAStartUpErrorNotASilentChoice() throws Exception {
+        Files.writeString(dir.resolve("app.pem"), Keys.pkcs1Pem());
+        TestRoot.Run r = new TestRoot(dir, MutableClock.at("2026-02-26T10:00:00Z")).cli(Map.of("GITHUB_APP_ID", "1",
+                "GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem(), "GITHUB_APP_PRIVATE_KEY_FILE", "app.pem",
+                "GITHUB_WEBHOOK_SECRET", "s"), "serve");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("Both GITHUB_APP_PRIVATE_KEY and GITHUB_APP_PRIVATE_KEY_FILE are set"), r.err());
+    }
+
+    @Test
+    void theEnvironmentsKeyWinsOverEitherFormInAgentxEnv() throws Exception {
+        Path data = Files.createDirectories(dir.resolve("agentx-data"));
+        Files.writeString(data.resolve("agentx.env"), "GITHUB_APP_PRIVATE_KEY_FILE=missing.pem\n");
+        EnvFile.Merged m = EnvFile.merge(Map.of("GITHUB_APP_PRIVATE_KEY", "pem text"), dir);
+        assertFalse(m.env().containsKey("GITHUB_APP_PRIVATE_KEY_FILE"), "not two keys: the environment's is the one");
+    }
+
+    @Test
+    void withoutRolesTheServerWarnsThatEveryCommandWillBeRefusedAndHowToFixIt() throws Exception {
+        for (String config : new String[] {null, "[maintainers]\nmin_permission = \"write\"\n"}) {
+            Path data = Files.createDirectories(dir.resolve(config == null ? "none" : "noroles"));
+            if (config != null) {
+                Files.writeString(data.resolve("agentx.toml"), config);
+            }
+            ProcessBuilder pb = Jvm.builder(Main.class, "serve");
+            Map<String, String> env = pb.environment();
+            env.remove("JAVA_TOOL_OPTIONS");
+            env.put("GITHUB_APP_ID", "1");
+            env.put("GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem());
+            env.put("GITHUB_WEBHOOK_SECRET", "s");
+            env.put("GITHUB_API_URL", "http://127.0.0.1:9");
+            env.put("AGENTX_DATA_DIR", data.toString());
+            env.put("PORT", "0");
+            env.put("AGENTX_MANAGEMENT_PORT", "0");
+            Path log = dir.resolve((config == null ? "none" : "noroles") + ".log");
+            Process serve = pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            try {
+                Instant end = Instant.now().plus(Duration.ofSeconds(60));
+                while (!read(log).contains("listening on")) {
+                    assertTrue(serve.isAlive() && Instant.now().isBefore(end), read(log));
+                    Thread.sleep(50); // polling a real process's output
+                }
+                String out = read(log);
+                assertTrue(out.contains("WARNING") && out.contains("every /clarify command will be refused"), out);
+                assertTrue(out.contains("[roles]") && out.contains(data.resolve("agentx.toml").toString()), out);
+            } finally {
+                serve.destroy();
+                serve.waitFor(30, TimeUnit.SECONDS);
+                serve.destroyForcibly();
+            }
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            return "";
+        }
+    }
+}
