@@ -288,6 +288,21 @@ class WebhookAbuseTest {
     }
 
     @Test
+    void aSeventyThousandCharacterQuestionIsRefusedWithAReplyGitHubAccepts() {
+        String question = "Which of these ".repeat(4_667).substring(0, 70_000);
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect " + question))
+                .status());
+        assertEquals(1, rig.comments(1).size());
+        String reply = rig.comments(1).get(0);
+        assertTrue(reply.length() <= 65_536, "GitHub takes at most 65,536 characters; the reply has " + reply.length());
+        assertTrue(reply.contains("2000"), "says why: " + reply.substring(0, Math.min(600, reply.length())));
+        assertTrue(reply.contains("more characters not shown"), "says what was cut");
+        assertTrue(reply.length() < 5_000, "the command is quoted in part, not whole: " + reply.length());
+        assertFalse(rig.hasLedger(1) && !rig.ledger(1).clarifications().isEmpty(), "nothing asked");
+        healthy();
+    }
+
+    @Test
     void thousandsOfLinesInACommentAreHandled() {
         String lines = "text line\n".repeat(5000);
         assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, lines)).status());

@@ -10,6 +10,7 @@ import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Roles;
 import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.render.CommentLimit;
 import dev.agentx.clarify.render.MarkdownRenderer;
 import dev.agentx.clarify.routing.ClarificationEngine;
 import dev.agentx.clarify.routing.ClarifyCommand;
@@ -225,8 +226,9 @@ public final class CommandRunner {
     private Result refused(String login, CommentCommand command, String reason, String message, String hint) {
         StringBuilder b = new StringBuilder();
         b.append("@").append(login).append(" this command was not carried out:\n\n")
-                .append(MarkdownRenderer.quote(command.source())).append("\n\n**").append(reason).append("**: ")
-                .append(MarkdownRenderer.neutralise(message)).append('\n');
+                .append(MarkdownRenderer.quote(CommentLimit.cut(command.source(), CommentLimit.QUOTED_COMMAND)))
+                .append("\n\n**").append(reason).append("**: ")
+                .append(MarkdownRenderer.neutralise(CommentLimit.cut(message, CommentLimit.QUOTED_COMMAND))).append('\n');
         if (hint != null) {
             b.append('\n').append(hint.startsWith("```") ? hint : MarkdownRenderer.neutralise(hint)).append('\n');
         }

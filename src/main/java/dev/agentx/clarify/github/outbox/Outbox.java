@@ -12,6 +12,7 @@ import dev.agentx.clarify.files.RecordFields;
 import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
+import dev.agentx.clarify.render.CommentLimit;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -791,7 +792,8 @@ public final class Outbox {
                 LOG.info("outbox: {} was posted by an earlier attempt; not posting it again", c.key());
                 return;
             }
-            github.createComment(c.installation(), c.repo(), c.issue(), tag + "\n" + c.body());
+            github.createComment(c.installation(), c.repo(), c.issue(),
+                    tag + "\n" + CommentLimit.fit(c.body(), CommentLimit.MAX - tag.length() - 1));
         } else if (effect instanceof Effect.Reaction r) {
             if (r.commentId() == null) {
                 github.reactToIssue(r.installation(), r.repo(), r.issue(), r.content());
