@@ -157,6 +157,21 @@ class WebhookAbuseTest {
     }
 
     @Test
+    void everyEventNameGitHubSendsIsAcknowledgedDigitsIncluded() {
+        for (String event : new String[] {"projects_v2_item", "projects_v2", "projects_v2_status_update",
+                "security_advisory", "check_run"}) {
+            byte[] body = ("{\"action\":\"edited\",\"" + event + "\":{\"id\":1},\"sender\":{\"login\":\"octocat\"}}")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            GitHubRig.Response r = rig.send("POST", body, headers(event, rig.nextDeliveryId(),
+                    SignatureVerifier.sign(GitHubRig.SECRET, body)));
+            assertEquals(202, r.status(), event + ": " + r.body());
+        }
+        refused(400, comment("/clarify @architect Q?"), headers("2fa_event", rig.nextDeliveryId(),
+                SignatureVerifier.sign(GitHubRig.SECRET, comment("/clarify @architect Q?"))));
+        healthy();
+    }
+
+    @Test
     void bodiesOverTheLimitGet413WithAndWithoutContentLength() throws Exception {
         assertEquals(25L * 1024 * 1024, GitHubSettings.MAX_BODY_BYTES, "the documented default: GitHub's own cap");
         byte[] big = new byte[(int) LIMIT + 1];

@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
 public final class WebhookServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WebhookServer.class);
     private static final Pattern JSON_TYPE = Pattern.compile("application/json\\s*(;.*)?");
-    private static final Pattern EVENT_NAME = Pattern.compile("[a-z_]{1,64}");
+    /** GitHub's event names: lower case, with digits and underscores ({@code projects_v2_item}). */
+    private static final Pattern EVENT_NAME = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
     private final String path;
     private final long maxBody;
