@@ -17,9 +17,10 @@ public record ClarificationId(int issue, int seq) implements Comparable<Clarific
         if (text == null) {
             throw invalid("(none)");
         }
-        // CLR-(\d+)-(\d{3,}) after trim(), read by hand: every ledger read checks every id, and a
-        // regular expression cost a fresh CLI process more than the rest of that check
-        String t = text.trim();
+        // exactly CLR-(\d+)-(\d{3,}), nothing around it (an id with a stray newline or space is not
+        // the same id), read by hand: every ledger read checks every id, and a regular expression
+        // costs a fresh CLI process more than the rest of that check
+        String t = text;
         int dash = t.indexOf('-', 4);
         if (!t.startsWith("CLR-") || dash < 5 || !digits(t, 4, dash) || t.length() - dash - 1 < 3
                 || !digits(t, dash + 1, t.length())) {

@@ -190,4 +190,17 @@ class CliConveniencesTest {
         assertTrue(root.cli(narrow, "--json", "clarify").out().contains(topic), "JSON is never cut");
         assertTrue(root.cli(narrow, "--json", "ready").out().contains(title));
     }
+
+    @Test
+    void anIdIsMatchedExactlyNotWithStraySpaceOrNewline() {
+        Run ask = root.cli("clarify", "ask", "--issue", "1", "--from", "engineer", "--to", "architect", "Which DB?");
+        assertEquals(0, ask.code(), ask.err());
+        for (String id : new String[] {"CLR-1-001\n", " CLR-1-001", "CLR-1-001 "}) {
+            Run r = root.cli("clarify", "answer", id, "--from", "architect", "Postgres.");
+            assertEquals(3, r.code(), "'" + id + "': " + r.err());
+            assertTrue(r.err().startsWith("VALIDATION"), r.err());
+        }
+        assertEquals("pending", root.cli("--json", "clarify", "show", "CLR-1-001").out().contains("\"pending\"")
+                ? "pending" : "changed", "nothing was answered");
+    }
 }
