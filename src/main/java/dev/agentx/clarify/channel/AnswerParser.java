@@ -87,7 +87,7 @@ public final class AnswerParser {
         JsonNode c = node.get("choice");
         if (c != null && !c.isNull()) {
             if (c.isIntegralNumber()) {
-                int i = c.asInt();
+                int i = c.canConvertToInt() ? c.intValue() : -1; // a number past int is no index, never wrapped
                 if (i < 0 || i >= options.size()) {
                     return new Delivery.Failed(who + " chose option index " + c.asText() + ", but the question has "
                             + (options.isEmpty() ? "no options" : options.size() + " options (indexes 0 to "

@@ -172,6 +172,24 @@ class WebhookAbuseTest {
     }
 
     @Test
+    void anIssueNumberOutOfRangeIsNeverNarrowedOntoAnotherIssue() {
+        for (String number : new String[] {"4294967303", "9223372036854775808", "7.5", "-7", "\"7\""}) {
+            com.fasterxml.jackson.databind.node.ObjectNode p = rig.comment("eng", 7, "/clarify @architect Which DB?");
+            String body = p.toString().replace("\"number\":7", "\"number\":" + number);
+            assertTrue(body.contains("\"number\":" + number), body.substring(0, 200));
+            byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            GitHubRig.Response r = rig.send("POST", bytes, headers("issue_comment", rig.nextDeliveryId(),
+                    SignatureVerifier.sign(GitHubRig.SECRET, bytes)));
+            assertTrue(r.status() == 202 || r.status() == 400, number + ": " + r.status());
+        }
+        for (int issue : new int[] {7, 1, 1073741824, Integer.MAX_VALUE}) {
+            assertFalse(rig.hasLedger(issue), "nothing written for issue " + issue);
+            assertEquals(0, rig.comments(issue).size());
+        }
+        healthy();
+    }
+
+    @Test
     void bodiesOverTheLimitGet413WithAndWithoutContentLength() throws Exception {
         assertEquals(25L * 1024 * 1024, GitHubSettings.MAX_BODY_BYTES, "the documented default: GitHub's own cap");
         byte[] big = new byte[(int) LIMIT + 1];

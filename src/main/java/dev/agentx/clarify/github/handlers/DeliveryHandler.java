@@ -5,6 +5,7 @@ import dev.agentx.clarify.cli.LocalMode;
 import dev.agentx.clarify.events.EventType;
 import dev.agentx.clarify.config.AgentxConfig;
 import dev.agentx.clarify.config.Labels;
+import dev.agentx.clarify.github.Payloads;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.repoconfig.RepoConfigMerge;
 import dev.agentx.clarify.github.repoconfig.RepoConfigs;
@@ -100,14 +101,14 @@ public final class DeliveryHandler implements DeliveryProcessor {
 
     private void onIssueEvent(InboundDelivery d, JsonNode p, String action, Progress progress, Consumer<Progress> save) {
         JsonNode installation = p.get("installation");
-        if (installation == null || !installation.path("id").canConvertToLong() || installation.path("id").asLong() <= 0) {
+        if (installation == null || Payloads.id(installation.get("id")) == 0) {
             LOG.warn("delivery {} ({}.{}) has no installation object, so the app cannot act on it; ignored. "
                     + "Deliveries must come from the GitHub App's own webhook, not a repository webhook.",
                     d.id(), d.event(), action);
             return;
         }
         RepoRef ref;
-        int issueNumber = p.path("issue").path("number").asInt(0);
+        int issueNumber = Payloads.issueNumber(p);
         try {
             ref = new RepoRef(p.path("repository").path("owner").path("login").asText(null),
                     p.path("repository").path("name").asText(null));
@@ -115,11 +116,16 @@ public final class DeliveryHandler implements DeliveryProcessor {
             LOG.warn("delivery {} ({}.{}): {}; ignored", d.id(), d.event(), action, e.getMessage());
             return;
         }
+        if (issueNumber == Payloads.INVALID) {
+            LOG.warn("delivery {} ({}.{}): issue.number {} is not an issue number; ignored", d.id(), d.event(), action,
+                    p.path("issue").path("number"));
+            return;
+        }
         if (issueNumber < 1) {
             LOG.warn("delivery {} ({}.{}) names no issue; ignored", d.id(), d.event(), action);
             return;
         }
-        long installationId = installation.path("id").asLong();
+        long installationId = Payloads.id(installation.get("id"));
         // a broken .github/agentx.toml is reported once per blob sha (the outbox key), on this issue
         // looked up only for events that may act, so that the rest cost no API call
         RepoConfigs.Resolved config = mayAct(d.event() + "." + action, p) ? repoConfigs.resolve(installationId, ref)
@@ -128,7 +134,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
                 + RepoConfigMerge.PATH + "/" + config.sha(), installationId, ref, issueNumber, brokenConfig(problem))));
         List<String> labels = new ArrayList<>();
         p.path("issue").path("labels").forEach(l -> labels.add(l.path("name").asText("")));
-        IssueContext ctx = new IssueContext(installation.path("id").asLong(), ref, repos.apply(ref), issueNumber,
+        IssueContext ctx = new IssueContext(installationId, ref, repos.apply(ref), issueNumber,
                 p.path("issue").path("title").asText(""), labels);
 
         String key = "delivery/" + d.id();
@@ -136,7 +142,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
             case "issue_comment.created" -> {
                 JsonNode comment = p.path("comment");
                 commands(ctx, key, comment.path("user"), comment.path("performed_via_github_app"),
-                        comment.path("body").asText(""), comment.path("id").asLong(), progress, save);
+                        comment.path("body").asText(""), Payloads.id(comment.get("id")), progress, save);
             }
             case "issues.opened" -> commands(ctx, key, p.path("issue").path("user"),
                     p.path("issue").path("performed_via_github_app"), p.path("issue").path("body").asText(""), null,

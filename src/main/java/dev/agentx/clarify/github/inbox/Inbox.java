@@ -10,6 +10,7 @@ import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.files.RecordFields;
 import dev.agentx.clarify.files.Journal;
+import dev.agentx.clarify.github.Payloads;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -325,7 +326,7 @@ public final class Inbox {
      */
     public static String orderKey(JsonNode payload) {
         String repo = payload.path("repository").path("full_name").asText("");
-        int issue = payload.path("issue").path("number").asInt(0);
+        int issue = Payloads.issueNumber(payload);
         return repo.isEmpty() || issue <= 0 ? "" : repo + "#" + issue;
     }
 

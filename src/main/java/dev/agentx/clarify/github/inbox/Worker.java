@@ -3,6 +3,7 @@ package dev.agentx.clarify.github.inbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.github.Payloads;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import java.io.IOException;
@@ -511,7 +512,7 @@ public final class Worker implements AutoCloseable {
             return "";
         }
         String repo = p.path("repository").path("full_name").asText("");
-        int issue = p.path("issue").path("number").asInt(0);
+        int issue = Payloads.issueNumber(p);
         if (!repo.isEmpty()) {
             MDC.put(MDC_REPOSITORY, repo);
         }
