@@ -8,15 +8,14 @@ import dev.agentx.clarify.cli.Main;
 import dev.agentx.clarify.github.support.Keys;
 import dev.agentx.clarify.support.Jvm;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.ProcessLog;
 import dev.agentx.clarify.support.TestRoot;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,12 +62,8 @@ class ServeStartupTest {
             Path log = dir.resolve((config == null ? "none" : "noroles") + ".log");
             Process serve = pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
             try {
-                Instant end = Instant.now().plus(Duration.ofSeconds(60));
-                while (!read(log).contains("listening on")) {
-                    assertTrue(serve.isAlive() && Instant.now().isBefore(end), read(log));
-                    Thread.sleep(50); // polling a real process's output
-                }
-                String out = read(log);
+                ProcessLog.await(serve, log, Pattern.compile("listening on"), Duration.ofSeconds(60));
+                String out = ProcessLog.read(log);
                 assertTrue(out.contains("WARNING") && out.contains("every /clarify command will be refused"), out);
                 assertTrue(out.contains("[roles]") && out.contains(data.resolve("agentx.toml").toString()), out);
             } finally {
@@ -76,14 +71,6 @@ class ServeStartupTest {
                 serve.waitFor(30, TimeUnit.SECONDS);
                 serve.destroyForcibly();
             }
-        }
-    }
-
-    private static String read(Path file) {
-        try {
-            return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
-        } catch (IOException e) {
-            return "";
         }
     }
 }

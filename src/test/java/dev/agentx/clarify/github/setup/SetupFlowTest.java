@@ -16,6 +16,7 @@ import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.agentx.clarify.cli.Main;
 import dev.agentx.clarify.github.support.Keys;
 import dev.agentx.clarify.support.Jvm;
+import dev.agentx.clarify.support.ProcessLog;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -27,7 +28,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -94,21 +94,11 @@ class SetupFlowTest {
     }
 
     private static String read(Path file) {
-        try {
-            return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
-        } catch (IOException e) {
-            return "";
-        }
+        return ProcessLog.read(file);
     }
 
     private static Matcher await(Process p, Path log, Pattern pattern) throws InterruptedException {
-        Instant end = Instant.now().plus(DEADLINE);
-        Matcher m;
-        while (!(m = pattern.matcher(read(log))).find()) {
-            assertTrue(p.isAlive() && Instant.now().isBefore(end), "waiting for " + pattern + ":\n" + read(log));
-            Thread.sleep(50); // polling a real process's output
-        }
-        return m;
+        return ProcessLog.await(p, log, pattern, DEADLINE);
     }
 
     private HttpResponse<String> get(String url) throws Exception {

@@ -1,0 +1,38 @@
+package dev.agentx.clarify.support;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The output a real process writes to a file, and waiting for a line in it (polling a process, not sleeping for time). */
+public final class ProcessLog {
+    private ProcessLog() {
+    }
+
+    /** The file's text so far; empty before the process wrote anything. */
+    public static String read(Path log) {
+        try {
+            return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /** Waits until {@code pattern} is found in the log; fails if the process ends or the deadline passes first. */
+    public static Matcher await(Process p, Path log, Pattern pattern, Duration deadline) throws InterruptedException {
+        Instant end = Instant.now().plus(deadline);
+        Matcher m;
+        while (!(m = pattern.matcher(read(log))).find()) {
+            assertTrue(p.isAlive() && Instant.now().isBefore(end), "waiting for " + pattern + ":\n" + read(log));
+            Thread.sleep(50);
+        }
+        return m;
+    }
+}
