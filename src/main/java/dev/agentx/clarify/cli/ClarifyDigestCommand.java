@@ -6,6 +6,7 @@ import dev.agentx.clarify.events.EventType;
 import dev.agentx.clarify.events.JsonlEventLog;
 import dev.agentx.clarify.monitor.CliDuration;
 import dev.agentx.clarify.monitor.Digest;
+import dev.agentx.clarify.render.Visible;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.Ledger;
 import java.time.Duration;
@@ -112,7 +113,7 @@ final class ClarifyDigestCommand implements Runnable {
         line(b, "Stale", r.staleCount() + "  (target 0)");
         line(b, "Deadlocks", r.deadlockCount() + "  (target 0)");
         line(b, "Most common topics", r.topics().isEmpty() ? "none" : r.topics().stream()
-                .map(t -> t.topic() + " (" + t.count() + ")").collect(Collectors.joining(", ")));
+                .map(t -> Visible.text(t.topic()) + " (" + t.count() + ")").collect(Collectors.joining(", ")));
         ctx.out.print(b);
         ctx.out.flush();
         warnings.forEach(w -> ctx.err.println("warning: " + w));

@@ -29,8 +29,10 @@ public final class CliContext {
 
     public CliContext(PrintWriter out, PrintWriter err, Map<String, String> env, Path cwd, Clock clock,
                       boolean terminal, Function<CliContext, LocalMode> opener) {
-        this.out = out;
-        this.err = err;
+        // every text the CLI prints shows control characters as escapes; colour only where ansi() may use it
+        boolean colour = terminal && !env.containsKey("NO_COLOR") && !"dumb".equals(env.getOrDefault("TERM", ""));
+        this.out = new PrintWriter(new VisibleWriter(out, colour));
+        this.err = new PrintWriter(new VisibleWriter(err, colour));
         this.env = env;
         this.cwd = cwd;
         this.clock = clock;

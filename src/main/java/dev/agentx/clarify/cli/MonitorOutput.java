@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.monitor.MonitorAction;
 import dev.agentx.clarify.monitor.MonitorReport;
+import dev.agentx.clarify.render.Visible;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
 import java.io.UncheckedIOException;
@@ -86,6 +87,7 @@ final class MonitorOutput {
     }
 
     static String brief(ClarificationRecord r) {
-        return r.id() + " " + r.from() + " -> " + r.to() + " \"" + r.topic() + "\" [" + r.status().wire() + "]";
+        return r.id() + " " + Visible.text(r.from()) + " -> " + Visible.text(r.to()) + " \"" + Visible.text(r.topic())
+                + "\" [" + r.status().wire() + "]";
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.monitor.ReadyQueue;
+import dev.agentx.clarify.render.Visible;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.render.CliRenderer;
 import java.util.ArrayList;
@@ -67,8 +68,8 @@ final class ReadyCommand implements Runnable {
         int width = ctx.width();
         for (ReadyQueue.Item it : queue) {
             ReadyQueue.Issue i = it.issue();
-            String title = i.title() == null ? "(no title)" : i.title();
-            String status = i.status() != null ? i.status() : i.closed() ? "closed" : "-";
+            String title = i.title() == null ? "(no title)" : Visible.text(i.title());
+            String status = i.status() != null ? Visible.text(i.status()) : i.closed() ? "closed" : "-";
             String prefix = String.format("#%-6d %-12s ", i.number(), status);
             String waits = it.blocked() ? " (" + it.blockedBy().stream().map(ReadyCommand::waiting)
                     .collect(Collectors.joining("; ")) + ")" : "";

@@ -29,14 +29,14 @@ public final class CliRenderer {
     public String record(ClarificationRecord r) {
         StringBuilder b = new StringBuilder();
         b.append(ansi.bold(r.id())).append(' ').append(ansi.status(r.status(), "[" + r.status().wire() + "]"))
-                .append(' ').append(r.from()).append(" -> ").append(r.to())
-                .append("  \"").append(r.topic()).append("\"  round ").append(r.round()).append('/')
+                .append(' ').append(Visible.text(r.from())).append(" -> ").append(Visible.text(r.to()))
+                .append("  \"").append(Visible.text(r.topic())).append("\"  round ").append(r.round()).append('/')
                 .append(r.maxRounds()).append(r.blocking() ? ", blocking" : ", non-blocking").append('\n');
         if (!r.options().isEmpty()) {
             b.append("  Options:");
             List<String> o = r.options();
             for (int i = 0; i < o.size(); i++) {
-                b.append(' ').append(i + 1).append(") ").append(o.get(i));
+                b.append(' ').append(i + 1).append(") ").append(Visible.text(o.get(i)));
             }
             b.append('\n');
         }
@@ -58,29 +58,29 @@ public final class CliRenderer {
         switch (e.type()) {
             case QUESTION, ANSWER -> {
                 String other = e.from().equals(r.from()) ? r.to() : r.from();
-                b.append(ansi.dim("[Round " + e.round() + "]")).append(' ').append(e.from()).append(" -> ")
-                        .append(other).append(ansi.dim(when));
+                b.append(ansi.dim("[Round " + e.round() + "]")).append(' ').append(Visible.text(e.from())).append(" -> ")
+                        .append(Visible.text(other)).append(ansi.dim(when));
                 if (e.isProposal()) {
                     b.append(" [proposed; a person accepts it with: agentx clarify accept ").append(r.id()).append(']');
                 } else if (e.acceptedBy() != null) {
-                    b.append(" [accepted by ").append(e.acceptedBy()).append(']');
+                    b.append(" [accepted by ").append(Visible.text(e.acceptedBy())).append(']');
                 }
                 b.append('\n');
                 body(b, e.type() == EntryType.QUESTION ? "  Q: " : "  A: ", e.body());
                 if (e.choice() != null && e.choice() < r.options().size()) {
-                    b.append("  Choice: ").append(e.choice() + 1).append(") ").append(r.options().get(e.choice()))
+                    b.append("  Choice: ").append(e.choice() + 1).append(") ").append(Visible.text(r.options().get(e.choice())))
                             .append('\n');
                 }
             }
             case RESOLUTION -> {
                 boolean abandoned = r.status() == Status.ABANDONED && e == r.thread().get(r.thread().size() - 1);
                 Status shown = abandoned ? Status.ABANDONED : Status.RESOLVED;
-                b.append(ansi.status(shown, abandoned ? "[ABANDONED]" : "[RESOLVED]")).append(' ').append(e.from())
+                b.append(ansi.status(shown, abandoned ? "[ABANDONED]" : "[RESOLVED]")).append(' ').append(Visible.text(e.from()))
                         .append(ansi.dim(when)).append('\n');
                 body(b, "  ", e.body());
             }
             case ESCALATION -> {
-                b.append(ansi.status(Status.ESCALATED, "[ESCALATED]")).append(' ').append(e.from())
+                b.append(ansi.status(Status.ESCALATED, "[ESCALATED]")).append(' ').append(Visible.text(e.from()))
                         .append(ansi.dim(when)).append('\n');
                 body(b, "  ", e.body());
             }
@@ -93,7 +93,7 @@ public final class CliRenderer {
         String indent = " ".repeat(prefix.length());
         List<String> lines = text.lines().toList();
         for (int i = 0; i < lines.size(); i++) {
-            b.append(i == 0 ? prefix : indent).append(lines.get(i)).append('\n');
+            b.append(i == 0 ? prefix : indent).append(Visible.text(lines.get(i))).append('\n');
         }
         if (lines.isEmpty()) {
             b.append(prefix).append('\n');
@@ -138,11 +138,12 @@ public final class CliRenderer {
             pad(b, r.id(), ids).append(' ');
             cell.setLength(0);
             b.append(ansi.status(r.status(), pad(cell, r.status().wire(), 10).toString())).append(' ');
-            pad(b, r.from() + " -> " + r.to(), agents).append(' ');
+            pad(b, Visible.text(r.from() + " -> " + r.to()), agents).append(' ');
             pad(b, r.round() + "/" + r.maxRounds(), 6).append(' ');
             pad(b, r.blocking() ? "yes" : "no", 9).append(' ');
             pad(b, age(Duration.between(r.created(), now)), 5).append(' ');
-            b.append(width > 0 ? fit(r.topic(), width - topicAt) : r.topic()).append('\n');
+            String topic = Visible.text(r.topic());
+            b.append(width > 0 ? fit(topic, width - topicAt) : topic).append('\n');
         }
         return b.toString();
     }

@@ -203,4 +203,34 @@ class CliConveniencesTest {
         assertEquals("pending", root.cli("--json", "clarify", "show", "CLR-1-001").out().contains("\"pending\"")
                 ? "pending" : "changed", "nothing was answered");
     }
+
+    @Test
+    void controlCharactersFromAgentsNeverReachTheTerminalRaw() throws Exception {
+        String hostile = "Which DB?\u0007\u001b[31mRED\u001b]0;owned\u0007\rover";
+        Run ask = root.cli("clarify", "ask", "--issue", "1", "--from", "engineer", "--to", "architect", "--topic",
+                "Storage", hostile);
+        assertEquals(0, ask.code(), ask.err());
+        for (boolean terminal : new boolean[] {false, true}) {
+            for (String[] command : new String[][] {{"clarify", "--issue", "1"}, {"clarify", "show", "CLR-1-001"},
+                    {"clarify"}, {"state"}, {"ready"}, {"clarify", "stale"}, {"clarify", "digest"},
+                    {"clarify", "answer", "CLR-1-001\u001b[31m", "x"}}) {
+                java.io.StringWriter out = new java.io.StringWriter();
+                java.io.StringWriter err = new java.io.StringWriter();
+                Main.run(command, new java.io.PrintWriter(out), new java.io.PrintWriter(err), java.util.Map.of(),
+                        root.root, root.clock, terminal, c -> new LocalMode(c.resolvedRoot(), root.clock, root.locks(),
+                                new dev.agentx.clarify.channel.HumanChannel()));
+                // with colour on, the CLI's own colour sequences (ESC [ digits m) are the only ESC allowed
+                String all = (out + "" + err).replaceAll("\u001b\\[[0-9;]*m", "");
+                assertTrue(all.chars().noneMatch(c -> c == 0x1b || c == 0x07 || c == '\r'),
+                        String.join(" ", command) + " printed a raw control character: " + all);
+                assertTrue(!(out + "" + err).contains("\u001b[31mRED"), "the question's own colour is shown, not run");
+            }
+        }
+        String shown = root.cli("clarify", "show", "CLR-1-001").out();
+        assertTrue(shown.contains("\\u001b[31mRED") && shown.contains("\\u0007"), "made visible: " + shown);
+        String json = root.cli("--json", "clarify", "show", "CLR-1-001").out();
+        assertTrue(json.contains("\\u001B[31mRED") || json.contains("\\u001b[31mRED"), "JSON stays escaped JSON: " + json);
+        assertEquals(hostile, new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).at("/thread/0/body").asText(),
+                "the ledger keeps the text as given");
+    }
 }
