@@ -180,11 +180,31 @@ class WebhookAbuseTest {
             byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
             GitHubRig.Response r = rig.send("POST", bytes, headers("issue_comment", rig.nextDeliveryId(),
                     SignatureVerifier.sign(GitHubRig.SECRET, bytes)));
-            assertTrue(r.status() == 202 || r.status() == 400, number + ": " + r.status());
+            assertEquals(400, r.status(), number + ": " + r.body());
+            assertTrue(r.body().contains("issue.number"), r.body());
         }
         for (int issue : new int[] {7, 1, 1073741824, Integer.MAX_VALUE}) {
             assertFalse(rig.hasLedger(issue), "nothing written for issue " + issue);
             assertEquals(0, rig.comments(issue).size());
+        }
+        healthy();
+    }
+
+    @Test
+    void aMalformedChunkedBodyIsTheClientsFault() throws Exception {
+        for (String chunks : new String[] {"ZZZ\r\n{}\r\n0\r\n\r\n", "5\r\n{}\r\n0\r\n\r\n",
+                "2\r\n{}XX0\r\n\r\n"}) {
+            try (java.net.Socket socket = new java.net.Socket("127.0.0.1", rig.mode().port())) {
+                socket.setSoTimeout(10_000);
+                String request = "POST " + GitHubSettings.DEFAULT_PATH + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        + "Content-Type: application/json\r\nX-GitHub-Event: ping\r\nX-GitHub-Delivery: "
+                        + rig.nextDeliveryId() + "\r\nX-Hub-Signature-256: sha256=00\r\nTransfer-Encoding: chunked\r\n"
+                        + "Connection: close\r\n\r\n" + chunks;
+                socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                String status = new String(socket.getInputStream().readNBytes(12), java.nio.charset.StandardCharsets.US_ASCII);
+                assertTrue(status.startsWith("HTTP/1.1 4"), "a client error, not " + status + " for " + chunks.replace("\r\n", "|"));
+            }
         }
         healthy();
     }
@@ -291,7 +311,10 @@ class WebhookAbuseTest {
         ObjectNode wrongTypes = rig.json.createObjectNode();
         wrongTypes.put("action", "created").put("installation", "seven").putArray("issue").add(1);
         wrongTypes.putObject("comment").putArray("body").add("/clarify @architect Q?");
-        assertEquals(202, rig.deliver("issue_comment", wrongTypes).status());
+        assertEquals(400, rig.deliver("issue_comment", wrongTypes).status(), "an installation that is no object with "
+                + "an id is refused: nothing could act on it");
+        wrongTypes.remove("installation");
+        assertEquals(202, rig.deliver("issue_comment", wrongTypes).status(), "other odd shapes are acknowledged, ignored");
         healthy();
         assertFalse(rig.hasLedger(1), "no unknown event or action ran a command");
         assertEquals(0, rig.comments(1).size());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.github.Payloads;
 import dev.agentx.clarify.github.inbox.AckPriority;
 import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
@@ -97,6 +98,16 @@ public final class WebhookServer implements AutoCloseable {
         return this;
     }
 
+    /** Whether reading a request's body failed on the request itself (an I/O or HTTP parsing error). */
+    private static boolean readFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.io.IOException || t instanceof org.eclipse.jetty.http.BadMessageException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public int port() {
         return app.port();
     }
@@ -174,6 +185,15 @@ public final class WebhookServer implements AutoCloseable {
         } catch (HttpResponseException e) {
             refused(ctx, 413, "body exceeds the limit of " + maxBody + " bytes");
             return;
+        } catch (Exception e) { // Javalin (Kotlin) lets Jetty's IOException through undeclared
+            // a body that cannot be read as HTTP (a broken chunked encoding, a connection that ended
+            // early) is the client's fault: 400, logged in one line, never a 500 with a stack trace
+            if (!readFailure(e)) {
+                throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
+            }
+            LOG.info("delivery {} ({}): the body could not be read: {}", delivery, event, e.getMessage());
+            refused(ctx, 400, "the body could not be read as HTTP (a malformed chunked encoding or an early end)");
+            return;
         }
         if (!verifier.verify(body, ctx.header("X-Hub-Signature-256"))) {
             LOG.warn("delivery {} ({}): missing or wrong X-Hub-Signature-256; refused", delivery, event);
@@ -197,6 +217,15 @@ public final class WebhookServer implements AutoCloseable {
             return;
         } catch (java.io.IOException e) {
             throw new UncheckedIOException(e);
+        }
+        // numbers the worker acts on are checked here, so a delivery it could not act on is never acknowledged
+        if (Payloads.issueNumber(node) == Payloads.INVALID) {
+            refused(ctx, 400, "issue.number must be a positive whole number, got " + node.path("issue").path("number"));
+            return;
+        }
+        if (node.has("installation") && Payloads.id(node.path("installation").get("id")) == 0) {
+            refused(ctx, 400, "installation.id must be a positive whole number");
+            return;
         }
         long queueing = System.nanoTime();
         Inbox.Accepted accepted = inbox.accept(delivery, event, body, Inbox.orderKey(node));
