@@ -101,11 +101,10 @@ public final class ClarifyCommands implements Runnable {
             return;
         }
         // Through the active-ledger index: closed ledgers are not read, and the monitor pass that
-        // follows works on this same scan. A damaged ledger fails the list as reading it would.
+        // follows works on this same scan. A damaged ledger hides nothing else: the others are
+        // listed, and it is named with what to do.
         ActiveLedgers.Scan scan = ctx.scan();
-        if (scan.firstDamaged().isPresent()) {
-            throw new ClarifyException(ErrorCode.INTERNAL, scan.firstDamaged().get());
-        }
+        List<String> warnings = scan.problems().stream().map(p -> ErrorCode.LEDGER_DAMAGED.name() + ": " + p).toList();
         List<CliRenderer.Row> rows = new ArrayList<>();
         for (Ledger l : scan.active()) {
             for (ClarificationRecord rec : l.active()) {
@@ -116,11 +115,14 @@ public final class ClarifyCommands implements Runnable {
             ObjectNode root = ctx.mapper().createObjectNode();
             ArrayNode arr = root.putArray("clarifications");
             rows.forEach(row -> arr.add(Json.record(ctx, row.issue(), row.record())));
+            MonitorOutput.warnings(root, warnings);
             ctx.printJson(root);
             return;
         }
         ctx.out.print(new CliRenderer(ctx.ansi()).table(rows, ctx.clock.instant(), ctx.width()));
         ctx.out.flush();
+        warnings.forEach(w -> ctx.err.println("warning: " + w));
+        ctx.err.flush();
     }
 
     /** Prints the outcome of a command: JSON, or one line and its notes. */

@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.OptionalInt;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -42,6 +44,14 @@ public final class FileLedgerStore implements LedgerStore {
 
     @Override
     public Optional<Ledger> read(int issue) {
+        return read(issue, false);
+    }
+
+    /**
+     * The issue's ledger. A reader takes fields this version does not know in its stride; a writer
+     * ({@code forWrite}) refuses them, since writing the ledger back would lose them.
+     */
+    private Optional<Ledger> read(int issue, boolean forWrite) {
         Path file = fileOf(issue);
         byte[] bytes;
         try {
@@ -51,33 +61,51 @@ public final class FileLedgerStore implements LedgerStore {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
-        return Optional.of(decode(file, issue, bytes));
+        Set<String> unknown = new TreeSet<>();
+        Ledger ledger = decode(file, issue, bytes, unknown);
+        if (forWrite && !unknown.isEmpty()) {
+            throw new ClarifyException(ErrorCode.LEDGER_NEWER, "Ledger " + file + " has " + (unknown.size() == 1
+                    ? "a field" : "fields") + " this version of agentx does not know (" + String.join(", ", unknown)
+                    + "): a newer version wrote it. It can be read, but changing it here would lose "
+                    + (unknown.size() == 1 ? "that field" : "those fields") + ", so nothing was changed. Upgrade agentx "
+                    + "to change this issue's clarifications.");
+        }
+        return Optional.of(ledger);
     }
 
-    /** Decodes a ledger file, refusing a damaged one with a message that says what to do. */
+    /**
+     * Decodes a ledger file for reading: fields this version does not know are skipped; a damaged
+     * file is refused with a message that says what to do.
+     */
     public Ledger decode(Path file, int issue, byte[] bytes) {
+        return decode(file, issue, bytes, new TreeSet<>());
+    }
+
+    private Ledger decode(Path file, int issue, byte[] bytes, Set<String> unknown) {
         Ledger ledger;
         try {
-            ledger = codec.decode(bytes);
+            ledger = codec.decode(bytes, unknown);
         } catch (IllegalArgumentException e) {
-            throw damaged(file, e.getMessage());
+            throw damaged(file, issue, e.getMessage());
         }
         if (ledger.issueNumber() != issue) {
-            throw damaged(file, "issueNumber is " + ledger.issueNumber() + " but the file is for issue " + issue);
+            throw damaged(file, issue, "issueNumber is " + ledger.issueNumber() + " but the file is for issue " + issue);
         }
         return ledger;
     }
 
-    private static ClarifyException damaged(Path file, String why) {
-        return new ClarifyException(ErrorCode.INTERNAL, "Ledger " + file + " is damaged: " + why
-                + ". Nothing was changed. Fix the file by hand or move it away to start the issue afresh.");
+    private static ClarifyException damaged(Path file, int issue, String why) {
+        return new ClarifyException(ErrorCode.LEDGER_DAMAGED, "Ledger " + file + " is damaged: " + why
+                + ". Nothing was changed. Restore it from a backup or version control (GitHub Mode: 'agentx sync "
+                + "--repo OWNER/REPO --issue " + issue + " --write' rebuilds it from the App's comments), or move "
+                + "it away to start the issue afresh.");
     }
 
     @Override
     public <T> T update(int issue, String actor, Function<Ledger, Mutation<T>> change) {
         Path file = fileOf(issue);
         return locks.withLock(file, actor, () -> {
-            Ledger current = read(issue).orElse(Ledger.empty(issue));
+            Ledger current = read(issue, true).orElse(Ledger.empty(issue));
             Mutation<T> m = change.apply(current);
             if (m.ledger() != null && !m.ledger().equals(current)) {
                 AtomicFiles.write(file, codec.encode(m.ledger()));

@@ -125,8 +125,18 @@ public final class LedgerCodec {
 
     /** Decodes and checks a ledger; throws {@link IllegalArgumentException} saying what is wrong and where. */
     public Ledger decode(byte[] bytes) {
+        return decode(bytes, null);
+    }
+
+    /**
+     * As {@link #decode(byte[])}; with {@code unknown} not null, a field this version does not know
+     * (a newer version's ledger) is skipped and named in {@code unknown} instead of refused: such a
+     * ledger can be read, but writing it back would lose the field, so only a strict decode may lead
+     * to a write.
+     */
+    public Ledger decode(byte[] bytes, Set<String> unknown) {
         try (JsonParser p = factory.createParser(bytes)) {
-            Ledger ledger = readLedger(p);
+            Ledger ledger = readLedger(p, unknown);
             if (p.nextToken() != null) {
                 throw JsonErrors.problem(p, "unexpected content after the ledger object");
             }
@@ -139,7 +149,17 @@ public final class LedgerCodec {
         }
     }
 
-    private static Ledger readLedger(JsonParser p) throws IOException {
+    /** Skips the value of an unknown field when reading leniently; false when reading strictly. */
+    private static boolean skipped(JsonParser p, Set<String> unknown, String where) throws IOException {
+        if (unknown == null) {
+            return false;
+        }
+        unknown.add(where);
+        p.skipChildren();
+        return true;
+    }
+
+    private static Ledger readLedger(JsonParser p, Set<String> unknown) throws IOException {
         if (p.nextToken() != JsonToken.START_OBJECT) {
             throw JsonErrors.problem(p, "the file must hold one JSON object {\"issueNumber\": N, \"clarifications\": [...]}");
         }
@@ -154,10 +174,14 @@ public final class LedgerCodec {
                     expect(p, JsonToken.START_ARRAY, field, "an array");
                     records = new ArrayList<>();
                     while (p.nextToken() != JsonToken.END_ARRAY) {
-                        records.add(readRecord(p));
+                        records.add(readRecord(p, unknown));
                     }
                 }
-                default -> throw JsonErrors.problem(p, "unknown field '" + field + "'");
+                default -> {
+                    if (!skipped(p, unknown, field)) {
+                        throw JsonErrors.problem(p, "unknown field '" + field + "'");
+                    }
+                }
             }
         }
         if (issue == null || records == null) {
@@ -169,7 +193,7 @@ public final class LedgerCodec {
         return new Ledger(issue, records);
     }
 
-    private static ClarificationRecord readRecord(JsonParser p) throws IOException {
+    private static ClarificationRecord readRecord(JsonParser p, Set<String> unknown) throws IOException {
         expect(p, JsonToken.START_OBJECT, "clarifications[]", "an object");
         Set<String> seen = new HashSet<>();
         String id = null;
@@ -190,6 +214,10 @@ public final class LedgerCodec {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             if (!RECORD_FIELDS.contains(field)) {
+                p.nextToken();
+                if (skipped(p, unknown, "clarifications[]." + field)) {
+                    continue;
+                }
                 throw JsonErrors.problem(p, "unknown field '" + field + "' in a clarification record");
             }
             seen.add(field);
@@ -209,7 +237,7 @@ public final class LedgerCodec {
                 case "resolvedAt" -> resolvedAt = p.currentToken() == JsonToken.VALUE_NULL ? null : instant(p, field);
                 case "options" -> options = strings(p, field);
                 case "autonomy" -> autonomy = autonomy(p);
-                case "thread" -> thread = readThread(p);
+                case "thread" -> thread = readThread(p, unknown);
                 default -> throw new IllegalStateException(field);
             }
         }
@@ -222,7 +250,7 @@ public final class LedgerCodec {
                 resolvedAt, options, thread, autonomy, reaskedAt);
     }
 
-    private static List<ThreadEntry> readThread(JsonParser p) throws IOException {
+    private static List<ThreadEntry> readThread(JsonParser p, Set<String> unknown) throws IOException {
         expect(p, JsonToken.START_ARRAY, "thread", "an array");
         List<ThreadEntry> out = new ArrayList<>();
         while (p.nextToken() != JsonToken.END_ARRAY) {
@@ -239,6 +267,10 @@ public final class LedgerCodec {
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 if (!ENTRY_FIELDS.contains(field)) {
+                    p.nextToken();
+                    if (skipped(p, unknown, "thread[]." + field)) {
+                        continue;
+                    }
                     throw JsonErrors.problem(p, "unknown field '" + field + "' in a thread entry");
                 }
                 p.nextToken();

@@ -9,6 +9,10 @@ public enum ErrorCode {
     VALIDATION(3),
     LOCK_TIMEOUT(4),
     USAGE(2),
+    /** A ledger file that cannot be read: restore it, or rebuild it (GitHub Mode: agentx sync --write). */
+    LEDGER_DAMAGED(1),
+    /** A ledger with fields this version does not know: it is read, but only a newer version may change it. */
+    LEDGER_NEWER(1),
     INTERNAL(1);
 
     private final int exitCode;

@@ -123,22 +123,36 @@ public final class ManifestFlow implements AutoCloseable {
             return;
         }
         Outcome result;
+        int status = 200;
+        String page;
         try {
             Credentials c = exchange(code);
             c.write(options.dataDir(), options.apiUrl(), options.webhookPath());
             result = new Registered(c);
-            ctx.contentType("text/html; charset=utf-8").result(done("The App is registered",
+            page = done("The App is registered",
                     "GitHub App <a href=\"" + html(c.htmlUrl()) + "\">" + html(c.name().isBlank() ? c.slug() : c.name())
                             + "</a> (id " + html(c.appId()) + ") is registered and its credentials are in <code>"
                             + html(options.dataDir().toString()) + "</code>. Next, <a href=\"" + html(c.installUrl())
-                            + "\">install it</a> on your repositories and start <code>agentx serve</code>."));
+                            + "\">install it</a> on your repositories and start <code>agentx serve</code>.");
         } catch (IOException | RuntimeException e) {
             result = new Failed(e.getMessage());
-            ctx.status(502).contentType("text/html; charset=utf-8").result(done("The App's credentials could not "
-                    + "be fetched", html(e.getMessage()) + " Nothing was written."));
+            status = 502;
+            page = done("The App's credentials could not be fetched", html(e.getMessage()) + " Nothing was written.");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             result = new Failed("interrupted");
+            status = 500;
+            page = done("Interrupted", "Nothing was written.");
+        }
+        // the page reaches the browser before the outcome lets the command stop this server
+        byte[] body = page.getBytes(StandardCharsets.UTF_8);
+        ctx.status(status).contentType("text/html; charset=utf-8").header("Connection", "close");
+        try {
+            ctx.res().setContentLength(body.length);
+            ctx.outputStream().write(body);
+            ctx.res().flushBuffer();
+        } catch (IOException e) {
+            // the browser went away: the outcome stands all the same
         }
         outcome.complete(result);
     }
