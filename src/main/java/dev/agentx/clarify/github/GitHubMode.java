@@ -4,6 +4,7 @@ import dev.agentx.clarify.channel.AnswerChannel;
 import dev.agentx.clarify.cli.LocalMode;
 import dev.agentx.clarify.config.AgentxConfig;
 import dev.agentx.clarify.config.ConfigLoader;
+import dev.agentx.clarify.github.recovery.DeliveryRecovery;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.github.api.Hub4jGateway;
 import dev.agentx.clarify.github.auth.AppJwt;
@@ -77,6 +78,8 @@ public final class GitHubMode implements AutoCloseable {
     private final ManagementServer management;
     private final String host;
     private final ServerMetrics metrics;
+    private final DeliveryRecovery recovery;
+    private java.util.concurrent.ScheduledExecutorService recoveryTicks;
 
     public GitHubMode(GitHubSettings settings, Clock clock, LockManager locks, GitHubGateway github, Options options) {
         this(settings, clock, locks, github, options, ServerMetrics.create());
@@ -108,6 +111,8 @@ public final class GitHubMode implements AutoCloseable {
                 ref -> new WorkflowCatalog(ref.rootIn(data).resolve(".agentx").resolve("workflows")), github, clock,
                 REPO_CONFIG_CHECK);
         this.mirror = new IssueMirror(outbox, actors);
+        this.recovery = new DeliveryRecovery(github, inbox::received, data.resolve("recovery.json"), clock, metrics,
+                DeliveryRecovery.standardBackoff());
         RepositoryMonitor monitor = options.monitor();
         RepositoryMonitor timed = new CoalescingMonitor(repo -> {
             long start = System.nanoTime();
@@ -194,6 +199,17 @@ public final class GitHubMode implements AutoCloseable {
         worker.start();
         worker.wake();
         management.start(host, settings.managementPort());
+        Duration every = settings.redeliveryInterval();
+        if (!every.isZero()) {
+            // first at start (what failed while the server was down), then on the interval; off the start's path
+            recoveryTicks = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "agentx-recovery");
+                t.setDaemon(true);
+                return t;
+            });
+            recoveryTicks.scheduleWithFixedDelay(this::recoverQuietly, 0, every.toMillis(),
+                    java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
         server.start(host, settings.port());
         LOG.info("agentx serve: listening on port {} at {}, management on port {} (GitHub API {}, data {})", port(),
                 settings.webhookPath(), managementPort(), settings.apiUrl(), settings.dataDir());
@@ -279,6 +295,19 @@ public final class GitHubMode implements AutoCloseable {
         return outbox.journalSyncs();
     }
 
+    /** One recovery pass now: deliveries GitHub lists that this server never received are asked for again. */
+    public DeliveryRecovery.Report recoverDeliveries() {
+        return recovery.pass();
+    }
+
+    private void recoverQuietly() {
+        try {
+            recovery.pass();
+        } catch (RuntimeException e) {
+            LOG.error("recovery: the pass failed: {}", e.toString(), e);
+        }
+    }
+
     /**
      * Graceful stop (SIGTERM): webhooks get 503 and readiness fails; the worker finishes the drain
      * under way (deliveries not reached stay in the inbox on disk for the next start) and the
@@ -286,6 +315,9 @@ public final class GitHubMode implements AutoCloseable {
      */
     @Override
     public void close() {
+        if (recoveryTicks != null) {
+            recoveryTicks.shutdownNow();
+        }
         server.stopTaking();
         readiness.stopping();
         worker.close();

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.interfaces.RSAPrivateKey;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,9 +19,11 @@ import java.util.Map;
  * @param webhookSecrets every accepted secret (rotation: old and new side by side)
  * @param maxBodyBytes webhook bodies above this are refused with 413 (GitHub caps payloads at 25 MB)
  * @param managementPort the port of /metrics, /readyz and /healthz for probes and Prometheus
+ * @param redeliveryInterval how often the recovery pass asks GitHub for deliveries never received; zero: never
  */
 public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]> webhookSecrets, String apiUrl,
-                             Path dataDir, int port, String webhookPath, long maxBodyBytes, int managementPort) {
+                             Path dataDir, int port, String webhookPath, long maxBodyBytes, int managementPort,
+                             Duration redeliveryInterval) {
     public static final String DEFAULT_API_URL = "https://api.github.com";
     public static final String DEFAULT_PATH = "/api/github/webhooks";
     public static final int DEFAULT_PORT = 3000;
@@ -31,7 +34,8 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
     /** Every environment variable {@link #fromEnv} reads (deploy files are checked against it). */
     public static final List<String> ENV_NAMES = List.of("GITHUB_APP_ID", "GITHUB_APP_PRIVATE_KEY",
             "GITHUB_APP_PRIVATE_KEY_FILE", "GITHUB_WEBHOOK_SECRET", "GITHUB_API_URL", "AGENTX_DATA_DIR", "PORT",
-            "AGENTX_WEBHOOK_PATH", "AGENTX_MANAGEMENT_PORT");
+            "AGENTX_WEBHOOK_PATH", "AGENTX_MANAGEMENT_PORT", "AGENTX_REDELIVERY_INTERVAL");
+    public static final Duration DEFAULT_REDELIVERY_INTERVAL = Duration.ofMinutes(10);
     /** Paths the server serves itself; the webhook path must be none of them. */
     public static final List<String> RESERVED_PATHS = List.of("/healthz", "/readyz", "/metrics");
 
@@ -72,7 +76,9 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
                 + "  GitHub API    " + s.apiUrl() + "\n"
                 + "  data dir      " + s.dataDir() + "\n"
                 + "  port          " + s.port() + "\n"
-                + "  management    port " + s.managementPort() + " (/metrics /readyz /healthz)\n";
+                + "  management    port " + s.managementPort() + " (/metrics /readyz /healthz)\n"
+                + "  recovery      " + (s.redeliveryInterval().isZero() ? "off" : "every "
+                + s.redeliveryInterval().toString().substring(2).toLowerCase(java.util.Locale.ROOT)) + "\n";
     }
 
     /** Reads the settings; every problem found is reported at once, one per line. */
@@ -167,11 +173,28 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
             problems.add("AGENTX_WEBHOOK_PATH must be a path like " + DEFAULT_PATH + " (not one of " + RESERVED_PATHS
                     + "), got '" + path + "'.");
         }
+        Duration redelivery = DEFAULT_REDELIVERY_INTERVAL;
+        String redeliveryText = trim(env.get("AGENTX_REDELIVERY_INTERVAL"));
+        if (redeliveryText != null) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,6})([smh]?)").matcher(redeliveryText);
+            if (!m.matches() || m.group(2).isEmpty() && !m.group(1).equals("0")) {
+                problems.add("AGENTX_REDELIVERY_INTERVAL must be 0 (off) or a number with s, m or h, like 30s or "
+                        + "10m, got '" + redeliveryText + "'.");
+            } else {
+                long n = Long.parseLong(m.group(1));
+                redelivery = switch (m.group(2)) {
+                    case "s" -> Duration.ofSeconds(n);
+                    case "h" -> Duration.ofHours(n);
+                    default -> Duration.ofMinutes(n);
+                };
+            }
+        }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("agentx serve cannot start:\n  " + String.join("\n  ", problems)
                     + "\nSee docs/configuration.md for how to set them.");
         }
-        return new GitHubSettings(appId, key, secrets, api, dataDir, port, path, MAX_BODY_BYTES, managementPort);
+        return new GitHubSettings(appId, key, secrets, api, dataDir, port, path, MAX_BODY_BYTES, managementPort,
+                redelivery);
     }
 
     private static String trim(String s) {

@@ -48,6 +48,9 @@ public final class ServerMetrics {
     public static final String OUTBOX_EFFECT_AGE = "agentx_outbox_effect_age_seconds";
     public static final String LOCK_WAIT = "agentx_lock_wait_seconds";
     public static final String MONITOR_PASS = "agentx_monitor_pass_seconds";
+    public static final String REDELIVERY_MISSING = "agentx_redelivery_missing_total";
+    public static final String REDELIVERY_REQUESTED = "agentx_redelivery_requested_total";
+    public static final String REDELIVERY_FAILED = "agentx_redelivery_failed_total";
 
     /** Sub-millisecond to seconds: answering a webhook, its inbox append, waiting for a lock. */
     private static final double[] FAST = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
@@ -77,6 +80,12 @@ public final class ServerMetrics {
     private final Counter deliveries = counter(DELIVERIES, "Webhook deliveries by event, action and final outcome: "
             + "duplicate (id seen before, at the webhook), processed, failed (moved to inbox/failed/). Each delivery "
             + "received is counted once; those not finished yet are agentx_inbox_depth.", "event", "action", "outcome");
+    private final Counter redeliveryMissing = counter(REDELIVERY_MISSING, "Deliveries GitHub lists that this "
+            + "server never received, found by the recovery pass");
+    private final Counter redeliveryRequested = counter(REDELIVERY_REQUESTED, "Redeliveries the recovery pass asked "
+            + "GitHub for");
+    private final Counter redeliveryFailed = counter(REDELIVERY_FAILED, "Redeliveries GitHub refused after every "
+            + "retry");
     private final Counter refused = counter(WEBHOOK_REFUSED, "Webhook requests refused before the inbox, by HTTP "
             + "status.", "status");
     private final Counter commands = counter(COMMANDS, "Comment commands run, by type and outcome (accepted, "
@@ -151,6 +160,12 @@ public final class ServerMetrics {
     /** A delivery reached its final outcome: duplicate, processed or failed. */
     public void delivery(String event, String action, String outcome) {
         deliveries.labelValues(event, action, outcome).inc();
+    }
+
+    /** The recovery pass found a delivery never received: {@code outcome} requested or failed. */
+    public void redelivery(boolean requested) {
+        redeliveryMissing.inc();
+        (requested ? redeliveryRequested : redeliveryFailed).inc();
     }
 
     public void webhookRefused(int status) {

@@ -32,6 +32,27 @@ class GitHubSettingsTest {
     }
 
     @Test
+    void theRedeliveryIntervalTakesSecondsMinutesHoursOrZeroForOff() throws Exception {
+        Files.writeString(dir.resolve("app.pem"), Keys.pkcs1Pem());
+        Map<String, String> base = Map.of("GITHUB_APP_ID", "123", "GITHUB_APP_PRIVATE_KEY_FILE", "app.pem",
+                "GITHUB_WEBHOOK_SECRET", "s");
+        assertEquals(java.time.Duration.ofMinutes(10), GitHubSettings.fromEnv(base, dir).redeliveryInterval());
+        for (Map.Entry<String, java.time.Duration> e : Map.of("30s", java.time.Duration.ofSeconds(30), "10m",
+                java.time.Duration.ofMinutes(10), "2h", java.time.Duration.ofHours(2), "0", java.time.Duration.ZERO)
+                .entrySet()) {
+            Map<String, String> env = new java.util.HashMap<>(base);
+            env.put("AGENTX_REDELIVERY_INTERVAL", e.getKey());
+            assertEquals(e.getValue(), GitHubSettings.fromEnv(env, dir).redeliveryInterval(), e.getKey());
+        }
+        for (String bad : new String[] {"10", "ten minutes", "-5m", "5d"}) {
+            Map<String, String> env = new java.util.HashMap<>(base);
+            env.put("AGENTX_REDELIVERY_INTERVAL", bad);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GitHubSettings.fromEnv(env, dir));
+            assertTrue(e.getMessage().contains("AGENTX_REDELIVERY_INTERVAL must be 0 (off)"), e.getMessage());
+        }
+    }
+
+    @Test
     void everyProblemIsNamedAtOnce() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GitHubSettings.fromEnv(
                 Map.of("GITHUB_APP_ID", "abc", "PORT", "http", "GITHUB_API_URL", "ftp://x", "AGENTX_WEBHOOK_PATH",

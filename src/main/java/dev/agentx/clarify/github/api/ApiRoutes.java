@@ -19,6 +19,8 @@ final class ApiRoutes {
         route("/app", "/app");
         route("/app/installations/\\d+/access_tokens", "/app/installations/{installation_id}/access_tokens");
         route("/rate_limit", "/rate_limit");
+        route("/app/hook/deliveries", "/app/hook/deliveries");
+        route("/app/hook/deliveries/\\d+/attempts", "/app/hook/deliveries/{delivery_id}/attempts");
         String repo = "/repos/" + SEGMENT + "/" + SEGMENT;
         route(repo, "/repos/{owner}/{repo}");
         route(repo + "/issues/\\d+", "/repos/{owner}/{repo}/issues/{issue_number}");

@@ -34,6 +34,21 @@ public interface GitHubGateway {
     /** A file on the repository's default branch (contents API), or empty when there is none. */
     Optional<RepoFile> fileOnDefaultBranch(long installation, RepoRef repo, String path);
 
+    /** One of the App's webhook deliveries as GitHub lists them ({@code GET /app/hook/deliveries}). */
+    record Delivery(long id, String guid, Instant deliveredAt, boolean redelivery, int statusCode, String event,
+                    String action) {
+    }
+
+    /** A page of deliveries, newest first, and the cursor of the next page (null: this is the last). */
+    record DeliveryPage(List<Delivery> deliveries, String next) {
+    }
+
+    /** A page of the App's webhook deliveries, as the App itself (its JWT); {@code cursor} null: the newest. */
+    DeliveryPage deliveries(String cursor);
+
+    /** Asks GitHub to send delivery {@code id} again, with its GUID ({@code POST .../attempts}). */
+    void redeliver(long id);
+
     /** The logins (lower case) of the members of the team {@code org/slug}. */
     Set<String> teamMembers(long installation, String org, String slug);
 }

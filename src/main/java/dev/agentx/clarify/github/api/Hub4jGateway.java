@@ -1,5 +1,6 @@
 package dev.agentx.clarify.github.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.github.RepoRef;
@@ -59,6 +60,10 @@ public final class Hub4jGateway implements GitHubGateway {
     private final Clock clock;
     private final GitHub app;
     private final ObjectMapper json = new ObjectMapper();
+    private final AppJwt jwt;
+    private final ServerMetrics metrics;
+    private final Duration timeout;
+    private final java.net.http.HttpClient http;
     private final Map<Long, GitHub> clients = new ConcurrentHashMap<>();
     private final Map<Long, Token> tokens = new ConcurrentHashMap<>();
 
@@ -74,6 +79,10 @@ public final class Hub4jGateway implements GitHubGateway {
     public Hub4jGateway(String apiUrl, AppJwt jwt, Clock clock, ServerMetrics metrics, Duration timeout) {
         this.apiUrl = apiUrl;
         this.clock = clock;
+        this.jwt = jwt;
+        this.metrics = metrics;
+        this.timeout = timeout;
+        this.http = java.net.http.HttpClient.newBuilder().connectTimeout(timeout).build();
         this.connector = new TimeoutConnector(timeout, URI.create(apiUrl).getPath(), metrics::githubCall);
         try {
             this.app = builder().withAuthorizationProvider(() -> "Bearer " + jwt.token()).build();
@@ -99,6 +108,74 @@ public final class Hub4jGateway implements GitHubGateway {
     }
 
     /** Thrown from hub4j's limit handlers; a GHIOException so hub4j passes it through unchanged. */
+    @Override
+    public DeliveryPage deliveries(String cursor) {
+        String url = apiUrl + "/app/hook/deliveries?per_page=100" + (cursor == null ? ""
+                : "&cursor=" + java.net.URLEncoder.encode(cursor, java.nio.charset.StandardCharsets.UTF_8));
+        java.net.http.HttpResponse<String> r = asApp("GET", url);
+        try {
+            List<Delivery> out = new java.util.ArrayList<>();
+            for (JsonNode d : json.readTree(r.body())) {
+                out.add(new Delivery(d.path("id").asLong(), d.path("guid").asText(""),
+                        Instant.parse(d.path("delivered_at").asText()), d.path("redelivery").asBoolean(false),
+                        d.path("status_code").asInt(0), d.path("event").asText(""),
+                        d.path("action").isTextual() ? d.path("action").asText() : null));
+            }
+            return new DeliveryPage(out, nextCursor(r.headers().firstValue("Link").orElse(null)));
+        } catch (IOException | RuntimeException e) {
+            throw new GitHubApiException("GitHub's list of deliveries could not be read: " + e.getMessage(), 200, null,
+                    false, e);
+        }
+    }
+
+    @Override
+    public void redeliver(long id) {
+        asApp("POST", apiUrl + "/app/hook/deliveries/" + id + "/attempts");
+    }
+
+    /** The {@code cursor} of the {@code rel="next"} link, or null on the last page. */
+    static String nextCursor(String link) {
+        if (link == null) {
+            return null;
+        }
+        for (String part : link.split(",")) {
+            if (part.contains("rel=\"next\"")) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("[?&]cursor=([^&>]+)").matcher(part);
+                return m.find() ? java.net.URLDecoder.decode(m.group(1), java.nio.charset.StandardCharsets.UTF_8) : null;
+            }
+        }
+        return null;
+    }
+
+    /** A request as the App itself (its JWT), timed like every other call; a failure as a {@link GitHubApiException}. */
+    private java.net.http.HttpResponse<String> asApp(String method, String url) {
+        java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(URI.create(url)).timeout(timeout)
+                .header("Accept", "application/vnd.github+json").header("X-GitHub-Api-Version", "2022-11-28")
+                .header("Authorization", "Bearer " + jwt.token())
+                .method(method, java.net.http.HttpRequest.BodyPublishers.noBody()).build();
+        long start = System.nanoTime();
+        String route = ApiRoutes.of(URI.create(apiUrl).getPath(), URI.create(url).getPath());
+        java.net.http.HttpResponse<String> r;
+        try {
+            r = http.send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            metrics.githubCall(method, route, "io_error", start);
+            throw new GitHubApiException(method + " " + route + " failed: " + e.getMessage(), 0, null, false, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new GitHubApiException(method + " " + route + " was interrupted", 0, null, false, e);
+        }
+        int status = r.statusCode();
+        metrics.githubCall(method, route, status / 100 == 2 ? "2xx" : String.valueOf(status), start);
+        if (status / 100 != 2) {
+            boolean limited = status == 429 || status == 403 && (r.headers().firstValue("Retry-After").isPresent()
+                    || "0".equals(r.headers().firstValue("X-RateLimit-Remaining").orElse(null)));
+            throw new GitHubApiException(method + " " + route + ": HTTP " + status, status,
+                    limited ? RetryAfter.of(h -> r.headers().firstValue(h).orElse(null), clock) : null, limited, null);
+        }
+        return r;
+    }
+
     static final class LimitReached extends GHIOException {
         private static final long serialVersionUID = 1L;
         final int status;

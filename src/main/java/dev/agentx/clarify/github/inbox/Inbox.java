@@ -395,6 +395,11 @@ public final class Inbox {
         return Accepted.QUEUED;
     }
 
+    /** Whether the delivery with this id was received: queued now, or done with in the last {@link #KEEP_SEEN}. */
+    public boolean received(String id) {
+        return known.contains(id);
+    }
+
     /** Deliveries waiting, oldest first. */
     public List<Queued> queued() {
         return new ArrayList<>(queued.values());

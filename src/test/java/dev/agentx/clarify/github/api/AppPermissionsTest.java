@@ -31,6 +31,8 @@ class AppPermissionsTest {
             Map.entry("POST /app/installations/{installation_id}/access_tokens", ""),
             Map.entry("GET /app", ""),
             Map.entry("GET /rate_limit", ""),
+            Map.entry("GET /app/hook/deliveries", ""),
+            Map.entry("POST /app/hook/deliveries/{delivery_id}/attempts", ""),
             Map.entry("GET /repos/{owner}/{repo}", "metadata:read"),
             Map.entry("GET /repos/{owner}/{repo}/issues/{issue_number}", "issues:read"),
             Map.entry("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", "issues:read"),

@@ -197,6 +197,16 @@ class OutboxJournalTest {
         public Set<String> teamMembers(long installation, String org, String slug) {
             return Set.of();
         }
+
+        @Override
+        public DeliveryPage deliveries(String cursor) {
+            return new DeliveryPage(List.of(), null);
+        }
+
+        @Override
+        public void redeliver(long id) {
+            throw new UnsupportedOperationException("not in these tests");
+        }
     }
 
     /**

@@ -68,6 +68,7 @@ public final class GitHubRig implements AutoCloseable {
             """;
 
     public final Path data;
+    private java.time.Duration redeliveryInterval = java.time.Duration.ZERO;
     public final MutableClock clock;
     public final WireMockServer wiremock;
     public final ObjectMapper json = new ObjectMapper();
@@ -123,6 +124,12 @@ public final class GitHubRig implements AutoCloseable {
     }
 
     /** The server's own mode: a background worker, deliveries processed after the 202. */
+    /** Runs the recovery pass of GitHub Mode on this interval (zero, the default: never on its own). */
+    public GitHubRig redeliveryInterval(java.time.Duration interval) {
+        this.redeliveryInterval = interval;
+        return this;
+    }
+
     public GitHubRig async() {
         this.synchronous = false;
         return this;
@@ -172,7 +179,7 @@ public final class GitHubRig implements AutoCloseable {
         RSAPrivateKey key = (RSAPrivateKey) Keys.PAIR.getPrivate();
         return new GitHubSettings(String.valueOf(APP_ID), key, List.of(SECRET.getBytes(StandardCharsets.UTF_8),
                 OLD_SECRET.getBytes(StandardCharsets.UTF_8)), wiremock.baseUrl(), data, 0,
-                GitHubSettings.DEFAULT_PATH, maxBody, 0);
+                GitHubSettings.DEFAULT_PATH, maxBody, 0, redeliveryInterval);
     }
 
     public LockManager locks() {

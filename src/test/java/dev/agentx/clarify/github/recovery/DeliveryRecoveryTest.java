@@ -1,0 +1,123 @@
+package dev.agentx.clarify.github.recovery;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.github.tomakehurst.wiremock.client.WireMock;
+import dev.agentx.clarify.github.api.Hub4jGateway;
+import dev.agentx.clarify.github.auth.AppJwt;
+import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.github.support.Keys;
+import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.support.MutableClock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.interfaces.RSAPrivateKey;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The recovery pass against WireMock serving GitHub's deliveries API in its documented shape: what
+ * failed while the server was down is redelivered once and processed once; what the server did
+ * receive (though GitHub lists it failed) and events the App ignores are left alone; paging is
+ * followed; a second pass and a restart ask for nothing again.
+ */
+class DeliveryRecoveryTest {
+    static final Path API = Path.of(System.getProperty("agentx.fixtures", "src/test/resources/fixtures"), "github-api");
+    static final String RECEIVED = "0b989ba4-242f-11e5-81e1-c7b6966d2501";
+    static final String MISSED = "0b989ba4-242f-11e5-81e1-c7b6966d2502";
+    static final String CURSOR = "v1_12345003";
+
+    @TempDir
+    Path dir;
+    GitHubRig rig;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-02-26T10:00:00Z"));
+        rig.start();
+        rig.wiremock.stubFor(get(urlPathEqualTo("/app/hook/deliveries")).withQueryParam("cursor", WireMock.absent())
+                .willReturn(aResponse().withHeader("Content-Type", "application/json")
+                        .withHeader("Link", "<" + rig.wiremock.baseUrl() + "/app/hook/deliveries?per_page=100&cursor="
+                                + CURSOR + ">; rel=\"next\"")
+                        .withBody(Files.readString(API.resolve("app-hook-deliveries.page-1.json")))));
+        rig.wiremock.stubFor(get(urlPathEqualTo("/app/hook/deliveries")).withQueryParam("cursor", WireMock.equalTo(CURSOR))
+                .willReturn(aResponse().withHeader("Content-Type", "application/json")
+                        .withBody(Files.readString(API.resolve("app-hook-deliveries.page-2.json")))));
+        rig.wiremock.stubFor(post(urlPathMatching("/app/hook/deliveries/\\d+/attempts"))
+                .willReturn(aResponse().withStatus(202).withHeader("Content-Type", "application/json").withBody("{}")));
+    }
+
+    @AfterEach
+    void tearDown() {
+        rig.close();
+    }
+
+    private int attempts(long id) {
+        return rig.wiremock.findAll(postRequestedFor(urlPathEqualTo("/app/hook/deliveries/" + id + "/attempts"))).size();
+    }
+
+    private int secondPages() {
+        return rig.wiremock.findAll(getRequestedFor(urlPathEqualTo("/app/hook/deliveries"))
+                .withQueryParam("cursor", WireMock.equalTo(CURSOR))).size();
+    }
+
+    @Test
+    void whatFailedWhileDownIsRedeliveredOnceAndNothingElse() {
+        // received at the time, though GitHub lists it as failed (the 202 came late)
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?"), RECEIVED)
+                .status());
+
+        DeliveryRecovery.Report first = rig.mode().recoverDeliveries();
+        assertTrue(first.complete(), first.toString());
+        assertEquals(2, first.requested(), first.toString());
+        assertEquals(0, attempts(12345001), "received here: not asked for");
+        assertEquals(1, attempts(12345002), "never received: asked for");
+        assertEquals(0, attempts(12345003), "an event the App does not handle: left alone");
+        assertEquals(1, attempts(12344004), "on the second page: paging followed");
+        assertEquals(0, attempts(12340005), "older than GitHub keeps deliveries: not asked for");
+
+        // GitHub redelivers it with its GUID: processed once
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 2, "/clarify @architect Which cache?"), MISSED)
+                .status());
+        assertEquals(1, rig.ledger(2).clarifications().size());
+        assertEquals(200, rig.deliver("issue_comment", rig.comment("eng", 2, "/clarify @architect Which cache?"), MISSED)
+                .status(), "a second redelivery is a duplicate");
+        assertEquals(1, rig.ledger(2).clarifications().size());
+
+        DeliveryRecovery.Report second = rig.mode().recoverDeliveries();
+        assertEquals(0, second.requested(), "a second pass right after asks for nothing: " + second);
+        assertEquals(1, attempts(12345002));
+        assertEquals(1, attempts(12344004));
+
+        int pagesBefore = secondPages();
+        rig.start(); // a restart: the position is kept in the data dir
+        DeliveryRecovery.Report afterRestart = rig.mode().recoverDeliveries();
+        assertEquals(0, afterRestart.requested(), afterRestart.toString());
+        assertEquals(pagesBefore, secondPages(), "what was checked is not rescanned");
+        assertTrue(rig.metrics().contains("agentx_redelivery_requested_total"), "counted");
+    }
+
+    @Test
+    void aRedeliveryGitHubRefusesIsRetriedABoundedNumberOfTimesThenCounted() {
+        rig.wiremock.stubFor(post(urlPathEqualTo("/app/hook/deliveries/12345002/attempts")).atPriority(1)
+                .willReturn(aResponse().withStatus(500).withBody("{\"message\":\"Server Error\"}")));
+        ServerMetrics metrics = ServerMetrics.create();
+        DeliveryRecovery recovery = new DeliveryRecovery(new Hub4jGateway(rig.wiremock.baseUrl(),
+                new AppJwt(String.valueOf(GitHubRig.APP_ID), (RSAPrivateKey) Keys.PAIR.getPrivate(), rig.clock),
+                rig.clock, metrics), guid -> false, dir.resolve("recovery.json"), rig.clock, metrics, attempt -> { });
+        DeliveryRecovery.Report r = recovery.pass();
+        assertEquals(DeliveryRecovery.ATTEMPTS, attempts(12345002), "tried, then given up");
+        assertEquals(1, r.failed(), r.toString());
+        assertEquals(2, r.requested(), "the others still asked for: " + r);
+    }
+}
