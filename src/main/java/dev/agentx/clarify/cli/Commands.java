@@ -62,6 +62,7 @@ final class Commands {
             new Node("monitor", MonitorCommand.class),
             new Node("serve", ServeCommand.class),
             new Node("setup", SetupCommand.class),
+            new Node("deliveries", DeliveriesCommand.class),
             new Node("sync", SyncCommand.class),
             new Node("completion", CompletionCommand.class)));
 

@@ -162,6 +162,23 @@ public final class Journal implements AutoCloseable {
         }
     }
 
+    /**
+     * The whole records of a journal that another process may be appending to, read without
+     * changing the file: a half-written last record is left out, never cut off. Empty when there
+     * is no such file.
+     */
+    public static List<byte[]> readOnly(Path file) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            List<byte[]> out = new ArrayList<>();
+            scan(ch, out, null, ch.size());
+            return out;
+        } catch (java.nio.file.NoSuchFileException e) {
+            return List.of();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Reads every whole record; returns where the good part of the file ends. */
     private long scan(FileChannel ch, List<byte[]> out) throws IOException {
         return scan(ch, out, null);
@@ -175,7 +192,7 @@ public final class Journal implements AutoCloseable {
      * Reads the whole records in the file's first {@code size} bytes, through a buffer of up to
      * 1 MB (a read per record cost a start a few hundred milliseconds for a journal of 200,000).
      */
-    private long scan(FileChannel ch, List<byte[]> out, List<Located> located, long size) throws IOException {
+    private static long scan(FileChannel ch, List<byte[]> out, List<Located> located, long size) throws IOException {
         Window w = new Window(ch, size);
         long pos = 0;
         while (pos < size) {

@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * redeliver each one of an event the App acts on whose GUID this server never received. A
  * redelivery keeps its GUID, so the inbox's dedupe keeps it exactly once even when GitHub's
  * record is stale (a delivery it marks failed because the 202 came late is already received here
- * and is not asked for). Where the pass stopped, and what it asked for in the last hour, are kept
- * in {@code recovery.json} in the data dir, so a restart does not rescan three days.
+ * and is not asked for). Where the pass stopped, and the GUIDs it asked for (one is asked for again
+ * after an hour if it still has not arrived), are kept in {@code recovery.json} in the data dir,
+ * so a restart does not rescan three days and {@code agentx deliveries} can tell what was recovered.
  */
 public final class DeliveryRecovery {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryRecovery.class);
@@ -85,7 +86,7 @@ public final class DeliveryRecovery {
         // a little overlap with the last pass costs nothing: what it saw is received or asked for
         Instant from = state.checkedThrough != null ? state.checkedThrough.minus(IN_FLIGHT) : now.minus(RETENTION);
         Instant settled = now.minus(IN_FLIGHT);
-        state.asked.values().removeIf(at -> at.isBefore(now.minus(ASKED)));
+        state.asked.values().removeIf(at -> at.isBefore(now.minus(RETENTION)));
         Set<String> thisPass = new HashSet<>();
         int listed = 0;
         int missing = 0;
@@ -104,8 +105,9 @@ public final class DeliveryRecovery {
                     if (d.deliveredAt().isAfter(settled)) {
                         continue;
                     }
-                    if (!EVENTS.contains(d.event()) || received.test(d.guid()) || state.asked.containsKey(d.guid())
-                            || !thisPass.add(d.guid())) {
+                    Instant asked = state.asked.get(d.guid());
+                    if (!EVENTS.contains(d.event()) || received.test(d.guid())
+                            || asked != null && asked.isAfter(now.minus(ASKED)) || !thisPass.add(d.guid())) {
                         continue;
                     }
                     missing++;
@@ -163,10 +165,15 @@ public final class DeliveryRecovery {
         }
     }
 
-    /** Where the last pass stopped, and the GUIDs asked for in the last hour. */
+    /** Where the last pass stopped, and the GUIDs asked for within GitHub's retention window. */
     private static final class State {
         Instant checkedThrough;
         final Map<String, Instant> asked = new TreeMap<>();
+    }
+
+    /** The GUIDs the recovery passes asked GitHub to redeliver, with when (empty without a state file). */
+    public static Map<String, Instant> asked(Path stateFile) {
+        return new DeliveryRecovery(null, id -> false, stateFile, null, null, null).load().asked;
     }
 
     private State load() {

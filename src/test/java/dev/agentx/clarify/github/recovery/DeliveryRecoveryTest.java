@@ -105,6 +105,22 @@ class DeliveryRecoveryTest {
         assertEquals(0, afterRestart.requested(), afterRestart.toString());
         assertEquals(pagesBefore, secondPages(), "what was checked is not rescanned");
         assertTrue(rig.metrics().contains("agentx_redelivery_requested_total"), "counted");
+
+        // agentx deliveries, beside the running server, tells what became of each
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        int code = dev.agentx.clarify.cli.Main.run(new String[] {"--json", "deliveries"}, new java.io.PrintWriter(out),
+                new java.io.PrintWriter(err), java.util.Map.of("AGENTX_DATA_DIR", rig.data.toString()), dir, rig.clock,
+                false, c -> null);
+        assertEquals(0, code, err.toString());
+        com.fasterxml.jackson.databind.JsonNode listed = rig.json.readTree(out.toString());
+        java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> byId = new java.util.HashMap<>();
+        listed.get("deliveries").forEach(d -> byId.put(d.get("id").asText(), d));
+        assertEquals("processed", byId.get(RECEIVED).get("state").asText());
+        assertEquals(false, byId.get(RECEIVED).get("recovered").asBoolean());
+        assertEquals("processed", byId.get(MISSED).get("state").asText());
+        assertEquals(true, byId.get(MISSED).get("recovered").asBoolean(), "asked for by the recovery pass");
+        assertEquals("issue_comment", byId.get(MISSED).get("event").asText());
     }
 
     @Test
