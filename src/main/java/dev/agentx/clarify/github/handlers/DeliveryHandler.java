@@ -214,7 +214,6 @@ public final class DeliveryHandler implements DeliveryProcessor {
         }
         String login = user.path("login").asText();
         boolean refused = progress.refused();
-        boolean allDoneBefore = progress.commandsDone() >= commands.size();
         for (int i = progress.commandsDone(); i < commands.size(); i++) {
             CommandRunner.Result r = run(ctx, login, commands.get(i));
             refused |= !r.accepted();
@@ -222,11 +221,6 @@ public final class DeliveryHandler implements DeliveryProcessor {
             // the last command's reply and the comment's reaction share one outbox sync
             Effect last = i == commands.size() - 1 ? reaction(ctx, key, commentId, refused) : null;
             afterCommand(ctx, key + "/" + i + "/reply", r, last, progress, save);
-        }
-        if (allDoneBefore) {
-            // an earlier attempt carried out every command: it queued the reaction with the last one, before
-            // recording it, unless it was a version that queued it after the loop; the outbox drops a repeat
-            outbox.enqueue(reaction(ctx, key, commentId, refused));
         }
     }
 
@@ -248,10 +242,13 @@ public final class DeliveryHandler implements DeliveryProcessor {
         }
         String target = trigger.get();
         String login = sender.path("login").asText("");
-        // The question is asked once: a retry after a later step failed finds it done (its attempt queued the
-        // trigger's removal with it; queuing the removal again is harmless, the outbox drops a repeat).
-        // A labeler the app does not act for gets only the removal.
-        if (progress.commandsDone() > 0 || ignoredAuthor(ctx.local().config(), sender, sender.path("none"), "")) {
+        // The question is asked once: a retry after a later step failed finds it done, its attempt having
+        // queued the trigger's removal before recording it. A labeler the app does not act for gets only
+        // the removal.
+        if (progress.commandsDone() > 0) {
+            return;
+        }
+        if (ignoredAuthor(ctx.local().config(), sender, sender.path("none"), "")) {
             outbox.enqueue(removeTrigger(ctx, key, label));
             return;
         }
