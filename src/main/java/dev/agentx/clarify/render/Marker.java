@@ -25,7 +25,7 @@ import java.util.Optional;
 /**
  * The hidden marker that ends every comment the app posts:
  * {@code <!-- agentx:{"id":"CLR-N-NNN","round":R,"kind":"...","v":1,"record":{...},"index":I,"entry":{...}} -->}.
- * {@code id}, {@code round} and {@code kind} come first, as before. {@code record} is the record's
+ * {@code id}, {@code round} and {@code kind} come first. {@code record} is the record's
  * state when the comment was rendered, without its thread; {@code index} and {@code entry} are the
  * thread entry the comment shows (absent on stale notices). Together they let {@code agentx sync}
  * rebuild the ledger exactly. The JSON is ASCII: non-ASCII characters and {@code - < > &} inside
@@ -138,8 +138,8 @@ public record Marker(String id, int round, MarkdownRenderer.Kind kind, Clarifica
 
     /**
      * The marker at the end of a comment body. Empty when the body has none; a marker that is
-     * there but unreadable (an older app version without {@code record}, or a damaged one) is an
-     * {@link IllegalArgumentException} saying what is wrong.
+     * there but unreadable (damaged, or of another version) is an {@link IllegalArgumentException}
+     * saying what is wrong.
      */
     public static Optional<Marker> parse(String body) {
         String text = body.stripTrailing();
@@ -160,16 +160,16 @@ public record Marker(String id, int round, MarkdownRenderer.Kind kind, Clarifica
         String id = text(o, "id");
         MarkdownRenderer.Kind kind = MarkdownRenderer.Kind.fromWire(text(o, "kind"));
         int round = number(o, "round");
-        if (!o.has("record")) {
-            throw new IllegalArgumentException("marker of " + id + " carries no record (posted by an older "
-                    + "version of the app); it cannot be rebuilt from comments");
-        }
         int v = number(o, "v");
         if (v != VERSION) {
             throw new IllegalArgumentException("marker of " + id + " has version " + v + "; this agentx reads "
                     + VERSION);
         }
         JsonNode h = o.get("record");
+        if (h == null || !h.isObject()) {
+            throw new IllegalArgumentException("marker of " + id + " carries no record; it cannot be rebuilt "
+                    + "from comments");
+        }
         List<String> options = new ArrayList<>();
         h.path("options").forEach(n -> options.add(n.asText()));
         ClarificationRecord record = new ClarificationRecord(id, text(h, "from"), text(h, "to"), text(h, "topic"),

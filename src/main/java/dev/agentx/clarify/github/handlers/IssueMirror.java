@@ -39,8 +39,8 @@ import java.util.Set;
  * harmless: the outbox drops repeated effects by their keys.
  *
  * <p>{@code .agentx/state/github/issue-N.json}: a state written by {@code agentx sync --write}
- * ({@link #recordMirrored}) or by a version before the notes. When it is there it is newer than
- * the note (the server removes it, durably, once a note has taken its place), so it is used.
+ * ({@link #recordMirrored}). When it is there it is newer than the note (the server removes it,
+ * durably, once a note has taken its place), so it is used.
  */
 public final class IssueMirror {
     private static final int STRIPES = 64;
