@@ -72,7 +72,7 @@ class DeliveryRecoveryTest {
     }
 
     @Test
-    void whatFailedWhileDownIsRedeliveredOnceAndNothingElse() {
+    void whatFailedWhileDownIsRedeliveredOnceAndNothingElse() throws Exception {
         // received at the time, though GitHub lists it as failed (the 202 came late)
         assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?"), RECEIVED)
                 .status());
