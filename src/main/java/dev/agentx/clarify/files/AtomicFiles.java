@@ -22,14 +22,6 @@ public final class AtomicFiles {
     }
 
     public static void write(Path target, byte[] content) {
-        write(target, content, null);
-    }
-
-    /**
-     * As {@link #write(Path, byte[])}, with the directory's fsync shared with concurrent writers
-     * through {@code dirSync} (which must be for the target's directory); null: an fsync of its own.
-     */
-    public static void write(Path target, byte[] content, DirectorySync dirSync) {
         Path dir = target.toAbsolutePath().getParent();
         // unique enough with CREATE_NEW (a clash fails the write, never mixes two); UUID.randomUUID
         // would ask SecureRandom, which showed in the webhook's profile
@@ -55,11 +47,7 @@ public final class AtomicFiles {
             } catch (AtomicMoveNotSupportedException e) {
                 throw new IOException("the file system of " + dir + " cannot rename atomically", e);
             }
-            if (dirSync == null) {
-                fsyncDirectory(dir);
-            } else {
-                dirSync.sync();
-            }
+            fsyncDirectory(dir);
         } catch (IOException e) {
             try {
                 Files.deleteIfExists(temp);

@@ -103,36 +103,6 @@ class GroupCommitTest {
         assertEquals(2, calls.get());
     }
 
-    @Test
-    void filesWrittenWithASharedDirectorySyncAreAllThere() throws Exception {
-        DirectorySync dirSync = new DirectorySync(dir);
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            int id = i;
-            Thread t = new Thread(() -> {
-                for (int n = 0; n < 20; n++) {
-                    AtomicFiles.write(dir.resolve("f-" + id + "-" + n), ("v" + n).getBytes(StandardCharsets.UTF_8),
-                            dirSync);
-                    AtomicFiles.write(dir.resolve("f-" + id + "-" + n), ("w" + n).getBytes(StandardCharsets.UTF_8),
-                            dirSync);
-                }
-            });
-            threads.add(t);
-            t.start();
-        }
-        for (Thread t : threads) {
-            t.join(60_000);
-        }
-        try (var files = Files.list(dir)) {
-            assertEquals(160, files.count(), "no temp file left behind");
-        }
-        for (int i = 0; i < 8; i++) {
-            for (int n = 0; n < 20; n++) {
-                assertEquals("w" + n, Files.readString(dir.resolve("f-" + i + "-" + n)));
-            }
-        }
-    }
-
     private static boolean waitingForTheSync(Thread t) {
         if (t.getState() != Thread.State.WAITING) {
             return false;
