@@ -18,11 +18,11 @@ import javax.management.openmbean.CompositeData;
  * are reported by beans of their own whose durations are not pauses, and are left out.
  *
  * <p>A notification carries its times in milliseconds from a point near the JVM's start that is
- * not the one {@code RuntimeMXBean.getUptime()} counts from: on OpenJDK 17 here the two differed by
- * 20 to 30 ms, longer than a young collection, which hid every overlap until 2026-11-23. So the
- * scale is calibrated with one {@link System#gc()} at the start: its notification's times against
- * the {@code nanoTime} before and after the call (within a few ms: the call also stops and restarts
- * the threads around the collection the notification times).
+ * not the one {@code RuntimeMXBean.getUptime()} counts from, and the two can differ by more than a
+ * young collection lasts, which would hide every overlap. So the scale is calibrated with one
+ * {@link System#gc()} at the start: its notification's times against the {@code nanoTime} before
+ * and after the call (within a few ms: the call also stops and restarts the threads around the
+ * collection the notification times).
  */
 final class GcPauses implements NotificationListener, AutoCloseable {
     /** One collection: when it started and ended (nanoTime), and which collector ran it. */

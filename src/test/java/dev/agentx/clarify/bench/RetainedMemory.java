@@ -16,8 +16,7 @@ import java.nio.file.Path;
  *
  * <p>Usage: {@code RetainedMemory <workdir> [deliveries]} (default 3000). Prints Markdown. With
  * {@code -Dretained.histogram=true} it also appends {@code jcmd GC.class_histogram} at each of the
- * three points to {@code <workdir>/retained-histogram.txt} (how an in-process lock kept for every
- * file ever locked was found and removed, 2026-11-23).
+ * three points to {@code <workdir>/retained-histogram.txt}, to tell which classes grow.
  */
 public final class RetainedMemory {
     private RetainedMemory() {

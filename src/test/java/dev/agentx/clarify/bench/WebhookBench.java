@@ -137,8 +137,8 @@ public final class WebhookBench {
 
     /**
      * Warms both servers up until the JIT has compiled what the load runs. A server runs for days;
-     * measured while C2 still compiles (on 2 cores that takes a minute or more of this load, one
-     * compiler thread busy throughout), the figures would show the compiler's CPU, not the server's.
+     * measured while C2 still compiles (with few cores that takes a while, one compiler thread busy
+     * throughout), the figures would show the compiler's CPU, not the server's.
      * Each round: 1,000 deliveries to each server closed-loop, a drain, 2 s at the steady rate, a drain.
      */
     private Warmup warmUp(GitHubMode mode, String app, String base, GitHubRig rig, AtomicInteger issues, int rate,
@@ -170,11 +170,11 @@ public final class WebhookBench {
      * of its time compiling (at most {@link #REWARM_ROUNDS} rounds); returns the compile ms per round. Both
      * servers share this JVM, and so do Jetty's, Javalin's and the JDK's HTTP client's code: a run of one
      * server recompiles that shared code for its own profile and leaves the other's code unused, which the
-     * JVM may then throw away ({@code UseCodeCacheFlushing}). Measured straight after the bare handler's 30 s
-     * run, agentx's acknowledgements took about 7 ms more for the first 2 s; the worker, which steps back
-     * to one lane while acknowledgements queue up ({@code AckPriority}), fell up to 1 s behind, and those
-     * seconds decided the end-to-end p99 (2026-11-24: 92 to 800 deliveries of 6,000 over 50 ms, all in the
-     * first 1 to 4 s). A server in production is not preceded by another one's load. App rounds: 1,000
+     * JVM may then throw away ({@code UseCodeCacheFlushing}). Measured straight after the bare handler's
+     * run, agentx's first acknowledgements would be slower, and the worker, which steps back to one lane
+     * while acknowledgements queue up ({@code AckPriority}), would fall behind for those first seconds,
+     * which would decide the end-to-end p99. A server in production is not preceded by another one's
+     * load. App rounds: 1,000
      * deliveries closed-loop, a drain, 2 s at the steady rate, a drain; bare rounds: the closed loop.
      */
     private List<Long> rewarm(GitHubMode mode, String url, boolean app, GitHubRig rig, AtomicInteger issues, int rate,
@@ -244,7 +244,7 @@ public final class WebhookBench {
             long jit0 = JIT.getTotalCompilationTime();
             // Every measured run's deliveries are made (and signed) before the runs. They are the load
             // generator's, not the server's, but share its heap: made during the runs, they would be young
-            // objects that every young collection copies again (20 MB and more), lengthening its pause.
+            // objects that every young collection copies again, lengthening its pause.
             // The calibrating System.gc() of GcPauses moves them into the old generation, where the
             // bodies a GitHub would send do not weigh on the server's collections either.
             int steadyCount = rate * seconds;
@@ -279,7 +279,7 @@ public final class WebhookBench {
             java.util.Optional<DiskStats> disk1 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches = ContextSwitches.since(switches0);
             EndToEnd e2e = EndToEnd.of(sentAt, postedAt);
-            // the same at half the rate: the pipeline's own latency when the 2 cores are not saturated
+            // the same at half the rate: the pipeline's own latency when the cores are not saturated
             Map<Integer, Long> halfSentAt = new ConcurrentHashMap<>();
             Run appHalf = openLoop(app, halfLoad, half, halfSentAt);
             drain(mode, Duration.ofSeconds(120));

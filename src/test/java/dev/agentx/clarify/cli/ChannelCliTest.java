@@ -15,7 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The CLI parts of issue 5: ingest, accept, --choice. */
+/** The CLI's answer-channel parts: ingest, accept, --choice. */
 class ChannelCliTest {
     @TempDir
     Path dir;

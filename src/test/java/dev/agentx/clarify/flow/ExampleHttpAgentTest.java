@@ -18,7 +18,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** examples/agents/HttpAgent.java, run as the README says, answers the hub over http with a verified signature. */
+/**
+ * examples/agents/HttpAgent.java, run as docs/answer-channels.md says, answers the hub over http
+ * with a verified signature.
+ */
 class ExampleHttpAgentTest {
     @TempDir
     Path dir;

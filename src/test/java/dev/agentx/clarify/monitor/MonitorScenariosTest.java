@@ -28,7 +28,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** SPEC-1 section 8.3 "Stale detection", "Stuck detection" and "Deadlock detection", driven by a fake clock. */
+/** The monitor's stale, stuck and deadlock detection (docs/monitor.md), driven by a fake clock. */
 class MonitorScenariosTest {
     @TempDir
     Path dir;

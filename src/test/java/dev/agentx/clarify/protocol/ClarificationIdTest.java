@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class ClarificationIdTest {
     private static final Pattern FORMAT = Pattern.compile("CLR-(\\d+)-(\\d{3,})");
 
-    /** The parse as it was, with the regular expression. */
+    /** The reference parse, with the regular expression. */
     private static String reference(String text) {
         Matcher m = FORMAT.matcher(text);
         if (!m.matches()) {

@@ -71,7 +71,7 @@ class WorkflowCatalogTest {
         Workflow feature = c.workflow("feature");
         assertEquals(List.of("product-manager"), feature.stepOf("architect").orElseThrow().canClarify());
         assertTrue(feature.stepOf("engineer").orElseThrow().canClarify().containsAll(List.of("architect", "product-manager")));
-        assertNull(feature.stepOf("engineer").orElseThrow().maxRounds(), "PRODUCT.md defaults apply");
+        assertNull(feature.stepOf("engineer").orElseThrow().maxRounds(), "the default round limits apply");
         assertFalse(c.workflow("bug").stepOf("engineer").orElseThrow().blockingAllowed());
         assertFalse(c.workflow("story").steps().isEmpty());
         assertFalse(c.workflow("epic").steps().isEmpty());

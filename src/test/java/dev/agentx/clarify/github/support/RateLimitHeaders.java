@@ -12,7 +12,7 @@ import java.util.List;
  * Adds the rate-limit headers GitHub's REST API sends with every response to each stubbed
  * response that does not set its own (a stub of a rate limit sets them). Without them the client
  * would see responses GitHub never sends: hub4j parses the headers of every response and, missing,
- * throws and catches an exception for each, which distorted the benchmark's CPU figures.
+ * throws and catches an exception for each, which would distort the benchmark's CPU figures.
  */
 public final class RateLimitHeaders implements ResponseTransformerV2 {
     @Override
