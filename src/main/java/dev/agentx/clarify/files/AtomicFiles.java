@@ -21,7 +21,17 @@ public final class AtomicFiles {
     private AtomicFiles() {
     }
 
+    /** Writes {@code target} whole: a temp file, fsynced, renamed over it, the directory fsynced. */
     public static void write(Path target, byte[] content) {
+        commit(prepare(target, content), target);
+    }
+
+    /**
+     * The first half of {@link #write}: {@code content} in a hidden temp file beside {@code target},
+     * fsynced; {@link #commit} publishes it. Lets a caller check, right before the rename, that it
+     * may still write (see {@code LockManager.commit}); {@link #discard} drops it otherwise.
+     */
+    public static Path prepare(Path target, byte[] content) {
         Path dir = target.toAbsolutePath().getParent();
         // unique enough with CREATE_NEW (a clash fails the write, never mixes two); UUID.randomUUID
         // would ask SecureRandom, which showed in the webhook's profile
@@ -42,6 +52,17 @@ public final class AtomicFiles {
                 }
                 ch.force(true);
             }
+            return temp;
+        } catch (IOException e) {
+            discard(temp);
+            throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The second half of {@link #write}: renames the prepared {@code temp} over {@code target} atomically, durably. */
+    public static void commit(Path temp, Path target) {
+        Path dir = target.toAbsolutePath().getParent();
+        try {
             try {
                 Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
@@ -49,12 +70,17 @@ public final class AtomicFiles {
             }
             fsyncDirectory(dir);
         } catch (IOException e) {
-            try {
-                Files.deleteIfExists(temp);
-            } catch (IOException ignored) {
-                // the temp file is hidden and harmless; the original error matters
-            }
+            discard(temp);
             throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Drops a prepared temp file that will not be committed. */
+    public static void discard(Path temp) {
+        try {
+            Files.deleteIfExists(temp);
+        } catch (IOException ignored) {
+            // the temp file is hidden and harmless; the original error matters
         }
     }
 

@@ -108,7 +108,13 @@ public final class FileLedgerStore implements LedgerStore {
             Ledger current = read(issue, true).orElse(Ledger.empty(issue));
             Mutation<T> m = change.apply(current);
             if (m.ledger() != null && !m.ledger().equals(current)) {
-                AtomicFiles.write(file, codec.encode(m.ledger()));
+                Path temp = AtomicFiles.prepare(file, codec.encode(m.ledger()));
+                try {
+                    // the rename only while the lock on disk is still ours: a takeover never loses a write
+                    locks.commit(file, () -> AtomicFiles.commit(temp, file));
+                } finally {
+                    AtomicFiles.discard(temp);
+                }
             }
             return m.result();
         });

@@ -89,6 +89,28 @@ public final class FileLock {
             return waited;
         }
 
+        /**
+         * Runs {@code write} (the rename that publishes a change) only while this is still the
+         * lock on disk, checked under the guard that a takeover runs under, so no takeover can
+         * slip in between the check and the write; a lock taken over meanwhile (this process was
+         * paused past the stale time, on another host) fails with LOCK_LOST and writes nothing.
+         */
+        public void commit(IoAction write) {
+            boolean ours = underGuard(lockPath, () -> {
+                Optional<Observed> now = observe(lockPath);
+                if (now.isEmpty() || now.get().info == null || !info.token().equals(now.get().info.token())) {
+                    return false;
+                }
+                write.run();
+                return true;
+            });
+            if (!ours) {
+                throw new ClarifyException(ErrorCode.LOCK_LOST, "The lock " + lockPath.getFileName() + " was taken "
+                        + "over while this command held it (it was paused past the stale time): nothing was written. "
+                        + "Run the command again.");
+            }
+        }
+
         @Override
         public void close() {
             if (!released) {
@@ -256,8 +278,10 @@ public final class FileLock {
             return Duration.between(seen.modified, now).compareTo(settings.staleAfter()) > 0;
         }
         LockInfo info = seen.info;
-        if (self.host().equals(info.host()) && !self.isAlive(info.pid(), info.processStart())) {
-            return true;
+        if (self.host().equals(info.host())) {
+            // on this host liveness is known: a dead owner's lock goes at once, a live owner's never,
+            // however old (a paused process resumes and finishes its write)
+            return !self.isAlive(info.pid(), info.processStart());
         }
         Instant taken = info.timestamp() == null ? seen.modified : info.timestamp();
         return Duration.between(taken, now).compareTo(settings.staleAfter()) > 0;
@@ -322,6 +346,12 @@ public final class FileLock {
             }
             return true;
         });
+    }
+
+    /** A write that may fail with an I/O error. */
+    @FunctionalInterface
+    public interface IoAction {
+        void run() throws IOException;
     }
 
     @FunctionalInterface

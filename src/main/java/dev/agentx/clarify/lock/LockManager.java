@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.HashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -60,6 +61,22 @@ public final class LockManager {
         }
     }
 
+    /** The file locks the current thread holds, by file: what {@link #commit} checks. */
+    private final ThreadLocal<Map<Path, FileLock.Held>> holding = ThreadLocal.withInitial(HashMap::new);
+
+    /**
+     * Publishes a change of {@code file} (its rename) only if this thread still holds the file's
+     * lock on disk, under the lock's guard: a writer whose lock was taken over writes nothing and
+     * fails with LOCK_LOST. Call inside {@link #withLock} of the same file.
+     */
+    public void commit(Path file, FileLock.IoAction write) {
+        FileLock.Held held = holding.get().get(file.toAbsolutePath().normalize());
+        if (held == null) {
+            throw new IllegalStateException("commit of " + file + " outside its lock");
+        }
+        held.commit(write);
+    }
+
     /** Files whose in-process lock a thread holds or waits for (for tests). */
     int filesInUse() {
         return local.size();
@@ -89,7 +106,12 @@ public final class LockManager {
         Duration left = settings.maxWait().minus(Duration.between(start, clock.instant()));
         try (FileLock.Held held = fileLock.acquire(key, agent, left.isNegative() ? Duration.ZERO : left)) {
             observer.acquired(key, Duration.between(start, clock.instant()));
-            return body.get();
+            holding.get().put(key, held);
+            try {
+                return body.get();
+            } finally {
+                holding.get().remove(key);
+            }
         } finally {
             mutex.unlock();
         }

@@ -8,6 +8,8 @@ public enum ErrorCode {
     INVALID_STATE(3),
     VALIDATION(3),
     LOCK_TIMEOUT(4),
+    /** The lock was taken over while this writer held it: nothing was written; safe to retry. */
+    LOCK_LOST(4),
     USAGE(2),
     /** A ledger file that cannot be read: restore it, or rebuild it (GitHub Mode: agentx sync --write). */
     LEDGER_DAMAGED(1),

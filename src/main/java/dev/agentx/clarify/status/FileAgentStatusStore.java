@@ -103,7 +103,12 @@ public final class FileAgentStatusStore implements AgentStatusStore {
                     }
                 }
                 if (!after.equals(before)) {
-                    AtomicFiles.write(file, codec.encode(after));
+                    java.nio.file.Path temp = AtomicFiles.prepare(file, codec.encode(after));
+                    try {
+                        locks.commit(file, () -> AtomicFiles.commit(temp, file));
+                    } finally {
+                        AtomicFiles.discard(temp);
+                    }
                 }
                 return null;
             });

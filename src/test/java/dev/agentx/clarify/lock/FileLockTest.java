@@ -138,6 +138,33 @@ class FileLockTest {
     }
 
     @Test
+    void aLiveOwnerOnThisHostIsNeverStaleHoweverOld() throws Exception {
+        foreignLock(ProcessIdentity.current().host(), ProcessHandle.current().pid(), clock.instant().minusSeconds(3600));
+        ClarifyException e = assertThrows(ClarifyException.class, () -> locks.withLock(ledger, "engineer", () -> null));
+        assertEquals(ErrorCode.LOCK_TIMEOUT, e.code(), "an hour old, but its owner lives: a paused process resumes");
+        assertEquals("their-token", json.readValue(Files.readAllBytes(lockFile), LockInfo.class).token());
+    }
+
+    @Test
+    void aWriterWhoseLockWasTakenOverWritesNothing() throws Exception {
+        ClarifyException e = assertThrows(ClarifyException.class, () -> locks.withLock(ledger, "engineer", () -> {
+            try {
+                // paused past the stale time, elsewhere: another host took the lock over and holds it now
+                Files.delete(lockFile);
+                foreignLock("elsewhere", 7, clock.instant());
+            } catch (Exception ex) {
+                throw new IllegalStateException(ex);
+            }
+            locks.commit(ledger, () -> Files.writeString(ledger, "mine"));
+            return null;
+        }));
+        assertEquals(ErrorCode.LOCK_LOST, e.code());
+        assertEquals(4, e.code().exitCode(), "safe to retry, like LOCK_TIMEOUT");
+        assertFalse(Files.exists(ledger), "nothing written");
+        assertEquals("their-token", json.readValue(Files.readAllBytes(lockFile), LockInfo.class).token());
+    }
+
+    @Test
     void releaseLeavesALockThatIsNoLongerOurs() throws Exception {
         locks.withLock(ledger, "engineer", () -> {
             try {
