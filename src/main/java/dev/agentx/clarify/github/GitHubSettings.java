@@ -130,8 +130,7 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
         } catch (IllegalArgumentException e) {
             problems.add("GITHUB_API_URL is not a URL: '" + api + "'.");
         }
-        String data = trim(env.get("AGENTX_DATA_DIR"));
-        Path dataDir = cwd.resolve(data == null ? "agentx-data" : data).toAbsolutePath().normalize();
+        Path dataDir = EnvFile.dataDir(env, cwd);
         try {
             Files.createDirectories(dataDir);
             Files.delete(Files.createTempFile(dataDir, ".write-check-", ".tmp"));

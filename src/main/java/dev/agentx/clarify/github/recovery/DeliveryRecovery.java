@@ -173,10 +173,14 @@ public final class DeliveryRecovery {
 
     /** The GUIDs the recovery passes asked GitHub to redeliver, with when (empty without a state file). */
     public static Map<String, Instant> asked(Path stateFile) {
-        return new DeliveryRecovery(null, id -> false, stateFile, null, null, null).load().asked;
+        return load(new ObjectMapper(), stateFile).asked;
     }
 
     private State load() {
+        return load(json, stateFile);
+    }
+
+    private static State load(ObjectMapper json, Path stateFile) {
         State s = new State();
         if (!Files.exists(stateFile)) {
             return s;
