@@ -32,20 +32,9 @@ mkdir -p "$work/empty"
 printf 'public class Empty { public static void main(String[] a) {} }\n' > "$work/empty/Empty.java"
 javac -d "$work/empty" "$work/empty/Empty.java"
 
-# The JVM flags bin/agentx passes, read from bin/agentx itself (through a stand-in java that
-# prints its arguments) so that they cannot drift apart; the empty JVM gets the same flags but
-# not the CLI's class archive, which only holds the CLI's classes.
-mkdir -p "$work/fake-java"
-printf '#!/bin/sh\nfor a in "$@"; do printf "%%s\\n" "$a"; done\n' > "$work/fake-java/java"
-chmod +x "$work/fake-java/java"
-flags=()
-while IFS= read -r a; do
-  case "$a" in
-    -cp) break ;;
-    -XX:SharedArchiveFile=*|-Xlog:cds*) ;;
-    *) flags+=("$a") ;;
-  esac
-done < <(PATH="$work/fake-java:$PATH" bin/agentx)
+# bin/agentx's JVM flags, for the empty JVM too (bench/cli-flags.sh)
+. bench/cli-flags.sh
+cli_flags "$work"
 jar=$(readlink -f target/agentx.jar)
 
 echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(java -version 2>&1 | head -n 1);" \

@@ -64,7 +64,8 @@ final class Commands {
             new Node("setup", SetupCommand.class),
             new Node("deliveries", DeliveriesCommand.class),
             new Node("sync", SyncCommand.class),
-            new Node("completion", CompletionCommand.class)));
+            new Node("completion", CompletionCommand.class),
+            new Node("mcp", McpCommand.class)));
 
     /** The user object of a placeholder command. */
     private static final class Placeholder {

@@ -88,19 +88,24 @@ public final class Main {
         return ctx.error(ErrorCode.INTERNAL, ex.toString() + " (please report this with the command you ran)");
     }
 
+    /** The version from the build, e.g. 0.1.0. */
+    static String version() {
+        Properties p = new Properties();
+        try (InputStream in = Main.class.getResourceAsStream("/agentx-version.properties")) {
+            if (in != null) {
+                p.load(in);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return p.getProperty("version", "unknown");
+    }
+
     /** Version from the build, shown by --version. */
     public static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            Properties p = new Properties();
-            try (InputStream in = Main.class.getResourceAsStream("/agentx-version.properties")) {
-                if (in != null) {
-                    p.load(in);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return new String[] {"agentx " + p.getProperty("version", "unknown") + " (AgentX Clarify, Java "
+            return new String[] {"agentx " + version() + " (AgentX Clarify, Java "
                     + System.getProperty("java.version") + ")"};
         }
     }

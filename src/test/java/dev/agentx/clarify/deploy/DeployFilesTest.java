@@ -90,10 +90,10 @@ class DeployFilesTest {
 
     /**
      * Variables read by the code that are not settings of the server: the lock owner's host name
-     * (set by the system), and the CLI's colours and table width. The server's settings are all in
-     * {@link #serverEnvNames()}.
+     * (set by the system), the CLI's colours and table width, and the role `agentx mcp` acts as. The
+     * server's settings are all in {@link #serverEnvNames()}.
      */
-    static final Set<String> NOT_SETTINGS = Set.of("HOSTNAME", "NO_COLOR", "TERM", "COLUMNS");
+    static final Set<String> NOT_SETTINGS = Set.of("HOSTNAME", "NO_COLOR", "TERM", "COLUMNS", "AGENTX_AGENT");
 
     @Test
     void everyVariableTheServerReadsIsNamedAgentxOrGithub() throws IOException {

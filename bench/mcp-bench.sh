@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# 'agentx mcp': start to the first answered tools/list, via bin/agentx and plain java -jar, against a
+# JVM running an empty main with bin/agentx's flags, measured in one run; then the CPU a waiting
+# clarify_ask uses. Prints Markdown to stdout. Not part of 'mvn verify'.
+# Usage: bench/mcp-bench.sh CP WORKDIR      (bench/run passes both; RUNS, default 15, sets the runs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cp="$1"
+work="$2/mcp"
+mkdir -p "$work/empty" "$work/root/.agentx/workflows"
+runs="${RUNS:-15}"
+printf 'public class Empty { public static void main(String[] a) {} }\n' > "$work/empty/Empty.java"
+javac -d "$work/empty" "$work/empty/Empty.java"
+# a workflow in which the engineer may ask the architect
+cat > "$work/root/.agentx/workflows/mesh.toml" <<'TOML'
+[workflow]
+name = "mesh"
+
+[[steps]]
+id = "engineer"
+agent = "engineer"
+can_clarify = ["architect"]
+
+[[steps]]
+id = "architect"
+agent = "architect"
+can_clarify = ["engineer"]
+TOML
+printf 'default_workflow = "mesh"\n' > "$work/root/.agentx/config.toml"
+# bin/agentx's JVM flags, for the empty JVM too (bench/cli-flags.sh)
+. bench/cli-flags.sh
+cli_flags "$work"
+jar=$(readlink -f target/agentx.jar)
+echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(java -version 2>&1 | head -n 1);" \
+  "load average before: $(cut -d' ' -f1-3 /proc/loadavg). Times in ms, $runs runs each, alternating."
+echo
+java -XX:+UseSerialGC -cp "$cp" dev.agentx.clarify.bench.McpStartBench "$work/empty" "$work/root" "$runs" \
+  "${flags[@]}" -- "bin/agentx=bin/agentx" "java -jar=java -jar $jar"

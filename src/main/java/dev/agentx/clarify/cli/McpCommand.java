@@ -1,0 +1,70 @@
+package dev.agentx.clarify.cli;
+
+import dev.agentx.clarify.mcp.McpStdioServer;
+import dev.agentx.clarify.mcp.McpWorkspace;
+import dev.agentx.clarify.monitor.MonitorReport;
+import dev.agentx.clarify.monitor.ReadyQueue;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import java.util.List;
+import java.util.function.Supplier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code agentx mcp}: the clarification tools for an agent host, over MCP on stdio (docs/mcp.md). */
+@Command(name = "mcp", mixinStandardHelpOptions = true,
+        description = {"Serve the clarification tools to an agent host over MCP (stdio), acting as one agent's role.",
+                "The host (VS Code, Claude Code, Cursor, ...) starts it, talks JSON-RPC on stdin and stdout, "
+                        + "and ends it by closing stdin; logs go to stderr. It works on this project's "
+                        + "ledgers, as every other command does.",
+                "Tools: clarify_ask (with wait_seconds it also waits for the answer), clarify_answer, "
+                        + "clarify_followup, clarify_resolve, clarify_escalate, clarify_wait, clarify_inbox, "
+                        + "clarify_show and clarify_status. Each issue's threads are the resource "
+                        + "agentx://issue/N, with change notifications."},
+        footer = {"", "Examples:",
+                "  agentx mcp --agent engineer",
+                "  AGENTX_AGENT=architect agentx --root ~/src/shop mcp",
+                "", "A host's configuration (the command and its arguments):",
+                "  {\"command\": \"agentx\", \"args\": [\"mcp\", \"--agent\", \"engineer\"]}"})
+final class McpCommand implements Runnable {
+    /** The variable a host's configuration may set instead of {@code --agent}. */
+    static final String AGENT_ENV = "AGENTX_AGENT";
+
+    private final CliContext ctx;
+
+    @Option(names = "--agent", paramLabel = "NAME", description = "The role the tools act as, e.g. engineer "
+            + "(default: $" + AGENT_ENV + ").")
+    String agent;
+
+    McpCommand(CliContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void run() {
+        String who = agent != null ? agent : ctx.env.get(AGENT_ENV);
+        if (who == null || who.isBlank()) {
+            throw new ClarifyException(ErrorCode.USAGE, "agentx mcp acts as one agent's role: give --agent NAME "
+                    + "(or set " + AGENT_ENV + "), e.g. --agent engineer.");
+        }
+        ctx.noteIfNoProject();
+        LocalMode local = ctx.local();
+        McpWorkspace workspace = new McpWorkspace(who.strip(), ctx.clock, local.engine(), local.ledgers(),
+                local.statuses(), local.activeLedgers(), new Supplier<MonitorReport>() {
+                    @Override
+                    public MonitorReport get() {
+                        return local.monitor().run();
+                    }
+                }, new Supplier<List<ReadyQueue.Issue>>() {
+                    @Override
+                    public List<ReadyQueue.Issue> get() {
+                        return new LocalIssues().read(local.issuesDirectory()).issues();
+                    }
+                }, local.ledgers().directory());
+        try {
+            new McpStdioServer(workspace, Main.version()).serve(System.in, System.out);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

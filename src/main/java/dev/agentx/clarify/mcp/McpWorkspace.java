@@ -1,0 +1,40 @@
+package dev.agentx.clarify.mcp;
+
+import dev.agentx.clarify.ledger.ActiveLedgers;
+import dev.agentx.clarify.ledger.LedgerStore;
+import dev.agentx.clarify.monitor.MonitorReport;
+import dev.agentx.clarify.monitor.ReadyQueue;
+import dev.agentx.clarify.routing.ClarificationEngine;
+import dev.agentx.clarify.status.AgentStatusStore;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * What the MCP tools work on: one project's engine and stores as Local Mode wires them, and the
+ * agent that calls them. Every tool acts as {@code agent}; the engine checks what that agent may do
+ * exactly as it does for the CLI.
+ *
+ * @param monitorPass     the monitor pass the CLI runs after a clarify command, run after each
+ *                        tool that changes a ledger
+ * @param listedIssues    the issues of {@code .agentx/issues/}, for the ready queue
+ * @param ledgerDirectory the folder of the ledger files, watched for changes
+ */
+public record McpWorkspace(String agent, Clock clock, ClarificationEngine engine, LedgerStore ledgers,
+                           AgentStatusStore statuses, ActiveLedgers activeLedgers,
+                           Supplier<MonitorReport> monitorPass, Supplier<List<ReadyQueue.Issue>> listedIssues,
+                           Path ledgerDirectory) {
+    public McpWorkspace {
+        Objects.requireNonNull(agent, "agent");
+        Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(ledgers, "ledgers");
+        Objects.requireNonNull(statuses, "statuses");
+        Objects.requireNonNull(activeLedgers, "activeLedgers");
+        Objects.requireNonNull(monitorPass, "monitorPass");
+        Objects.requireNonNull(listedIssues, "listedIssues");
+        Objects.requireNonNull(ledgerDirectory, "ledgerDirectory");
+    }
+}

@@ -1,0 +1,119 @@
+package dev.agentx.clarify.mcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestRoot;
+import dev.agentx.clarify.support.Workflows;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The tools in-process on a test clock: what the inbox and the status say, and how arguments are read. */
+class ClarifyToolsTest {
+    @TempDir
+    Path dir;
+
+    private TestRoot root;
+    private LedgerWatcher watcher;
+
+    @BeforeEach
+    void setUp() {
+        root = new TestRoot(dir, MutableClock.at("2026-03-01T09:00:00Z"));
+        Workflows.mesh(root);
+        watcher = new LedgerWatcher(root.state().resolve("clarifications"), Duration.ofSeconds(30));
+    }
+
+    @AfterEach
+    void tearDown() {
+        watcher.close();
+    }
+
+    private ClarifyTools as(String agent) {
+        LocalMode local = root.local();
+        return new ClarifyTools(new McpWorkspace(agent, root.clock, local.engine(), local.ledgers(), local.statuses(),
+                local.activeLedgers(), () -> local.monitor().run(), List::of, local.ledgers().directory()), watcher);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> list(ToolResult r, String key) {
+        return (List<Map<String, Object>>) r.data().get(key);
+    }
+
+    @Test
+    void theInboxListsWhatWaitsOnTheAgentOldestFirst() {
+        ClarifyTools engineer = as("engineer");
+        ClarifyTools reviewer = as("reviewer");
+        ClarifyTools architect = as("architect");
+        assertFalse(engineer.call("clarify_ask", Map.of("issue", 2, "to", "architect", "question", "First?")).error());
+        root.clock.advance(Duration.ofMinutes(5));
+        assertFalse(reviewer.call("clarify_ask", Map.of("issue", 1, "to", "architect", "question", "Second?",
+                "options", List.of("A", "B"))).error());
+        root.clock.advance(Duration.ofMinutes(5));
+        assertFalse(engineer.call("clarify_ask", Map.of("issue", 3, "to", "reviewer", "question", "Not yours")).error());
+
+        ToolResult inbox = architect.call("clarify_inbox", Map.of());
+        assertFalse(inbox.error(), inbox.text());
+        assertEquals(List.of("CLR-2-001", "CLR-1-001"), list(inbox, "questions").stream().map(q -> q.get("id")).toList());
+        assertTrue(inbox.text().contains("CLR-2-001 from engineer, round 1 of 5, blocking, waiting 10m: First?"),
+                inbox.text());
+        assertTrue(inbox.text().contains("options: 1) A 2) B"), inbox.text());
+
+        assertFalse(architect.call("clarify_answer", Map.of("id", "CLR-1-001", "answer", "B")).error());
+        ToolResult reviewerInbox = reviewer.call("clarify_inbox", Map.of());
+        assertEquals(List.of("CLR-1-001"), list(reviewerInbox, "answers").stream().map(a -> a.get("id")).toList());
+        assertEquals("B", list(reviewerInbox, "answers").get(0).get("answer"));
+        assertEquals(List.of("CLR-3-001"), list(reviewerInbox, "questions").stream().map(a -> a.get("id")).toList());
+    }
+
+    @Test
+    void theStatusSaysWhatTheAgentWaitsOnAndTheReadyQueue() {
+        ClarifyTools engineer = as("engineer");
+        assertFalse(engineer.call("clarify_ask", Map.of("issue", 8, "to", "architect", "question", "Which?")).error());
+        ToolResult status = engineer.call("clarify_status", Map.of());
+        assertFalse(status.error(), status.text());
+        assertTrue(status.text().startsWith("engineer: blocked-clarification on #8\n- waiting on architect for "
+                + "CLR-8-001 (blocking)"), status.text());
+        assertTrue(status.text().contains("#8  BLOCKED: Clarification pending (CLR-8-001)"), status.text());
+        assertEquals(1, list(status, "waitingFor").size());
+    }
+
+    @Test
+    void aWaitOnAnAnsweredRoundReturnsAtOnce() {
+        ClarifyTools engineer = as("engineer");
+        engineer.call("clarify_ask", Map.of("issue", 4, "to", "architect", "question", "Now?"));
+        as("architect").call("clarify_answer", Map.of("id", "CLR-4-001", "answer", "Yes"));
+        ToolResult r = engineer.call("clarify_wait", Map.of("id", "CLR-4-001", "wait_seconds", 3600));
+        assertFalse(r.error(), r.text());
+        assertEquals(Map.of("outcome", "answered", "seconds", 0.0), r.data().get("waited"));
+    }
+
+    @Test
+    void argumentsWrittenAsStringsAreTakenAndWrongOnesNamed() {
+        ClarifyTools engineer = as("engineer");
+        ToolResult ok = engineer.call("clarify_ask", Map.of("issue", "6", "to", "architect", "question", "Q?",
+                "blocking", "false", "wait_seconds", 0.0));
+        assertFalse(ok.error(), ok.text());
+        assertEquals(false, ok.data().get("blocking"));
+
+        assertEquals("USAGE: clarify_ask: argument 'issue' must be from 1 to 999999999, got 0.",
+                engineer.call("clarify_ask", Map.of("issue", 0, "to", "a", "question", "q")).text());
+        assertEquals("USAGE: clarify_ask: argument 'issue' must be a whole number from 1 to 999999999, got 1.5.",
+                engineer.call("clarify_ask", Map.of("issue", 1.5, "to", "a", "question", "q")).text());
+        assertEquals("USAGE: clarify_ask: unknown argument 'from'; it takes 'blocking', 'issue', 'options', "
+                        + "'question', 'to', 'topic', 'wait_seconds', 'workflow'.",
+                engineer.call("clarify_ask", Map.of("issue", 1, "to", "a", "question", "q", "from", "x")).text());
+        assertEquals("USAGE: clarify_inbox: unknown argument 'agent'; it takes no arguments.",
+                engineer.call("clarify_inbox", Map.of("agent", "architect")).text());
+        assertEquals("USAGE: clarify_answer: argument 'answer' is required.",
+                engineer.call("clarify_answer", Map.of("id", "CLR-6-001")).text());
+    }
+}

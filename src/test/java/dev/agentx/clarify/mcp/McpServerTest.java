@@ -1,0 +1,406 @@
+package dev.agentx.clarify.mcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.cli.Main;
+import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestRoot;
+import dev.agentx.clarify.support.Workflows;
+import io.modelcontextprotocol.client.McpAsyncClient;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
+import io.modelcontextprotocol.json.jackson.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.spec.McpError;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@code agentx mcp} as an agent host runs it: a separate process per agent, driven through the
+ * MCP Java SDK's own client over stdio.
+ */
+class McpServerTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private final List<String> stderr = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : open) {
+            c.close();
+        }
+    }
+
+    @Test
+    void listsTheToolsWithSchemasAnAgentCanUse() {
+        TestRoot root = mesh();
+        McpSyncClient engineer = client(root.root, "engineer");
+        McpSchema.InitializeResult init = engineer.getCurrentInitializationResult();
+        assertEquals("agentx-clarify", init.serverInfo().name());
+        assertTrue(init.instructions().contains("'engineer'"), init.instructions());
+
+        Map<String, McpSchema.Tool> tools = new LinkedHashMap<>();
+        engineer.listTools().tools().forEach(t -> tools.put(t.name(), t));
+        assertEquals(List.of("clarify_ask", "clarify_answer", "clarify_followup", "clarify_resolve", "clarify_escalate",
+                "clarify_wait", "clarify_inbox", "clarify_show", "clarify_status"), List.copyOf(tools.keySet()));
+        for (McpSchema.Tool t : tools.values()) {
+            assertTrue(t.description().length() > 60, t.name() + ": " + t.description());
+            assertEquals("object", t.inputSchema().type(), t.name());
+            assertEquals(Boolean.FALSE, t.inputSchema().additionalProperties(), t.name());
+            for (String required : t.inputSchema().required()) {
+                assertTrue(t.inputSchema().properties().containsKey(required), t.name() + " requires " + required);
+            }
+        }
+        McpSchema.JsonSchema ask = tools.get("clarify_ask").inputSchema();
+        assertEquals(List.of("issue", "to", "question"), ask.required());
+        assertEquals(List.of("issue", "to", "question", "topic", "blocking", "options", "workflow", "wait_seconds"),
+                List.copyOf(ask.properties().keySet()));
+        assertEquals("integer", ((Map<?, ?>) ask.properties().get("issue")).get("type"));
+        assertEquals("array", ((Map<?, ?>) ask.properties().get("options")).get("type"));
+        assertEquals(List.of("id", "answer"), tools.get("clarify_answer").inputSchema().required());
+        assertEquals(Boolean.TRUE, tools.get("clarify_inbox").annotations().readOnlyHint());
+        assertEquals(Boolean.FALSE, tools.get("clarify_ask").annotations().readOnlyHint());
+    }
+
+    @Test
+    void twoAgentsAskAndAnswerEachOtherOverSeveralRoundsToResolution() throws Exception {
+        TestRoot root = mesh();
+        McpSyncClient engineer = client(root.root, "engineer");
+        McpSyncClient architect = client(root.root, "architect");
+
+        // round 1: the engineer asks and waits in the same call; the architect finds it in its inbox
+        CompletableFuture<McpSchema.CallToolResult> asked = CompletableFuture.supplyAsync(() -> call(engineer,
+                "clarify_ask", Map.of("issue", 42, "to", "architect", "question", "JWT or sessions?",
+                        "options", List.of("JWT", "Sessions"), "wait_seconds", 120)));
+        JsonNode inbox = awaitInbox(architect, 1);
+        JsonNode question = inbox.get("questions").get(0);
+        assertEquals("CLR-42-001", question.get("id").asText());
+        assertEquals("engineer", question.get("from").asText());
+        assertEquals("JWT or sessions?", question.get("question").asText());
+        assertFalse(asked.isDone(), "the ask waits for the answer");
+
+        JsonNode answered = data(ok(call(architect, "clarify_answer",
+                Map.of("id", "CLR-42-001", "answer", "JWT, see ADR-42", "choice", 1))));
+        assertEquals("answered", answered.get("status").asText());
+
+        McpSchema.CallToolResult first = asked.get(60, TimeUnit.SECONDS);
+        JsonNode waited = data(ok(first));
+        assertEquals("answered", waited.get("waited").get("outcome").asText());
+        // woken by the ledger's change, not by the periodic look (30 s) or the end of the wait (120 s)
+        assertTrue(waited.get("waited").get("seconds").asDouble() < 20, waited.toString());
+        assertTrue(text(first).contains("JWT, see ADR-42"), text(first));
+        assertTrue(text(first).contains("Choice: 1) JWT"), text(first));
+
+        // the engineer's inbox holds the answer to read; the architect's is empty now
+        JsonNode engineerInbox = data(ok(call(engineer, "clarify_inbox", Map.of())));
+        assertEquals("CLR-42-001", engineerInbox.get("answers").get(0).get("id").asText());
+        assertEquals(0, data(ok(call(architect, "clarify_inbox", Map.of()))).get("questions").size());
+
+        // round 2 and 3: follow-ups, each answered while the engineer waits
+        for (int round = 2; round <= 3; round++) {
+            String q = "Round " + round + ": token lifetime?";
+            CompletableFuture<McpSchema.CallToolResult> follow = CompletableFuture.supplyAsync(() -> call(engineer,
+                    "clarify_followup", Map.of("id", "CLR-42-001", "question", q, "wait_seconds", 120)));
+            assertEquals(q, awaitInbox(architect, 1).get("questions").get(0).get("question").asText());
+            ok(call(architect, "clarify_answer", Map.of("id", "CLR-42-001", "answer", round * 5 + " minutes")));
+            JsonNode r = data(ok(follow.get(60, TimeUnit.SECONDS)));
+            assertEquals(round, r.get("round").asInt());
+            assertEquals("answered", r.get("waited").get("outcome").asText());
+        }
+
+        JsonNode resolved = data(ok(call(engineer, "clarify_resolve",
+                Map.of("id", "CLR-42-001", "note", "JWT, 15 minute tokens"))));
+        assertEquals("resolved", resolved.get("status").asText());
+
+        JsonNode shown = data(ok(call(architect, "clarify_show", Map.of("id", "CLR-42-001"))));
+        JsonNode thread = shown.get("clarification").get("thread");
+        assertEquals(7, thread.size(), thread.toString()); // 3 questions, 3 answers, the resolution
+        assertEquals("resolution", thread.get(6).get("type").asText());
+        assertEquals(0, thread.get(1).get("choice").asInt());
+
+        // the ledger on disk says the same as the CLI would show
+        TestRoot.Run cli = root.cli("clarify", "show", "CLR-42-001", "--json");
+        assertEquals(0, cli.code(), cli.err());
+        assertEquals(JSON.readTree(cli.out()).get("status").asText(), "resolved");
+    }
+
+    @Test
+    void aWaitEndsWithTheTimeoutAndClarifyWaitPicksItUpAgain() {
+        TestRoot root = mesh();
+        McpSyncClient engineer = client(root.root, "engineer");
+        McpSyncClient architect = client(root.root, "architect");
+        JsonNode asked = data(ok(call(engineer, "clarify_ask",
+                Map.of("issue", 7, "to", "architect", "question", "Which database?", "wait_seconds", 1))));
+        assertEquals("timeout", asked.get("waited").get("outcome").asText());
+        assertEquals("pending", asked.get("status").asText());
+
+        ok(call(architect, "clarify_answer", Map.of("id", "CLR-7-001", "answer", "PostgreSQL")));
+        McpSchema.CallToolResult again = call(engineer, "clarify_wait", Map.of("id", "CLR-7-001", "wait_seconds", 5));
+        assertEquals("answered", data(ok(again)).get("waited").get("outcome").asText());
+    }
+
+    @Test
+    void theRoundLimitAndTheScopeGuardRefuseAsInTheCli() {
+        TestRoot mesh = mesh();
+        McpSyncClient engineer = client(mesh.root, "engineer");
+        McpSyncClient architect = client(mesh.root, "architect");
+        ok(call(engineer, "clarify_ask", Map.of("issue", 5, "to", "architect", "question", "Q1?")));
+        for (int round = 1; round < 5; round++) {
+            ok(call(architect, "clarify_answer", Map.of("id", "CLR-5-001", "answer", "A" + round)));
+            ok(call(engineer, "clarify_followup", Map.of("id", "CLR-5-001", "question", "Q" + (round + 1) + "?")));
+        }
+        ok(call(architect, "clarify_answer", Map.of("id", "CLR-5-001", "answer", "A5")));
+        McpSchema.CallToolResult sixth = call(engineer, "clarify_followup", Map.of("id", "CLR-5-001", "question", "Q6?"));
+        assertTrue(sixth.isError());
+        assertEquals("MAX_ROUNDS_EXCEEDED", data(sixth).get("error").get("code").asText());
+        assertTrue(text(sixth).startsWith("MAX_ROUNDS_EXCEEDED: "), text(sixth));
+        assertEquals("escalated", data(ok(call(engineer, "clarify_show", Map.of("id", "CLR-5-001"))))
+                .get("clarification").get("status").asText());
+
+        // the CLI refuses the same sixth round with the same code and words
+        TestRoot viaCli = new TestRoot(dir.resolve("limits"), MutableClock.at("2026-01-01T00:00:00Z"));
+        Workflows.mesh(viaCli);
+        assertEquals(0, viaCli.cli("clarify", "ask", "--issue", "5", "--from", "engineer", "--to", "architect", "Q1?").code());
+        for (int round = 1; round < 5; round++) {
+            assertEquals(0, viaCli.cli("clarify", "answer", "CLR-5-001", "A" + round).code());
+            assertEquals(0, viaCli.cli("clarify", "followup", "CLR-5-001", "Q" + (round + 1) + "?").code());
+        }
+        assertEquals(0, viaCli.cli("clarify", "answer", "CLR-5-001", "A5").code());
+        TestRoot.Run cli = viaCli.cli("clarify", "followup", "CLR-5-001", "Q6?");
+        assertEquals(3, cli.code());
+        String mcpError = data(sixth).get("error").get("message").asText();
+        assertTrue(cli.err().contains("MAX_ROUNDS_EXCEEDED: " + mcpError), cli.err() + "\nvs " + mcpError);
+
+        // scope: in the bundled feature workflow the architect may not ask the engineer
+        TestRoot feature = new TestRoot(dir.resolve("feature"), MutableClock.at("2026-01-01T00:00:00Z"));
+        feature.write(".agentx/config.toml", "default_workflow = \"feature\"\n");
+        McpSyncClient featureArchitect = client(feature.root, "architect");
+        McpSchema.CallToolResult scope = call(featureArchitect, "clarify_ask",
+                Map.of("issue", 9, "to", "engineer", "question", "Can you build it?"));
+        assertTrue(scope.isError());
+        assertEquals("SCOPE_VIOLATION", data(scope).get("error").get("code").asText());
+        TestRoot.Run cliScope = feature.cli("clarify", "ask", "--issue", "9", "--from", "architect", "--to", "engineer",
+                "Can you build it?");
+        assertEquals(3, cliScope.code());
+        assertEquals(cliScope.err().strip(), text(scope).strip());
+        assertFalse(mcpError.isBlank());
+    }
+
+    @Test
+    void aBadArgumentIsAToolErrorAndTheServerGoesOn() {
+        TestRoot root = mesh();
+        McpSyncClient engineer = client(root.root, "engineer");
+        List<Map<String, Object>> bad = List.of(
+                Map.of("to", "architect", "question", "no issue?"),
+                Map.of("issue", "forty-two", "to", "architect", "question", "Q?"),
+                Map.of("issue", 4.5, "to", "architect", "question", "Q?"),
+                Map.of("issue", -1, "to", "architect", "question", "Q?"),
+                Map.of("issue", 1, "to", List.of("architect"), "question", "Q?"),
+                Map.of("issue", 1, "to", "architect", "question", "Q?", "blocking", "maybe"),
+                Map.of("issue", 1, "to", "architect", "question", "Q?", "options", List.of(1, 2)),
+                Map.of("issue", 1, "to", "architect", "question", "Q?", "from", "architect"),
+                Map.of("issue", 1, "to", "architect", "question", "Q?", "wait_seconds", 100000));
+        for (Map<String, Object> args : bad) {
+            McpSchema.CallToolResult r = call(engineer, "clarify_ask", args);
+            assertTrue(r.isError(), args.toString());
+            assertEquals("USAGE", data(r).get("error").get("code").asText(), args + ": " + text(r));
+            assertTrue(text(r).startsWith("USAGE: clarify_ask: "), text(r));
+        }
+        McpSchema.CallToolResult empty = call(engineer, "clarify_ask",
+                Map.of("issue", 1, "to", "architect", "question", ""));
+        assertEquals("VALIDATION", data(empty).get("error").get("code").asText(), text(empty));
+        McpSchema.CallToolResult id = call(engineer, "clarify_answer", Map.of("id", "CLR-x", "answer", "A"));
+        assertEquals("VALIDATION", data(id).get("error").get("code").asText(), text(id));
+        McpSchema.CallToolResult missing = call(engineer, "clarify_show", Map.of("id", "CLR-1-009"));
+        assertEquals("NOT_FOUND", data(missing).get("error").get("code").asText(), text(missing));
+        McpSchema.CallToolResult both = call(engineer, "clarify_show", Map.of("id", "CLR-1-001", "issue", 1));
+        assertEquals("USAGE", data(both).get("error").get("code").asText(), text(both));
+        // an unknown tool is a protocol error (JSON-RPC invalid params), as MCP specifies
+        McpError unknown = assertThrows(McpError.class, () -> call(engineer, "clarify_nope", Map.of()));
+        assertTrue(unknown.getMessage().contains("Unknown tool"), unknown.getMessage());
+
+        // nothing was written, and the server still answers
+        assertFalse(Files.exists(root.state().resolve("clarifications/issue-1.json")));
+        assertEquals("CLR-1-001", data(ok(call(engineer, "clarify_ask",
+                Map.of("issue", "1", "to", "architect", "question", "Now right?", "blocking", "false"))))
+                .get("id").asText());
+    }
+
+    @Test
+    void threadsAreResourcesAndAChangeByAnotherProcessIsNotified() throws Exception {
+        TestRoot root = mesh();
+        McpSyncClient engineer = client(root.root, "engineer");
+        ok(call(engineer, "clarify_ask", Map.of("issue", 3, "to", "architect", "question", "REST or gRPC?")));
+
+        LinkedBlockingQueue<List<McpSchema.ResourceContents>> updates = new LinkedBlockingQueue<>();
+        McpAsyncClient watcher = McpClient.async(transport(root.root, "reviewer"))
+                .requestTimeout(Duration.ofSeconds(60)).initializationTimeout(Duration.ofSeconds(60))
+                .resourcesUpdateConsumer(contents -> Mono.fromRunnable(() -> updates.add(contents))).build();
+        open.add(watcher::close);
+        watcher.initialize().block(Duration.ofSeconds(60));
+
+        List<String> uris = watcher.listResources().block(Duration.ofSeconds(30)).resources().stream()
+                .map(McpSchema.Resource::uri).toList();
+        assertEquals(List.of("agentx://issue/3"), uris);
+        assertEquals(List.of("agentx://issue/{number}"), watcher.listResourceTemplates().block(Duration.ofSeconds(30))
+                .resourceTemplates().stream().map(McpSchema.ResourceTemplate::uriTemplate).toList());
+        McpSchema.ReadResourceResult read = watcher.readResource(new McpSchema.ReadResourceRequest("agentx://issue/3"))
+                .block(Duration.ofSeconds(30));
+        JsonNode ledger = JSON.readTree(((McpSchema.TextResourceContents) read.contents().get(0)).text());
+        assertEquals(3, ledger.get("issueNumber").asInt());
+        assertEquals("REST or gRPC?", ledger.get("clarifications").get(0).get("thread").get(0).get("body").asText());
+
+        // the architect answers through the CLI, in this test's process: the watcher's host hears of it
+        TestRoot.Run cli = root.cli("clarify", "answer", "CLR-3-001", "--from", "architect", "gRPC inside, REST outside");
+        assertEquals(0, cli.code(), cli.err());
+        List<McpSchema.ResourceContents> update = updates.poll(30, TimeUnit.SECONDS);
+        assertTrue(update != null, "no notifications/resources/updated within 30 s; stderr: " + stderr);
+        assertTrue(update.stream().anyMatch(c -> c.uri().equals("agentx://issue/3")
+                && ((McpSchema.TextResourceContents) c).text().contains("gRPC inside")), update.toString());
+    }
+
+    @Test
+    void theSameConversationGivesTheSameLedgerAsTheCli() throws Exception {
+        TestRoot viaMcp = mesh();
+        McpSyncClient engineer = client(viaMcp.root, "engineer");
+        McpSyncClient architect = client(viaMcp.root, "architect");
+        McpSyncClient pm = client(viaMcp.root, "product-manager");
+        ok(call(engineer, "clarify_ask", Map.of("issue", 12, "to", "architect", "question", "Cache where?",
+                "topic", "Caching", "options", List.of("Redis", "In process"))));
+        ok(call(architect, "clarify_answer", Map.of("id", "CLR-12-001", "answer", "2")));
+        ok(call(engineer, "clarify_followup", Map.of("id", "CLR-12-001", "question", "Eviction?")));
+        ok(call(architect, "clarify_answer", Map.of("id", "CLR-12-001", "answer", "LRU")));
+        ok(call(engineer, "clarify_resolve", Map.of("id", "CLR-12-001", "note", "In-process LRU")));
+        ok(call(architect, "clarify_ask", Map.of("issue", 12, "to", "product-manager", "question", "Offline mode?",
+                "blocking", false)));
+        ok(call(pm, "clarify_escalate", Map.of("id", "CLR-12-002", "reason", "Needs the PO")));
+
+        TestRoot viaCli = new TestRoot(dir.resolve("cli"), MutableClock.at("2026-01-01T00:00:00Z"));
+        Workflows.mesh(viaCli);
+        List<String[]> commands = List.of(
+                new String[] {"clarify", "ask", "--issue", "12", "--from", "engineer", "--to", "architect",
+                        "--topic", "Caching", "--option", "Redis", "--option", "In process", "Cache where?"},
+                new String[] {"clarify", "answer", "CLR-12-001", "--from", "architect", "2"},
+                new String[] {"clarify", "followup", "CLR-12-001", "Eviction?"},
+                new String[] {"clarify", "answer", "CLR-12-001", "--from", "architect", "LRU"},
+                new String[] {"clarify", "resolve", "CLR-12-001", "--by", "engineer", "-m", "In-process LRU"},
+                new String[] {"clarify", "ask", "--issue", "12", "--from", "architect", "--to", "product-manager",
+                        "--non-blocking", "Offline mode?"},
+                new String[] {"clarify", "escalate", "CLR-12-002", "--by", "product-manager", "-m", "Needs the PO"});
+        for (String[] c : commands) {
+            TestRoot.Run run = viaCli.cli(c);
+            assertEquals(0, run.code(), String.join(" ", c) + ": " + run.err());
+        }
+        assertEquals(withoutTimes(viaCli.state().resolve("clarifications/issue-12.json")),
+                withoutTimes(viaMcp.state().resolve("clarifications/issue-12.json")));
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------
+
+    private TestRoot mesh() {
+        TestRoot root = new TestRoot(dir.resolve("project"), MutableClock.at("2026-01-01T00:00:00Z"));
+        Workflows.mesh(root);
+        return root;
+    }
+
+    private StdioClientTransport transport(Path root, String agent) {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ServerParameters params = ServerParameters.builder(java)
+                .args("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m", "-cp",
+                        System.getProperty("java.class.path"), Main.class.getName(), "--root", root.toString(), "mcp",
+                        "--agent", agent)
+                .build();
+        StdioClientTransport transport = new StdioClientTransport(params, new JacksonMcpJsonMapper(new ObjectMapper()));
+        transport.setStdErrorHandler(line -> stderr.add(agent + ": " + line));
+        return transport;
+    }
+
+    private McpSyncClient client(Path root, String agent) {
+        McpSyncClient client = McpClient.sync(transport(root, agent)).requestTimeout(Duration.ofSeconds(180))
+                .initializationTimeout(Duration.ofSeconds(60)).build();
+        open.add(client::close);
+        client.initialize();
+        return client;
+    }
+
+    private static McpSchema.CallToolResult call(McpSyncClient client, String tool, Map<String, Object> args) {
+        return client.callTool(new McpSchema.CallToolRequest(tool, args));
+    }
+
+    private McpSchema.CallToolResult ok(McpSchema.CallToolResult r) {
+        assertFalse(Boolean.TRUE.equals(r.isError()), text(r) + "\nstderr: " + stderr);
+        return r;
+    }
+
+    private static String text(McpSchema.CallToolResult r) {
+        return ((McpSchema.TextContent) r.content().get(0)).text();
+    }
+
+    private static JsonNode data(McpSchema.CallToolResult r) {
+        return JSON.valueToTree(r.structuredContent());
+    }
+
+    /** The agent's inbox once it holds {@code questions} questions (another process asks meanwhile). */
+    private JsonNode awaitInbox(McpSyncClient client, int questions) throws InterruptedException {
+        Supplier<JsonNode> inbox = () -> data(ok(call(client, "clarify_inbox", Map.of())));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        JsonNode last = inbox.get();
+        while (last.get("questions").size() < questions && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            last = inbox.get();
+        }
+        assertEquals(questions, last.get("questions").size(), last.toString());
+        return last;
+    }
+
+    /** The ledger with every time stamp blanked: the two runs happened at different times. */
+    private static JsonNode withoutTimes(Path ledger) throws Exception {
+        JsonNode node = JSON.readTree(Files.readString(ledger, StandardCharsets.UTF_8));
+        blank(node);
+        return node;
+    }
+
+    private static void blank(JsonNode node) {
+        if (node instanceof ObjectNode o) {
+            List<String> names = new ArrayList<>();
+            o.fieldNames().forEachRemaining(names::add);
+            for (String n : names) {
+                JsonNode v = o.get(n);
+                if (v.isTextual() && v.asText().matches("\\d{4}-\\d\\d-\\d\\dT.*Z")) {
+                    o.put(n, "<time>");
+                } else {
+                    blank(v);
+                }
+            }
+        } else if (node.isArray()) {
+            node.forEach(McpServerTest::blank);
+        }
+    }
+}
