@@ -11,6 +11,7 @@ import dev.agentx.clarify.github.auth.AppJwt;
 import dev.agentx.clarify.github.handlers.Actors;
 import dev.agentx.clarify.github.handlers.DeliveryHandler;
 import dev.agentx.clarify.github.handlers.IssueMirror;
+import dev.agentx.clarify.github.inbox.DeliveryProcessor;
 import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
 import dev.agentx.clarify.github.ops.ManagementServer;
@@ -72,6 +73,7 @@ public final class GitHubMode implements AutoCloseable {
     private final Inbox inbox;
     private final Outbox outbox;
     private final IssueMirror mirror;
+    private final DeliveryHandler handler;
     private final Worker worker;
     private final WebhookServer server;
     private final Readiness readiness;
@@ -122,7 +124,7 @@ public final class GitHubMode implements AutoCloseable {
                 metrics.monitorPass(start);
             }
         });
-        DeliveryHandler handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::repository, actors,
+        this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::repository, actors,
                 mirror, outbox, timed, metrics);
         this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
@@ -162,6 +164,11 @@ public final class GitHubMode implements AutoCloseable {
             }
         }
         return counts;
+    }
+
+    /** What the worker runs for each delivery; tests drive it directly to cut an attempt short. */
+    public DeliveryProcessor deliveryProcessor() {
+        return handler;
     }
 
     public ServerMetrics metrics() {

@@ -41,7 +41,7 @@ public final class LedgerCodec {
     private static final List<String> REQUIRED_RECORD_FIELDS = List.of("id", "from", "to", "topic", "blocking",
             "status", "round", "maxRounds", "created", "staleAfter", "thread");
     private static final Set<String> ENTRY_FIELDS = Set.of("round", "from", "type", "body", "timestamp", "choice",
-            "proposed", "acceptedBy", "openQuestionId");
+            "proposed", "acceptedBy", "openQuestionId", "request");
 
     private final JsonFactory factory = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
@@ -116,6 +116,9 @@ public final class LedgerCodec {
             }
             if (e.openQuestionId() != null) {
                 g.writeStringField("openQuestionId", e.openQuestionId());
+            }
+            if (e.request() != null) {
+                g.writeStringField("request", e.request());
             }
             g.writeEndObject();
         }
@@ -264,6 +267,7 @@ public final class LedgerCodec {
             Boolean proposed = null;
             String acceptedBy = null;
             String openQuestionId = null;
+            String request = null;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 if (!ENTRY_FIELDS.contains(field)) {
@@ -284,6 +288,7 @@ public final class LedgerCodec {
                     case "proposed" -> proposed = bool(p, field);
                     case "acceptedBy" -> acceptedBy = string(p, field);
                     case "openQuestionId" -> openQuestionId = string(p, field);
+                    case "request" -> request = string(p, field);
                     default -> throw new IllegalStateException(field);
                 }
             }
@@ -293,7 +298,8 @@ public final class LedgerCodec {
             if (choice != null && choice < 0) {
                 throw JsonErrors.problem(p, "field 'choice' must be a 0-based option index, got " + choice);
             }
-            out.add(new ThreadEntry(round, from, type, body, at, choice, proposed, acceptedBy, openQuestionId));
+            out.add(new ThreadEntry(round, from, type, body, at, choice, proposed, acceptedBy, openQuestionId,
+                    request));
         }
         return out;
     }

@@ -153,6 +153,12 @@ public record ClarificationRecord(
                 staleAfter, resolvedAt, options, t, autonomy, reaskedAt);
     }
 
+    /** The record with {@code newThread} as its thread, all else the same. */
+    public ClarificationRecord withThread(List<ThreadEntry> newThread) {
+        return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created,
+                staleAfter, resolvedAt, options, newThread, autonomy, reaskedAt);
+    }
+
     public ClarificationRecord withRound(int newRound, Instant newStaleAfter) {
         return new ClarificationRecord(id, from, to, topic, blocking, status, newRound, maxRounds, created,
                 newStaleAfter, resolvedAt, options, thread, autonomy, reaskedAt);

@@ -37,6 +37,22 @@ public record Ledger(int issueNumber, List<ClarificationRecord> clarifications) 
         return Collections.unmodifiableList(out);
     }
 
+    /** The record holding the entry written by the request {@code key}, and that entry. */
+    public Optional<Applied> applied(String key) {
+        for (ClarificationRecord r : clarifications) {
+            for (ThreadEntry e : r.thread()) {
+                if (key.equals(e.request())) {
+                    return Optional.of(new Applied(r, e));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** A request found done: the record it changed and the entry it wrote. */
+    public record Applied(ClarificationRecord record, ThreadEntry entry) {
+    }
+
     /** The next id: one past the highest sequence in use, so ids stay unique and gap-free. */
     public ClarificationId nextId() {
         int max = 0;

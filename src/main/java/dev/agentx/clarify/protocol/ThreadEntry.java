@@ -16,12 +16,15 @@ import java.util.Objects;
  * @param acceptedBy answers: who accepted the proposal this answer confirms
  * @param openQuestionId questions: the id of the agent's open question this clarification was
  *                       ingested from ({@code agentx clarify ingest}), used to skip it next time
+ * @param request the idempotency key of the request that wrote the entry (GitHub Mode: the delivery
+ *                and the command's place in it), so that a request carried out again after a crash
+ *                finds it done and changes nothing
  */
 @JsonPropertyOrder({"round", "from", "type", "body", "timestamp", "choice", "proposed", "acceptedBy",
-        "openQuestionId"})
+        "openQuestionId", "request"})
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ThreadEntry(int round, String from, EntryType type, String body, Instant timestamp, Integer choice,
-                          Boolean proposed, String acceptedBy, String openQuestionId) {
+                          Boolean proposed, String acceptedBy, String openQuestionId, String request) {
     public ThreadEntry {
         Objects.requireNonNull(from, "from");
         Objects.requireNonNull(type, "type");
@@ -34,7 +37,13 @@ public record ThreadEntry(int round, String from, EntryType type, String body, I
     }
 
     public ThreadEntry(int round, String from, EntryType type, String body, Instant timestamp) {
-        this(round, from, type, body, timestamp, null, null, null, null);
+        this(round, from, type, body, timestamp, null, null, null, null, null);
+    }
+
+    /** An entry written by no keyed request. */
+    public ThreadEntry(int round, String from, EntryType type, String body, Instant timestamp, Integer choice,
+                       Boolean proposed, String acceptedBy, String openQuestionId) {
+        this(round, from, type, body, timestamp, choice, proposed, acceptedBy, openQuestionId, null);
     }
 
     /** An answer, with the option it chose (or null). */
@@ -53,7 +62,12 @@ public record ThreadEntry(int round, String from, EntryType type, String body, I
     }
 
     public ThreadEntry withOpenQuestionId(String id) {
-        return new ThreadEntry(round, from, type, body, timestamp, choice, proposed, acceptedBy, id);
+        return new ThreadEntry(round, from, type, body, timestamp, choice, proposed, acceptedBy, id, request);
+    }
+
+    /** This entry as written by the request {@code key}. */
+    public ThreadEntry withRequest(String key) {
+        return new ThreadEntry(round, from, type, body, timestamp, choice, proposed, acceptedBy, openQuestionId, key);
     }
 
     /** An answer that counts (not a pending proposal). */

@@ -133,6 +133,9 @@ public record Marker(String id, int round, MarkdownRenderer.Kind kind, Clarifica
         if (e.openQuestionId() != null) {
             o.put("openQuestionId", e.openQuestionId());
         }
+        if (e.request() != null) {
+            o.put("request", e.request());
+        }
         return o;
     }
 
@@ -187,7 +190,8 @@ public record Marker(String id, int round, MarkdownRenderer.Kind kind, Clarifica
                     text(e, "body"), instant(e, "timestamp"), e.has("choice") ? number(e, "choice") : null,
                     e.has("proposed") ? bool(e, "proposed") : null,
                     e.has("acceptedBy") ? text(e, "acceptedBy") : null,
-                    e.has("openQuestionId") ? text(e, "openQuestionId") : null);
+                    e.has("openQuestionId") ? text(e, "openQuestionId") : null,
+                    e.has("request") ? text(e, "request") : null);
         }
         return Optional.of(new Marker(id, round, kind, record, index, entry));
     }

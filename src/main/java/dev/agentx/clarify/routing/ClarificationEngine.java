@@ -79,20 +79,31 @@ public final class ClarificationEngine {
 
     /** Runs one command. A refusal throws {@link ClarifyException} and writes nothing, except MAX_ROUNDS_EXCEEDED. */
     public Outcome execute(ClarifyCommand command) {
+        return execute(command, null);
+    }
+
+    /**
+     * Carries out the command as the request {@code request} (an idempotency key; null: none). The
+     * key is written on the thread entry the command adds, in the same ledger write; a command whose
+     * key the ledger already holds writes nothing and returns {@link Outcome#replayed}, so a request
+     * carried out again after a crash (GitHub Mode re-running a delivery whose progress note was
+     * lost) changes nothing and routes nothing.
+     */
+    public Outcome execute(ClarifyCommand command, String request) {
         if (command instanceof ClarifyCommand.Ask a) {
-            return ask(a);
+            return ask(a, request);
         } else if (command instanceof ClarifyCommand.Answer a) {
-            return answer(a);
+            return answer(a, request);
         } else if (command instanceof ClarifyCommand.FollowUp f) {
-            return followUp(f);
+            return followUp(f, request);
         } else if (command instanceof ClarifyCommand.Resolve r) {
-            return resolve(r);
+            return resolve(r, request);
         } else if (command instanceof ClarifyCommand.Escalate e) {
-            return escalate(e);
+            return escalate(e, request);
         } else if (command instanceof ClarifyCommand.Abandon a) {
-            return abandon(a);
+            return abandon(a, request);
         } else if (command instanceof ClarifyCommand.Accept a) {
-            return accept(a);
+            return accept(a, request);
         }
         throw new IllegalArgumentException("unknown command " + command);
     }
@@ -103,7 +114,7 @@ public final class ClarificationEngine {
 
     // ---- ask ---------------------------------------------------------------------------------
 
-    private Outcome ask(ClarifyCommand.Ask a) {
+    private Outcome ask(ClarifyCommand.Ask a, String request) {
         int issue = Validation.issue(a.issue());
         Workflow wf = workflows.workflow(a.workflow() == null || a.workflow().isBlank()
                 ? config.defaultWorkflow() : a.workflow());
@@ -131,6 +142,10 @@ public final class ClarificationEngine {
         Instant now = now();
         boolean isBlocking = blocking;
         Outcome outcome = ledgers.update(issue, from, ledger -> {
+            Optional<Ledger.Applied> done = request == null ? Optional.empty() : ledger.applied(request);
+            if (done.isPresent()) {
+                return Mutation.none(Outcome.replayed(issue, done.get().record()));
+            }
             if (a.openQuestionId() != null) {
                 Optional<ClarificationRecord> seen = ingested(ledger, from, a.openQuestionId());
                 if (seen.isPresent()) {
@@ -142,12 +157,12 @@ public final class ClarificationEngine {
             ClarificationRecord rec = new ClarificationRecord(id, from, to, topic, isBlocking, Status.PENDING, 1,
                     maxRounds, now, now.plus(sla), null, options,
                     List.of(new ThreadEntry(1, from, EntryType.QUESTION, question, now)
-                            .withOpenQuestionId(a.openQuestionId())), autonomy);
+                            .withOpenQuestionId(a.openQuestionId()).withRequest(request)), autonomy);
             return Mutation.write(ledger.add(rec), new Outcome(issue, rec,
                     List.of(ClarificationEvent.of(EventType.REQUESTED, issue, rec, now)), notes));
         });
         if (outcome.events().isEmpty()) {
-            return outcome; // an open question asked before: nothing written, nothing routed
+            return outcome; // asked before (the same request or open question): nothing written, nothing routed
         }
         afterWrite(from, outcome);
         return route(outcome);
@@ -181,10 +196,10 @@ public final class ClarificationEngine {
 
     // ---- answer / follow-up ------------------------------------------------------------------
 
-    private Outcome answer(ClarifyCommand.Answer a) {
+    private Outcome answer(ClarifyCommand.Answer a, String request) {
         String text = Validation.text("answer", a.text());
         Instant now = now();
-        Outcome o = onRecord(a.id(), a.actor(), (ledger, r) -> {
+        Outcome o = onRecord(a.id(), a.actor(), request, (ledger, r) -> {
             String by = a.by() == null ? r.to() : Roles.canonical(a.by());
             if (!by.equals(r.to())) {
                 throw new ClarifyException(ErrorCode.VALIDATION, r.id() + " is addressed to '" + r.to() + "'; '" + by
@@ -207,10 +222,10 @@ public final class ClarificationEngine {
         return o;
     }
 
-    private Outcome followUp(ClarifyCommand.FollowUp f) {
+    private Outcome followUp(ClarifyCommand.FollowUp f, String request) {
         String question = Validation.text("question", f.question());
         Instant now = now();
-        Outcome o = onRecord(f.id(), f.actor(), (ledger, r) -> {
+        Outcome o = onRecord(f.id(), f.actor(), request, (ledger, r) -> {
             String by = f.by() == null ? r.from() : Roles.canonical(f.by());
             if (!by.equals(r.from())) {
                 throw new ClarifyException(ErrorCode.VALIDATION, "Only the requester '" + r.from()
@@ -233,14 +248,27 @@ public final class ClarificationEngine {
                     .with(Status.PENDING, new ThreadEntry(round, by, EntryType.QUESTION, question, now));
             return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.REQUESTED, now));
         });
+        if (o.replayed()) {
+            // carried out before: refused again if that run met the round limit, else nothing to route
+            boolean limit = ledgers.read(o.issue()).flatMap(l -> l.applied(request))
+                    .map(done -> done.entry().type() == EntryType.ESCALATION).orElse(false);
+            if (limit) {
+                throw roundLimit(o);
+            }
+            return o;
+        }
         afterWrite(o.record().from(), o);
         if (o.record().status() == Status.ESCALATED) {
-            // only the round-limit branch above escalates here
-            ClarificationRecord r = o.record();
-            throw new RoundLimitException(r.id() + " reached max rounds (" + r.maxRounds() + "). Auto-escalated: "
-                    + "a human decides with 'agentx clarify resolve " + r.id() + " -m \"<decision>\"'.", o);
+            throw roundLimit(o); // only the round-limit branch above escalates here
         }
         return route(o);
+    }
+
+    /** The refusal of a follow-up past the round limit, whose escalation {@code o} wrote (or had written). */
+    public static RoundLimitException roundLimit(Outcome o) {
+        ClarificationRecord r = o.record();
+        return new RoundLimitException(r.id() + " reached max rounds (" + r.maxRounds() + "). Auto-escalated: "
+                + "a human decides with 'agentx clarify resolve " + r.id() + " -m \"<decision>\"'.", o);
     }
 
     /** MAX_ROUNDS_EXCEEDED: the follow-up was refused and the record escalated (that escalation was written). */
@@ -259,10 +287,10 @@ public final class ClarificationEngine {
 
     // ---- closing -----------------------------------------------------------------------------
 
-    private Outcome resolve(ClarifyCommand.Resolve c) {
+    private Outcome resolve(ClarifyCommand.Resolve c, String request) {
         String note = Validation.optionalText("note", c.note());
         Instant now = now();
-        Outcome o = onRecord(c.id(), c.actor(), (ledger, r) -> {
+        Outcome o = onRecord(c.id(), c.actor(), request, (ledger, r) -> {
             if (r.status().terminal()) {
                 throw invalidState(r, "resolve it", "it is already " + r.status().wire());
             }
@@ -275,10 +303,10 @@ public final class ClarificationEngine {
         return o;
     }
 
-    private Outcome escalate(ClarifyCommand.Escalate c) {
+    private Outcome escalate(ClarifyCommand.Escalate c, String request) {
         String reason = Validation.optionalText("reason", c.reason());
         Instant now = now();
-        Outcome o = onRecord(c.id(), c.actor(), (ledger, r) -> {
+        Outcome o = onRecord(c.id(), c.actor(), request, (ledger, r) -> {
             if (r.status() == Status.ESCALATED || r.status().terminal()) {
                 throw invalidState(r, "escalate it", "it is already " + r.status().wire());
             }
@@ -308,7 +336,7 @@ public final class ClarificationEngine {
     public Outcome escalateByHub(String id, String reason,
                                  java.util.function.BiPredicate<Ledger, ClarificationRecord> still) {
         Instant now = now();
-        Outcome o = onRecord(id, HUB, (ledger, r) -> {
+        Outcome o = onRecord(id, HUB, null, (ledger, r) -> {
             if (r.status() == Status.ESCALATED || r.status().terminal() || !still.test(ledger, r)) {
                 return Mutation.none(null);
             }
@@ -333,7 +361,7 @@ public final class ClarificationEngine {
      */
     public Outcome markStale(String id) {
         Instant now = now();
-        Outcome o = onRecord(id, HUB, (ledger, r) -> {
+        Outcome o = onRecord(id, HUB, null, (ledger, r) -> {
             if (r.status() != Status.PENDING || !now.isAfter(r.staleAfter())) {
                 return Mutation.none(null);
             }
@@ -346,10 +374,10 @@ public final class ClarificationEngine {
         return o;
     }
 
-    private Outcome abandon(ClarifyCommand.Abandon c) {
+    private Outcome abandon(ClarifyCommand.Abandon c, String request) {
         String reason = Validation.optionalText("reason", c.reason());
         Instant now = now();
-        Outcome o = onRecord(c.id(), c.actor(), (ledger, r) -> {
+        Outcome o = onRecord(c.id(), c.actor(), request, (ledger, r) -> {
             if (r.status().terminal()) {
                 throw invalidState(r, "abandon it", "it is already " + r.status().wire());
             }
@@ -369,7 +397,12 @@ public final class ClarificationEngine {
         Mutation<Outcome> apply(Ledger ledger, ClarificationRecord record);
     }
 
-    private Outcome onRecord(String idText, String actor, RecordChange change) {
+    /**
+     * Applies {@code change} to the record under the issue's lock. With a {@code request} key: a
+     * request the ledger holds already is {@link Outcome#replayed}; otherwise the key goes on the
+     * entry the change adds (a change that adds none, e.g. a refusal, carries no key).
+     */
+    private Outcome onRecord(String idText, String actor, String request, RecordChange change) {
         ClarificationId id = ClarificationId.parse(idText);
         String canonicalId = id.toString();
         // Look before locking so that an unknown id leaves no trace on disk.
@@ -378,7 +411,23 @@ public final class ClarificationEngine {
         }
         return ledgers.update(id.issue(), actor, ledger -> {
             ClarificationRecord r = ledger.find(canonicalId).orElseThrow(() -> notFound(canonicalId));
-            return change.apply(ledger, r);
+            if (request == null) {
+                return change.apply(ledger, r);
+            }
+            Optional<Ledger.Applied> done = ledger.applied(request);
+            if (done.isPresent()) {
+                return Mutation.none(Outcome.replayed(id.issue(), done.get().record()));
+            }
+            Mutation<Outcome> m = change.apply(ledger, r);
+            if (m.ledger() == null || m.result() == null || m.result().record().thread().size() <= r.thread().size()) {
+                return m;
+            }
+            ClarificationRecord next = m.result().record();
+            List<ThreadEntry> thread = new ArrayList<>(next.thread());
+            thread.set(thread.size() - 1, thread.get(thread.size() - 1).withRequest(request));
+            ClarificationRecord keyed = next.withThread(thread);
+            Outcome o = m.result();
+            return Mutation.write(m.ledger().replace(keyed), new Outcome(o.issue(), keyed, o.events(), o.notes()));
         });
     }
 
@@ -493,7 +542,7 @@ public final class ClarificationEngine {
         if (autonomy == Autonomy.APPROVE && r.blocking()) {
             return propose(r, ans);
         }
-        Outcome answered = answer(new ClarifyCommand.Answer(r.id(), r.to(), ans.text(), ans.choice()));
+        Outcome answered = answer(new ClarifyCommand.Answer(r.id(), r.to(), ans.text(), ans.choice()), null);
         List<String> notes = new ArrayList<>(List.of(r.to() + " answered through its " + ans.channel() + " channel."));
         if (autonomy == Autonomy.NOTIFY) {
             List<String> people = config.roles().getOrDefault(r.to(), List.of());
@@ -508,7 +557,7 @@ public final class ClarificationEngine {
     private Outcome propose(ClarificationRecord asked, Delivery.Answered ans) {
         String text = Validation.text("answer", ans.text());
         Instant now = now();
-        return onRecord(asked.id(), asked.to(), (ledger, r) -> {
+        return onRecord(asked.id(), asked.to(), null, (ledger, r) -> {
             if (!r.status().awaitingAnswer() || r.round() != asked.round()) {
                 throw invalidState(r, "propose an answer to round " + asked.round(), "that round no longer waits");
             }
@@ -522,9 +571,9 @@ public final class ClarificationEngine {
         });
     }
 
-    private Outcome accept(ClarifyCommand.Accept c) {
+    private Outcome accept(ClarifyCommand.Accept c, String request) {
         Instant now = now();
-        Outcome o = onRecord(c.id(), c.actor(), (ledger, r) -> {
+        Outcome o = onRecord(c.id(), c.actor(), request, (ledger, r) -> {
             ThreadEntry proposal = r.pendingProposal().orElseThrow(() -> invalidState(r, "accept an answer",
                     r.status().awaitingAnswer() ? "no agent answer to round " + r.round() + " waits for acceptance; "
                             + "answer it with 'agentx clarify answer " + r.id() + " \"...\"'"

@@ -5,11 +5,25 @@ import dev.agentx.clarify.protocol.ClarificationRecord;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The result of a command: the record as written, the events it caused and notes for the user. */
-public record Outcome(int issue, ClarificationRecord record, List<ClarificationEvent> events, List<String> notes) {
+/**
+ * The result of a command: the record as written, the events it caused and notes for the user.
+ * {@code replayed}: the command's request had been carried out before (its key is in the ledger),
+ * so nothing was written now; the record is as that earlier run left it, or as it is now.
+ */
+public record Outcome(int issue, ClarificationRecord record, List<ClarificationEvent> events, List<String> notes,
+                      boolean replayed) {
     public Outcome {
         events = List.copyOf(events);
         notes = List.copyOf(notes);
+    }
+
+    public Outcome(int issue, ClarificationRecord record, List<ClarificationEvent> events, List<String> notes) {
+        this(issue, record, events, notes, false);
+    }
+
+    /** A request found done in the ledger: nothing written, nothing to route or record again. */
+    public static Outcome replayed(int issue, ClarificationRecord record) {
+        return new Outcome(issue, record, List.of(), List.of(), true);
     }
 
     /** This outcome followed by a later one on the same record (e.g. an automatic answer). */

@@ -43,9 +43,9 @@ class LedgerCodecTest {
         Arbitrary<String> maybe = text.injectNull(0.7);
         Arbitrary<ThreadEntry> plain = Combinators.combine(Arbitraries.integers().between(1, 6), text,
                 Arbitraries.of(EntryType.class), text, when).as(ThreadEntry::new);
-        Arbitrary<ThreadEntry> entry = Combinators.combine(plain, choice, proposed, maybe, maybe)
-                .as((e, c, pr, acc, oq) -> new ThreadEntry(e.round(), e.from(), e.type(), e.body(), e.timestamp(), c,
-                        pr, acc, oq));
+        Arbitrary<ThreadEntry> entry = Combinators.combine(plain, choice, proposed, maybe, maybe, maybe)
+                .as((e, c, pr, acc, oq, req) -> new ThreadEntry(e.round(), e.from(), e.type(), e.body(), e.timestamp(),
+                        c, pr, acc, oq, req));
         Arbitrary<List<ThreadEntry>> threads = entry.list().ofMaxSize(8);
         Arbitrary<List<String>> options = text.list().ofMaxSize(3);
         Arbitrary<Status> status = Arbitraries.of(Status.class);

@@ -6,6 +6,7 @@ import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.OptionsParser;
 import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Roles;
@@ -56,9 +57,19 @@ public final class CommandRunner {
         }
     }
 
-    public Result run(IssueContext ctx, String login, CommentCommand command) {
+    /**
+     * Carries out one command as the request {@code request} (the delivery and the command's place
+     * in it; null: no key). A request the issue's ledger already holds (an earlier attempt wrote it,
+     * then the process died before recording its progress) is not carried out again: its result is
+     * given as it was, from the record that request changed.
+     */
+    public Result run(IssueContext ctx, String login, CommentCommand command, String request) {
         try {
-            return execute(ctx, login, command);
+            Optional<Result> again = request == null ? Optional.empty() : replay(ctx, command, request);
+            if (again.isPresent()) {
+                return again.get();
+            }
+            return execute(ctx, login, command, request);
         } catch (Refused r) {
             return refused(login, command, r.reason, r.getMessage(), r.hint);
         } catch (ClarificationEngine.RoundLimitException e) {
@@ -74,7 +85,19 @@ public final class CommandRunner {
         }
     }
 
-    private Result execute(IssueContext ctx, String login, CommentCommand command) {
+    private Optional<Result> replay(IssueContext ctx, CommentCommand command, String request) {
+        Optional<Ledger.Applied> done = ctx.local().ledgers().read(ctx.issue()).flatMap(l -> l.applied(request));
+        if (done.isEmpty()) {
+            return Optional.empty();
+        }
+        Outcome o = Outcome.replayed(ctx.issue(), done.get().record());
+        if (command instanceof CommentCommand.FollowUp && done.get().entry().type() == EntryType.ESCALATION) {
+            throw ClarificationEngine.roundLimit(o); // that run was refused at the round limit: so is this one
+        }
+        return Optional.of(accepted(o));
+    }
+
+    private Result execute(IssueContext ctx, String login, CommentCommand command, String request) {
         ClarificationEngine engine = ctx.local().engine();
         if (command instanceof CommentCommand.Invalid inv) {
             throw new Refused("BAD_SYNTAX", "This is not a valid command: " + inv.problem() + ".", grammar());
@@ -91,7 +114,7 @@ public final class CommandRunner {
             // A Markdown list or task list at the end of the question offers its choices.
             OptionsParser.Extracted q = OptionsParser.extract(a.question());
             Outcome o = engine.execute(new ClarifyCommand.Ask(ctx.issue(), from, a.role(), a.topic(), q.question(),
-                    a.blocking(), q.options(), ctx.workflow(), null));
+                    a.blocking(), q.options(), ctx.workflow(), null), request);
             return accepted(o);
         }
         if (command instanceof CommentCommand.Answer a) {
@@ -101,7 +124,7 @@ public final class CommandRunner {
                         + (roles.isEmpty() ? " has no role" : " acts as " + String.join(", ", roles)) + ".",
                         "Only a member of '" + r.to() + "' in agentx.toml [roles] can answer it.");
             }
-            return accepted(engine.execute(new ClarifyCommand.Answer(r.id(), r.to(), a.text())));
+            return accepted(engine.execute(new ClarifyCommand.Answer(r.id(), r.to(), a.text()), request));
         }
         if (command instanceof CommentCommand.FollowUp f) {
             ClarificationRecord r = record(ctx, f.id());
@@ -111,19 +134,19 @@ public final class CommandRunner {
                         + ".", "Ask a member of '" + r.from() + "' to follow up, or open your own with /clarify @"
                         + r.to() + " <question>.");
             }
-            return accepted(engine.execute(new ClarifyCommand.FollowUp(r.id(), r.from(), f.question())));
+            return accepted(engine.execute(new ClarifyCommand.FollowUp(r.id(), r.from(), f.question()), request));
         }
         if (command instanceof CommentCommand.Resolve c) {
             ClarificationRecord r = record(ctx, c.id());
             boolean requester = roles.contains(r.from()) && r.status() != Status.ESCALATED;
             if (requester) {
-                return accepted(engine.execute(new ClarifyCommand.Resolve(r.id(), null, c.note())));
+                return accepted(engine.execute(new ClarifyCommand.Resolve(r.id(), null, c.note()), request));
             }
             requireMaintainer(ctx, login, r, r.status() == Status.ESCALATED
                     ? r.id() + " is escalated: only " + actors(ctx).maintainerPolicy() + " may resolve it."
                     : "Only the requester '" + r.from() + "' or " + actors(ctx).maintainerPolicy() + " may resolve " + r.id()
                     + ".");
-            return accepted(engine.execute(new ClarifyCommand.Resolve(r.id(), login, c.note())));
+            return accepted(engine.execute(new ClarifyCommand.Resolve(r.id(), login, c.note()), request));
         }
         if (command instanceof CommentCommand.Escalate c) {
             ClarificationRecord r = record(ctx, c.id());
@@ -131,7 +154,7 @@ public final class CommandRunner {
                 requireMaintainer(ctx, login, r, "Only the requester '" + r.from() + "', the target '" + r.to()
                         + "' or " + actors(ctx).maintainerPolicy() + " may escalate " + r.id() + ".");
             }
-            return accepted(engine.execute(new ClarifyCommand.Escalate(r.id(), login, c.reason())));
+            return accepted(engine.execute(new ClarifyCommand.Escalate(r.id(), login, c.reason()), request));
         }
         if (command instanceof CommentCommand.Abandon c) {
             ClarificationRecord r = record(ctx, c.id());
@@ -139,7 +162,7 @@ public final class CommandRunner {
                 requireMaintainer(ctx, login, r, "Only the requester '" + r.from() + "' or "
                         + actors(ctx).maintainerPolicy() + " may abandon " + r.id() + ".");
             }
-            return accepted(engine.execute(new ClarifyCommand.Abandon(r.id(), login, c.reason())));
+            return accepted(engine.execute(new ClarifyCommand.Abandon(r.id(), login, c.reason()), request));
         }
         if (command instanceof CommentCommand.Accept c) {
             ClarificationRecord r = record(ctx, c.id());
@@ -148,7 +171,7 @@ public final class CommandRunner {
                         + "' or the target '" + r.to() + "', or " + actors.maintainerPolicy() + ", may accept the "
                         + "proposed answer of " + r.id() + ".");
             }
-            return accepted(engine.execute(new ClarifyCommand.Accept(r.id(), login)));
+            return accepted(engine.execute(new ClarifyCommand.Accept(r.id(), login), request));
         }
         throw new IllegalStateException("unhandled command " + command);
     }

@@ -215,7 +215,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
         String login = user.path("login").asText();
         boolean refused = progress.refused();
         for (int i = progress.commandsDone(); i < commands.size(); i++) {
-            CommandRunner.Result r = run(ctx, login, commands.get(i));
+            CommandRunner.Result r = run(ctx, login, commands.get(i), key + "/" + i);
             refused |= !r.accepted();
             progress = new Progress(i + 1, refused, progress.attempts(), progress.notBefore());
             // the last command's reply and the comment's reaction share one outbox sync
@@ -261,7 +261,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
                 + "use " + names.triggerPrefix() + "<role>, like " + names.triggerPrefix() + "architect")
                 : new CommentCommand.Ask(source, target, true, topic, "Please clarify issue #" + ctx.issue()
                 + ": " + ctx.title().strip());
-        CommandRunner.Result r = run(ctx, login, ask);
+        CommandRunner.Result r = run(ctx, login, ask, key + "/0");
         // the trigger's removal shares the question's outbox sync
         afterCommand(ctx, key + "/0/reply", r, removeTrigger(ctx, key, label), new Progress(1, !r.accepted(),
                 progress.attempts(), progress.notBefore()), save);
@@ -314,8 +314,9 @@ public final class DeliveryHandler implements DeliveryProcessor {
         }
     }
 
-    private CommandRunner.Result run(IssueContext ctx, String login, CommentCommand command) {
-        CommandRunner.Result r = runner.run(ctx, login, command);
+    /** Runs a command as the request {@code request}: carried out again after a crash, it changes nothing. */
+    private CommandRunner.Result run(IssueContext ctx, String login, CommentCommand command, String request) {
+        CommandRunner.Result r = runner.run(ctx, login, command, request);
         metrics.command(command.getClass().getSimpleName().toLowerCase(Locale.ROOT), r.accepted());
         return r;
     }

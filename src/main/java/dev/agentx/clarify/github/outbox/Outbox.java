@@ -61,9 +61,11 @@ import org.slf4j.MDC;
  * limit) wait what GitHub says and hold back the whole installation. Other 4xx answers are final:
  * the effect moves to {@code failed/} with the reason.
  *
- * <p>Exactly once: each effect's key is remembered as done for {@link #KEEP_DONE}. A comment
- * whose earlier attempt may have reached GitHub (a 5xx or no response) carries a hidden
- * {@code <!-- agentx-effect:... -->} tag; before posting it again the outbox looks for that tag.
+ * <p>Exactly once: each effect's key is remembered as done for {@link #KEEP_DONE}. Every comment
+ * carries a hidden {@code <!-- agentx-effect:... -->} tag. One whose earlier attempt may have
+ * reached GitHub (a 5xx, no response, or still pending when the previous process ended, which may
+ * have died during the POST) is posted only after the issue's comments were looked through for
+ * that tag.
  *
  * <p>Notes: a small JSON value under a name ({@link #note(String, Object)}), written to the
  * journal after the effects it describes, so the sync that makes them durable makes it durable
@@ -247,6 +249,11 @@ public final class Outbox {
                 Entry entry = readRec(p.getValue().record(), true).entry();
                 if (entry == null || entry.effect() == null) {
                     throw new IllegalStateException("the queued effect " + p.getKey() + " has no entry");
+                }
+                if (entry.effect() instanceof Effect.Comment && !entry.uncertain()) {
+                    // it may have been on its way to GitHub when the last process ended: look for its tag
+                    // before posting it (one listing of the issue's comments, only for what was pending)
+                    entry = entry.retried(entry.attempts(), entry.notBefore(), true, entry.lastError());
                 }
                 keys.put(p.getValue().hash(), QUEUED);
                 queue(issueKey(entry.effect())).slots.put(p.getKey(), new Slot(p.getKey(), p.getValue().hash(), entry, 0));
