@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.agentx.clarify.files.Directories;
-import dev.agentx.clarify.files.GroupCommit;
 import dev.agentx.clarify.files.JsonSupport;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -23,34 +22,17 @@ import java.util.List;
 
 /**
  * {@code events.jsonl}: one JSON object per line, appended with O_APPEND in a single write per
- * batch, so lines from concurrent processes never interleave, then forced to disk. Threads of one
- * process that append at the same time share the fdatasync ({@link GroupCommit}).
+ * batch, so lines from concurrent processes never interleave. The append is not synced: the log
+ * records what the ledgers (written durably first) already hold, so a crash of the machine can
+ * lose its last lines, never show an event whose ledger change was lost; a torn last line is
+ * skipped by {@link #read}. Every process sees the appended lines at once (the page cache).
  */
 public final class JsonlEventLog implements EventSink {
     private static final JsonFactory JSON = new JsonFactory();
 
     private final Path file;
-    /**
-     * An anonymous class, not {@code this::force}: the CLI builds this log as it starts, and the first
-     * method reference of a new JVM sets up java.lang.invoke, which a read-only command would pay
-     * for nothing.
-     */
-    private final GroupCommit durable = new GroupCommit(new GroupCommit.Sync() {
-        @Override
-        public void run() throws IOException {
-            force();
-        }
-    });
-
     public JsonlEventLog(Path file) {
         this.file = file;
-    }
-
-    /** fdatasync of the log: covers every line written to it before, through whichever descriptor. */
-    private void force() throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            ch.force(false);
-        }
     }
 
     /** What {@link #read(EventType)} found: the matching events, oldest first, and the lines it could not read. */
@@ -112,7 +94,6 @@ public final class JsonlEventLog implements EventSink {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot append to " + file + ": " + e.getMessage(), e);
         }
-        durable.commit();
     }
 
     /** One event as a single JSON line, fields in the documented order. */

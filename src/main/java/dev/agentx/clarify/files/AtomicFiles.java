@@ -32,6 +32,15 @@ public final class AtomicFiles {
      * may still write (see {@code LockManager.commit}); {@link #discard} drops it otherwise.
      */
     public static Path prepare(Path target, byte[] content) {
+        return prepare(target, content, true);
+    }
+
+    /**
+     * As {@link #prepare(Path, byte[])}; without {@code durable} the temp file is not fsynced: for a
+     * file that only mirrors others and is rebuilt from them, where a crash of the machine may
+     * lose the last change but a reader still never sees a torn file (the rename is atomic).
+     */
+    public static Path prepare(Path target, byte[] content, boolean durable) {
         Path dir = target.toAbsolutePath().getParent();
         // unique enough with CREATE_NEW (a clash fails the write, never mixes two); UUID.randomUUID
         // would ask SecureRandom, which showed in the webhook's profile
@@ -50,7 +59,9 @@ public final class AtomicFiles {
                 while (buf.hasRemaining()) {
                     ch.write(buf);
                 }
-                ch.force(true);
+                if (durable) {
+                    ch.force(true);
+                }
             }
             return temp;
         } catch (IOException e) {
@@ -61,6 +72,11 @@ public final class AtomicFiles {
 
     /** The second half of {@link #write}: renames the prepared {@code temp} over {@code target} atomically, durably. */
     public static void commit(Path temp, Path target) {
+        commit(temp, target, true);
+    }
+
+    /** As {@link #commit(Path, Path)}; without {@code durable} the directory is not fsynced (see the durable-less prepare). */
+    public static void commit(Path temp, Path target, boolean durable) {
         Path dir = target.toAbsolutePath().getParent();
         try {
             try {
@@ -68,7 +84,9 @@ public final class AtomicFiles {
             } catch (AtomicMoveNotSupportedException e) {
                 throw new IOException("the file system of " + dir + " cannot rename atomically", e);
             }
-            fsyncDirectory(dir);
+            if (durable) {
+                fsyncDirectory(dir);
+            }
         } catch (IOException e) {
             discard(temp);
             throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);

@@ -2,6 +2,7 @@ package dev.agentx.clarify.ledger;
 
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
@@ -11,7 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -43,6 +46,11 @@ public final class FileLedgerStore implements LedgerStore {
     }
 
     @Override
+    public boolean exists(int issue) {
+        return Files.exists(fileOf(issue));
+    }
+
+    @Override
     public Optional<Ledger> read(int issue) {
         return read(issue, false);
     }
@@ -52,6 +60,11 @@ public final class FileLedgerStore implements LedgerStore {
      * ({@code forWrite}) refuses them, since writing the ledger back would lose them.
      */
     private Optional<Ledger> read(int issue, boolean forWrite) {
+        return read(issue, forWrite, null);
+    }
+
+    /** As {@link #read(int, boolean)}; {@code texts} (may be null) receives each record's text, for the write. */
+    private Optional<Ledger> read(int issue, boolean forWrite, Map<ClarificationRecord, String> texts) {
         Path file = fileOf(issue);
         byte[] bytes;
         try {
@@ -62,7 +75,7 @@ public final class FileLedgerStore implements LedgerStore {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
         Set<String> unknown = new TreeSet<>();
-        Ledger ledger = decode(file, issue, bytes, unknown);
+        Ledger ledger = decode(file, issue, bytes, unknown, texts);
         if (forWrite && !unknown.isEmpty()) {
             throw new ClarifyException(ErrorCode.LEDGER_NEWER, "Ledger " + file + " has " + (unknown.size() == 1
                     ? "a field" : "fields") + " this version of agentx does not know (" + String.join(", ", unknown)
@@ -78,13 +91,14 @@ public final class FileLedgerStore implements LedgerStore {
      * file is refused with a message that says what to do.
      */
     public Ledger decode(Path file, int issue, byte[] bytes) {
-        return decode(file, issue, bytes, new TreeSet<>());
+        return decode(file, issue, bytes, new TreeSet<>(), null);
     }
 
-    private Ledger decode(Path file, int issue, byte[] bytes, Set<String> unknown) {
+    private Ledger decode(Path file, int issue, byte[] bytes, Set<String> unknown,
+                          Map<ClarificationRecord, String> texts) {
         Ledger ledger;
         try {
-            ledger = codec.decode(bytes, unknown);
+            ledger = codec.decode(bytes, unknown, texts);
         } catch (IllegalArgumentException e) {
             throw damaged(file, issue, e.getMessage());
         }
@@ -101,14 +115,27 @@ public final class FileLedgerStore implements LedgerStore {
                 + "it away to start the issue afresh.");
     }
 
+    /** Whether this JVM has read and written a ledger once: see {@link #update}. */
+    private static volatile boolean warm;
+
     @Override
     public <T> T update(int issue, String actor, Function<Ledger, Mutation<T>> change) {
         Path file = fileOf(issue);
+        if (!warm) {
+            // A new process (each CLI command is one) reads and encodes the ledger once before it
+            // takes the lock, so that loading and first running the codec's classes happen outside
+            // the lock: with many agents starting JVMs on few cores, that first run is slow, and
+            // inside the lock every waiter would wait for it.
+            read(issue).ifPresent(codec::encode);
+            warm = true;
+        }
         return locks.withLock(file, actor, () -> {
-            Ledger current = read(issue, true).orElse(Ledger.empty(issue));
+            // the records a change leaves alone are written back as the text they were read from
+            Map<ClarificationRecord, String> texts = new IdentityHashMap<>();
+            Ledger current = read(issue, true, texts).orElse(Ledger.empty(issue));
             Mutation<T> m = change.apply(current);
-            if (m.ledger() != null && !m.ledger().equals(current)) {
-                Path temp = AtomicFiles.prepare(file, codec.encode(m.ledger()));
+            if (m.ledger() != null && !unchanged(m.ledger(), current)) {
+                Path temp = AtomicFiles.prepare(file, codec.encode(m.ledger(), texts));
                 try {
                     // the rename only while the lock on disk is still ours: a takeover never loses a write
                     locks.commit(file, () -> AtomicFiles.commit(temp, file));
@@ -118,6 +145,24 @@ public final class FileLedgerStore implements LedgerStore {
             }
             return m.result();
         });
+    }
+
+    /** Whether {@code next} holds what {@code current} holds; records left alone are the same instances. */
+    private static boolean unchanged(Ledger next, Ledger current) {
+        if (next == current) {
+            return true;
+        }
+        List<ClarificationRecord> a = next.clarifications();
+        List<ClarificationRecord> b = current.clarifications();
+        if (next.issueNumber() != current.issueNumber() || a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            if (a.get(i) != b.get(i) && !a.get(i).equals(b.get(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The issue number of a ledger file name ({@code issue-N.json}), or empty if it is not one. */

@@ -22,11 +22,13 @@ import dev.agentx.clarify.protocol.ThreadEntry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -47,6 +49,16 @@ public final class LedgerCodec {
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
     public byte[] encode(Ledger ledger) {
+        return encode(ledger, Map.of());
+    }
+
+    /**
+     * As {@link #encode(Ledger)}; a record found in {@code texts} (by identity: the very instance a
+     * {@link #decode(byte[], Set, Map)} returned) is written as the text it was read from, which this
+     * codec wrote in the first place. A change of one record in a long ledger so costs the encoding
+     * of that record, not of the whole ledger, which is what a writer does while it holds the lock.
+     */
+    public byte[] encode(Ledger ledger, Map<ClarificationRecord, String> texts) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
         try (JsonGenerator g = factory.createGenerator(out, JsonEncoding.UTF8)) {
             g.setPrettyPrinter(new DefaultPrettyPrinter()
@@ -56,7 +68,12 @@ public final class LedgerCodec {
             g.writeNumberField("issueNumber", ledger.issueNumber());
             g.writeArrayFieldStart("clarifications");
             for (ClarificationRecord r : ledger.clarifications()) {
-                writeRecord(g, r);
+                String text = texts.get(r);
+                if (text != null) {
+                    g.writeRawValue(text);
+                } else {
+                    writeRecord(g, r);
+                }
             }
             g.writeEndArray();
             g.writeEndObject();
@@ -138,8 +155,16 @@ public final class LedgerCodec {
      * to a write.
      */
     public Ledger decode(byte[] bytes, Set<String> unknown) {
+        return decode(bytes, unknown, null);
+    }
+
+    /**
+     * As {@link #decode(byte[], Set)}; with {@code texts} not null, each record's text as read is put
+     * there, keyed by the record (an {@link java.util.IdentityHashMap}), for {@link #encode(Ledger, Map)}.
+     */
+    public Ledger decode(byte[] bytes, Set<String> unknown, Map<ClarificationRecord, String> texts) {
         try (JsonParser p = factory.createParser(bytes)) {
-            Ledger ledger = readLedger(p, unknown);
+            Ledger ledger = readLedger(p, unknown, bytes, texts);
             if (p.nextToken() != null) {
                 throw JsonErrors.problem(p, "unexpected content after the ledger object");
             }
@@ -162,7 +187,8 @@ public final class LedgerCodec {
         return true;
     }
 
-    private static Ledger readLedger(JsonParser p, Set<String> unknown) throws IOException {
+    private static Ledger readLedger(JsonParser p, Set<String> unknown, byte[] bytes,
+                                     Map<ClarificationRecord, String> texts) throws IOException {
         if (p.nextToken() != JsonToken.START_OBJECT) {
             throw JsonErrors.problem(p, "the file must hold one JSON object {\"issueNumber\": N, \"clarifications\": [...]}");
         }
@@ -177,7 +203,13 @@ public final class LedgerCodec {
                     expect(p, JsonToken.START_ARRAY, field, "an array");
                     records = new ArrayList<>();
                     while (p.nextToken() != JsonToken.END_ARRAY) {
-                        records.add(readRecord(p, unknown));
+                        long start = texts == null ? -1 : p.currentTokenLocation().getByteOffset();
+                        ClarificationRecord r = readRecord(p, unknown);
+                        records.add(r);
+                        long end = texts == null ? -1 : p.currentLocation().getByteOffset();
+                        if (texts != null && start >= 0 && end > start) {
+                            texts.put(r, new String(bytes, (int) start, (int) (end - start), StandardCharsets.UTF_8));
+                        }
                     }
                 }
                 default -> {

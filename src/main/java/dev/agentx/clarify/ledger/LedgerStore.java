@@ -16,6 +16,11 @@ public interface LedgerStore {
      */
     <T> T update(int issue, String actor, Function<Ledger, Mutation<T>> change);
 
+    /** Whether the issue has a ledger, without reading it. */
+    default boolean exists(int issue) {
+        return read(issue).isPresent();
+    }
+
     /** Issue numbers that have a ledger, ascending. */
     List<Integer> issues();
 

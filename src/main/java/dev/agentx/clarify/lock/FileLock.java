@@ -34,7 +34,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Stale: older than 30 s, or its owner's pid is dead on this host: taken over at once.</li>
  *   <li>Take-over: the stale lock is renamed away to a unique name, never deleted-then-created.</li>
  *   <li>Release: only a lock that still carries our own token is removed.</li>
- *   <li>Backoff: 200 ms x 2^n with jitter, total wait capped at 5 s, then LOCK_TIMEOUT.</li>
+ *   <li>Waiting: our processes queue for the lock in the kernel ({@link Turnstile}: an OS lock on
+ *   {@code .<file>.queue}), so the next one learns at once that the lock is free; only the head of
+ *   that queue looks at the lock file, and while a process that knows only the lock-file protocol
+ *   holds it, the head polls it with short jittered sleeps (10 ms doubling to at most 80 ms).
+ *   LOCK_TIMEOUT comes when the lock made no progress for 5 s (the same holder, or the same
+ *   foreign holder at the head), or after 120 s in a queue that moves.</li>
  * </ul>
  *
  * <p>Take-over and release each run under a short guard: an OS advisory lock on a hidden sibling
@@ -72,12 +77,14 @@ public final class FileLock {
         private final Path lockPath;
         private final LockInfo info;
         private final Duration waited;
+        private final Turnstile.Turn turn;
         private boolean released;
 
-        private Held(Path lockPath, LockInfo info, Duration waited) {
+        private Held(Path lockPath, LockInfo info, Duration waited, Turnstile.Turn turn) {
             this.lockPath = lockPath;
             this.info = info;
             this.waited = waited;
+            this.turn = turn;
         }
 
         public LockInfo info() {
@@ -96,14 +103,17 @@ public final class FileLock {
          * paused past the stale time, on another host) fails with LOCK_LOST and writes nothing.
          */
         public void commit(IoAction write) {
-            boolean ours = underGuard(lockPath, () -> {
-                Optional<Observed> now = observe(lockPath);
-                if (now.isEmpty() || now.get().info == null || !info.token().equals(now.get().info.token())) {
-                    return false;
+            // No guard needed: takeovers by our processes run only at the head of the queue, whose
+            // turn this holder has; a process of another kind never takes the guard anyway.
+            Optional<Observed> now = observe(lockPath);
+            boolean ours = now.isPresent() && now.get().info != null && info.token().equals(now.get().info.token());
+            if (ours) {
+                try {
+                    write.run();
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot write beside " + lockPath + ": " + e.getMessage(), e);
                 }
-                write.run();
-                return true;
-            });
+            }
             if (!ours) {
                 throw new ClarifyException(ErrorCode.LOCK_LOST, "The lock " + lockPath.getFileName() + " was taken "
                         + "over while this command held it (it was paused past the stale time): nothing was written. "
@@ -111,11 +121,16 @@ public final class FileLock {
             }
         }
 
+        /** Removes the lock file if it is still ours, then lets the next process in the queue go. */
         @Override
         public void close() {
             if (!released) {
                 released = true;
-                release(lockPath, info.token());
+                try {
+                    release(lockPath, info.token());
+                } finally {
+                    turn.close();
+                }
             }
         }
     }
@@ -128,6 +143,24 @@ public final class FileLock {
     public Held acquire(Path file, String agent, Duration budget) {
         Path lockPath = lockPathOf(file);
         Instant start = clock.instant();
+        Turnstile.Turn turn = Turnstile.enter(lockPath, file, budget, new java.util.function.Supplier<Object>() {
+            @Override
+            public Object get() {
+                return holderOf(lockPath);
+            }
+        });
+        try {
+            // at the head of the queue: the budget starts again, for a holder of another kind
+            return acquireFile(file, lockPath, agent, budget, start, turn);
+        } catch (RuntimeException e) {
+            turn.close();
+            throw e;
+        }
+    }
+
+    /** With the turn held: creates the lock file, waiting out (by polling) a holder of another kind. */
+    private Held acquireFile(Path file, Path lockPath, String agent, Duration budget, Instant start,
+                             Turnstile.Turn turn) {
         Instant deadline = null;
         int attempt = 0;
         int immediateRetries = 0;
@@ -136,7 +169,7 @@ public final class FileLock {
             LockInfo mine = new LockInfo(self.pid(), clock.instant(), agent, UUID.randomUUID().toString(),
                     self.host(), self.processStart());
             if (tryCreate(lockPath, mine)) {
-                return new Held(lockPath, mine, Duration.between(start, clock.instant()));
+                return new Held(lockPath, mine, Duration.between(start, clock.instant()), turn);
             }
             Optional<Observed> seen = observe(lockPath);
             if (seen.isPresent()) {
@@ -156,7 +189,7 @@ public final class FileLock {
             if (remaining.isNegative() || remaining.isZero()) {
                 throw timeout(file, attempt + 1, last);
             }
-            long base = settings.baseDelay().toMillis() << Math.min(attempt, 20);
+            long base = settings.baseDelay().toMillis() << Math.min(attempt, 3);
             long jittered = (long) (base * ThreadLocalRandom.current().nextDouble(0.5, 1.0));
             Duration delay = Duration.ofMillis(Math.max(1, jittered));
             if (delay.compareTo(remaining) > 0) {
@@ -170,6 +203,20 @@ public final class FileLock {
                         + file.getFileName(), e);
             }
             attempt++;
+        }
+    }
+
+    /** Who holds the lock file now, for telling whether the queue moves: its token; null when nobody does. */
+    private Object holderOf(Path lockPath) {
+        try {
+            Optional<Observed> seen = observe(lockPath);
+            if (seen.isEmpty()) {
+                return null;
+            }
+            Observed o = seen.get();
+            return o.info != null ? o.info.token() : o.fileKey + "@" + o.modified;
+        } catch (UncheckedIOException e) {
+            return null;
         }
     }
 
@@ -335,17 +382,21 @@ public final class FileLock {
         }
     }
 
+    /** Removes the lock file if it still carries our token; the turn is still ours, so no guard is needed (see commit). */
     private void release(Path lockPath, String token) {
-        underGuard(lockPath, () -> {
-            Optional<Observed> now = observe(lockPath);
-            if (now.isPresent() && now.get().info != null && token.equals(now.get().info.token())) {
+        Optional<Observed> now = observe(lockPath);
+        if (now.isPresent() && now.get().info != null && token.equals(now.get().info.token())) {
+            try {
                 Files.delete(lockPath); // no fsync: see writeNew
-            } else {
-                log().warn("lock {} was no longer ours at release (taken over as stale); left as it is",
-                        lockPath.getFileName());
+            } catch (NoSuchFileException e) {
+                // removed by a process of another kind that judged it stale
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot remove lock " + lockPath + ": " + e.getMessage(), e);
             }
-            return true;
-        });
+        } else {
+            log().warn("lock {} was no longer ours at release (taken over as stale); left as it is",
+                    lockPath.getFileName());
+        }
     }
 
     /** A write that may fail with an I/O error. */

@@ -405,8 +405,10 @@ public final class ClarificationEngine {
     private Outcome onRecord(String idText, String actor, String request, RecordChange change) {
         ClarificationId id = ClarificationId.parse(idText);
         String canonicalId = id.toString();
-        // Look before locking so that an unknown id leaves no trace on disk.
-        if (ledgers.read(id.issue()).flatMap(l -> l.find(canonicalId)).isEmpty()) {
+        // An issue without a ledger is refused before locking, so that an unknown id leaves no trace
+        // on disk (no lock files beside a ledger that does not exist); an unknown id on an existing
+        // ledger is refused under the lock, which writes nothing then.
+        if (!ledgers.exists(id.issue())) {
             throw notFound(canonicalId);
         }
         return ledgers.update(id.issue(), actor, ledger -> {

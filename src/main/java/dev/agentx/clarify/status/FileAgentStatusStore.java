@@ -89,8 +89,19 @@ public final class FileAgentStatusStore implements AgentStatusStore {
         }
     }
 
+    /** Whether this JVM has read and encoded the file once (see FileLedgerStore.update: the same reason). */
+    private static volatile boolean warm;
+
     /** Applies the changes in the order queued, in one locked read-modify-write; a change that throws fails alone. */
     private void apply(List<Change> batch) {
+        if (!warm) {
+            try {
+                codec.encode(read());
+            } catch (RuntimeException e) {
+                // a damaged file: the locked read below reports it
+            }
+            warm = true;
+        }
         try {
             locks.withLock(file, batch.get(0).actor, () -> {
                 Map<String, AgentStatus> before = read();
@@ -103,9 +114,11 @@ public final class FileAgentStatusStore implements AgentStatusStore {
                     }
                 }
                 if (!after.equals(before)) {
-                    java.nio.file.Path temp = AtomicFiles.prepare(file, codec.encode(after));
+                    // not fsynced: the file mirrors the ledgers (the truth, written durably) and the
+                    // hooks; a crash of the machine may lose its last change, never tear it
+                    java.nio.file.Path temp = AtomicFiles.prepare(file, codec.encode(after), false);
                     try {
-                        locks.commit(file, () -> AtomicFiles.commit(temp, file));
+                        locks.commit(file, () -> AtomicFiles.commit(temp, file, false));
                     } finally {
                         AtomicFiles.discard(temp);
                     }

@@ -40,8 +40,9 @@ public final class LedgerBench {
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "uncontended" -> uncontended(Path.of(args[1]), Integer.parseInt(args[2]));
-            case "contended" -> contended(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
-            case "worker" -> worker(Path.of(args[1]), args[2], Integer.parseInt(args[3]));
+            case "contended" -> contended(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), false);
+            case "spread" -> contended(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]), true);
+            case "worker" -> worker(Path.of(args[1]), args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
             case "populate" -> populate(Path.of(args[1]), Integer.parseInt(args[2]));
             default -> throw new IllegalArgumentException(args[0]);
         }
@@ -51,8 +52,8 @@ public final class LedgerBench {
         LocalMode local = LocalMode.open(dir.resolve("engine"), Clock.systemUTC());
         Path floorDir = dir.resolve("floor");
         Files.createDirectories(floorDir);
-        // warm-up
-        for (int i = 0; i < 50; i++) {
+        // warm-up: the JIT compiles the engine's paths, as in a long-lived process (the server, an agent's JVM)
+        for (int i = 0; i < 500; i++) {
             pair(local, 100_000 + i, "warm");
         }
         List<Long> engine = new ArrayList<>();
@@ -93,21 +94,47 @@ public final class LedgerBench {
         return local.engine().execute(new ClarifyCommand.Answer(o.record().id(), null, "a"));
     }
 
-    private static void contended(Path dir, int processes, int pairs) throws Exception {
+    /** Request+answer pairs each contending process makes on its own issue before the measured span. */
+    static final int WARM_UP_PAIRS = 100;
+
+    /**
+     * {@code processes} workers each making {@code pairs} request+answer pairs: all on issue 1, or
+     * with {@code spread} each on an issue of its own (what then still serialises them is shared:
+     * {@code agent-status.json} and the cores).
+     */
+    private static void contended(Path dir, int processes, int pairs, boolean spread) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<Process> procs = new ArrayList<>();
         long start = System.nanoTime();
         for (int i = 0; i < processes; i++) {
             procs.add(new ProcessBuilder(java, "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                    LedgerBench.class.getName(), "worker", dir.toString(), "p" + i, String.valueOf(pairs))
+                    LedgerBench.class.getName(), "worker", dir.toString(), "p" + i, String.valueOf(pairs),
+                    String.valueOf(spread ? i + 1 : 1))
                     .redirectError(ProcessBuilder.Redirect.INHERIT).start());
+        }
+        // every worker warms up (JVM start, class loading, first compilations) before any measures:
+        // the span measures the contention, not 16 JVMs starting on 2 cores
+        List<BufferedReader> outs = new ArrayList<>();
+        for (Process p : procs) {
+            BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            String ready = r.readLine();
+            if (!"READY".equals(ready)) {
+                procs.forEach(Process::destroyForcibly);
+                throw new IllegalStateException("a contending worker did not start: " + ready);
+            }
+            outs.add(r);
+        }
+        for (Process p : procs) {
+            p.getOutputStream().write("GO\n".getBytes(StandardCharsets.UTF_8));
+            p.getOutputStream().flush();
         }
         List<Long> waits = new ArrayList<>();
         long firstStart = Long.MAX_VALUE;
         long lastEnd = 0;
         int timeouts = 0;
-        for (Process p : procs) {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        for (int i = 0; i < procs.size(); i++) {
+            Process p = procs.get(i);
+            try (BufferedReader r = outs.get(i)) {
                 String line;
                 while ((line = r.readLine()) != null) {
                     String[] f = line.split(" ");
@@ -134,7 +161,7 @@ public final class LedgerBench {
     }
 
     /** One contending process: prints each lock wait, its active span and its LOCK_TIMEOUT retries. */
-    private static void worker(Path dir, String name, int pairs) {
+    private static void worker(Path dir, String name, int pairs, int issue) {
         List<Long> waits = new ArrayList<>();
         LockObserver observer = (file, waited) -> {
             if (file.getFileName().toString().startsWith("issue-")) {
@@ -148,19 +175,30 @@ public final class LedgerBench {
                 observer);
         LocalMode local = new LocalMode(dir, clock, locks, new HumanChannel());
         int[] timeouts = {0};
-        // load classes before the measured span
-        Outcome warm = retry(timeouts, () -> local.engine().execute(new ClarifyCommand.Ask(1, "engineer", "architect",
-                null, "warm-" + name, true, List.of(), null)));
-        retry(timeouts, () -> local.engine().execute(new ClarifyCommand.Answer(warm.record().id(), null, "a")));
+        // warm up on an issue of its own (class loading, the compiler), as a long-lived agent process
+        // is: the measured span is the contention on the shared issue, not 16 JVMs compiling
+        int own = 1000 + Math.abs(name.hashCode() % 100_000);
+        for (int i = 0; i < WARM_UP_PAIRS; i++) {
+            Outcome warm = retry(timeouts, () -> local.engine().execute(new ClarifyCommand.Ask(own, "engineer",
+                    "architect", null, "warm-" + name, true, List.of(), null)));
+            retry(timeouts, () -> local.engine().execute(new ClarifyCommand.Answer(warm.record().id(), null, "a")));
+        }
         synchronized (waits) {
             waits.clear();
         }
         timeouts[0] = 0;
+        System.out.println("READY");
+        System.out.flush();
+        try {
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine(); // GO
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         long t0 = System.nanoTime();
         for (int i = 0; i < pairs; i++) {
             String q = name + "-" + i;
-            Outcome o = retry(timeouts, () -> local.engine().execute(new ClarifyCommand.Ask(1, "engineer", "architect",
-                    null, q, true, List.of(), null)));
+            Outcome o = retry(timeouts, () -> local.engine().execute(new ClarifyCommand.Ask(issue, "engineer",
+                    "architect", null, q, true, List.of(), null)));
             retry(timeouts, () -> local.engine().execute(new ClarifyCommand.Answer(o.record().id(), null, "a")));
         }
         long t1 = System.nanoTime();

@@ -12,9 +12,15 @@ public final class Jvm {
     }
 
     public static ProcessBuilder builder(Class<?> main, String... args) {
+        return builder(List.of(), main, args);
+    }
+
+    /** As {@link #builder(Class, String...)}, with JVM options (e.g. {@code -Dname=value}) before the main class. */
+    public static ProcessBuilder builder(List<String> jvmOptions, Class<?> main, String... args) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m",
-                "-cp", System.getProperty("java.class.path"), main.getName()));
+        List<String> cmd = new ArrayList<>(List.of(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m"));
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd);
     }
