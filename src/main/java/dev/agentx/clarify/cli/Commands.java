@@ -65,7 +65,8 @@ final class Commands {
             new Node("deliveries", DeliveriesCommand.class),
             new Node("sync", SyncCommand.class),
             new Node("completion", CompletionCommand.class),
-            new Node("mcp", McpCommand.class)));
+            new Node("mcp", McpCommand.class),
+            new Node("dashboard", DashboardCommand.class)));
 
     /** The user object of a placeholder command. */
     private static final class Placeholder {
@@ -138,6 +139,50 @@ final class Commands {
         }
     }
 
+    /**
+     * Of picocli's suggestions for a mistyped word, the ones fewest edits away (at most 3), so that
+     * a typo gets the command it was meant to be, not every command sharing a few letters with it.
+     */
+    static List<String> nearest(String typed, List<String> suggestions) {
+        String word = typed.replaceFirst("=.*", "");
+        int best = Integer.MAX_VALUE;
+        List<String> out = new java.util.ArrayList<>();
+        for (String s : suggestions) {
+            int d = edits(word, s);
+            if (d > 3) {
+                continue;
+            }
+            if (d < best) {
+                best = d;
+                out.clear();
+            }
+            if (d == best && out.size() < 3) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    /** Levenshtein distance. */
+    private static int edits(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+
     /** A usage error: "USAGE: ..." and where to find help on stderr, or the error as JSON with --json. */
     private record Usage(CliContext ctx) implements CommandLine.IParameterExceptionHandler {
         @Override
@@ -145,9 +190,12 @@ final class Commands {
             CommandLine c = ex.getCommandLine();
             String help = "Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage and examples.";
             String message = ex.getMessage();
-            if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
-                message += ". Did you mean " + String.join(" or ", u.getSuggestions().stream().limit(3)
-                        .map(s -> "'" + s + "'").toList()) + "?";
+            if (ex instanceof CommandLine.UnmatchedArgumentException u) {
+                List<String> near = nearest(u.getUnmatched().isEmpty() ? "" : u.getUnmatched().get(0), u.getSuggestions());
+                if (!near.isEmpty()) {
+                    message += ". Did you mean " + String.join(" or ", near.stream().map(s -> "'" + s + "'").toList())
+                            + "?";
+                }
             }
             if (ctx.json()) {
                 return ctx.error(ErrorCode.USAGE, message + (message.endsWith("?") ? " " : ". ") + help);

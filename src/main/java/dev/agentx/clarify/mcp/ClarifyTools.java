@@ -3,6 +3,7 @@ package dev.agentx.clarify.mcp;
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.ledger.ActiveLedgers;
+import dev.agentx.clarify.ledger.LedgerWatcher;
 import dev.agentx.clarify.monitor.AgentOverview;
 import dev.agentx.clarify.monitor.MonitorAction;
 import dev.agentx.clarify.monitor.MonitorReport;

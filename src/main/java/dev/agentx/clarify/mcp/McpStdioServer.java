@@ -3,6 +3,7 @@ package dev.agentx.clarify.mcp;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.ledger.LedgerCodec;
+import dev.agentx.clarify.ledger.LedgerWatcher;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.render.Ansi;

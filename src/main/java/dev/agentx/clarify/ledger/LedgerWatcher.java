@@ -1,4 +1,4 @@
-package dev.agentx.clarify.mcp;
+package dev.agentx.clarify.ledger;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,0 +1,121 @@
+package dev.agentx.clarify.cli;
+
+import dev.agentx.clarify.dashboard.Dashboard;
+import dev.agentx.clarify.dashboard.DashboardServer;
+import dev.agentx.clarify.events.EventType;
+import dev.agentx.clarify.ledger.ActiveLedgers;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.protocol.Ledger;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code agentx dashboard}: the project's clarifications in a browser, live (docs/dashboard.md). */
+@Command(name = "dashboard", mixinStandardHelpOptions = true,
+        description = {"Serve a read-only web page of this project's clarifications on 127.0.0.1: agents and what "
+                + "each waits on, the wait-for graph with deadlocks, open threads, escalations and the digest.",
+                "The page follows changes as they happen. Ctrl-C stops it."},
+        footer = {"", "Examples:", "  agentx dashboard", "  agentx dashboard --port 8080 --open"})
+final class DashboardCommand implements Runnable {
+    static final int DEFAULT_PORT = 7878;
+
+    private final CliContext ctx;
+
+    @Option(names = "--port", paramLabel = "N", description = "The port on 127.0.0.1 (default " + DEFAULT_PORT
+            + "; 0: any free port).")
+    int port = DEFAULT_PORT;
+
+    @Option(names = "--open", description = "Open the page in the default browser.")
+    boolean open;
+
+    DashboardCommand(CliContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void run() {
+        if (port < 0 || port > 65535) {
+            throw new ClarifyException(ErrorCode.USAGE, "--port must be from 0 to 65535, got " + port + ".");
+        }
+        ctx.noteIfNoProject();
+        LocalMode local = ctx.local();
+        Path state = local.root().resolve(".agentx").resolve("state");
+        DashboardServer server;
+        try {
+            server = new DashboardServer(snapshots(local), local.ledgers().directory(),
+                    List.of(state.resolve("agent-status.json"), state.resolve("events.jsonl"))).start("127.0.0.1", port);
+        } catch (RuntimeException e) {
+            throw new ClarifyException(ErrorCode.USAGE, "Cannot serve the dashboard on 127.0.0.1:" + port + ": "
+                    + rootCause(e) + ". Choose another port with --port.", e);
+        }
+        String url = "http://127.0.0.1:" + server.port() + "/";
+        ctx.out.println("Dashboard of " + local.root() + " at " + url + " (Ctrl-C to stop)");
+        ctx.out.flush();
+        if (open) {
+            openBrowser(url);
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "agentx-dashboard-stop"));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A new snapshot per request: the statuses, every ledger, the active ones and the stale events. */
+    static Supplier<Dashboard.Snapshot> snapshots(LocalMode local) {
+        return () -> {
+            ActiveLedgers.Scan scan = local.activeLedgers().scan();
+            List<String> warnings = new ArrayList<>(scan.problems());
+            List<Ledger> all = new ArrayList<>();
+            for (int issue : local.ledgers().issues()) {
+                try {
+                    local.ledgers().read(issue).ifPresent(all::add);
+                } catch (ClarifyException e) {
+                    if (scan.problems().stream().noneMatch(p -> p.contains("issue-" + issue + ".json"))) {
+                        warnings.add(e.getMessage());
+                    }
+                }
+            }
+            String title = local.root().getFileName() == null ? local.root().toString()
+                    : local.root().getFileName().toString();
+            return Dashboard.build(title, local.clock().instant(), local.statuses().read(), all, scan.active(),
+                    local.eventLog().read(EventType.STALE).events(), local::upstreamOrder, warnings);
+        };
+    }
+
+    private void openBrowser(String url) {
+        try {
+            if (java.awt.Desktop.isDesktopSupported()
+                    && java.awt.Desktop.getDesktop().isSupported(java.awt.Desktop.Action.BROWSE)) {
+                java.awt.Desktop.getDesktop().browse(java.net.URI.create(url));
+                return;
+            }
+            String os = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT);
+            String[] cmd = os.contains("mac") ? new String[] {"open", url}
+                    : os.contains("win") ? new String[] {"rundll32", "url.dll,FileProtocolHandler", url}
+                    : new String[] {"xdg-open", url};
+            new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        } catch (Exception e) {
+            ctx.err.println("note: could not open a browser (" + e.getMessage() + "); open " + url + " yourself.");
+            ctx.err.flush();
+        }
+    }
+
+    private static String rootCause(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() == null ? t.toString() : t.getMessage();
+    }
+}
