@@ -5,6 +5,7 @@
   var live = document.getElementById('live');
   var connection = document.getElementById('connection');
   var updated = document.getElementById('updated');
+  var base = document.body.getAttribute('data-base') || '';
   var busy = false;
   var again = false;
 
@@ -19,7 +20,7 @@
     busy = true;
     var keep = openThreads();
     var focused = document.activeElement && document.activeElement.closest ? document.activeElement.closest('details[data-thread]') : null;
-    fetch('/live', { cache: 'no-store', credentials: 'same-origin' }).then(function (r) {
+    fetch(base + '/live', { cache: 'no-store', credentials: 'same-origin' }).then(function (r) {
       if (!r.ok) { throw new Error('HTTP ' + r.status); }
       return r.text();
     }).then(function (html) {
@@ -44,7 +45,7 @@
   }
 
   if (window.EventSource) {
-    var events = new EventSource('/events');
+    var events = new EventSource(base + '/events');
     events.addEventListener('changed', refresh);
     events.onopen = function () { if (connection) { connection.textContent = 'Live'; } };
     events.onerror = function () { if (connection) { connection.textContent = 'Reconnecting'; } };

@@ -2,13 +2,9 @@ package dev.agentx.clarify.cli;
 
 import dev.agentx.clarify.dashboard.Dashboard;
 import dev.agentx.clarify.dashboard.DashboardServer;
-import dev.agentx.clarify.events.EventType;
-import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
-import dev.agentx.clarify.protocol.Ledger;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
@@ -71,26 +67,12 @@ final class DashboardCommand implements Runnable {
         }
     }
 
-    /** A new snapshot per request: the statuses, every ledger, the active ones and the stale events. */
+    /** A new snapshot of the project per request. */
     static Supplier<Dashboard.Snapshot> snapshots(LocalMode local) {
-        return () -> {
-            ActiveLedgers.Scan scan = local.activeLedgers().scan();
-            List<String> warnings = new ArrayList<>(scan.problems());
-            List<Ledger> all = new ArrayList<>();
-            for (int issue : local.ledgers().issues()) {
-                try {
-                    local.ledgers().read(issue).ifPresent(all::add);
-                } catch (ClarifyException e) {
-                    if (scan.problems().stream().noneMatch(p -> p.contains("issue-" + issue + ".json"))) {
-                        warnings.add(e.getMessage());
-                    }
-                }
-            }
-            String title = local.root().getFileName() == null ? local.root().toString()
-                    : local.root().getFileName().toString();
-            return Dashboard.build(title, local.clock().instant(), local.statuses().read(), all, scan.active(),
-                    local.eventLog().read(EventType.STALE).events(), local::upstreamOrder, warnings);
-        };
+        String title = local.root().getFileName() == null ? local.root().toString()
+                : local.root().getFileName().toString();
+        return Dashboard.of(title, local.clock(), local.ledgers(), local.activeLedgers(), local.statuses(),
+                local.eventLog(), local::upstreamOrder);
     }
 
     private void openBrowser(String url) {

@@ -44,9 +44,51 @@ public final class Dashboard {
     private Dashboard() {
     }
 
+    /**
+     * A new snapshot of one project per call: its statuses, every ledger (a damaged one becomes a
+     * warning), the active ones and the stale events.
+     */
+    public static Supplier<Snapshot> of(String title, java.time.Clock clock, dev.agentx.clarify.ledger.LedgerStore ledgers,
+                                        dev.agentx.clarify.ledger.ActiveLedgers activeLedgers,
+                                        dev.agentx.clarify.status.AgentStatusStore statuses,
+                                        dev.agentx.clarify.events.JsonlEventLog events, Supplier<UpstreamOrder> order) {
+        return () -> {
+            dev.agentx.clarify.ledger.ActiveLedgers.Scan scan = activeLedgers.scan();
+            List<String> warnings = new ArrayList<>(scan.problems());
+            List<Ledger> all = new ArrayList<>();
+            for (int issue : ledgers.issues()) {
+                try {
+                    ledgers.read(issue).ifPresent(all::add);
+                } catch (dev.agentx.clarify.protocol.ClarifyException e) {
+                    if (scan.problems().stream().noneMatch(p -> p.contains("issue-" + issue + ".json"))) {
+                        warnings.add(e.getMessage());
+                    }
+                }
+            }
+            return build(title, clock.instant(), statuses.read(), all, scan.active(),
+                    events.read(dev.agentx.clarify.events.EventType.STALE).events(), order, warnings);
+        };
+    }
+
     /** Everything on the page at one moment. */
+    /**
+     * @param base     the path the page's own links start with ("" in Local Mode, the repository's
+     *                 {@code /dashboard/owner/repo} on the server)
+     * @param issueUrl the address of an issue without its number (on GitHub), or "" for none
+     * @param command  how a person runs a command: {@code agentx clarify} locally, a comment on GitHub
+     */
     public record Snapshot(String title, Instant at, List<AgentView> agents, Graph graph, List<ThreadView> open,
-                           List<EscalationView> escalations, DigestView digest, List<String> warnings) {
+                           List<EscalationView> escalations, DigestView digest, List<String> warnings, String base,
+                           String issueUrl) {
+        /**
+         * The same snapshot served under {@code base} on the server, with issues linked to
+         * {@code issueUrl}; an escalation is resolved there by a comment on its issue.
+         */
+        public Snapshot onGitHub(String newBase, String newIssueUrl) {
+            List<EscalationView> onIssues = escalations.stream().map(e -> new EscalationView(e.id(), e.issue(),
+                    e.topic(), e.summary(), "/clarify resolve " + e.id() + " <decision>")).toList();
+            return new Snapshot(title, at, agents, graph, open, onIssues, digest, warnings, newBase, newIssueUrl);
+        }
     }
 
     /** An agent: its status, what it waits on and answers, and whether it is in a deadlock. */
@@ -139,7 +181,7 @@ public final class Dashboard {
         open.sort(Comparator.comparingInt(ThreadView::issue).thenComparing(ThreadView::id));
         Graph g = graph(active, deadlockedIds);
         return new Snapshot(title, now, agents, new Graph(g.width(), g.height(), g.nodes(), g.edges(), cycles), open,
-                escalations, digest(all, stale, now), problems);
+                escalations, digest(all, stale, now), problems, "", "");
     }
 
     private static ThreadView thread(int issue, ClarificationRecord r, Instant now) {

@@ -1,27 +1,18 @@
 package dev.agentx.clarify.dashboard;
 
 import dev.agentx.clarify.ledger.LedgerWatcher;
-import gg.jte.ContentType;
-import gg.jte.TemplateEngine;
-import gg.jte.output.StringOutput;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import io.javalin.http.sse.SseClient;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,17 +30,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class DashboardServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DashboardServer.class);
-    private static final Map<String, String> ASSETS = Map.of("dashboard.css", "text/css; charset=utf-8",
-            "dashboard.js", "text/javascript; charset=utf-8");
-    private static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-            + "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
     private final Supplier<Dashboard.Snapshot> snapshots;
     private final Path ledgerDir;
     private final List<Path> polled;
-    private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
-    private final List<SseClient> clients = new CopyOnWriteArrayList<>();
-    private final AtomicLong version = new AtomicLong();
+    private final DashboardPages pages = new DashboardPages();
+    private final DashboardPages.Feed feed = new DashboardPages.Feed();
     private Javalin app;
     private LedgerWatcher watcher;
     private ScheduledExecutorService poller;
@@ -73,10 +59,10 @@ public final class DashboardServer implements AutoCloseable {
             cfg.jetty.host = host;
             cfg.jetty.port = port;
             cfg.routes.before(this::guard);
-            cfg.routes.get("/", ctx -> html(ctx, "dashboard/page.jte"));
-            cfg.routes.get("/live", ctx -> html(ctx, "dashboard/live.jte"));
-            cfg.routes.get("/assets/{name}", this::asset);
-            cfg.routes.sse("/events", this::subscribe);
+            cfg.routes.get("/", ctx -> pages.page(ctx, snapshots.get()));
+            cfg.routes.get("/live", ctx -> pages.live(ctx, snapshots.get()));
+            cfg.routes.get("/assets/{name}", ctx -> DashboardPages.asset(ctx, ctx.pathParam("name")));
+            cfg.routes.sse("/events", feed::subscribe);
             cfg.routes.exception(RuntimeException.class, (e, ctx) -> {
                 LOG.warn("{} {} failed: {}", ctx.method(), ctx.path(), e.toString(), e);
                 ctx.status(500).contentType("text/plain; charset=utf-8").result("internal error: " + e.getMessage());
@@ -122,21 +108,7 @@ public final class DashboardServer implements AutoCloseable {
 
     /** Tells every open page that the state changed. */
     private void changed() {
-        long v = version.incrementAndGet();
-        for (SseClient c : clients) {
-            try {
-                c.sendEvent("changed", String.valueOf(v));
-            } catch (RuntimeException e) {
-                clients.remove(c);
-            }
-        }
-    }
-
-    private void subscribe(SseClient client) {
-        client.keepAlive();
-        client.onClose(() -> clients.remove(client));
-        clients.add(client);
-        client.sendComment("connected");
+        feed.changed();
     }
 
     /** Only requests for this server's own address, and only reads. */
@@ -148,33 +120,7 @@ public final class DashboardServer implements AutoCloseable {
             ctx.skipRemainingHandlers();
             return;
         }
-        ctx.header("Content-Security-Policy", CSP);
-        ctx.header("X-Content-Type-Options", "nosniff");
-        ctx.header("Referrer-Policy", "no-referrer");
-        ctx.header("Cache-Control", "no-store");
-    }
-
-    private void html(Context ctx, String template) {
-        StringOutput out = new StringOutput();
-        templates.render(template, snapshots.get(), out);
-        ctx.contentType("text/html; charset=utf-8").result(out.toString());
-    }
-
-    private void asset(Context ctx) {
-        String name = ctx.pathParam("name");
-        String type = ASSETS.get(name);
-        if (type == null) {
-            ctx.status(404).contentType("text/plain; charset=utf-8").result("not found\n");
-            return;
-        }
-        try (InputStream in = DashboardServer.class.getResourceAsStream("/dashboard/" + name)) {
-            if (in == null) {
-                throw new IllegalStateException("the jar lacks /dashboard/" + name);
-            }
-            ctx.contentType(type).result(in.readAllBytes());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        DashboardPages.secure(ctx);
     }
 
     @Override
@@ -185,7 +131,7 @@ public final class DashboardServer implements AutoCloseable {
         if (watcher != null) {
             watcher.close();
         }
-        clients.forEach(SseClient::close);
+        feed.close();
         if (app != null) {
             app.stop();
         }

@@ -8,6 +8,8 @@ import dev.agentx.clarify.github.recovery.DeliveryRecovery;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.github.api.Hub4jGateway;
 import dev.agentx.clarify.github.auth.AppJwt;
+import dev.agentx.clarify.dashboard.Dashboard;
+import dev.agentx.clarify.github.dashboard.ServerDashboard;
 import dev.agentx.clarify.github.handlers.Actors;
 import dev.agentx.clarify.github.handlers.DeliveryHandler;
 import dev.agentx.clarify.github.handlers.IssueMirror;
@@ -81,6 +83,8 @@ public final class GitHubMode implements AutoCloseable {
     private final String host;
     private final ServerMetrics metrics;
     private final DeliveryRecovery recovery;
+    /** The signed-in dashboard at /dashboard; null when the App's OAuth credentials are not set. */
+    private final ServerDashboard dashboard;
     private java.util.concurrent.ScheduledExecutorService recoveryTicks;
 
     public GitHubMode(GitHubSettings settings, Clock clock, LockManager locks, GitHubGateway github, Options options) {
@@ -129,6 +133,17 @@ public final class GitHubMode implements AutoCloseable {
         this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
                 new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker, metrics);
+        if (settings.clientId() != null) {
+            this.dashboard = new ServerDashboard(settings.apiUrl(), settings.clientId(), settings.clientSecret(), clock,
+                    data.resolve("repos"), ref -> {
+                        LocalMode repo = repository(ref);
+                        return Dashboard.of(ref.fullName(), clock, repo.ledgers(), repo.activeLedgers(),
+                                repo.statuses(), repo.eventLog(), repo::upstreamOrder);
+                    });
+            server.withRoutes(dashboard::routes);
+        } else {
+            this.dashboard = null;
+        }
         this.readiness = new Readiness(data, worker, clock);
         this.management = new ManagementServer(metrics, readiness, server::healthBody);
         metrics.gauge(ServerMetrics.OUTBOX_DEPTH, "Effects queued in the outbox, not yet confirmed by GitHub.",
@@ -330,5 +345,8 @@ public final class GitHubMode implements AutoCloseable {
         worker.close();
         server.close();
         management.close();
+        if (dashboard != null) {
+            dashboard.close();
+        }
     }
 }

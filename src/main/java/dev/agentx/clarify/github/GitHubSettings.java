@@ -20,10 +20,12 @@ import java.util.Map;
  * @param maxBodyBytes webhook bodies above this are refused with 413 (GitHub caps payloads at 25 MB)
  * @param managementPort the port of /metrics, /readyz and /healthz for probes and Prometheus
  * @param redeliveryInterval how often the recovery pass asks GitHub for deliveries never received; zero: never
+ * @param clientId the App's OAuth client id, for signing in to /dashboard; null: no dashboard
+ * @param clientSecret the App's OAuth client secret; null exactly when clientId is
  */
 public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]> webhookSecrets, String apiUrl,
                              Path dataDir, int port, String webhookPath, long maxBodyBytes, int managementPort,
-                             Duration redeliveryInterval) {
+                             Duration redeliveryInterval, String clientId, String clientSecret) {
     public static final String DEFAULT_API_URL = "https://api.github.com";
     public static final String DEFAULT_PATH = "/api/github/webhooks";
     public static final int DEFAULT_PORT = 3000;
@@ -34,7 +36,8 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
     /** Every environment variable {@link #fromEnv} reads (deploy files are checked against it). */
     public static final List<String> ENV_NAMES = List.of("GITHUB_APP_ID", "GITHUB_APP_PRIVATE_KEY",
             "GITHUB_APP_PRIVATE_KEY_FILE", "GITHUB_WEBHOOK_SECRET", "GITHUB_API_URL", "AGENTX_DATA_DIR", "PORT",
-            "AGENTX_WEBHOOK_PATH", "AGENTX_MANAGEMENT_PORT", "AGENTX_REDELIVERY_INTERVAL");
+            "AGENTX_WEBHOOK_PATH", "AGENTX_MANAGEMENT_PORT", "AGENTX_REDELIVERY_INTERVAL",
+            "GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET");
     public static final Duration DEFAULT_REDELIVERY_INTERVAL = Duration.ofMinutes(10);
     /** Paths the server serves itself; the webhook path must be none of them. */
     public static final List<String> RESERVED_PATHS = List.of("/healthz", "/readyz", "/metrics");
@@ -78,7 +81,9 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
                 + "  port          " + s.port() + "\n"
                 + "  management    port " + s.managementPort() + " (/metrics /readyz /healthz)\n"
                 + "  recovery      " + (s.redeliveryInterval().isZero() ? "off" : "every "
-                + s.redeliveryInterval().toString().substring(2).toLowerCase(java.util.Locale.ROOT)) + "\n";
+                + s.redeliveryInterval().toString().substring(2).toLowerCase(java.util.Locale.ROOT)) + "\n"
+                + "  dashboard     " + (s.clientId() == null ? "off (set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET)"
+                : "/dashboard, sign-in with GitHub as client " + s.clientId()) + "\n";
     }
 
     /** Reads the settings; every problem found is reported at once, one per line. */
@@ -188,12 +193,19 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
                 };
             }
         }
+        String clientId = trim(env.get("GITHUB_CLIENT_ID"));
+        String clientSecret = trim(env.get("GITHUB_CLIENT_SECRET"));
+        if ((clientId == null) != (clientSecret == null)) {
+            problems.add("Set both GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the App's OAuth credentials, for signing in "
+                    + "to /dashboard) or neither; only " + (clientId == null ? "GITHUB_CLIENT_SECRET" : "GITHUB_CLIENT_ID")
+                    + " is set.");
+        }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("agentx serve cannot start:\n  " + String.join("\n  ", problems)
                     + "\nSee docs/configuration.md for how to set them.");
         }
         return new GitHubSettings(appId, key, secrets, api, dataDir, port, path, MAX_BODY_BYTES, managementPort,
-                redelivery);
+                redelivery, clientId, clientSecret);
     }
 
     private static String trim(String s) {

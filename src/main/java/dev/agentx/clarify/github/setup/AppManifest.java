@@ -29,6 +29,8 @@ public final class AppManifest {
         String base = publicUrl.toString().replaceAll("/+$", "");
         m.put("url", base);
         ((ObjectNode) m.with("hook_attributes")).put("url", base + webhookPath);
+        // where GitHub sends a user back after signing in to the dashboard (docs/dashboard.md)
+        m.putArray("callback_urls").add(base + "/dashboard/callback");
         if (redirectUrl != null) {
             m.put("redirect_url", redirectUrl.toString());
         }

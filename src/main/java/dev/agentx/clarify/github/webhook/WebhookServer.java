@@ -68,6 +68,15 @@ public final class WebhookServer implements AutoCloseable {
         this.worker = worker;
     }
 
+    private final java.util.List<java.util.function.Consumer<io.javalin.config.RoutesConfig>> extraRoutes =
+            new java.util.ArrayList<>();
+
+    /** More routes on the same port (the dashboard); call before {@link #start}. */
+    public WebhookServer withRoutes(java.util.function.Consumer<io.javalin.config.RoutesConfig> routes) {
+        extraRoutes.add(routes);
+        return this;
+    }
+
     /** Starts listening; port 0 picks a free port ({@link #port()}). */
     public synchronized WebhookServer start(String host, int port) {
         app = Javalin.create(cfg -> {
@@ -90,6 +99,7 @@ public final class WebhookServer implements AutoCloseable {
                     cfg.routes.addHttpHandler(method, HEALTH_PATH, ctx -> notAllowed(ctx, "GET"));
                 }
             }
+            extraRoutes.forEach(r -> r.accept(cfg.routes));
             cfg.routes.exception(RuntimeException.class, (e, ctx) -> {
                 LOG.error("{} {} failed: {}", ctx.method(), ctx.path(), e.toString(), e);
                 ctx.status(500).contentType("text/plain").result("internal error: " + e.getMessage() + "\n");

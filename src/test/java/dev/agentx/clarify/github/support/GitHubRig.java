@@ -81,6 +81,8 @@ public final class GitHubRig implements AutoCloseable {
     private AnswerChannel channel = new HumanChannel();
     private java.time.Duration apiTimeout = Hub4jGateway.DEFAULT_TIMEOUT;
     private boolean synchronous = true;
+    private String clientId;
+    private String clientSecret;
 
     public GitHubRig(Path data, MutableClock clock) {
         this(data, clock, true);
@@ -127,6 +129,13 @@ public final class GitHubRig implements AutoCloseable {
     /** Runs the recovery pass of GitHub Mode on this interval (zero, the default: never on its own). */
     public GitHubRig redeliveryInterval(java.time.Duration interval) {
         this.redeliveryInterval = interval;
+        return this;
+    }
+
+    /** The App's OAuth credentials, which turn on /dashboard. */
+    public GitHubRig oauth(String id, String secret) {
+        this.clientId = id;
+        this.clientSecret = secret;
         return this;
     }
 
@@ -179,7 +188,7 @@ public final class GitHubRig implements AutoCloseable {
         RSAPrivateKey key = (RSAPrivateKey) Keys.PAIR.getPrivate();
         return new GitHubSettings(String.valueOf(APP_ID), key, List.of(SECRET.getBytes(StandardCharsets.UTF_8),
                 OLD_SECRET.getBytes(StandardCharsets.UTF_8)), wiremock.baseUrl(), data, 0,
-                GitHubSettings.DEFAULT_PATH, maxBody, 0, redeliveryInterval);
+                GitHubSettings.DEFAULT_PATH, maxBody, 0, redeliveryInterval, clientId, clientSecret);
     }
 
     public LockManager locks() {

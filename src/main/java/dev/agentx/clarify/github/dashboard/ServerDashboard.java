@@ -1,0 +1,264 @@
+package dev.agentx.clarify.github.dashboard;
+
+import dev.agentx.clarify.dashboard.Dashboard;
+import dev.agentx.clarify.dashboard.DashboardPages;
+import dev.agentx.clarify.github.RepoRef;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dashboard of {@code agentx serve} at {@code /dashboard}: the page of {@code agentx dashboard}
+ * for every repository the server serves, behind "Sign in with GitHub" (the OAuth web flow with
+ * the App's client id and secret). A signed-in user sees only the repositories of the App's
+ * installations that GitHub says the user can read, as GitHub answered at sign-in. The session
+ * is a random id in a signed, HttpOnly, Secure, SameSite=Lax cookie, kept for 8 hours; the
+ * sign-in's state is bound to the browser by a second signed cookie, so a forged callback fails.
+ * Nothing on these pages changes state.
+ */
+public final class ServerDashboard implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerDashboard.class);
+    static final String SESSION = "agentx_session";
+    static final String STATE = "agentx_oauth_state";
+    static final Duration SESSION_TIME = Duration.ofHours(8);
+    private static final Duration STATE_TIME = Duration.ofMinutes(10);
+
+    /** A signed-in user and what GitHub said they may read. */
+    record Session(String login, Set<String> repositories, Instant expires) {
+    }
+
+    /** The index: who is signed in and the repositories they may look at. */
+    public record Index(String login, List<String> repositories) {
+    }
+
+    private final GitHubUsers users;
+    private final SignedCookies cookies;
+    private final Clock clock;
+    private final Path reposDir;
+    private final Function<RepoRef, Supplier<Dashboard.Snapshot>> snapshots;
+    private final DashboardPages pages = new DashboardPages();
+    private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+    private final Map<String, DashboardPages.Feed> feeds = new ConcurrentHashMap<>();
+    private final Map<String, String> signatures = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService poller;
+
+    /**
+     * @param reposDir  {@code $AGENTX_DATA_DIR/repos}: the repositories the server serves
+     * @param snapshots a repository's snapshot, computed per request
+     */
+    public ServerDashboard(String apiUrl, String clientId, String clientSecret, Clock clock, Path reposDir,
+                           Function<RepoRef, Supplier<Dashboard.Snapshot>> snapshots) {
+        this.users = new GitHubUsers(apiUrl, clientId, clientSecret);
+        this.cookies = new SignedCookies(clientSecret);
+        this.clock = clock;
+        this.reposDir = reposDir;
+        this.snapshots = snapshots;
+        this.poller = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "agentx-dashboard-poll");
+            t.setDaemon(true);
+            return t;
+        });
+        poller.scheduleWithFixedDelay(this::poll, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /** The routes, on the server's HTTP port. */
+    public void routes(RoutesConfig routes) {
+        routes.get("/dashboard", this::index);
+        routes.get("/dashboard/callback", this::callback);
+        routes.get("/dashboard/{owner}/{repo}", ctx -> repo(ctx, (s, c) -> pages.page(c, s)));
+        routes.get("/dashboard/{owner}/{repo}/live", ctx -> repo(ctx, (s, c) -> pages.live(c, s)));
+        routes.get("/dashboard/{owner}/{repo}/assets/{name}", ctx -> {
+            DashboardPages.secure(ctx);
+            DashboardPages.asset(ctx, ctx.pathParam("name"));
+        });
+        routes.sse("/dashboard/{owner}/{repo}/events", client -> {
+            Optional<RepoRef> ref = allowed(client.ctx());
+            if (ref.isEmpty()) {
+                client.close();
+                return;
+            }
+            feeds.computeIfAbsent(ref.get().fullName(), k -> new DashboardPages.Feed()).subscribe(client);
+        });
+    }
+
+    private void index(Context ctx) {
+        DashboardPages.secure(ctx);
+        Optional<Session> session = session(ctx);
+        if (session.isEmpty()) {
+            signIn(ctx);
+            return;
+        }
+        List<String> visible = served().stream().filter(session.get().repositories()::contains).toList();
+        pages.html(ctx, "dashboard/index.jte", new Index(session.get().login(), visible));
+    }
+
+    /** To GitHub's sign-in page, with a fresh state bound to this browser. */
+    private void signIn(Context ctx) {
+        String state = SignedCookies.random();
+        setCookie(ctx, STATE, cookies.sign(STATE, state, clock.instant().plus(STATE_TIME)), STATE_TIME);
+        ctx.redirect(users.authorizeUrl(callbackUrl(ctx), state));
+    }
+
+    private void callback(Context ctx) {
+        DashboardPages.secure(ctx);
+        String state = ctx.queryParam("state");
+        Optional<String> bound = cookies.verify(STATE, ctx.cookie(STATE), clock.instant());
+        String code = ctx.queryParam("code");
+        if (state == null || code == null || bound.isEmpty() || !bound.get().equals(state)) {
+            LOG.warn("dashboard: a sign-in callback without a matching state was refused");
+            ctx.status(400).contentType("text/plain; charset=utf-8")
+                    .result("This sign-in is not one this browser started, or it took over 10 minutes. Start again at "
+                            + "/dashboard.\n");
+            return;
+        }
+        try {
+            String redirect = callbackUrl(ctx);
+            String token = users.token(code, redirect);
+            String login = users.login(token);
+            Set<String> repos = users.repositories(token);
+            String id = SignedCookies.random();
+            Instant expires = clock.instant().plus(SESSION_TIME);
+            sessions.put(id, new Session(login, Set.copyOf(repos), expires));
+            sessions.values().removeIf(s -> s.expires().isBefore(clock.instant()));
+            setCookie(ctx, SESSION, cookies.sign(SESSION, id, expires), SESSION_TIME);
+            setCookie(ctx, STATE, "", Duration.ZERO);
+            LOG.info("dashboard: {} signed in ({} repositories of the App's installations)", login, repos.size());
+            ctx.redirect("/dashboard");
+        } catch (IOException e) {
+            LOG.warn("dashboard: sign-in failed: {}", e.getMessage());
+            ctx.status(502).contentType("text/plain; charset=utf-8")
+                    .result("Signing in with GitHub failed: " + e.getMessage() + ". Start again at /dashboard.\n");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ctx.status(503).result("shutting down\n");
+        }
+    }
+
+    /** A repository's page for a user who may read it; 404 for every other case, so nothing leaks. */
+    private void repo(Context ctx, java.util.function.BiConsumer<Dashboard.Snapshot, Context> render) {
+        DashboardPages.secure(ctx);
+        if (session(ctx).isEmpty()) {
+            ctx.redirect("/dashboard");
+            return;
+        }
+        Optional<RepoRef> ref = allowed(ctx);
+        if (ref.isEmpty()) {
+            ctx.status(404).contentType("text/plain; charset=utf-8").result("No such repository on this dashboard.\n");
+            return;
+        }
+        RepoRef r = ref.get();
+        Dashboard.Snapshot s = snapshots.apply(r).get().onGitHub("/dashboard/" + r.fullName(),
+                users.webUrl() + "/" + r.fullName() + "/issues/");
+        render.accept(s, ctx);
+    }
+
+    /** The repository of the path, if the session's user may read it and the server serves it. */
+    private Optional<RepoRef> allowed(Context ctx) {
+        Optional<Session> session = session(ctx);
+        String owner = ctx.pathParam("owner");
+        String repo = ctx.pathParam("repo");
+        RepoRef ref;
+        try {
+            ref = new RepoRef(owner, repo);
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+        if (session.isEmpty() || !session.get().repositories().contains(ref.fullName())
+                || !served().contains(ref.fullName())) {
+            return Optional.empty();
+        }
+        return Optional.of(ref);
+    }
+
+    private Optional<Session> session(Context ctx) {
+        return cookies.verify(SESSION, ctx.cookie(SESSION), clock.instant()).map(sessions::get)
+                .filter(s -> s.expires().isAfter(clock.instant()));
+    }
+
+    /** owner/name of every repository under the data dir. */
+    private List<String> served() {
+        List<String> out = new ArrayList<>();
+        if (!Files.isDirectory(reposDir)) {
+            return out;
+        }
+        try (Stream<Path> owners = Files.list(reposDir)) {
+            for (Path owner : owners.filter(Files::isDirectory).sorted().toList()) {
+                try (Stream<Path> names = Files.list(owner)) {
+                    names.filter(Files::isDirectory).sorted()
+                            .forEach(n -> out.add(owner.getFileName() + "/" + n.getFileName()));
+                }
+            }
+        } catch (IOException e) {
+            LOG.warn("dashboard: cannot list {}: {}", reposDir, e.toString());
+        }
+        return out;
+    }
+
+    /** Where GitHub sends the browser back: this server's own address as the browser used it. */
+    private static String callbackUrl(Context ctx) {
+        String proto = ctx.header("X-Forwarded-Proto");
+        String host = ctx.header("X-Forwarded-Host");
+        String scheme = proto != null ? proto.split(",")[0].strip() : ctx.scheme();
+        return scheme + "://" + (host != null ? host.split(",")[0].strip() : ctx.host()) + "/dashboard/callback";
+    }
+
+    private static void setCookie(Context ctx, String name, String value, Duration maxAge) {
+        ctx.res().addHeader("Set-Cookie", name + "=" + value + "; Path=/dashboard; Max-Age=" + maxAge.toSeconds()
+                + "; HttpOnly; Secure; SameSite=Lax");
+    }
+
+    /** Tells the open pages of a repository that its state changed (its ledgers or statuses). */
+    private void poll() {
+        try {
+            for (Map.Entry<String, DashboardPages.Feed> f : feeds.entrySet()) {
+                if (f.getValue().isEmpty()) {
+                    continue;
+                }
+                String now = signature(reposDir.resolve(f.getKey()).resolve(".agentx").resolve("state"));
+                String before = signatures.put(f.getKey(), now);
+                if (before != null && !before.equals(now)) {
+                    f.getValue().changed();
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("dashboard poll: {}", e.toString());
+        }
+    }
+
+    private static String signature(Path state) {
+        StringBuilder b = new StringBuilder();
+        for (Path p : List.of(state.resolve("clarifications"), state.resolve("agent-status.json"))) {
+            try {
+                b.append(Files.getLastModifiedTime(p).toMillis()).append(';');
+            } catch (IOException e) {
+                b.append("-;");
+            }
+        }
+        return b.toString();
+    }
+
+    @Override
+    public void close() {
+        poller.shutdownNow();
+        feeds.values().forEach(DashboardPages.Feed::close);
+    }
+}

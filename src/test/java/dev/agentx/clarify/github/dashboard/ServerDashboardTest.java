@@ -1,0 +1,179 @@
+package dev.agentx.clarify.github.dashboard;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.containing;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.channel.HumanChannel;
+import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.routing.ClarifyCommand;
+import dev.agentx.clarify.support.MutableClock;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * /dashboard on the server, against WireMock as GitHub (its OAuth endpoints and the user-token
+ * API in GitHub's shapes): the sign-in, two users who each see only the repository GitHub says
+ * they can read, forged sign-ins and tampered cookies refused.
+ */
+class ServerDashboardTest {
+    private static final RepoRef WIDGETS = new RepoRef("acme", "widgets");
+
+    @TempDir
+    Path dir;
+
+    private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+
+    private HttpResponse<String> fetch(int port, String path, String cookie) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
+        if (cookie != null) {
+            b.header("Cookie", cookie);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String cookie(HttpResponse<?> r, String name) {
+        for (String c : r.headers().allValues("Set-Cookie")) {
+            if (c.startsWith(name + "=")) {
+                assertTrue(c.contains("HttpOnly") && c.contains("Secure") && c.contains("SameSite=Lax"), c);
+                return c.substring(0, c.indexOf(';'));
+            }
+        }
+        throw new AssertionError("no cookie " + name + " in " + r.headers().allValues("Set-Cookie"));
+    }
+
+    private static void stubUser(GitHubRig rig, String login, String repo) {
+        String token = "gho_" + login;
+        rig.wiremock.stubFor(post(urlPathEqualTo("/login/oauth/access_token")).withRequestBody(containing("code=code-"
+                + login)).willReturn(okJson("{\"access_token\":\"" + token + "\",\"token_type\":\"bearer\",\"scope\":\"\"}")));
+        rig.wiremock.stubFor(get(urlPathEqualTo("/user")).withHeader("Authorization", equalTo("Bearer " + token))
+                .willReturn(okJson("{\"login\":\"" + login + "\",\"id\":" + Math.abs(login.hashCode())
+                        + ",\"type\":\"User\",\"site_admin\":false}")));
+        rig.wiremock.stubFor(get(urlPathEqualTo("/user/installations")).withHeader("Authorization", equalTo("Bearer "
+                + token)).willReturn(okJson("{\"total_count\":1,\"installations\":[{\"id\":1,\"account\":{\"login\":"
+                + "\"Codertocat\",\"type\":\"User\"},\"app_id\":" + GitHubRig.APP_ID + ",\"target_type\":\"User\"}]}")));
+        rig.wiremock.stubFor(get(urlPathEqualTo("/user/installations/1/repositories")).withHeader("Authorization",
+                equalTo("Bearer " + token)).willReturn(okJson("{\"total_count\":1,\"repositories\":[{\"id\":1296269,"
+                + "\"name\":\"" + repo.substring(repo.indexOf('/') + 1) + "\",\"full_name\":\"" + repo
+                + "\",\"private\":true}]}")));
+    }
+
+    /** Signs in as {@code login} through the whole flow; the session cookie. */
+    private String signIn(int port, String login) throws Exception {
+        HttpResponse<String> start = fetch(port, "/dashboard", null);
+        assertEquals(302, start.statusCode());
+        String location = start.headers().firstValue("Location").orElseThrow();
+        Matcher state = Pattern.compile("[?&]state=([^&]+)").matcher(location);
+        assertTrue(state.find(), location);
+        String s = URLDecoder.decode(state.group(1), StandardCharsets.UTF_8);
+        HttpResponse<String> back = fetch(port, "/dashboard/callback?code=code-" + login + "&state=" + state.group(1),
+                cookie(start, ServerDashboard.STATE));
+        assertEquals(302, back.statusCode(), back.body());
+        assertEquals("/dashboard", back.headers().firstValue("Location").orElseThrow());
+        assertFalse(s.isBlank());
+        return cookie(back, ServerDashboard.SESSION);
+    }
+
+    @Test
+    void eachUserSeesOnlyTheRepositoriesGitHubSaysTheyCanRead() throws Exception {
+        try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-03-02T09:00:00Z"))
+                .oauth("Iv1.abc123", "client-secret-1")) {
+            int port = rig.start().port();
+            assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")).status());
+            LocalMode widgets = new LocalMode(WIDGETS.rootIn(rig.data), rig.clock, rig.locks(), new HumanChannel());
+            widgets.engine().execute(new ClarifyCommand.Ask(5, "engineer", "architect", null, "Widget size?", true,
+                    List.of(), null));
+            stubUser(rig, "alice", GitHubRig.REPO.fullName());
+            stubUser(rig, "bob", WIDGETS.fullName());
+
+            // without a session: to GitHub's authorize page, with our client id and callback
+            HttpResponse<String> anonymous = fetch(port, "/dashboard", null);
+            assertEquals(302, anonymous.statusCode());
+            String location = anonymous.headers().firstValue("Location").orElseThrow();
+            assertTrue(location.startsWith(rig.wiremock.baseUrl() + "/login/oauth/authorize?client_id=Iv1.abc123&"
+                    + "redirect_uri=http%3A%2F%2F127.0.0.1%3A" + port + "%2Fdashboard%2Fcallback&state="), location);
+            assertEquals(302, fetch(port, "/dashboard/Codertocat/Hello-World", null).statusCode());
+
+            String alice = signIn(port, "alice");
+            rig.wiremock.verify(postRequestedFor(urlPathEqualTo("/login/oauth/access_token"))
+                    .withRequestBody(containing("client_secret=client-secret-1")));
+            HttpResponse<String> index = fetch(port, "/dashboard", alice);
+            assertEquals(200, index.statusCode());
+            assertTrue(index.body().contains("alice") && index.body().contains("/dashboard/Codertocat/Hello-World"),
+                    index.body());
+            assertFalse(index.body().contains("acme/widgets"), index.body());
+            HttpResponse<String> page = fetch(port, "/dashboard/Codertocat/Hello-World", alice);
+            assertEquals(200, page.statusCode());
+            assertTrue(page.body().contains("CLR-1-001"), page.body());
+            assertTrue(page.body().contains("href=\"" + rig.wiremock.baseUrl() + "/Codertocat/Hello-World/issues/1\""),
+                    "issues link to GitHub");
+            assertTrue(page.headers().firstValue("Content-Security-Policy").isPresent());
+            assertEquals(200, fetch(port, "/dashboard/Codertocat/Hello-World/live", alice).statusCode());
+            HttpResponse<String> notHers = fetch(port, "/dashboard/acme/widgets", alice);
+            assertEquals(404, notHers.statusCode());
+            assertFalse(notHers.body().contains("Widget size?"));
+            assertEquals(404, fetch(port, "/dashboard/acme/widgets/live", alice).statusCode());
+
+            String bob = signIn(port, "bob");
+            assertTrue(fetch(port, "/dashboard/acme/widgets", bob).body().contains("CLR-5-001"));
+            assertEquals(404, fetch(port, "/dashboard/Codertocat/Hello-World", bob).statusCode());
+            assertFalse(fetch(port, "/dashboard", bob).body().contains("Hello-World"));
+        }
+    }
+
+    @Test
+    void tamperedCookiesAndForgedSignInsAreRefused() throws Exception {
+        try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-03-02T09:00:00Z"))
+                .oauth("Iv1.abc123", "client-secret-1")) {
+            int port = rig.start().port();
+            rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?"));
+            stubUser(rig, "alice", GitHubRig.REPO.fullName());
+            String alice = signIn(port, "alice");
+            assertEquals(200, fetch(port, "/dashboard/Codertocat/Hello-World", alice).statusCode());
+
+            String value = alice.substring(alice.indexOf('=') + 1);
+            String[] parts = value.split("\\.");
+            String otherId = ServerDashboard.SESSION + "=" + SignedCookies.random() + "." + parts[1] + "." + parts[2];
+            String longer = ServerDashboard.SESSION + "=" + parts[0] + "." + (Long.parseLong(parts[1]) + 86400) + "."
+                    + parts[2];
+            String badSig = ServerDashboard.SESSION + "=" + parts[0] + "." + parts[1] + "."
+                    + (parts[2].charAt(0) == 'A' ? 'B' : 'A') + parts[2].substring(1);
+            for (String forged : List.of(otherId, longer, badSig, ServerDashboard.SESSION + "=" + parts[0])) {
+                assertEquals(302, fetch(port, "/dashboard", forged).statusCode(), forged);
+                assertEquals(302, fetch(port, "/dashboard/Codertocat/Hello-World", forged).statusCode(), forged);
+            }
+            // a callback this browser did not start (no or another state cookie) is refused
+            HttpResponse<String> start = fetch(port, "/dashboard", null);
+            String stateCookie = cookie(start, ServerDashboard.STATE);
+            assertEquals(400, fetch(port, "/dashboard/callback?code=code-alice&state=made-up", stateCookie).statusCode());
+            assertEquals(400, fetch(port, "/dashboard/callback?code=code-alice&state=made-up", null).statusCode());
+        }
+    }
+
+    @Test
+    void withoutTheAppsOAuthCredentialsThereIsNoDashboard() throws Exception {
+        try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-03-02T09:00:00Z"))) {
+            int port = rig.start().port();
+            assertEquals(404, fetch(port, "/dashboard", null).statusCode());
+        }
+    }
+}
