@@ -149,6 +149,13 @@ class DashboardBrowserTest {
         assertTrue(row.getText().contains("overdue 10m"), row.getText());
         shot("overview");
 
+        // the digest's charts: requests per day, rounds used, top topics
+        WebElement digest = browser.findElement(By.id("digest"));
+        assertTrue(digest.getText().contains("Requests per day"), digest.getText());
+        assertEquals(3, digest.findElements(By.cssSelector("figure")).size());
+        ((JavascriptExecutor) browser).executeScript("arguments[0].scrollIntoView()", digest);
+        shot("digest");
+
         // a thread opened with the keyboard shows the whole exchange and the option chosen
         WebElement summary = browser.findElement(By.cssSelector("details[data-thread='CLR-9-001'] summary"));
         summary.sendKeys(Keys.ENTER);
