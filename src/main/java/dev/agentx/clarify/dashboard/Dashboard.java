@@ -84,11 +84,29 @@ public final class Dashboard {
          * The same snapshot served under {@code base} on the server, with issues linked to
          * {@code issueUrl}; an escalation is resolved there by a comment on its issue.
          */
-        public Snapshot onGitHub(String newBase, String newIssueUrl) {
+        public Snapshot onGitHub(String newBase, String newIssueUrl, CommentOf commentOf) {
             List<EscalationView> onIssues = escalations.stream().map(e -> new EscalationView(e.id(), e.issue(),
                     e.topic(), e.summary(), "/clarify resolve " + e.id() + " <decision>")).toList();
-            return new Snapshot(title, at, agents, graph, open, onIssues, digest, warnings, newBase, newIssueUrl);
+            List<ThreadView> linked = new ArrayList<>();
+            for (ThreadView t : open) {
+                List<EntryView> entries = new ArrayList<>();
+                for (int i = 0; i < t.entries().size(); i++) {
+                    EntryView e = t.entries().get(i);
+                    Long comment = commentOf.id(t.issue(), t.id(), i);
+                    entries.add(new EntryView(e.kind(), e.round(), e.from(), e.body(), e.at(), e.choice(),
+                            comment == null ? "" : newIssueUrl + t.issue() + "#issuecomment-" + comment));
+                }
+                linked.add(new ThreadView(t.id(), t.issue(), t.from(), t.to(), t.topic(), t.status(), t.round(),
+                        t.maxRounds(), t.blocking(), t.age(), t.slaLeft(), t.overdue(), t.options(), entries));
+            }
+            return new Snapshot(title, at, agents, graph, linked, onIssues, digest, warnings, newBase, newIssueUrl);
         }
+    }
+
+    /** The id of the comment on GitHub of a record's thread entry (by its index), or null. */
+    @FunctionalInterface
+    public interface CommentOf {
+        Long id(int issue, String recordId, int index);
     }
 
     /** An agent: its status, what it waits on and answers, and whether it is in a deadlock. */
@@ -119,7 +137,8 @@ public final class Dashboard {
                              List<String> options, List<EntryView> entries) {
     }
 
-    public record EntryView(String kind, int round, String from, String body, String at, String choice) {
+    /** A thread entry; {@code link}: its comment on GitHub, or "" where there is none (Local Mode). */
+    public record EntryView(String kind, int round, String from, String body, String at, String choice, String link) {
     }
 
     /** An escalation waiting for a person, with the command that settles it. */
@@ -194,7 +213,7 @@ public final class Dashboard {
             String choice = e.choice() != null && e.choice() < r.options().size()
                     ? (e.choice() + 1) + ") " + r.options().get(e.choice()) : "";
             String kind = e.isProposal() ? "proposal" : e.type().wire();
-            entries.add(new EntryView(kind, e.round(), e.from(), e.body(), seconds(e.timestamp()), choice));
+            entries.add(new EntryView(kind, e.round(), e.from(), e.body(), seconds(e.timestamp()), choice, ""));
         }
         return new ThreadView(r.id(), issue, r.from(), r.to(), r.topic(), r.status().wire(), r.round(), r.maxRounds(),
                 r.blocking(), age(r.created(), now), sla, waiting && left.isNegative(), r.options(), entries);

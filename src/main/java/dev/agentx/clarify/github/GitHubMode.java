@@ -9,6 +9,7 @@ import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.github.api.Hub4jGateway;
 import dev.agentx.clarify.github.auth.AppJwt;
 import dev.agentx.clarify.dashboard.Dashboard;
+import dev.agentx.clarify.github.dashboard.CommentLinks;
 import dev.agentx.clarify.github.dashboard.ServerDashboard;
 import dev.agentx.clarify.github.handlers.Actors;
 import dev.agentx.clarify.github.handlers.DeliveryHandler;
@@ -134,12 +135,14 @@ public final class GitHubMode implements AutoCloseable {
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
                 new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker, metrics);
         if (settings.clientId() != null) {
+            CommentLinks links = new CommentLinks(data);
             this.dashboard = new ServerDashboard(settings.apiUrl(), settings.clientId(), settings.clientSecret(), clock,
                     data.resolve("repos"), ref -> {
                         LocalMode repo = repository(ref);
                         return Dashboard.of(ref.fullName(), clock, repo.ledgers(), repo.activeLedgers(),
                                 repo.statuses(), repo.eventLog(), repo::upstreamOrder);
-                    });
+                    }, links);
+            outbox.onCommentPosted((c, id) -> links.record(c.repo(), c.issue(), c.key(), id));
             server.withRoutes(dashboard::routes);
         } else {
             this.dashboard = null;

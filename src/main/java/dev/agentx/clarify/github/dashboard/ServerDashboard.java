@@ -56,6 +56,7 @@ public final class ServerDashboard implements AutoCloseable {
     private final Path reposDir;
     private final Function<RepoRef, Supplier<Dashboard.Snapshot>> snapshots;
     private final DashboardPages pages = new DashboardPages();
+    private final CommentLinks links;
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
     private final Map<String, DashboardPages.Feed> feeds = new ConcurrentHashMap<>();
     private final Map<String, String> signatures = new ConcurrentHashMap<>();
@@ -64,9 +65,11 @@ public final class ServerDashboard implements AutoCloseable {
     /**
      * @param reposDir  {@code $AGENTX_DATA_DIR/repos}: the repositories the server serves
      * @param snapshots a repository's snapshot, computed per request
+     * @param links     the ids of the comments the App posted, for linking each thread entry to its comment
      */
     public ServerDashboard(String apiUrl, String clientId, String clientSecret, Clock clock, Path reposDir,
-                           Function<RepoRef, Supplier<Dashboard.Snapshot>> snapshots) {
+                           Function<RepoRef, Supplier<Dashboard.Snapshot>> snapshots, CommentLinks links) {
+        this.links = links;
         this.users = new GitHubUsers(apiUrl, clientId, clientSecret);
         this.cookies = new SignedCookies(clientSecret);
         this.clock = clock;
@@ -166,8 +169,11 @@ public final class ServerDashboard implements AutoCloseable {
             return;
         }
         RepoRef r = ref.get();
+        Map<Integer, Map<String, Long>> comments = new java.util.HashMap<>();
         Dashboard.Snapshot s = snapshots.apply(r).get().onGitHub("/dashboard/" + r.fullName(),
-                users.webUrl() + "/" + r.fullName() + "/issues/");
+                users.webUrl() + "/" + r.fullName() + "/issues/", (issue, record, index) -> comments
+                        .computeIfAbsent(issue, n -> links.of(r, n)).get(r.fullName() + "#" + issue + "/" + record + "/"
+                                + index));
         render.accept(s, ctx);
     }
 

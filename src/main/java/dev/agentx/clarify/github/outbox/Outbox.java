@@ -215,6 +215,14 @@ public final class Outbox {
         }
     }
 
+    /** Told of each comment GitHub created, with its id (the dashboard links to it); never fails a send. */
+    private volatile java.util.function.ObjLongConsumer<Effect.Comment> posted = (c, id) -> { };
+
+    /** Sets who is told of each comment posted. */
+    public void onCommentPosted(java.util.function.ObjLongConsumer<Effect.Comment> listener) {
+        this.posted = listener;
+    }
+
     public Outbox(Path dir, GitHubGateway github, Clock clock, ServerMetrics metrics) {
         this.metrics = metrics;
         this.failed = dir.resolve("failed");
@@ -799,8 +807,13 @@ public final class Outbox {
                 LOG.info("outbox: {} was posted by an earlier attempt; not posting it again", c.key());
                 return;
             }
-            github.createComment(c.installation(), c.repo(), c.issue(),
+            long id = github.createComment(c.installation(), c.repo(), c.issue(),
                     tag + "\n" + CommentLimit.fit(c.body(), CommentLimit.MAX - tag.length() - 1));
+            try {
+                posted.accept(c, id);
+            } catch (RuntimeException e) {
+                LOG.warn("outbox: comment {} posted as {}, but that was not recorded: {}", c.key(), id, e.toString());
+            }
         } else if (effect instanceof Effect.Reaction r) {
             if (r.commentId() == null) {
                 github.reactToIssue(r.installation(), r.repo(), r.issue(), r.content());

@@ -127,6 +127,9 @@ class ServerDashboardTest {
             assertTrue(page.body().contains("href=\"" + rig.wiremock.baseUrl() + "/Codertocat/Hello-World/issues/1\""),
                     "issues link to GitHub");
             assertTrue(page.headers().firstValue("Content-Security-Policy").isPresent());
+            // the question's thread entry links to the comment the App posted for it (GitHub gave it id 777)
+            assertTrue(page.body().contains("href=\"" + rig.wiremock.baseUrl()
+                    + "/Codertocat/Hello-World/issues/1#issuecomment-777\""), page.body());
             assertEquals(200, fetch(port, "/dashboard/Codertocat/Hello-World/live", alice).statusCode());
             HttpResponse<String> notHers = fetch(port, "/dashboard/acme/widgets", alice);
             assertEquals(404, notHers.statusCode());
