@@ -1,7 +1,6 @@
 package dev.agentx.clarify.mcp;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.ledger.LedgerCodec;
 import dev.agentx.clarify.ledger.LedgerWatcher;
 import dev.agentx.clarify.protocol.ClarificationRecord;
@@ -14,11 +13,8 @@ import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
-import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
-import java.io.FilterInputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -60,8 +55,8 @@ public final class McpStdioServer {
 
     /** Serves one session on {@code in}/{@code out} until the host closes {@code in}. */
     public void serve(InputStream in, OutputStream out) throws InterruptedException {
-        CountDownLatch closed = new CountDownLatch(1);
         McpJsonMapper json = new JacksonMcpJsonMapper(new ObjectMapper());
+        StdioTransport transport = new StdioTransport(json, in, out);
         try (LedgerWatcher watcher = new LedgerWatcher(workspace.ledgerDirectory(), RECHECK)) {
             ClarifyTools tools = new ClarifyTools(workspace, watcher);
             List<McpServerFeatures.SyncToolSpecification> specs = new ArrayList<>();
@@ -74,7 +69,7 @@ public final class McpStdioServer {
                 listed.add(issue);
                 resources.add(resource(issue));
             }
-            McpSyncServer server = McpServer.sync(new StdioServerTransportProvider(json, new EndOfInput(in, closed), out))
+            McpSyncServer server = McpServer.sync(transport)
                     .serverInfo("agentx-clarify", version)
                     .instructions("Clarifications with the other agents of your pipeline, as '" + workspace.agent()
                             + "'. When a requirement or design is ambiguous, ask the role upstream with clarify_ask "
@@ -92,7 +87,7 @@ public final class McpStdioServer {
             watcher.onChange(issue -> changed(server, issue));
             watcher.onOverflow(() -> server.notifyResourcesListChanged());
             LOG.info("mcp: serving the clarification tools as {} over stdio", workspace.agent());
-            closed.await();
+            transport.awaitClosed();
             server.closeGracefully();
         }
     }
@@ -160,45 +155,5 @@ public final class McpStdioServer {
     private static McpSchema.CallToolResult result(ToolResult r) {
         return McpSchema.CallToolResult.builder().addTextContent(r.text()).structuredContent(r.data())
                 .isError(r.error()).build();
-    }
-
-    /** Standard input that says when the host closed it (or it failed): the session is over. */
-    private static final class EndOfInput extends FilterInputStream {
-        private final CountDownLatch closed;
-
-        EndOfInput(InputStream in, CountDownLatch closed) {
-            super(in);
-            this.closed = closed;
-        }
-
-        @Override
-        public int read() throws IOException {
-            return ended(guard(() -> super.read()));
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            return ended(guard(() -> super.read(b, off, len)));
-        }
-
-        private int ended(int n) {
-            if (n < 0) {
-                closed.countDown();
-            }
-            return n;
-        }
-
-        private int guard(Read read) throws IOException {
-            try {
-                return read.read();
-            } catch (IOException e) {
-                closed.countDown();
-                throw e;
-            }
-        }
-
-        private interface Read {
-            int read() throws IOException;
-        }
     }
 }

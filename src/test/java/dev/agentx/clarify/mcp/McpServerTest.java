@@ -254,6 +254,27 @@ class McpServerTest {
     }
 
     @Test
+    void aLineThatIsNotJsonRpcGetsAParseErrorAndTheSessionGoesOn() throws Exception {
+        TestRoot root = mesh();
+        Process p = dev.agentx.clarify.support.Jvm.builder(Main.class, "--root", root.root.toString(), "mcp", "--agent",
+                "engineer").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        open.add(p::destroyForcibly);
+        var in = p.getOutputStream();
+        var out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        in.write(("this is not json\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                + "\"protocolVersion\":\"2024-11-05\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
+                .getBytes(StandardCharsets.UTF_8));
+        in.flush();
+        JsonNode first = JSON.readTree(out.readLine());
+        assertEquals(-32700, first.path("error").path("code").asInt(), first.toString());
+        JsonNode second = JSON.readTree(out.readLine());
+        assertEquals(1, second.path("id").asInt(), second.toString());
+        assertEquals("agentx-clarify", second.path("result").path("serverInfo").path("name").asText());
+        in.close();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the server ends when the host closes stdin");
+    }
+
+    @Test
     void threadsAreResourcesAndAChangeByAnotherProcessIsNotified() throws Exception {
         TestRoot root = mesh();
         McpSyncClient engineer = client(root.root, "engineer");
