@@ -2,6 +2,7 @@ package dev.agentx.clarify.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;

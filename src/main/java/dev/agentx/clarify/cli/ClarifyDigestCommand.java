@@ -2,6 +2,7 @@ package dev.agentx.clarify.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.events.EventType;
 import dev.agentx.clarify.events.JsonlEventLog;
 import dev.agentx.clarify.monitor.CliDuration;

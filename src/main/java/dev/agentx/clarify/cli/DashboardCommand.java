@@ -1,5 +1,6 @@
 package dev.agentx.clarify.cli;
 
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.dashboard.Dashboard;
 import dev.agentx.clarify.dashboard.DashboardServer;
 import dev.agentx.clarify.protocol.ClarifyException;

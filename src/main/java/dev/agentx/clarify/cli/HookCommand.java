@@ -1,5 +1,6 @@
 package dev.agentx.clarify.cli;
 
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.monitor.AgentOverview;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.cli;
 
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.mcp.McpStdioServer;
 import dev.agentx.clarify.mcp.McpWorkspace;
 import dev.agentx.clarify.monitor.MonitorReport;

@@ -1,7 +1,7 @@
 package dev.agentx.clarify.github;
 
 import dev.agentx.clarify.channel.AnswerChannel;
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.config.AgentxConfig;
 import dev.agentx.clarify.config.ConfigLoader;
 import dev.agentx.clarify.github.recovery.DeliveryRecovery;

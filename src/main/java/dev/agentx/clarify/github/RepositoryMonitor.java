@@ -1,6 +1,6 @@
 package dev.agentx.clarify.github;
 
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.routing.Outcome;
 import java.util.List;
 

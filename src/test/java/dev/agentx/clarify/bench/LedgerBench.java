@@ -1,6 +1,6 @@
 package dev.agentx.clarify.bench;
 
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.channel.HumanChannel;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.lock.LockManager;

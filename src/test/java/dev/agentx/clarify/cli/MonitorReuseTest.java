@@ -3,6 +3,7 @@ package dev.agentx.clarify.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.channel.HumanChannel;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestRoot;

@@ -3,7 +3,7 @@ package dev.agentx.clarify.flow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.routing.ClarifyCommand;
 import dev.agentx.clarify.routing.Outcome;

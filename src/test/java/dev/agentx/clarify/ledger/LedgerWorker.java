@@ -1,6 +1,6 @@
 package dev.agentx.clarify.ledger;
 
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.lock.FileLock;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.lock.LockObserver;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.channel.Delivery;
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.events.EventType;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.EntryType;

@@ -1,7 +1,7 @@
 package dev.agentx.clarify.monitor;
 
 import dev.agentx.clarify.channel.Delivery;
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.lock.LockManager;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

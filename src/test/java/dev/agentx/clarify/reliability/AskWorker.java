@@ -1,7 +1,7 @@
 package dev.agentx.clarify.reliability;
 
 import dev.agentx.clarify.channel.HumanChannel;
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;

@@ -3,7 +3,7 @@ package dev.agentx.clarify.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.ledger.LedgerWorker;
 import dev.agentx.clarify.lock.FileLock;
 import dev.agentx.clarify.protocol.Ledger;

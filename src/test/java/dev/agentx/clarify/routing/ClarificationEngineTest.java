@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.channel.Delivery;
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.events.ClarificationEvent;
 import dev.agentx.clarify.events.EventType;
 import dev.agentx.clarify.protocol.ClarificationRecord;

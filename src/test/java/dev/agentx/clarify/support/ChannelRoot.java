@@ -1,6 +1,6 @@
 package dev.agentx.clarify.support;
 
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.cli.Main;
 import dev.agentx.clarify.support.TestRoot.Run;
 import java.io.IOException;

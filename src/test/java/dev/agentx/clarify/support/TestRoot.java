@@ -2,7 +2,7 @@ package dev.agentx.clarify.support;
 
 import dev.agentx.clarify.channel.AnswerChannel;
 import dev.agentx.clarify.channel.HumanChannel;
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.cli.Main;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.lock.LockObserver;

@@ -1,7 +1,7 @@
 package dev.agentx.clarify.github.handlers;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.events.EventType;
 import dev.agentx.clarify.config.AgentxConfig;
 import dev.agentx.clarify.config.Labels;

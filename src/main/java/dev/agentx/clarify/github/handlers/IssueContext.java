@@ -1,6 +1,6 @@
 package dev.agentx.clarify.github.handlers;
 
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.github.RepoRef;
 import java.util.List;
 

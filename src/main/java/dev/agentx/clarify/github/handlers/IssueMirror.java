@@ -1,7 +1,7 @@
 package dev.agentx.clarify.github.handlers;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.config.Labels;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonSupport;

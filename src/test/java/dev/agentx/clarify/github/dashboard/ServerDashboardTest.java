@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.channel.HumanChannel;
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.routing.ClarifyCommand;

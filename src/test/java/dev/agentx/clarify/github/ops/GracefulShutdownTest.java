@@ -5,7 +5,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.cli.Main;
 import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.inbox.ThreadNice;

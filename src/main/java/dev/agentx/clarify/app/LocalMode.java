@@ -1,4 +1,4 @@
-package dev.agentx.clarify.cli;
+package dev.agentx.clarify.app;
 
 import dev.agentx.clarify.channel.AnswerChannel;
 import dev.agentx.clarify.channel.ChannelRouter;
