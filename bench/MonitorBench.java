@@ -12,7 +12,7 @@
 // and the median CPU time of the pass, which other work on a shared machine does not inflate).
 
 import dev.agentx.clarify.channel.HumanChannel;
-import dev.agentx.clarify.cli.LocalMode;
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.ledger.ActiveLedgerIndex;
 import dev.agentx.clarify.ledger.LedgerCodec;
 import dev.agentx.clarify.lock.LockManager;
