@@ -64,6 +64,27 @@ class PackageRulesTest {
     }
 
     @Test
+    void onlyThePostgresStoreTalksToTheDatabase() throws IOException {
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(SRC)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                if (f.startsWith(SRC.resolve("store/postgres"))) {
+                    continue;
+                }
+                for (String line : Files.readAllLines(f)) {
+                    for (String bad : List.of("import java.sql", "import javax.sql", "import com.zaxxer",
+                            "import org.flywaydb", "import org.postgresql")) {
+                        if (line.startsWith(bad + ".")) {
+                            found.add(SRC.relativize(f) + ": " + line);
+                        }
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), found);
+    }
+
+    @Test
     void onlyTheGitHubAdapterTalksToHub4j() throws IOException {
         List<String> found = new ArrayList<>();
         try (Stream<Path> dirs = Files.list(SRC)) {

@@ -7,16 +7,18 @@ import dev.agentx.clarify.channel.RequestContext;
 import dev.agentx.clarify.config.AgentxConfig;
 import dev.agentx.clarify.config.ConfigLoader;
 import dev.agentx.clarify.events.EventBus;
-import dev.agentx.clarify.events.JsonlEventLog;
-import dev.agentx.clarify.ledger.ActiveLedgerIndex;
-import dev.agentx.clarify.ledger.FileLedgerStore;
+import dev.agentx.clarify.events.EventLog;
+import dev.agentx.clarify.ledger.ActiveLedgers;
+import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.lock.Sleeper;
 import dev.agentx.clarify.monitor.ClarificationMonitor;
 import dev.agentx.clarify.monitor.UpstreamOrder;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.routing.ClarificationEngine;
-import dev.agentx.clarify.status.FileAgentStatusStore;
+import dev.agentx.clarify.status.AgentStatusStore;
+import dev.agentx.clarify.store.RepositoryState;
+import dev.agentx.clarify.store.files.FileRepositoryState;
 import dev.agentx.clarify.workflow.WorkflowCatalog;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,20 +28,18 @@ import java.util.function.Supplier;
 
 /**
  * The composition root of Local Mode: everything under {@code <root>/.agentx/}. GitHub Mode builds
- * the same parts per repository under {@code $AGENTX_DATA_DIR/repos/<owner>/<repo>/}.
+ * the same parts per repository under {@code $AGENTX_DATA_DIR/repos/<owner>/<repo>/}, with the
+ * repository's state (ledgers, statuses, events) in files there or in PostgreSQL.
  */
 public final class LocalMode {
     private final Path root;
     private final Clock clock;
     private final AgentxConfig config;
     private final WorkflowCatalog workflows;
-    private final FileLedgerStore ledgers;
-    private final FileAgentStatusStore statuses;
+    private final RepositoryState state;
     private final EventBus events;
     private final AnswerChannel channel;
-    private final JsonlEventLog eventLog;
     private final ClarificationEngine engine;
-    private final ActiveLedgerIndex activeLedgers;
     private final ClarificationMonitor monitor;
     private UpstreamOrder upstreamOrder;
 
@@ -64,16 +64,24 @@ public final class LocalMode {
      */
     public LocalMode(Path root, Clock clock, LockManager locks, AnswerChannel channel, AgentxConfig config,
                      Map<String, String> env) {
+        this(root, clock, locks, new FileRepositoryState(root.resolve(".agentx").resolve("state"), locks), channel,
+                config, env);
+    }
+
+    /**
+     * The same parts over the given state (files, or a repository's rows in PostgreSQL). The root
+     * still holds the workflows ({@code .agentx/workflows/}) and the channels' failure counts.
+     */
+    public LocalMode(Path root, Clock clock, LockManager locks, RepositoryState repositoryState, AnswerChannel channel,
+                     AgentxConfig config, Map<String, String> env) {
         this.root = root;
         this.clock = clock;
         Path agentx = root.resolve(".agentx");
         Path state = agentx.resolve("state");
         this.config = config;
         this.workflows = new WorkflowCatalog(agentx.resolve("workflows"), config.workflows());
-        this.ledgers = new FileLedgerStore(state, locks);
-        this.statuses = new FileAgentStatusStore(state, locks);
-        this.eventLog = new JsonlEventLog(state.resolve("events.jsonl"));
-        this.events = new EventBus(eventLog);
+        this.state = repositoryState;
+        this.events = new EventBus(repositoryState.events());
         // Anonymous classes rather than method references: every CLI start builds Local Mode, and a
         // method reference costs its bootstrap there.
         ChannelRouter.Escalator escalator = new ChannelRouter.Escalator() {
@@ -84,9 +92,9 @@ public final class LocalMode {
         };
         this.channel = channel != null ? channel : ChannelRouter.create(config, root, env, RequestContext.local(root),
                 new FileChannelFailures(state, locks), escalator, clock, Sleeper.real());
-        this.engine = new ClarificationEngine(clock, ledgers, statuses, events, workflows, config, this.channel);
-        this.activeLedgers = new ActiveLedgerIndex(ledgers, state.resolve("monitor-index.json"));
-        this.monitor = new ClarificationMonitor(clock, activeLedgers, engine, this.channel, new Supplier<UpstreamOrder>() {
+        this.engine = new ClarificationEngine(clock, repositoryState.ledgers(), repositoryState.statuses(), events,
+                workflows, config, this.channel);
+        this.monitor = new ClarificationMonitor(clock, repositoryState.activeLedgers(), engine, this.channel, new Supplier<UpstreamOrder>() {
             @Override
             public UpstreamOrder get() {
                 return upstreamOrder();
@@ -142,12 +150,28 @@ public final class LocalMode {
         return workflows;
     }
 
-    public FileLedgerStore ledgers() {
-        return ledgers;
+    public LedgerStore ledgers() {
+        return state.ledgers();
     }
 
-    public FileAgentStatusStore statuses() {
-        return statuses;
+    public AgentStatusStore statuses() {
+        return state.statuses();
+    }
+
+    /** Where the ledgers, statuses and events live. */
+    public RepositoryState state() {
+        return state;
+    }
+
+    /**
+     * The state as files, for what works on the files themselves (watching the ledger folder);
+     * Local Mode always has them, a repository the server keeps in PostgreSQL does not.
+     */
+    public FileRepositoryState files() {
+        if (state instanceof FileRepositoryState f) {
+            return f;
+        }
+        throw new IllegalStateException("the state of " + root + " is not in files but in " + state.describe());
     }
 
     public EventBus events() {
@@ -163,14 +187,14 @@ public final class LocalMode {
         return engine;
     }
 
-    /** {@code events.jsonl}, for reading it back (the digest's stale count). */
-    public JsonlEventLog eventLog() {
-        return eventLog;
+    /** The event log, for reading it back (the digest's stale count). */
+    public EventLog eventLog() {
+        return state.events();
     }
 
-    /** The active ledgers, found through {@code state/monitor-index.json}. */
-    public ActiveLedgerIndex activeLedgers() {
-        return activeLedgers;
+    /** The active ledgers (in files, found through {@code state/monitor-index.json}). */
+    public ActiveLedgers activeLedgers() {
+        return state.activeLedgers();
     }
 
     public ClarificationMonitor monitor() {

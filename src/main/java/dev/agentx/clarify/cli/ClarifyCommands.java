@@ -40,6 +40,9 @@ import picocli.CommandLine.Parameters;
 public final class ClarifyCommands implements Runnable {
     private final CliContext ctx;
 
+    @picocli.CommandLine.Mixin
+    ServerStateOptions database;
+
     @Option(names = "--issue", paramLabel = "N", description = "Show this issue's threads, oldest first.")
     Integer issue;
 
@@ -58,6 +61,9 @@ public final class ClarifyCommands implements Runnable {
             footer = {"", "Examples:", "  agentx clarify list", "  agentx clarify list --issue 42 --json"})
     public static final class ListActive implements Runnable {
         private final CliContext ctx;
+
+        @picocli.CommandLine.Mixin
+        ServerStateOptions database;
 
         @Option(names = "--issue", paramLabel = "N", description = "Show this issue's threads, oldest first.")
         Integer issue;
@@ -172,6 +178,9 @@ public final class ClarifyCommands implements Runnable {
             footer = {"", "Example:", "  agentx clarify show CLR-42-001"})
     static final class Show implements Runnable {
         private final CliContext ctx;
+
+        @picocli.CommandLine.Mixin
+        ServerStateOptions database;
 
         @Parameters(index = "0", paramLabel = "CLR-N-NNN", description = "The clarification id.")
         String id;

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.events.EventType;
-import dev.agentx.clarify.events.JsonlEventLog;
 import dev.agentx.clarify.monitor.CliDuration;
 import dev.agentx.clarify.monitor.Digest;
 import dev.agentx.clarify.render.Visible;
@@ -35,9 +34,12 @@ import picocli.CommandLine.Option;
 final class ClarifyDigestCommand implements Runnable {
     private final CliContext ctx;
 
+    @picocli.CommandLine.Mixin
+    ServerStateOptions database;
+
     @Option(names = "--since", paramLabel = "PERIOD", defaultValue = "7d", converter = SinceConverter.class,
-            description = "How far back: 30m, 12h, 7d, 2w, or a date (2026-02-01, UTC) or instant "
-                    + "(2026-02-01T09:00:00Z). Default: ${DEFAULT-VALUE}.")
+            description = "How far back: 30m, 12h, 7d, 2w, a date (2026-02-01, UTC) or an instant like "
+                    + "2026-02-01T09:00:00Z. Default: ${DEFAULT-VALUE}.")
     Since since;
 
     ClarifyDigestCommand(CliContext ctx) {
@@ -86,7 +88,7 @@ final class ClarifyDigestCommand implements Runnable {
                 warnings.add(e.getMessage());
             }
         }
-        JsonlEventLog.Read stale = local.eventLog().read(EventType.STALE);
+        dev.agentx.clarify.events.EventLog.Read stale = local.eventLog().read(EventType.STALE);
         if (stale.unreadableLines() > 0) {
             warnings.add(stale.unreadableLines() + " line(s) of events.jsonl could not be read and were skipped.");
         }

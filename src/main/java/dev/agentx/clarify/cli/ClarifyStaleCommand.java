@@ -17,15 +17,22 @@ import picocli.CommandLine.Command;
 final class ClarifyStaleCommand implements Runnable {
     private final CliContext ctx;
 
+    @picocli.CommandLine.Mixin
+    ServerStateOptions database;
+
     ClarifyStaleCommand(CliContext ctx) {
         this.ctx = ctx;
     }
 
     @Override
     public void run() {
-        Findings f = ctx.local().monitor().check(ctx.scan());
+        print(ctx, ctx.local().monitor().check(ctx.scan()));
+    }
+
+    /** Prints the findings as this command does (also {@code monitor} on the server's database). */
+    static void print(CliContext ctx, Findings f) {
         if (ctx.json()) {
-            ctx.printJson(json(f));
+            ctx.printJson(json(ctx, f));
             return;
         }
         StringBuilder b = new StringBuilder();
@@ -65,7 +72,7 @@ final class ClarifyStaleCommand implements Runnable {
         }
     }
 
-    private ObjectNode json(Findings f) {
+    private static ObjectNode json(CliContext ctx, Findings f) {
         ObjectNode root = ctx.mapper().createObjectNode();
         root.put("ledgers", f.ledgers());
         root.put("active", f.active());

@@ -25,7 +25,12 @@ public final class CliContext {
 
     boolean jsonOutput;
     Path root;
+    /** {@code --database-url} of a read command: the server's PostgreSQL store instead of {@code .agentx/}. */
+    String databaseUrl;
+    /** {@code --repo} with it. */
+    String repo;
     private LocalMode local;
+    private AutoCloseable opened;
     private ActiveLedgers.Scan scan;
 
     public CliContext(PrintWriter out, PrintWriter err, Map<String, String> env, Path cwd, Clock clock,
@@ -43,9 +48,34 @@ public final class CliContext {
 
     public LocalMode local() {
         if (local == null) {
-            local = opener.apply(this);
+            if (databaseUrl != null) {
+                dev.agentx.clarify.app.ServerStore.Opened o = dev.agentx.clarify.app.ServerStore.open(resolvedRoot(),
+                        clock, databaseUrl, repo, env);
+                opened = o;
+                local = o.local();
+            } else {
+                local = opener.apply(this);
+            }
         }
         return local;
+    }
+
+    /** Whether this command reads the server's database ({@code --database-url}): it writes nothing then. */
+    boolean onDatabase() {
+        return databaseUrl != null;
+    }
+
+    /** Closes what the command opened (the database's connections). */
+    void close() {
+        if (opened != null) {
+            try {
+                opened.close();
+            } catch (Exception e) {
+                err.println("warning: " + e.getMessage());
+                err.flush();
+            }
+            opened = null;
+        }
     }
 
     /**

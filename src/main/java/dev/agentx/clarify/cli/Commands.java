@@ -66,7 +66,9 @@ final class Commands {
             new Node("sync", SyncCommand.class),
             new Node("completion", CompletionCommand.class),
             new Node("mcp", McpCommand.class),
-            new Node("dashboard", DashboardCommand.class)));
+            new Node("dashboard", DashboardCommand.class),
+            new Node("store", StoreCommand.class, List.of(
+                    new Node("copy", StoreCommand.Copy.class)))));
 
     /** The user object of a placeholder command. */
     private static final class Placeholder {
@@ -93,6 +95,8 @@ final class Commands {
                 return after(ctx, model, code);
             }
             ctx.root = null; // set again by the full model's parse
+            ctx.databaseUrl = null;
+            ctx.repo = null;
             ctx.jsonOutput = json;
         }
         return after(ctx, configure(full(factory), ctx), args);

@@ -44,7 +44,7 @@ final class DashboardCommand implements Runnable {
         Path state = local.root().resolve(".agentx").resolve("state");
         DashboardServer server;
         try {
-            server = new DashboardServer(snapshots(local), local.ledgers().directory(),
+            server = new DashboardServer(snapshots(local), local.files().ledgers().directory(),
                     List.of(state.resolve("agent-status.json"), state.resolve("events.jsonl"))).start("127.0.0.1", port);
         } catch (RuntimeException e) {
             throw new ClarifyException(ErrorCode.USAGE, "Cannot serve the dashboard on 127.0.0.1:" + port + ": "

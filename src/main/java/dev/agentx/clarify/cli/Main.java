@@ -73,7 +73,11 @@ public final class Main {
         if (list != null && (list.root() == null || java.nio.file.Files.isDirectory(ctx.cwd.resolve(list.root())))) {
             return QuickList.run(ctx, list);
         }
-        return Commands.execute(args, ctx, shortcuts);
+        try {
+            return Commands.execute(args, ctx, shortcuts);
+        } finally {
+            ctx.close();
+        }
     }
 
     /** What a command that threw ends with: its error code and message (picocli's execution exception handler). */

@@ -61,7 +61,7 @@ final class McpCommand implements Runnable {
                     public List<ReadyQueue.Issue> get() {
                         return new LocalIssues().read(local.issuesDirectory()).issues();
                     }
-                }, local.ledgers().directory());
+                }, local.files().ledgers().directory());
         try {
             new McpStdioServer(workspace, Main.version()).serve(System.in, System.out);
         } catch (InterruptedException e) {

@@ -13,12 +13,23 @@ import picocli.CommandLine.Command;
 final class MonitorCommand implements Runnable {
     private final CliContext ctx;
 
+    @picocli.CommandLine.Mixin
+    ServerStateOptions database;
+
     MonitorCommand(CliContext ctx) {
         this.ctx = ctx;
     }
 
     @Override
     public void run() {
+        if (ctx.onDatabase()) {
+            // the server's monitor acts on its repositories; from here only look
+            ctx.err.println("note: --database-url only reads: this lists what a monitor pass would act on; the "
+                    + "server's own monitor acts.");
+            ctx.err.flush();
+            ClarifyStaleCommand.print(ctx, ctx.local().monitor().check());
+            return;
+        }
         MonitorReport r = ctx.local().monitor().run();
         if (ctx.json()) {
             ctx.printJson(MonitorOutput.report(ctx, r));

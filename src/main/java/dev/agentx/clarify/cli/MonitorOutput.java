@@ -26,8 +26,9 @@ final class MonitorOutput {
      * is done, and the next pass tries again.
      */
     static void afterCommand(CliContext ctx, String command) {
-        if (command == null || !command.equals("clarify") && !command.equals("hook") && !command.equals("ready")) {
-            return;
+        if (command == null || !command.equals("clarify") && !command.equals("hook") && !command.equals("ready")
+                || ctx.onDatabase()) {
+            return; // on the server's database (--database-url) the server's own monitor acts
         }
         try {
             // A read-only command's own scan of the active ledgers is reused, not read again.

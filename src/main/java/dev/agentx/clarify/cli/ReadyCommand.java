@@ -24,6 +24,9 @@ import picocli.CommandLine.Option;
 final class ReadyCommand implements Runnable {
     private final CliContext ctx;
 
+    @picocli.CommandLine.Mixin
+    ServerStateOptions database;
+
     @Option(names = "--all", description = "Also list finished issues (state closed, or status Done).")
     boolean all;
 

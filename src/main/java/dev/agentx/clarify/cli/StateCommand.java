@@ -17,6 +17,9 @@ import picocli.CommandLine.Command;
 final class StateCommand implements Runnable {
     private final CliContext ctx;
 
+    @picocli.CommandLine.Mixin
+    ServerStateOptions database;
+
     StateCommand(CliContext ctx) {
         this.ctx = ctx;
     }

@@ -51,7 +51,7 @@ public final class Dashboard {
     public static Supplier<Snapshot> of(String title, java.time.Clock clock, dev.agentx.clarify.ledger.LedgerStore ledgers,
                                         dev.agentx.clarify.ledger.ActiveLedgers activeLedgers,
                                         dev.agentx.clarify.status.AgentStatusStore statuses,
-                                        dev.agentx.clarify.events.JsonlEventLog events, Supplier<UpstreamOrder> order) {
+                                        dev.agentx.clarify.events.EventLog events, Supplier<UpstreamOrder> order) {
         return () -> {
             dev.agentx.clarify.ledger.ActiveLedgers.Scan scan = activeLedgers.scan();
             List<String> warnings = new ArrayList<>(scan.problems());

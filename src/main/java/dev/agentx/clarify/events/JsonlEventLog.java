@@ -27,7 +27,7 @@ import java.util.List;
  * lose its last lines, never show an event whose ledger change was lost; a torn last line is
  * skipped by {@link #read}. Every process sees the appended lines at once (the page cache).
  */
-public final class JsonlEventLog implements EventSink {
+public final class JsonlEventLog implements EventLog {
     private static final JsonFactory JSON = new JsonFactory();
 
     private final Path file;
@@ -35,31 +35,36 @@ public final class JsonlEventLog implements EventSink {
         this.file = file;
     }
 
-    /** What {@link #read(EventType)} found: the matching events, oldest first, and the lines it could not read. */
-    public record Read(List<ClarificationEvent> events, int unreadableLines) {
-        public Read {
-            events = List.copyOf(events);
-        }
-    }
-
     /**
      * The events of one type, oldest first. A line that is not a valid event (a torn last line
      * after a crash, a hand edit) is skipped and counted, never fatal: the log is a record of what
      * happened, and the ledgers stay the source of truth. A missing file holds no events.
      */
+    @Override
     public Read read(EventType type) {
+        return read(type, "\"" + type.wire() + "\"");
+    }
+
+    @Override
+    public Read all() {
+        return read(null, "");
+    }
+
+    /** The events of {@code type} (null: all) on lines that contain {@code quoted}. */
+    private Read read(EventType type, String quoted) {
         List<ClarificationEvent> out = new ArrayList<>();
         int unreadable = 0;
-        String quoted = "\"" + type.wire() + "\"";
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
-                if (!line.contains(quoted)) {
+                if (line.isBlank() || !line.contains(quoted)) {
                     continue; // another kind of event: not parsed at all, which keeps a long log cheap
                 }
                 try {
                     ClarificationEvent e = JsonSupport.shared().readValue(line, ClarificationEvent.class);
-                    if (e != null && e.event() == type) {
+                    if (e != null && (type == null || e.event() == type)) {
                         out.add(e);
+                    } else if (e == null) {
+                        unreadable++;
                     }
                 } catch (JsonProcessingException | IllegalArgumentException e) {
                     unreadable++;
@@ -94,6 +99,14 @@ public final class JsonlEventLog implements EventSink {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot append to " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** One event as JSON (no line end), fields in the documented order: the line's text, for other stores too. */
+    public static byte[] json(ClarificationEvent e) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        writeLine(out, e);
+        byte[] line = out.toByteArray();
+        return java.util.Arrays.copyOf(line, line.length - 1);
     }
 
     /** One event as a single JSON line, fields in the documented order. */

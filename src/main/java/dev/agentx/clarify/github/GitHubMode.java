@@ -31,6 +31,10 @@ import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.store.RepositoryState;
+import dev.agentx.clarify.store.files.DataDirectory;
+import dev.agentx.clarify.store.files.FileRepositoryState;
+import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import dev.agentx.clarify.workflow.WorkflowCatalog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -51,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * management server ({@code /metrics}, {@code /readyz}, {@code /healthz} on a port of its own), the durable
  * inbox and outbox under {@code $AGENTX_DATA_DIR}, the worker, and one Local Mode composition per
  * repository under {@code $AGENTX_DATA_DIR/repos/<owner>/<repo>/} sharing the server's config
- * ({@code $AGENTX_DATA_DIR/agentx.toml}), lock manager and clock.
+ * ({@code $AGENTX_DATA_DIR/agentx.toml}), lock manager and clock. Each repository's ledgers,
+ * statuses and events live in files there, or with {@code AGENTX_DATABASE_URL} in PostgreSQL.
  */
 public final class GitHubMode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GitHubMode.class);
@@ -87,6 +92,9 @@ public final class GitHubMode implements AutoCloseable {
     /** The signed-in dashboard at /dashboard; null when the App's OAuth credentials are not set. */
     private final ServerDashboard dashboard;
     private java.util.concurrent.ScheduledExecutorService recoveryTicks;
+    /** The repositories' state with AGENTX_DATABASE_URL; null: files under the data dir. */
+    private final PostgresDatabase database;
+    private final DataDirectory files;
 
     public GitHubMode(GitHubSettings settings, Clock clock, LockManager locks, GitHubGateway github, Options options) {
         this(settings, clock, locks, github, options, ServerMetrics.create());
@@ -111,6 +119,9 @@ public final class GitHubMode implements AutoCloseable {
             throw new UncheckedIOException("cannot create AGENTX_DATA_DIR " + data + ": " + e.getMessage(), e);
         }
         this.config = ConfigLoader.load(data.resolve("agentx.toml"));
+        this.files = new DataDirectory(data, locks);
+        // worker lanes, outbox senders, the monitor, the dashboard and readiness each use a connection at a time
+        this.database = settings.database() == null ? null : PostgresDatabase.open(settings.database(), 12);
         this.inbox = new Inbox(data.resolve("inbox"), clock);
         this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics);
         Actors actors = new Actors(config, github, clock);
@@ -137,7 +148,7 @@ public final class GitHubMode implements AutoCloseable {
         if (settings.clientId() != null) {
             CommentLinks links = new CommentLinks(data);
             this.dashboard = new ServerDashboard(settings.apiUrl(), settings.clientId(), settings.clientSecret(), clock,
-                    data.resolve("repos"), ref -> {
+                    this::servedRepositories, repo -> stateOf(repo).changeSignature(), ref -> {
                         LocalMode repo = repository(ref);
                         return Dashboard.of(ref.fullName(), clock, repo.ledgers(), repo.activeLedgers(),
                                 repo.statuses(), repo.eventLog(), repo::upstreamOrder);
@@ -147,7 +158,9 @@ public final class GitHubMode implements AutoCloseable {
         } else {
             this.dashboard = null;
         }
-        this.readiness = new Readiness(data, worker, clock);
+        this.readiness = new Readiness(data, worker, clock, () -> database == null || database.reachable()
+                ? java.util.Optional.empty()
+                : java.util.Optional.of("the database " + database.describe() + " cannot be reached"));
         this.management = new ManagementServer(metrics, readiness, server::healthBody);
         metrics.gauge(ServerMetrics.OUTBOX_DEPTH, "Effects queued in the outbox, not yet confirmed by GitHub.",
                 g -> g.call(outbox.size()));
@@ -212,7 +225,18 @@ public final class GitHubMode implements AutoCloseable {
         AgentxConfig wanted = repoConfigs.current(ref);
         // channel null: each role's channel from agentx.toml [agents.<role>], as in Local Mode
         return repositories.compute(ref, (r, known) -> known != null && known.config() == wanted ? known
-                : new LocalMode(r.rootIn(settings.dataDir()), clock, locks, channel, wanted, System.getenv()));
+                : new LocalMode(r.rootIn(settings.dataDir()), clock, locks, stateOf(r.fullName()), channel, wanted,
+                System.getenv()));
+    }
+
+    /** Where a repository's ledgers, statuses and events live: its rows in PostgreSQL, or its state folder. */
+    private RepositoryState stateOf(String repo) {
+        return database != null ? database.repository(repo) : files.repository(repo);
+    }
+
+    /** {@code owner/name} of every repository with state, sorted. */
+    private java.util.List<String> servedRepositories() {
+        return database != null ? database.repositories() : files.repositories();
     }
 
     /**
@@ -242,20 +266,9 @@ public final class GitHubMode implements AutoCloseable {
     }
 
     private void catchUp() {
-        Path repos = settings.dataDir().resolve("repos");
-        if (!Files.isDirectory(repos)) {
-            return;
-        }
-        try (Stream<Path> owners = Files.list(repos)) {
-            for (Path owner : owners.filter(Files::isDirectory).toList()) {
-                try (Stream<Path> names = Files.list(owner)) {
-                    for (Path name : names.filter(Files::isDirectory).toList()) {
-                        catchUp(owner.getFileName().toString(), name.getFileName().toString());
-                    }
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot list " + repos + ": " + e.getMessage(), e);
+        for (String repo : servedRepositories()) {
+            int slash = repo.indexOf('/');
+            catchUp(repo.substring(0, slash), repo.substring(slash + 1));
         }
     }
 
@@ -350,6 +363,9 @@ public final class GitHubMode implements AutoCloseable {
         management.close();
         if (dashboard != null) {
             dashboard.close();
+        }
+        if (database != null) {
+            database.close();
         }
     }
 }

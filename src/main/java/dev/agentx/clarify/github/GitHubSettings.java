@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import java.nio.file.Path;
 import java.security.interfaces.RSAPrivateKey;
 import java.time.Duration;
@@ -25,7 +26,8 @@ import java.util.Map;
  */
 public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]> webhookSecrets, String apiUrl,
                              Path dataDir, int port, String webhookPath, long maxBodyBytes, int managementPort,
-                             Duration redeliveryInterval, String clientId, String clientSecret) {
+                             Duration redeliveryInterval, String clientId, String clientSecret,
+                             DatabaseUrl database) {
     public static final String DEFAULT_API_URL = "https://api.github.com";
     public static final String DEFAULT_PATH = "/api/github/webhooks";
     public static final int DEFAULT_PORT = 3000;
@@ -37,7 +39,7 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
     public static final List<String> ENV_NAMES = List.of("GITHUB_APP_ID", "GITHUB_APP_PRIVATE_KEY",
             "GITHUB_APP_PRIVATE_KEY_FILE", "GITHUB_WEBHOOK_SECRET", "GITHUB_API_URL", "AGENTX_DATA_DIR", "PORT",
             "AGENTX_WEBHOOK_PATH", "AGENTX_MANAGEMENT_PORT", "AGENTX_REDELIVERY_INTERVAL",
-            "GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET");
+            "GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET", DatabaseUrl.ENV, DatabaseUrl.PASSWORD_FILE_ENV);
     public static final Duration DEFAULT_REDELIVERY_INTERVAL = Duration.ofMinutes(10);
     /** Paths the server serves itself; the webhook path must be none of them. */
     public static final List<String> RESERVED_PATHS = List.of("/healthz", "/readyz", "/metrics");
@@ -200,12 +202,18 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
                     + "to /dashboard) or neither; only " + (clientId == null ? "GITHUB_CLIENT_SECRET" : "GITHUB_CLIENT_ID")
                     + " is set.");
         }
+        DatabaseUrl database = null;
+        try {
+            database = DatabaseUrl.fromEnv(env);
+        } catch (IllegalArgumentException e) {
+            problems.add(DatabaseUrl.ENV + ": " + e.getMessage());
+        }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("agentx serve cannot start:\n  " + String.join("\n  ", problems)
                     + "\nSee docs/configuration.md for how to set them.");
         }
         return new GitHubSettings(appId, key, secrets, api, dataDir, port, path, MAX_BODY_BYTES, managementPort,
-                redelivery, clientId, clientSecret);
+                redelivery, clientId, clientSecret, database);
     }
 
     private static String trim(String s) {

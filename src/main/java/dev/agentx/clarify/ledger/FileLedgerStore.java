@@ -134,7 +134,7 @@ public final class FileLedgerStore implements LedgerStore {
             Map<ClarificationRecord, String> texts = new IdentityHashMap<>();
             Ledger current = read(issue, true, texts).orElse(Ledger.empty(issue));
             Mutation<T> m = change.apply(current);
-            if (m.ledger() != null && !unchanged(m.ledger(), current)) {
+            if (m.ledger() != null && !LedgerStore.unchanged(m.ledger(), current)) {
                 Path temp = AtomicFiles.prepare(file, codec.encode(m.ledger(), texts));
                 try {
                     // the rename only while the lock on disk is still ours: a takeover never loses a write
@@ -145,24 +145,6 @@ public final class FileLedgerStore implements LedgerStore {
             }
             return m.result();
         });
-    }
-
-    /** Whether {@code next} holds what {@code current} holds; records left alone are the same instances. */
-    private static boolean unchanged(Ledger next, Ledger current) {
-        if (next == current) {
-            return true;
-        }
-        List<ClarificationRecord> a = next.clarifications();
-        List<ClarificationRecord> b = current.clarifications();
-        if (next.issueNumber() != current.issueNumber() || a.size() != b.size()) {
-            return false;
-        }
-        for (int i = 0; i < a.size(); i++) {
-            if (a.get(i) != b.get(i) && !a.get(i).equals(b.get(i))) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** The issue number of a ledger file name ({@code issue-N.json}), or empty if it is not one. */

@@ -24,6 +24,27 @@ public interface LedgerStore {
     /** Issue numbers that have a ledger, ascending. */
     List<Integer> issues();
 
+    /**
+     * Whether {@code next} holds what {@code current} holds (records a change left alone are the
+     * same instances): an update that changed nothing writes nothing.
+     */
+    static boolean unchanged(Ledger next, Ledger current) {
+        if (next == current) {
+            return true;
+        }
+        List<dev.agentx.clarify.protocol.ClarificationRecord> a = next.clarifications();
+        List<dev.agentx.clarify.protocol.ClarificationRecord> b = current.clarifications();
+        if (next.issueNumber() != current.issueNumber() || a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            if (a.get(i) != b.get(i) && !a.get(i).equals(b.get(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** What an update produced: the new ledger (null: nothing to write) and a result for the caller. */
     record Mutation<T>(Ledger ledger, T result) {
         public static <T> Mutation<T> write(Ledger ledger, T result) {

@@ -64,7 +64,7 @@ public final class LedgerBench {
             pair(local, issue, "q" + i);
             engine.add(System.nanoTime() - t0);
             // the floor: the same two ledger states written bare
-            byte[] asked = Files.readAllBytes(local.ledgers().fileOf(issue));
+            byte[] asked = Files.readAllBytes(local.files().ledgers().fileOf(issue));
             Path target = floorDir.resolve("issue-" + issue + ".json");
             long t1 = System.nanoTime();
             AtomicFiles.write(target, asked);

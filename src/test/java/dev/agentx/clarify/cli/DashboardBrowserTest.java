@@ -85,7 +85,7 @@ class DashboardBrowserTest {
         local.engine().execute(new ClarifyCommand.Answer("CLR-9-001", "engineer", "Three times, with backoff", 1));
         root.clock.advance(Duration.ofMinutes(40)); // past the 30-minute SLA: overdue rows
 
-        server = new DashboardServer(DashboardCommand.snapshots(root.local()), local.ledgers().directory(),
+        server = new DashboardServer(DashboardCommand.snapshots(root.local()), local.files().ledgers().directory(),
                 List.of(root.state().resolve("agent-status.json"), root.state().resolve("events.jsonl")))
                 .start("127.0.0.1", 0);
         ChromeOptions options = new ChromeOptions();

@@ -62,12 +62,12 @@ class MonitorReuseTest {
             List<LocalMode> opened = new ArrayList<>();
             run(r, opened, args);
             assertEquals(1, opened.size());
-            assertEquals(3, opened.get(0).activeLedgers().ledgersRead(),
+            assertEquals(3, opened.get(0).files().activeLedgers().ledgersRead(),
                     String.join(" ", args) + ": the three active ledgers, once (the closed one is known closed)");
         }
         List<LocalMode> opened = new ArrayList<>();
         run(r, opened, "clarify", "show", "CLR-1-001");
-        assertEquals(3, opened.get(0).activeLedgers().ledgersRead(), "a pass after a command that scans nothing scans");
+        assertEquals(3, opened.get(0).files().activeLedgers().ledgersRead(), "a pass after a command that scans nothing scans");
     }
 
     @Test

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 class RepositoryStandsAloneTest {
     private static final Path ROOT = Path.of("").toAbsolutePath();
     private static final List<String> DOC_PAGES = List.of("cli.md", "configuration.md", "protocol.md",
-            "github-app.md", "operations.md", "answer-channels.md", "monitor.md", "architecture.md", "mcp.md", "dashboard.md");
+            "github-app.md", "operations.md", "answer-channels.md", "monitor.md", "architecture.md", "mcp.md", "dashboard.md",
+            "storage.md");
     private static final Pattern HISTORY = Pattern.compile(
             "(^|[^-])since 20[0-9]{2}|before [0-9a-f]{7}\\b|earlier version");
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)#\\s]+)(#[^)]*)?\\)");

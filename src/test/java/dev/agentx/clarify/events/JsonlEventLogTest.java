@@ -46,7 +46,7 @@ class JsonlEventLogTest {
         } finally {
             pool.shutdown();
         }
-        JsonlEventLog.Read read = log.read(EventType.REQUESTED);
+        dev.agentx.clarify.events.EventLog.Read read = log.read(EventType.REQUESTED);
         assertEquals(0, read.unreadableLines());
         Set<String> ids = new HashSet<>();
         read.events().forEach(e -> ids.add(e.clarificationId()));

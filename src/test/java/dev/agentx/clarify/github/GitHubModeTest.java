@@ -27,8 +27,13 @@ class GitHubModeTest {
     @BeforeEach
     void setUp() {
         clock = MutableClock.at("2026-02-26T10:00:00Z");
-        rig = new GitHubRig(dir.resolve("data"), clock);
+        rig = configure(new GitHubRig(dir.resolve("data"), clock));
         rig.start();
+    }
+
+    /** The rig as each test runs it; a subclass runs the same tests over another store. */
+    GitHubRig configure(GitHubRig rig) {
+        return rig;
     }
 
     @AfterEach
@@ -325,7 +330,7 @@ class GitHubModeTest {
     @Test
     void bodiesOverTheLimitGet413() {
         rig.close();
-        rig = new GitHubRig(dir.resolve("data2"), clock).maxBody(4096);
+        rig = configure(new GitHubRig(dir.resolve("data2"), clock)).maxBody(4096);
         rig.start();
         GitHubRig.Response r = rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q"));
         assertEquals(413, r.status(), r.body());

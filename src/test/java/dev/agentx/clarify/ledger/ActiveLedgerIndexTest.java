@@ -46,7 +46,7 @@ class ActiveLedgerIndexTest {
 
     /** A fresh index, as a new process opens it: only the file on disk carries over. */
     private ActiveLedgers.Scan scan() {
-        return new ActiveLedgerIndex(local.ledgers(), index()).scan();
+        return new ActiveLedgerIndex(local.files().ledgers(), index()).scan();
     }
 
     private Path index() {
@@ -75,7 +75,7 @@ class ActiveLedgerIndexTest {
 
         // Replace issue 1's content in place (same inode, same size) and put its mtime back:
         // its signature is unchanged, so a scan must not read it (reading it would find it damaged).
-        Path file = local.ledgers().fileOf(1);
+        Path file = local.files().ledgers().fileOf(1);
         BasicFileAttributes before = Files.readAttributes(file, BasicFileAttributes.class);
         byte[] garbage = new byte[(int) before.size()];
         Arrays.fill(garbage, (byte) 'x');
@@ -162,7 +162,7 @@ class ActiveLedgerIndexTest {
         closedLedger(1);
         closedLedger(2);
         scan();
-        Files.delete(local.ledgers().fileOf(2));
+        Files.delete(local.files().ledgers().fileOf(2));
         assertEquals(1, scan().ledgers());
         String idx = Files.readString(index(), StandardCharsets.UTF_8);
         assertTrue(idx.contains("\n[1,\"closed\",") && !idx.contains("[2,"), idx);

@@ -81,16 +81,16 @@ class MultiProcessLedgerTest {
         LocalMode local = LocalMode.open(root, Clock.systemUTC());
         local.engine().execute(new dev.agentx.clarify.routing.ClarifyCommand.Ask(5, "engineer", "architect", null,
                 "before the crash", true, List.of(), null));
-        byte[] before = Files.readAllBytes(local.ledgers().fileOf(5));
+        byte[] before = Files.readAllBytes(local.files().ledgers().fileOf(5));
 
         Process holder = Jvm.start(LedgerWorker.class, "hold", root.toString(), "5");
         BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
         assertEquals("LOCKED", out.readLine());
         holder.destroyForcibly(); // SIGKILL
         assertTrue(holder.waitFor(30, TimeUnit.SECONDS));
-        Path lock = FileLock.lockPathOf(local.ledgers().fileOf(5));
+        Path lock = FileLock.lockPathOf(local.files().ledgers().fileOf(5));
         assertTrue(Files.exists(lock), "the killed holder left its lock behind");
-        assertTrue(java.util.Arrays.equals(before, Files.readAllBytes(local.ledgers().fileOf(5))), "ledger untouched");
+        assertTrue(java.util.Arrays.equals(before, Files.readAllBytes(local.files().ledgers().fileOf(5))), "ledger untouched");
 
         // Seen from another host, the pid cannot be checked: the lock is respected until 30 s old...
         MutableClock clock = new MutableClock(Instant.now());

@@ -41,7 +41,7 @@ class ClarifyToolsTest {
     private ClarifyTools as(String agent) {
         LocalMode local = root.local();
         return new ClarifyTools(new McpWorkspace(agent, root.clock, local.engine(), local.ledgers(), local.statuses(),
-                local.activeLedgers(), () -> local.monitor().run(), List::of, local.ledgers().directory()), watcher);
+                local.activeLedgers(), () -> local.monitor().run(), List::of, local.files().ledgers().directory()), watcher);
     }
 
     @SuppressWarnings("unchecked")

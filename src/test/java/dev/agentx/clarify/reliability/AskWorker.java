@@ -32,7 +32,7 @@ public final class AskWorker {
         long pid = ProcessHandle.current().pid();
         LockManager locks = LockManager.standard(Clock.systemUTC());
         LocalMode local = new LocalMode(root, Clock.systemUTC(), locks, new HumanChannel());
-        Path ledger = local.ledgers().fileOf(1);
+        Path ledger = local.files().ledgers().fileOf(1);
         int retries = 0;
         for (int i = 0; i < n; i++) {
             String q = name + " question " + i;

@@ -65,7 +65,7 @@ class CrashSafetyTest {
                 }
             }
             LocalMode local = LocalMode.open(root, Clock.systemUTC());
-            if (Files.exists(FileLock.lockPathOf(local.ledgers().fileOf(3)))) {
+            if (Files.exists(FileLock.lockPathOf(local.files().ledgers().fileOf(3)))) {
                 locksLeft++;
             }
             Ledger ledger = local.ledgers().read(3).orElseThrow(); // parses, or the test fails here

@@ -53,7 +53,8 @@ public final class ServerDashboard implements AutoCloseable {
     private final GitHubUsers users;
     private final SignedCookies cookies;
     private final Clock clock;
-    private final Path reposDir;
+    private final Supplier<List<String>> served;
+    private final Function<String, String> signature;
     private final Function<RepoRef, Supplier<Dashboard.Snapshot>> snapshots;
     private final DashboardPages pages = new DashboardPages();
     private final CommentLinks links;
@@ -63,17 +64,19 @@ public final class ServerDashboard implements AutoCloseable {
     private final ScheduledExecutorService poller;
 
     /**
-     * @param reposDir  {@code $AGENTX_DATA_DIR/repos}: the repositories the server serves
+     * @param served    {@code owner/name} of the repositories the server serves
+     * @param signature a value of a repository's state that changes whenever its ledgers or statuses do
      * @param snapshots a repository's snapshot, computed per request
      * @param links     the ids of the comments the App posted, for linking each thread entry to its comment
      */
-    public ServerDashboard(String apiUrl, String clientId, String clientSecret, Clock clock, Path reposDir,
-                           Function<RepoRef, Supplier<Dashboard.Snapshot>> snapshots, CommentLinks links) {
+    public ServerDashboard(String apiUrl, String clientId, String clientSecret, Clock clock,
+                           Supplier<List<String>> served, Function<String, String> signature, Function<RepoRef, Supplier<Dashboard.Snapshot>> snapshots, CommentLinks links) {
         this.links = links;
         this.users = new GitHubUsers(apiUrl, clientId, clientSecret);
         this.cookies = new SignedCookies(clientSecret);
         this.clock = clock;
-        this.reposDir = reposDir;
+        this.served = served;
+        this.signature = signature;
         this.snapshots = snapshots;
         this.poller = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "agentx-dashboard-poll");
@@ -110,7 +113,7 @@ public final class ServerDashboard implements AutoCloseable {
             signIn(ctx);
             return;
         }
-        List<String> visible = served().stream().filter(session.get().repositories()::contains).toList();
+        List<String> visible = served.get().stream().filter(session.get().repositories()::contains).toList();
         pages.html(ctx, "dashboard/index.jte", new Index(session.get().login(), visible));
     }
 
@@ -189,7 +192,7 @@ public final class ServerDashboard implements AutoCloseable {
             return Optional.empty();
         }
         if (session.isEmpty() || !session.get().repositories().contains(ref.fullName())
-                || !served().contains(ref.fullName())) {
+                || !served.get().contains(ref.fullName())) {
             return Optional.empty();
         }
         return Optional.of(ref);
@@ -198,25 +201,6 @@ public final class ServerDashboard implements AutoCloseable {
     private Optional<Session> session(Context ctx) {
         return cookies.verify(SESSION, ctx.cookie(SESSION), clock.instant()).map(sessions::get)
                 .filter(s -> s.expires().isAfter(clock.instant()));
-    }
-
-    /** owner/name of every repository under the data dir. */
-    private List<String> served() {
-        List<String> out = new ArrayList<>();
-        if (!Files.isDirectory(reposDir)) {
-            return out;
-        }
-        try (Stream<Path> owners = Files.list(reposDir)) {
-            for (Path owner : owners.filter(Files::isDirectory).sorted().toList()) {
-                try (Stream<Path> names = Files.list(owner)) {
-                    names.filter(Files::isDirectory).sorted()
-                            .forEach(n -> out.add(owner.getFileName() + "/" + n.getFileName()));
-                }
-            }
-        } catch (IOException e) {
-            LOG.warn("dashboard: cannot list {}: {}", reposDir, e.toString());
-        }
-        return out;
     }
 
     /** Where GitHub sends the browser back: this server's own address as the browser used it. */
@@ -239,7 +223,7 @@ public final class ServerDashboard implements AutoCloseable {
                 if (f.getValue().isEmpty()) {
                     continue;
                 }
-                String now = signature(reposDir.resolve(f.getKey()).resolve(".agentx").resolve("state"));
+                String now = signature.apply(f.getKey());
                 String before = signatures.put(f.getKey(), now);
                 if (before != null && !before.equals(now)) {
                     f.getValue().changed();
@@ -248,18 +232,6 @@ public final class ServerDashboard implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.debug("dashboard poll: {}", e.toString());
         }
-    }
-
-    private static String signature(Path state) {
-        StringBuilder b = new StringBuilder();
-        for (Path p : List.of(state.resolve("clarifications"), state.resolve("agent-status.json"))) {
-            try {
-                b.append(Files.getLastModifiedTime(p).toMillis()).append(';');
-            } catch (IOException e) {
-                b.append("-;");
-            }
-        }
-        return b.toString();
     }
 
     @Override

@@ -21,6 +21,7 @@ import java.util.List;
  *       {@link #STUCK_AFTER} ago.</li>
  *   <li>The inbox is being drained: the oldest delivery that is due (not waiting out a retry
  *       backoff) was received less than {@link #STUCK_AFTER} ago.</li>
+ *   <li>The store answers: with {@code AGENTX_DATABASE_URL}, the database takes a query.</li>
  *   <li>The server is not shutting down.</li>
  * </ul>
  */
@@ -33,6 +34,7 @@ public final class Readiness {
     private final Path dataDir;
     private final Worker worker;
     private final Clock clock;
+    private final java.util.function.Supplier<java.util.Optional<String>> store;
     private volatile boolean stopping;
 
     /** The verdict; {@code reasons} is empty when ready. */
@@ -42,7 +44,9 @@ public final class Readiness {
         }
     }
 
-    public Readiness(Path dataDir, Worker worker, Clock clock) {
+    /** @param store what is wrong with the store (empty: nothing), asked on every check */
+    public Readiness(Path dataDir, Worker worker, Clock clock, java.util.function.Supplier<java.util.Optional<String>> store) {
+        this.store = store;
         this.dataDir = dataDir;
         this.worker = worker;
         this.clock = clock;
@@ -64,6 +68,7 @@ public final class Readiness {
         } catch (IOException | UncheckedIOException | SecurityException e) {
             reasons.add("data dir " + dataDir + " is not writable: " + e.getMessage());
         }
+        store.get().ifPresent(reasons::add);
         Instant now = clock.instant();
         Worker.Health health = worker.health();
         if (!health.alive()) {

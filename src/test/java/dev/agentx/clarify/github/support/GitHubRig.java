@@ -83,6 +83,7 @@ public final class GitHubRig implements AutoCloseable {
     private boolean synchronous = true;
     private String clientId;
     private String clientSecret;
+    private dev.agentx.clarify.store.postgres.DatabaseUrl database;
 
     public GitHubRig(Path data, MutableClock clock) {
         this(data, clock, true);
@@ -129,6 +130,12 @@ public final class GitHubRig implements AutoCloseable {
     /** Runs the recovery pass of GitHub Mode on this interval (zero, the default: never on its own). */
     public GitHubRig redeliveryInterval(java.time.Duration interval) {
         this.redeliveryInterval = interval;
+        return this;
+    }
+
+    /** The repositories' state in this PostgreSQL database rather than in files under the data dir. */
+    public GitHubRig database(String url) {
+        this.database = dev.agentx.clarify.store.postgres.DatabaseUrl.parse(url, java.util.Map.of());
         return this;
     }
 
@@ -188,7 +195,7 @@ public final class GitHubRig implements AutoCloseable {
         RSAPrivateKey key = (RSAPrivateKey) Keys.PAIR.getPrivate();
         return new GitHubSettings(String.valueOf(APP_ID), key, List.of(SECRET.getBytes(StandardCharsets.UTF_8),
                 OLD_SECRET.getBytes(StandardCharsets.UTF_8)), wiremock.baseUrl(), data, 0,
-                GitHubSettings.DEFAULT_PATH, maxBody, 0, redeliveryInterval, clientId, clientSecret);
+                GitHubSettings.DEFAULT_PATH, maxBody, 0, redeliveryInterval, clientId, clientSecret, database);
     }
 
     public LockManager locks() {

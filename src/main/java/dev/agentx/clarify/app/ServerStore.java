@@ -1,0 +1,64 @@
+package dev.agentx.clarify.app;
+
+import dev.agentx.clarify.config.ConfigLoader;
+import dev.agentx.clarify.channel.HumanChannel;
+import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.store.postgres.DatabaseUrl;
+import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Opens the server's PostgreSQL store from the CLI ({@code --database-url}), so an operator can
+ * look at one repository's state with the same read commands as Local Mode.
+ */
+public final class ServerStore {
+    private ServerStore() {
+    }
+
+    /** Local Mode over one repository of the database, and the database to close after the command. */
+    public record Opened(LocalMode local, PostgresDatabase database) implements AutoCloseable {
+        @Override
+        public void close() {
+            database.close();
+        }
+    }
+
+    /**
+     * Opens the database at {@code url} and one repository of it: {@code repo}, or when that is
+     * null the only repository the database holds. Workflows and config come from {@code root}
+     * (the ready queue's upstream order); no channel is asked: the commands that use this only read.
+     */
+    public static Opened open(Path root, Clock clock, String url, String repo, Map<String, String> env) {
+        DatabaseUrl parsed;
+        try {
+            parsed = DatabaseUrl.parse(url, env);
+        } catch (IllegalArgumentException e) {
+            throw new ClarifyException(ErrorCode.USAGE, "--database-url: " + e.getMessage());
+        }
+        PostgresDatabase db = PostgresDatabase.open(parsed, 2);
+        try {
+            String chosen = repo;
+            if (chosen == null) {
+                List<String> repos = db.repositories();
+                if (repos.size() != 1) {
+                    throw new ClarifyException(ErrorCode.USAGE, repos.isEmpty() ? db.describe() + " holds no "
+                            + "repository yet." : "--repo OWNER/NAME is needed: " + db.describe() + " holds "
+                            + String.join(", ", repos) + ".");
+                }
+                chosen = repos.get(0);
+            }
+            LockManager locks = LockManager.standard(clock);
+            LocalMode local = new LocalMode(root, clock, locks, db.repository(chosen), new HumanChannel(),
+                    ConfigLoader.load(root.resolve(".agentx").resolve("config.toml")), env);
+            return new Opened(local, db);
+        } catch (RuntimeException e) {
+            db.close();
+            throw e;
+        }
+    }
+}

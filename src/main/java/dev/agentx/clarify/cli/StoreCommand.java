@@ -1,0 +1,110 @@
+package dev.agentx.clarify.cli;
+
+import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.store.StoreCopy;
+import dev.agentx.clarify.store.files.DataDirectory;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code agentx store}: moving GitHub Mode's state between stores. */
+@Command(name = "store", mixinStandardHelpOptions = true,
+        description = "GitHub Mode's state: copy it between the file store (AGENTX_DATA_DIR) and PostgreSQL.",
+        footer = {"", "Examples:",
+                "  agentx store copy --from files:/var/lib/agentx --to postgresql://db/agentx",
+                "  agentx store copy --from postgresql://db/agentx --to files:/srv/backup"})
+final class StoreCommand {
+    StoreCommand() {
+    }
+
+    @Command(name = "copy", mixinStandardHelpOptions = true,
+            description = {"Copy every repository's ledgers, agent statuses and events from one store to another, "
+                    + "then count and checksum both sides from what they hold and print them. The destination "
+                    + "must hold nothing for the repositories copied. Stop the server (or copy from a backup) "
+                    + "first: a delivery handled during the copy may be missed.",
+                    "A store is files:DIR (the server's AGENTX_DATA_DIR) or a PostgreSQL URL "
+                            + "(postgresql://USER:PASSWORD@HOST:5432/DB, or jdbc:postgresql://...; the password "
+                            + "may come from AGENTX_DATABASE_PASSWORD_FILE)."},
+            footer = {"", "Examples:",
+                    "  agentx store copy --from files:/var/lib/agentx --to postgresql://db/agentx",
+                    "  agentx store copy --from files:/var/lib/agentx --to postgresql://db/agentx \\",
+                    "      --repo acme/shop"})
+    static final class Copy implements Runnable {
+        private final CliContext ctx;
+
+        @Option(names = "--from", required = true, paramLabel = "STORE", description = "files:DIR or a PostgreSQL URL.")
+        String from;
+
+        @Option(names = "--to", required = true, paramLabel = "STORE", description = "files:DIR or a PostgreSQL URL.")
+        String to;
+
+        @Option(names = "--repo", paramLabel = "OWNER/NAME", description = "Copy only this repository.")
+        String repo;
+
+        Copy(CliContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public void run() {
+            if (repo != null && !DataDirectory.isRepository(repo)) {
+                throw new ClarifyException(ErrorCode.USAGE, "--repo " + repo + ": give OWNER/NAME, like acme/shop");
+            }
+            StoreCopy.Location source = location("--from", from);
+            StoreCopy.Location destination = location("--to", to);
+            if (!ctx.json()) {
+                ctx.out.println("Copying " + source + " to " + destination + ":");
+                ctx.out.flush();
+            }
+            List<StoreCopy.Copied> copied = new StoreCopy(LockManager.standard(ctx.clock)).copy(source, destination,
+                    Optional.ofNullable(repo), c -> {
+                        if (!ctx.json()) {
+                            ctx.out.println(line(c));
+                            ctx.out.flush();
+                        }
+                    });
+            if (ctx.json()) {
+                var root = ctx.mapper().createObjectNode();
+                root.put("from", source.toString());
+                root.put("to", destination.toString());
+                var arr = root.putArray("repositories");
+                for (StoreCopy.Copied c : copied) {
+                    var n = arr.addObject();
+                    n.put("repo", c.repo());
+                    n.set("source", ctx.mapper().valueToTree(c.source()));
+                    n.set("destination", ctx.mapper().valueToTree(c.destination()));
+                    n.put("same", c.same());
+                }
+                ctx.printJson(root);
+                return;
+            }
+            int ledgers = copied.stream().mapToInt(c -> c.destination().ledgers()).sum();
+            int events = copied.stream().mapToInt(c -> c.destination().events()).sum();
+            ctx.out.println("Copied " + copied.size() + " repositor" + (copied.size() == 1 ? "y" : "ies") + ", " + ledgers
+                    + " ledger" + (ledgers == 1 ? "" : "s") + " and " + events + " event" + (events == 1 ? "" : "s")
+                    + "; every count and checksum read back from " + destination + " matches its source.");
+            ctx.out.flush();
+        }
+
+        private static String line(StoreCopy.Copied c) {
+            StoreCopy.Tally s = c.source();
+            StoreCopy.Tally d = c.destination();
+            return "  " + c.repo() + ": " + s.ledgers() + " ledgers (" + s.records() + " clarifications), "
+                    + s.statuses() + " agent statuses, " + s.events() + " events; checksum " + s.checksum()
+                    + (c.same() ? " = " + d.checksum() + " read back"
+                    : " BUT read back: " + d.ledgers() + " ledgers (" + d.records() + "), " + d.statuses()
+                    + " statuses, " + d.events() + " events, checksum " + d.checksum());
+        }
+
+        private StoreCopy.Location location(String option, String text) {
+            try {
+                return StoreCopy.Location.parse(text, ctx.env);
+            } catch (IllegalArgumentException e) {
+                throw new ClarifyException(ErrorCode.USAGE, option + ": " + e.getMessage());
+            }
+        }
+    }
+}

@@ -1,0 +1,250 @@
+package dev.agentx.clarify.store;
+
+import dev.agentx.clarify.events.ClarificationEvent;
+import dev.agentx.clarify.events.EventLog;
+import dev.agentx.clarify.events.JsonlEventLog;
+import dev.agentx.clarify.ledger.LedgerCodec;
+import dev.agentx.clarify.ledger.LedgerStore.Mutation;
+import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.status.AgentStatus;
+import dev.agentx.clarify.status.AgentStatusCodec;
+import dev.agentx.clarify.store.files.DataDirectory;
+import dev.agentx.clarify.store.postgres.DatabaseUrl;
+import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * {@code agentx store copy}: every repository's ledgers, agent statuses and events from one store
+ * to another (a data folder to PostgreSQL, or back). The destination must hold nothing for the
+ * repositories copied, so that a copy never merges two histories. Each side is then counted and
+ * checksummed from what it holds (the destination read back after the copy), over the documents in
+ * their canonical encoding, so a copy that lost or changed anything is reported as failed.
+ */
+public final class StoreCopy {
+    /** One side of a copy: {@code files:DIR} (a data folder) or a PostgreSQL URL. */
+    public sealed interface Location {
+        static Location parse(String text, Map<String, String> env) {
+            if (text.startsWith("files:")) {
+                String dir = text.substring("files:".length());
+                if (dir.isBlank()) {
+                    throw new IllegalArgumentException("'files:' names no folder: give files:/var/lib/agentx");
+                }
+                return new Files(Path.of(dir));
+            }
+            if (DatabaseUrl.looksLikeOne(text)) {
+                return new Database(DatabaseUrl.parse(text, env));
+            }
+            throw new IllegalArgumentException("'" + DatabaseUrl.redact(text) + "' is neither files:DIR (the server's "
+                    + "AGENTX_DATA_DIR) nor a PostgreSQL URL (postgresql://USER:PASSWORD@HOST:5432/DATABASE)");
+        }
+    }
+
+    public record Files(Path dir) implements Location {
+        @Override
+        public String toString() {
+            return "files:" + dir;
+        }
+    }
+
+    public record Database(DatabaseUrl url) implements Location {
+        @Override
+        public String toString() {
+            return url.toString();
+        }
+    }
+
+    /** What one side holds for one repository. */
+    public record Tally(int ledgers, int records, int statuses, int events, String checksum) {
+    }
+
+    /** One repository copied: the source's tally and the destination's, read back. */
+    public record Copied(String repo, Tally source, Tally destination) {
+        public boolean same() {
+            return source.equals(destination);
+        }
+    }
+
+    /** An opened store: its repositories and their state. */
+    private interface Side extends AutoCloseable {
+        List<String> repositories();
+
+        RepositoryState repository(String repo);
+
+        @Override
+        void close();
+    }
+
+    private final LockManager locks;
+
+    public StoreCopy(LockManager locks) {
+        this.locks = locks;
+    }
+
+    /**
+     * Copies every repository of {@code from} (or only {@code only}, when given) to {@code to},
+     * reporting each one to {@code progress} as it is done.
+     *
+     * @throws ClarifyException USAGE when the destination already holds state for a repository
+     *                          copied (nothing is written then), INTERNAL when a repository read
+     *                          back differs from its source
+     */
+    public List<Copied> copy(Location from, Location to, Optional<String> only, Consumer<Copied> progress) {
+        if (from.equals(to)) {
+            throw new ClarifyException(ErrorCode.USAGE, "--from and --to are the same store: " + from);
+        }
+        try (Side source = open(from); Side destination = open(to)) {
+            List<String> repos = source.repositories();
+            if (repos.isEmpty()) {
+                throw new ClarifyException(ErrorCode.NOT_FOUND, from + " holds no repository state" + (from instanceof Files
+                        ? " (a data folder keeps it under repos/OWNER/NAME/.agentx/state/)" : "") + "; nothing to copy.");
+            }
+            if (only.isPresent()) {
+                if (!repos.contains(only.get())) {
+                    throw new ClarifyException(ErrorCode.NOT_FOUND, from + " holds nothing for " + only.get()
+                            + (repos.isEmpty() ? "" : "; it holds " + String.join(", ", repos)) + ".");
+                }
+                repos = List.of(only.get());
+            }
+            List<String> occupied = new ArrayList<>();
+            for (String repo : repos) {
+                if (holdsAnything(destination.repository(repo))) {
+                    occupied.add(repo);
+                }
+            }
+            if (!occupied.isEmpty()) {
+                throw new ClarifyException(ErrorCode.USAGE, to + " already holds state for " + String.join(", ", occupied)
+                        + "; nothing was copied. Copy into an empty store (or pass --repo for the others).");
+            }
+            List<Copied> out = new ArrayList<>();
+            List<String> differ = new ArrayList<>();
+            for (String repo : repos) {
+                RepositoryState src = source.repository(repo);
+                RepositoryState dst = destination.repository(repo);
+                Tally before = tally(src);
+                copy(src, dst);
+                Copied c = new Copied(repo, before, tally(dst));
+                out.add(c);
+                progress.accept(c);
+                if (!c.same()) {
+                    differ.add(repo);
+                }
+            }
+            if (!differ.isEmpty()) {
+                throw new ClarifyException(ErrorCode.INTERNAL, "the copy of " + String.join(", ", differ) + " in " + to
+                        + " does not match its source (counts or checksum differ, above); the source is unchanged.");
+            }
+            return out;
+        }
+    }
+
+    private static boolean holdsAnything(RepositoryState s) {
+        return !s.ledgers().issues().isEmpty() || !s.statuses().read().isEmpty() || !s.events().all().events().isEmpty();
+    }
+
+    private static void copy(RepositoryState from, RepositoryState to) {
+        for (int issue : from.ledgers().issues()) {
+            Optional<Ledger> ledger = from.ledgers().read(issue);
+            ledger.ifPresent(l -> to.ledgers().update(issue, "agentx-store-copy", current -> Mutation.write(l, null)));
+        }
+        Map<String, AgentStatus> statuses = from.statuses().read();
+        if (!statuses.isEmpty()) {
+            to.statuses().update("agentx-store-copy", current -> statuses);
+        }
+        EventLog.Read events = from.events().all();
+        if (events.unreadableLines() > 0) {
+            throw new ClarifyException(ErrorCode.INTERNAL, events.unreadableLines() + " entries of the event log of "
+                    + "the source cannot be read; fix or remove them before copying, so that nothing is lost quietly.");
+        }
+        int batch = 1000;
+        List<ClarificationEvent> all = events.events();
+        for (int i = 0; i < all.size(); i += batch) {
+            to.events().publish(all.subList(i, Math.min(all.size(), i + batch)));
+        }
+    }
+
+    /** Counts and a SHA-256 over the canonical documents, in a fixed order. */
+    static Tally tally(RepositoryState s) {
+        MessageDigest sha = sha256();
+        LedgerCodec ledgerCodec = new LedgerCodec();
+        int ledgers = 0;
+        int records = 0;
+        for (int issue : s.ledgers().issues()) {
+            Optional<Ledger> l = s.ledgers().read(issue);
+            if (l.isPresent()) {
+                ledgers++;
+                records += l.get().clarifications().size();
+                sha.update(("ledger " + issue + "\n").getBytes(StandardCharsets.UTF_8));
+                sha.update(ledgerCodec.encode(l.get()));
+            }
+        }
+        Map<String, AgentStatus> statuses = s.statuses().read();
+        sha.update("statuses\n".getBytes(StandardCharsets.UTF_8));
+        sha.update(new AgentStatusCodec().encode(statuses));
+        EventLog.Read events = s.events().all();
+        sha.update("events\n".getBytes(StandardCharsets.UTF_8));
+        for (ClarificationEvent e : events.events()) {
+            sha.update(JsonlEventLog.json(e));
+            sha.update((byte) '\n');
+        }
+        return new Tally(ledgers, records, statuses.size(), events.events().size(),
+                HexFormat.of().formatHex(sha.digest()).substring(0, 16));
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+
+    private Side open(Location where) {
+        if (where instanceof Files f) {
+            DataDirectory dir = new DataDirectory(f.dir(), locks);
+            return new Side() {
+                @Override
+                public List<String> repositories() {
+                    return dir.repositories();
+                }
+
+                @Override
+                public RepositoryState repository(String repo) {
+                    return dir.repository(repo);
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
+        PostgresDatabase db = PostgresDatabase.open(((Database) where).url(), 2);
+        return new Side() {
+            @Override
+            public List<String> repositories() {
+                return db.repositories();
+            }
+
+            @Override
+            public RepositoryState repository(String repo) {
+                return db.repository(repo);
+            }
+
+            @Override
+            public void close() {
+                db.close();
+            }
+        };
+    }
+}

@@ -1,0 +1,71 @@
+package dev.agentx.clarify.store.files;
+
+import dev.agentx.clarify.lock.LockManager;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The server's data folder ({@code AGENTX_DATA_DIR}) as the file store: each repository's state
+ * under {@code repos/<owner>/<name>/.agentx/state/}.
+ */
+public final class DataDirectory {
+    private static final String PART = "[A-Za-z0-9][A-Za-z0-9._-]{0,99}";
+
+    private final Path dir;
+    private final LockManager locks;
+
+    public DataDirectory(Path dir, LockManager locks) {
+        this.dir = dir;
+        this.locks = locks;
+    }
+
+    public Path path() {
+        return dir;
+    }
+
+    /** {@code owner/name} of each repository that has a state folder, sorted. */
+    public List<String> repositories() {
+        Path repos = dir.resolve("repos");
+        List<String> out = new ArrayList<>();
+        if (!Files.isDirectory(repos)) {
+            return out;
+        }
+        try (Stream<Path> owners = Files.list(repos)) {
+            for (Path owner : owners.filter(Files::isDirectory).sorted().toList()) {
+                try (Stream<Path> names = Files.list(owner)) {
+                    for (Path name : names.filter(Files::isDirectory).sorted().toList()) {
+                        String repo = owner.getFileName() + "/" + name.getFileName();
+                        if (isRepository(repo) && Files.isDirectory(name.resolve(".agentx").resolve("state"))) {
+                            out.add(repo);
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + repos + ": " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    /** Whether {@code repo} is {@code owner/name} with names GitHub allows. */
+    public static boolean isRepository(String repo) {
+        int slash = repo.indexOf('/');
+        return slash > 0 && repo.substring(0, slash).matches(PART) && repo.substring(slash + 1).matches(PART)
+                && !repo.endsWith(".");
+    }
+
+    /** The state of {@code owner/name} (its folders are made on the first write). */
+    public FileRepositoryState repository(String repo) {
+        if (!isRepository(repo)) {
+            throw new IllegalArgumentException("not a GitHub repository name: '" + repo + "'");
+        }
+        int slash = repo.indexOf('/');
+        return new FileRepositoryState(dir.resolve("repos").resolve(repo.substring(0, slash))
+                .resolve(repo.substring(slash + 1)).resolve(".agentx").resolve("state"), locks);
+    }
+}

@@ -1,0 +1,91 @@
+package dev.agentx.clarify.store.postgres;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.agentx.clarify.files.JsonErrors;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.status.AgentStatus;
+import dev.agentx.clarify.status.AgentStatusCodec;
+import dev.agentx.clarify.status.AgentStatusStore;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.UnaryOperator;
+
+/**
+ * A repository's agent statuses as one row of {@code agent_statuses} (the document
+ * {@code agent-status.json} holds); an update locks the row for its read-modify-write.
+ */
+public final class PgAgentStatusStore implements AgentStatusStore {
+    private final PostgresDatabase db;
+    private final String repo;
+    private final AgentStatusCodec codec = new AgentStatusCodec();
+
+    PgAgentStatusStore(PostgresDatabase db, String repo) {
+        this.db = db;
+        this.repo = repo;
+    }
+
+    @Override
+    public Map<String, AgentStatus> read() {
+        return db.inTransaction(c -> read(c, false));
+    }
+
+    private Map<String, AgentStatus> read(Connection c, boolean forUpdate) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT statuses::text FROM agent_statuses WHERE repo = ?"
+                + (forUpdate ? " FOR UPDATE" : ""))) {
+            s.setString(1, repo);
+            try (ResultSet r = s.executeQuery()) {
+                if (!r.next()) {
+                    return new TreeMap<>();
+                }
+                try {
+                    return codec.decode(r.getString(1).getBytes(StandardCharsets.UTF_8));
+                } catch (JsonProcessingException e) {
+                    throw new ClarifyException(ErrorCode.INTERNAL, "The agent statuses of " + repo + " in "
+                            + db.describe() + " are damaged: " + JsonErrors.describe(e) + ". They only mirror the "
+                            + "ledgers: delete the row and they are rebuilt as agents act.", e);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void update(String actor, UnaryOperator<Map<String, AgentStatus>> change) {
+        db.inTransaction(c -> {
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO agent_statuses (repo, statuses, updated_at) "
+                    + "VALUES (?, '{}'::jsonb, now()) ON CONFLICT (repo) DO NOTHING")) {
+                s.setString(1, repo);
+                s.executeUpdate();
+            }
+            Map<String, AgentStatus> before = read(c, true);
+            Map<String, AgentStatus> after = new TreeMap<>(change.apply(before));
+            if (!after.equals(before)) {
+                write(c, after);
+            }
+            return null;
+        });
+    }
+
+    /** Replaces the statuses as they are (copying a store). */
+    public void replace(Map<String, AgentStatus> statuses) {
+        db.inTransaction(c -> {
+            write(c, statuses);
+            return null;
+        });
+    }
+
+    private void write(Connection c, Map<String, AgentStatus> statuses) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO agent_statuses (repo, statuses, updated_at) "
+                + "VALUES (?, ?::jsonb, now()) ON CONFLICT (repo) DO UPDATE SET statuses = excluded.statuses, "
+                + "updated_at = excluded.updated_at")) {
+            s.setString(1, repo);
+            s.setString(2, new String(codec.encode(statuses), StandardCharsets.UTF_8));
+            s.executeUpdate();
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package dev.agentx.clarify.store.postgres;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+
+/**
+ * The PostgreSQL store: a connection pool over one database, its schema brought up to date by
+ * the SQL migrations in {@code src/main/resources/db/migration} when it opens (each migration
+ * runs once, recorded in {@code flyway_schema_history}; several processes opening at once take
+ * turns on Flyway's lock). Each repository's state is {@link #repository(String)}.
+ */
+public final class PostgresDatabase implements AutoCloseable {
+    /** How long a statement waits for a row or issue lock before it gives up with LOCK_TIMEOUT. */
+    static final String LOCK_TIMEOUT = "15s";
+
+    private final DataSource dataSource;
+    private final String description;
+    private final AutoCloseable pool;
+
+    /** A database over a data source the caller owns (tests); migrated now. */
+    public PostgresDatabase(DataSource dataSource, String description) {
+        this(dataSource, description, null);
+    }
+
+    private PostgresDatabase(DataSource dataSource, String description, AutoCloseable pool) {
+        this.dataSource = dataSource;
+        this.description = description;
+        this.pool = pool;
+        migrate();
+    }
+
+    /**
+     * Opens a pool of at most {@code poolSize} (and at least two) connections to the URL and migrates the schema.
+     *
+     * @throws ClarifyException INTERNAL when the database cannot be reached or migrated, saying which
+     */
+    public static PostgresDatabase open(DatabaseUrl url, int poolSize) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url.jdbcUrl());
+        if (url.user() != null) {
+            config.setUsername(url.user());
+        }
+        if (url.password() != null) {
+            config.setPassword(url.password());
+        }
+        // the migration holds two connections at once (its lock and its work): a pool of one would wait forever
+        config.setMaximumPoolSize(Math.max(2, poolSize));
+        config.setMinimumIdle(Math.min(2, poolSize));
+        config.setPoolName("agentx-db");
+        config.setConnectionTimeout(5_000);
+        config.setValidationTimeout(2_000);
+        config.setAutoCommit(true);
+        config.setInitializationFailTimeout(10_000);
+        HikariDataSource pool;
+        try {
+            pool = new HikariDataSource(config);
+        } catch (RuntimeException e) {
+            throw new ClarifyException(ErrorCode.INTERNAL, "cannot connect to PostgreSQL at " + url + ": "
+                    + rootMessage(e) + ". Check AGENTX_DATABASE_URL (or --database-url) and that the database is up.",
+                    e);
+        }
+        try {
+            return new PostgresDatabase(pool, url.toString(), pool);
+        } catch (RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+    }
+
+    private void migrate() {
+        try {
+            Flyway.configure(PostgresDatabase.class.getClassLoader()).dataSource(dataSource)
+                    .locations("classpath:db/migration").load().migrate();
+        } catch (RuntimeException e) {
+            throw new ClarifyException(ErrorCode.INTERNAL, "cannot bring the schema of " + description
+                    + " up to date: " + rootMessage(e), e);
+        }
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getMessage() == null ? t.toString() : t.getMessage();
+    }
+
+    /** The state of one repository ({@code owner/name}). */
+    public PostgresRepositoryState repository(String repo) {
+        return new PostgresRepositoryState(this, repo);
+    }
+
+    /** The repositories that have any state here, sorted. */
+    public List<String> repositories() {
+        return inTransaction(c -> {
+            List<String> out = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement("SELECT repo FROM ledgers UNION SELECT repo FROM "
+                    + "agent_statuses UNION SELECT repo FROM events ORDER BY 1"); ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    out.add(r.getString(1));
+                }
+            }
+            return out;
+        });
+    }
+
+    /** Whether the database answers a trivial query now (readiness). */
+    public boolean reachable() {
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement("SELECT 1")) {
+            s.setQueryTimeout(2);
+            s.executeQuery().close();
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    public String describe() {
+        return description;
+    }
+
+    DataSource dataSource() {
+        return dataSource;
+    }
+
+    /** Work on one connection in one transaction. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} in one transaction: committed when it returns, rolled back when it throws.
+     * A lock wait over {@link #LOCK_TIMEOUT} is LOCK_TIMEOUT (safe to retry); any other database
+     * failure is INTERNAL, saying which database.
+     */
+    public <T> T inTransaction(Work<T> work) {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                T result = work.run(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    c.rollback();
+                } catch (SQLException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw failure(e);
+        }
+    }
+
+    ClarifyException failure(SQLException e) {
+        if ("55P03".equals(e.getSQLState())) {
+            return new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Another writer held the lock for over "
+                    + LOCK_TIMEOUT + " in " + description + "; nothing was changed. Retry.", e);
+        }
+        return new ClarifyException(ErrorCode.INTERNAL, "PostgreSQL at " + description + ": " + rootMessage(e), e);
+    }
+
+    @Override
+    public void close() {
+        if (pool != null) {
+            try {
+                pool.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("closing the pool of " + description + ": " + e.getMessage(), e);
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package dev.agentx.clarify.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestPostgres;
+import dev.agentx.clarify.support.TestRoot;
+import dev.agentx.clarify.support.TestRoot.Run;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code agentx store copy} between a data folder and a real PostgreSQL server, and the read
+ * commands with {@code --database-url}: what they print from the database is what they print
+ * from the folder the state was copied from.
+ */
+class StoreCopyTest {
+    @TempDir
+    Path tmp;
+    private final MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
+    private Path data;
+    private TestRoot shop;
+    private TestRoot web;
+    private TestRoot cwd;
+
+    @BeforeEach
+    void state() throws Exception {
+        data = tmp.resolve("data");
+        shop = new TestRoot(data.resolve("repos/acme/shop"), clock);
+        web = new TestRoot(data.resolve("repos/acme/web"), clock);
+        cwd = new TestRoot(Files.createDirectories(tmp.resolve("cwd")), clock);
+        ok(shop, "clarify", "ask", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "Auth",
+                "JWT or sessions?");
+        ok(shop, "clarify", "answer", "CLR-42-001", "JWT, see ADR-42.");
+        ok(shop, "clarify", "resolve", "CLR-42-001", "-m", "JWT.");
+        ok(shop, "clarify", "ask", "--issue", "43", "--from", "engineer", "--to", "architect", "Which database?");
+        ok(shop, "hook", "start", "--agent", "reviewer", "--issue", "42");
+        ok(web, "clarify", "ask", "--issue", "7", "--from", "architect", "--to", "product-manager",
+                "Who are the users?");
+        clock.advance(Duration.ofHours(5)); // CLR-43-001 and CLR-7-001 go stale: the monitor marks them
+        ok(shop, "monitor");
+        ok(web, "monitor");
+    }
+
+    private static Run ok(TestRoot r, String... args) {
+        Run run = r.cli(args);
+        assertEquals(0, run.code(), String.join(" ", args) + "\n" + run.out() + run.err());
+        return run;
+    }
+
+    @Test
+    void aDataFolderCopiedToPostgresAndBackLosesNothing() throws Exception {
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        Run copy = ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url());
+        assertTrue(copy.out().contains("acme/shop: 2 ledgers (2 clarifications), 3 agent statuses"), copy.out());
+        assertTrue(copy.out().contains("acme/web: 1 ledgers (1 clarifications)"), copy.out());
+        assertTrue(copy.out().contains("every count and checksum read back"), copy.out());
+
+        // the read commands print from the database what they print from the folder
+        for (List<String> command : List.of(List.of("clarify"), List.of("clarify", "--issue", "42"),
+                List.of("clarify", "show", "CLR-43-001"), List.of("state"), List.of("clarify", "digest"),
+                List.of("clarify", "stale"), List.of("ready"), List.of("--json", "clarify"))) {
+            String[] files = command.toArray(String[]::new);
+            String[] database = concat(command, "--database-url", db.url(), "--repo", "acme/shop");
+            Run fromFiles = ok(shop, files);
+            Run fromDatabase = ok(cwd, database);
+            assertEquals(fromFiles.out(), fromDatabase.out(), String.join(" ", command));
+        }
+        // monitor only looks: it lists what clarify stale lists, and changes nothing
+        Run monitor = ok(cwd, "monitor", "--database-url", db.url(), "--repo", "acme/shop");
+        assertEquals(ok(shop, "clarify", "stale").out(), monitor.out());
+        assertTrue(monitor.err().contains("only reads"), monitor.err());
+        // a database with several repositories needs --repo
+        Run ambiguous = cwd.cli("clarify", "--database-url", db.url());
+        assertEquals(2, ambiguous.code(), ambiguous.err());
+        assertTrue(ambiguous.err().contains("--repo OWNER/NAME is needed"), ambiguous.err());
+
+        Path back = tmp.resolve("back");
+        Run restore = ok(cwd, "store", "copy", "--from", db.url(), "--to", "files:" + back);
+        assertTrue(restore.out().contains("every count and checksum read back"), restore.out());
+        TestRoot restored = new TestRoot(back.resolve("repos/acme/shop"), clock);
+        assertEquals(ok(shop, "clarify", "--issue", "43").out(), ok(restored, "clarify", "--issue", "43").out());
+        assertEquals(ok(shop, "state").out(), ok(restored, "state").out());
+        assertEquals(Files.readString(shop.state().resolve("clarifications/issue-42.json")),
+                Files.readString(restored.state().resolve("clarifications/issue-42.json")));
+    }
+
+    @Test
+    void aDestinationThatHoldsStateIsRefusedAndLeftAsItWas() {
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url(), "--repo", "acme/web");
+        Run again = cwd.cli("store", "copy", "--from", "files:" + data, "--to", db.url());
+        assertEquals(2, again.code(), again.err());
+        assertTrue(again.err().contains("already holds state for acme/web; nothing was copied"), again.err());
+        Run shopThere = cwd.cli("clarify", "--database-url", db.url(), "--repo", "acme/shop");
+        assertEquals(0, shopThere.code(), shopThere.err());
+        assertTrue(shopThere.out().startsWith("No active clarifications"), shopThere.out());
+    }
+
+    @Test
+    void badStoresAreUsageErrorsThatSayWhatToGive() {
+        Run notAStore = cwd.cli("store", "copy", "--from", "/var/lib/agentx", "--to", "postgresql://u:secret@h/db");
+        assertEquals(2, notAStore.code());
+        assertTrue(notAStore.err().contains("neither files:DIR"), notAStore.err());
+        Run noDatabase = cwd.cli("store", "copy", "--from", "files:" + data, "--to", "postgresql://u:secret@h");
+        assertEquals(2, noDatabase.code());
+        assertTrue(noDatabase.err().contains("names no database"), noDatabase.err());
+        assertTrue(!noDatabase.err().contains("secret"), "the password is never shown: " + noDatabase.err());
+        Run empty = cwd.cli("store", "copy", "--from", "files:" + tmp.resolve("nothing"), "--to", "files:" + tmp);
+        assertEquals(3, empty.code(), empty.err());
+        assertTrue(empty.err().contains("holds no repository state"), empty.err());
+    }
+
+    private static String[] concat(List<String> a, String... b) {
+        String[] out = new String[a.size() + b.length];
+        for (int i = 0; i < a.size(); i++) {
+            out[i] = a.get(i);
+        }
+        System.arraycopy(b, 0, out, a.size(), b.length);
+        return out;
+    }
+
+}
