@@ -125,7 +125,7 @@ public final class CliContext {
      */
     void noteIfNoProject() {
         Path root = resolvedRoot();
-        if (!jsonOutput && !java.nio.file.Files.isDirectory(root.resolve(".agentx"))) {
+        if (!jsonOutput && !onDatabase() && !java.nio.file.Files.isDirectory(root.resolve(".agentx"))) {
             err.println("note: no .agentx/ in " + root + " or above it: 'agentx init' starts one there.");
             err.flush();
         }

@@ -121,7 +121,8 @@ public final class GitHubMode implements AutoCloseable {
         this.config = ConfigLoader.load(data.resolve("agentx.toml"));
         this.files = new DataDirectory(data, locks);
         // worker lanes, outbox senders, the monitor, the dashboard and readiness each use a connection at a time
-        this.database = settings.database() == null ? null : PostgresDatabase.open(settings.database(), 12);
+        this.database = settings.database() == null ? null : PostgresDatabase.open(settings.database(), 12,
+                Duration.ofSeconds(10));
         this.inbox = new Inbox(data.resolve("inbox"), clock);
         this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics);
         Actors actors = new Actors(config, github, clock);

@@ -16,6 +16,15 @@ public interface LedgerStore {
      */
     <T> T update(int issue, String actor, Function<Ledger, Mutation<T>> change);
 
+    /**
+     * Runs {@code work} (ledger updates and the status and event writes that mirror them) as one
+     * unit where the store has transactions: they commit together or not at all. The file store
+     * runs it as it is: each file is written on its own, the ledger first.
+     */
+    default <T> T atomically(java.util.function.Supplier<T> work) {
+        return work.get();
+    }
+
     /** Whether the issue has a ledger, without reading it. */
     default boolean exists(int issue) {
         return read(issue).isPresent();

@@ -141,7 +141,7 @@ public final class ClarificationEngine {
         Autonomy autonomy = config.autonomyFor(to, wf.autonomy());
         Instant now = now();
         boolean isBlocking = blocking;
-        Outcome outcome = ledgers.update(issue, from, ledger -> {
+        Outcome outcome = written(from, () -> ledgers.update(issue, from, ledger -> {
             Optional<Ledger.Applied> done = request == null ? Optional.empty() : ledger.applied(request);
             if (done.isPresent()) {
                 return Mutation.none(Outcome.replayed(issue, done.get().record()));
@@ -160,11 +160,10 @@ public final class ClarificationEngine {
                             .withOpenQuestionId(a.openQuestionId()).withRequest(request)), autonomy);
             return Mutation.write(ledger.add(rec), new Outcome(issue, rec,
                     List.of(ClarificationEvent.of(EventType.REQUESTED, issue, rec, now)), notes));
-        });
+        }));
         if (outcome.events().isEmpty()) {
             return outcome; // asked before (the same request or open question): nothing written, nothing routed
         }
-        afterWrite(from, outcome);
         return route(outcome);
     }
 
@@ -199,7 +198,7 @@ public final class ClarificationEngine {
     private Outcome answer(ClarifyCommand.Answer a, String request) {
         String text = Validation.text("answer", a.text());
         Instant now = now();
-        Outcome o = onRecord(a.id(), a.actor(), request, (ledger, r) -> {
+        Outcome o = written(w -> w.record().to(), () -> onRecord(a.id(), a.actor(), request, (ledger, r) -> {
             String by = a.by() == null ? r.to() : Roles.canonical(a.by());
             if (!by.equals(r.to())) {
                 throw new ClarifyException(ErrorCode.VALIDATION, r.id() + " is addressed to '" + r.to() + "'; '" + by
@@ -217,15 +216,14 @@ public final class ClarificationEngine {
             ClarificationRecord next = r.with(Status.ANSWERED, ThreadEntry.answer(r.round(), by, text, now,
                     choiceFor(r, a.choice(), text)));
             return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ANSWERED, now));
-        });
-        afterWrite(o.record().to(), o);
+        }));
         return o;
     }
 
     private Outcome followUp(ClarifyCommand.FollowUp f, String request) {
         String question = Validation.text("question", f.question());
         Instant now = now();
-        Outcome o = onRecord(f.id(), f.actor(), request, (ledger, r) -> {
+        Outcome o = written(w -> w.record().from(), () -> onRecord(f.id(), f.actor(), request, (ledger, r) -> {
             String by = f.by() == null ? r.from() : Roles.canonical(f.by());
             if (!by.equals(r.from())) {
                 throw new ClarifyException(ErrorCode.VALIDATION, "Only the requester '" + r.from()
@@ -247,7 +245,7 @@ public final class ClarificationEngine {
             ClarificationRecord next = r.withRound(round, now.plus(r.sla()))
                     .with(Status.PENDING, new ThreadEntry(round, by, EntryType.QUESTION, question, now));
             return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.REQUESTED, now));
-        });
+        }));
         if (o.replayed()) {
             // carried out before: refused again if that run met the round limit, else nothing to route
             boolean limit = ledgers.read(o.issue()).flatMap(l -> l.applied(request))
@@ -257,7 +255,6 @@ public final class ClarificationEngine {
             }
             return o;
         }
-        afterWrite(o.record().from(), o);
         if (o.record().status() == Status.ESCALATED) {
             throw roundLimit(o); // only the round-limit branch above escalates here
         }
@@ -290,7 +287,7 @@ public final class ClarificationEngine {
     private Outcome resolve(ClarifyCommand.Resolve c, String request) {
         String note = Validation.optionalText("note", c.note());
         Instant now = now();
-        Outcome o = onRecord(c.id(), c.actor(), request, (ledger, r) -> {
+        Outcome o = written(w -> w.record().from(), () -> onRecord(c.id(), c.actor(), request, (ledger, r) -> {
             if (r.status().terminal()) {
                 throw invalidState(r, "resolve it", "it is already " + r.status().wire());
             }
@@ -298,15 +295,14 @@ public final class ClarificationEngine {
             ClarificationRecord next = r.with(Status.RESOLVED, new ThreadEntry(r.round(), by, EntryType.RESOLUTION,
                     note == null ? "Resolved." : note, now)).withResolvedAt(now);
             return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.RESOLVED, now));
-        });
-        afterWrite(o.record().from(), o);
+        }));
         return o;
     }
 
     private Outcome escalate(ClarifyCommand.Escalate c, String request) {
         String reason = Validation.optionalText("reason", c.reason());
         Instant now = now();
-        Outcome o = onRecord(c.id(), c.actor(), request, (ledger, r) -> {
+        Outcome o = written(w -> w.record().from(), () -> onRecord(c.id(), c.actor(), request, (ledger, r) -> {
             if (r.status() == Status.ESCALATED || r.status().terminal()) {
                 throw invalidState(r, "escalate it", "it is already " + r.status().wire());
             }
@@ -315,8 +311,7 @@ public final class ClarificationEngine {
             ClarificationRecord next = r.with(Status.ESCALATED, new ThreadEntry(r.round(), by, EntryType.ESCALATION,
                     summary, now));
             return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ESCALATED, now));
-        });
-        afterWrite(o.record().from(), o);
+        }));
         return o;
     }
 
@@ -336,7 +331,7 @@ public final class ClarificationEngine {
     public Outcome escalateByHub(String id, String reason,
                                  java.util.function.BiPredicate<Ledger, ClarificationRecord> still) {
         Instant now = now();
-        Outcome o = onRecord(id, HUB, null, (ledger, r) -> {
+        Outcome o = written(w -> HUB, () -> onRecord(id, HUB, null, (ledger, r) -> {
             if (r.status() == Status.ESCALATED || r.status().terminal() || !still.test(ledger, r)) {
                 return Mutation.none(null);
             }
@@ -344,10 +339,7 @@ public final class ClarificationEngine {
             ClarificationRecord next = r.with(Status.ESCALATED, new ThreadEntry(r.round(), HUB, EntryType.ESCALATION,
                     summary, now));
             return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ESCALATED, now));
-        });
-        if (o != null) {
-            afterWrite(HUB, o);
-        }
+        }));
         return o;
     }
 
@@ -361,23 +353,20 @@ public final class ClarificationEngine {
      */
     public Outcome markStale(String id) {
         Instant now = now();
-        Outcome o = onRecord(id, HUB, null, (ledger, r) -> {
+        Outcome o = written(w -> HUB, () -> onRecord(id, HUB, null, (ledger, r) -> {
             if (r.status() != Status.PENDING || !now.isAfter(r.staleAfter())) {
                 return Mutation.none(null);
             }
             ClarificationRecord next = r.reasked(now);
             return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.STALE, now));
-        });
-        if (o != null) {
-            afterWrite(HUB, o);
-        }
+        }));
         return o;
     }
 
     private Outcome abandon(ClarifyCommand.Abandon c, String request) {
         String reason = Validation.optionalText("reason", c.reason());
         Instant now = now();
-        Outcome o = onRecord(c.id(), c.actor(), request, (ledger, r) -> {
+        Outcome o = written(w -> w.record().from(), () -> onRecord(c.id(), c.actor(), request, (ledger, r) -> {
             if (r.status().terminal()) {
                 throw invalidState(r, "abandon it", "it is already " + r.status().wire());
             }
@@ -385,8 +374,7 @@ public final class ClarificationEngine {
             ClarificationRecord next = r.with(Status.ABANDONED, new ThreadEntry(r.round(), by, EntryType.RESOLUTION,
                     "Abandoned" + (reason == null ? "." : ": " + reason), now)).withResolvedAt(now);
             return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ABANDONED, now));
-        });
-        afterWrite(o.record().from(), o);
+        }));
         return o;
     }
 
@@ -446,6 +434,21 @@ public final class ClarificationEngine {
     private static Outcome outcome(Ledger ledger, ClarificationRecord next, EventType type, Instant now) {
         return new Outcome(ledger.issueNumber(), next, List.of(ClarificationEvent.of(type, ledger.issueNumber(), next, now)),
                 List.of());
+    }
+
+    /** The write, then the statuses and events that mirror it, as one unit of the store (see {@link LedgerStore#atomically}). */
+    private Outcome written(String actor, java.util.function.Supplier<Outcome> write) {
+        return written(w -> actor, write);
+    }
+
+    private Outcome written(java.util.function.Function<Outcome, String> actor, java.util.function.Supplier<Outcome> write) {
+        return ledgers.atomically(() -> {
+            Outcome o = write.get();
+            if (o != null) {
+                afterWrite(actor.apply(o), o);
+            }
+            return o;
+        });
     }
 
     /**
@@ -575,7 +578,7 @@ public final class ClarificationEngine {
 
     private Outcome accept(ClarifyCommand.Accept c, String request) {
         Instant now = now();
-        Outcome o = onRecord(c.id(), c.actor(), request, (ledger, r) -> {
+        Outcome o = written(w -> w.record().to(), () -> onRecord(c.id(), c.actor(), request, (ledger, r) -> {
             ThreadEntry proposal = r.pendingProposal().orElseThrow(() -> invalidState(r, "accept an answer",
                     r.status().awaitingAnswer() ? "no agent answer to round " + r.round() + " waits for acceptance; "
                             + "answer it with 'agentx clarify answer " + r.id() + " \"...\"'"
@@ -583,8 +586,7 @@ public final class ClarificationEngine {
             String by = c.by() == null || c.by().isBlank() ? "human" : c.by().strip();
             ClarificationRecord next = r.with(Status.ANSWERED, proposal.acceptedAt(now, by));
             return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ANSWERED, now));
-        });
-        afterWrite(o.record().to(), o);
+        }));
         return o;
     }
 

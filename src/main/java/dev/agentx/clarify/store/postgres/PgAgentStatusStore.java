@@ -32,16 +32,18 @@ public final class PgAgentStatusStore implements AgentStatusStore {
 
     @Override
     public Map<String, AgentStatus> read() {
-        return db.inTransaction(c -> read(c, false));
+        Map<String, AgentStatus> read = db.inTransaction(c -> read(c, false));
+        return read == null ? new TreeMap<>() : read;
     }
 
+    /** The statuses, or null when the repository has no row yet. */
     private Map<String, AgentStatus> read(Connection c, boolean forUpdate) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT statuses::text FROM agent_statuses WHERE repo = ?"
                 + (forUpdate ? " FOR UPDATE" : ""))) {
             s.setString(1, repo);
             try (ResultSet r = s.executeQuery()) {
                 if (!r.next()) {
-                    return new TreeMap<>();
+                    return null; // no row yet
                 }
                 try {
                     return codec.decode(r.getString(1).getBytes(StandardCharsets.UTF_8));
@@ -57,12 +59,17 @@ public final class PgAgentStatusStore implements AgentStatusStore {
     @Override
     public void update(String actor, UnaryOperator<Map<String, AgentStatus>> change) {
         db.inTransaction(c -> {
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO agent_statuses (repo, statuses, updated_at) "
-                    + "VALUES (?, '{}'::jsonb, now()) ON CONFLICT (repo) DO NOTHING")) {
-                s.setString(1, repo);
-                s.executeUpdate();
-            }
+            db.limitLockWaits(c);
             Map<String, AgentStatus> before = read(c, true);
+            if (before == null) {
+                // the repository's first status: a row to lock, which a concurrent first writer may make too
+                try (PreparedStatement s = c.prepareStatement("INSERT INTO agent_statuses (repo, statuses, "
+                        + "updated_at) VALUES (?, '{}'::jsonb, now()) ON CONFLICT (repo) DO NOTHING")) {
+                    s.setString(1, repo);
+                    s.executeUpdate();
+                }
+                before = read(c, true);
+            }
             Map<String, AgentStatus> after = new TreeMap<>(change.apply(before));
             if (!after.equals(before)) {
                 write(c, after);

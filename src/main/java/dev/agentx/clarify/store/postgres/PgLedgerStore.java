@@ -96,11 +96,15 @@ public final class PgLedgerStore implements LedgerStore {
         });
     }
 
+    /** One transaction: the ledger writes, statuses and events inside commit together. */
+    @Override
+    public <T> T atomically(java.util.function.Supplier<T> work) {
+        return db.inTransaction(c -> work.get());
+    }
+
     /** Takes the issue's lock for the rest of the transaction, waiting at most {@link PostgresDatabase#LOCK_TIMEOUT}. */
     private void lockIssue(Connection c, int issue) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SET LOCAL lock_timeout = '" + PostgresDatabase.LOCK_TIMEOUT + "'")) {
-            s.execute();
-        }
+        db.limitLockWaits(c);
         try (PreparedStatement s = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?), ?)")) {
             s.setString(1, repo);
             s.setInt(2, issue);

@@ -26,6 +26,10 @@ public final class PostgresDatabase implements AutoCloseable {
     private final DataSource dataSource;
     private final String description;
     private final AutoCloseable pool;
+    /** The transaction this thread has open, if any: work inside it joins it. */
+    private final ThreadLocal<Connection> current = new ThreadLocal<>();
+    /** Whether every connection of the pool has {@link #LOCK_TIMEOUT} set at its start; else each lock sets it. */
+    private final boolean lockTimeoutPerConnection;
 
     /** A database over a data source the caller owns (tests); migrated now. */
     public PostgresDatabase(DataSource dataSource, String description) {
@@ -33,6 +37,7 @@ public final class PostgresDatabase implements AutoCloseable {
     }
 
     private PostgresDatabase(DataSource dataSource, String description, AutoCloseable pool) {
+        this.lockTimeoutPerConnection = pool != null;
         this.dataSource = dataSource;
         this.description = description;
         this.pool = pool;
@@ -45,6 +50,14 @@ public final class PostgresDatabase implements AutoCloseable {
      * @throws ClarifyException INTERNAL when the database cannot be reached or migrated, saying which
      */
     public static PostgresDatabase open(DatabaseUrl url, int poolSize) {
+        return open(url, poolSize, java.time.Duration.ZERO);
+    }
+
+    /**
+     * As {@link #open(DatabaseUrl, int)}, trying to connect for up to {@code startWait} before
+     * giving up (a server starting beside its database); zero tries once (a CLI command).
+     */
+    public static PostgresDatabase open(DatabaseUrl url, int poolSize, java.time.Duration startWait) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url.jdbcUrl());
         if (url.user() != null) {
@@ -60,7 +73,8 @@ public final class PostgresDatabase implements AutoCloseable {
         config.setConnectionTimeout(5_000);
         config.setValidationTimeout(2_000);
         config.setAutoCommit(true);
-        config.setInitializationFailTimeout(10_000);
+        config.setConnectionInitSql("SET lock_timeout = '" + LOCK_TIMEOUT + "'");
+        config.setInitializationFailTimeout(Math.max(1, startWait.toMillis()));
         HikariDataSource pool;
         try {
             pool = new HikariDataSource(config);
@@ -141,12 +155,23 @@ public final class PostgresDatabase implements AutoCloseable {
 
     /**
      * Runs {@code work} in one transaction: committed when it returns, rolled back when it throws.
+     * Called inside another {@code inTransaction} of the same thread, it joins that transaction.
      * A lock wait over {@link #LOCK_TIMEOUT} is LOCK_TIMEOUT (safe to retry); any other database
      * failure is INTERNAL, saying which database.
      */
     public <T> T inTransaction(Work<T> work) {
+        Connection open = current.get();
+        if (open != null) {
+            // inside another unit of this thread: part of its transaction, committed with it
+            try {
+                return work.run(open);
+            } catch (SQLException e) {
+                throw failure(e);
+            }
+        }
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
+            current.set(c);
             try {
                 T result = work.run(c);
                 c.commit();
@@ -159,10 +184,20 @@ public final class PostgresDatabase implements AutoCloseable {
                 }
                 throw e;
             } finally {
+                current.remove();
                 c.setAutoCommit(true);
             }
         } catch (SQLException e) {
             throw failure(e);
+        }
+    }
+
+    /** Makes the transaction's lock waits end after {@link #LOCK_TIMEOUT}, unless the connection does already. */
+    void limitLockWaits(Connection c) throws SQLException {
+        if (!lockTimeoutPerConnection) {
+            try (PreparedStatement s = c.prepareStatement("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT + "'")) {
+                s.execute();
+            }
         }
     }
 
