@@ -26,6 +26,8 @@ public final class PostgresDatabase implements AutoCloseable {
     private final DataSource dataSource;
     private final String description;
     private final AutoCloseable pool;
+    /** Where the pool connects, for the readiness check's own connection; null for a given data source. */
+    private final DatabaseUrl url;
     /** The transaction this thread has open, if any: work inside it joins it. */
     private final ThreadLocal<Connection> current = new ThreadLocal<>();
     /** Whether every connection of the pool has {@link #LOCK_TIMEOUT} set at its start; else each lock sets it. */
@@ -37,6 +39,11 @@ public final class PostgresDatabase implements AutoCloseable {
     }
 
     private PostgresDatabase(DataSource dataSource, String description, AutoCloseable pool) {
+        this(dataSource, description, pool, null);
+    }
+
+    private PostgresDatabase(DataSource dataSource, String description, AutoCloseable pool, DatabaseUrl url) {
+        this.url = url;
         this.lockTimeoutPerConnection = pool != null;
         this.dataSource = dataSource;
         this.description = description;
@@ -84,7 +91,7 @@ public final class PostgresDatabase implements AutoCloseable {
                     e);
         }
         try {
-            return new PostgresDatabase(pool, url.toString(), pool);
+            return new PostgresDatabase(pool, url.toString(), pool, url);
         } catch (RuntimeException e) {
             pool.close();
             throw e;
@@ -128,15 +135,36 @@ public final class PostgresDatabase implements AutoCloseable {
         });
     }
 
-    /** Whether the database answers a trivial query now (readiness). */
+    /**
+     * Whether the database answers a trivial query now, within about two seconds (readiness). A
+     * connection of its own, not the pool's: the pool would wait its full connection timeout for a
+     * database that is gone, and a busy pool must not look like a missing database.
+     */
     public boolean reachable() {
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement("SELECT 1")) {
+        try (Connection c = probeConnection(); PreparedStatement s = c.prepareStatement("SELECT 1")) {
             s.setQueryTimeout(2);
             s.executeQuery().close();
             return true;
         } catch (SQLException e) {
             return false;
         }
+    }
+
+    private Connection probeConnection() throws SQLException {
+        if (url == null) {
+            return dataSource.getConnection();
+        }
+        java.util.Properties p = new java.util.Properties();
+        if (url.user() != null) {
+            p.setProperty("user", url.user());
+        }
+        if (url.password() != null) {
+            p.setProperty("password", url.password());
+        }
+        p.setProperty("connectTimeout", "2");
+        p.setProperty("loginTimeout", "2");
+        p.setProperty("socketTimeout", "3");
+        return new org.postgresql.Driver().connect(url.jdbcUrl(), p);
     }
 
     public String describe() {
