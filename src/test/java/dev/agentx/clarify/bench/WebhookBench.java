@@ -217,6 +217,18 @@ public final class WebhookBench {
         Map<Integer, Long> postedAt = new ConcurrentHashMap<>();
         GitHubRig rig = new GitHubRig(work.resolve("data"), MutableClock.at(Clock.systemUTC().instant().toString()),
                 false);
+        io.zonky.test.db.postgres.embedded.EmbeddedPostgres pg = null;
+        if (Boolean.getBoolean("agentx.bench.postgres")) {
+            // the repositories' state in PostgreSQL (AGENTX_DATABASE_URL), committed durably as in production
+            pg = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
+                    .setDataDirectory(work.resolve("pgdata")).setCleanDataDirectory(true)
+                    .setServerConfig("synchronous_commit", "on").setServerConfig("fsync", "on").start();
+            rig.database("postgresql://postgres@localhost:" + pg.getPort() + "/postgres");
+            store = " (repository state in PostgreSQL)";
+            storeNote = "The repositories' ledgers, statuses and events in PostgreSQL (AGENTX_DATABASE_URL; embedded "
+                    + "PostgreSQL on the same machine, synchronous_commit and fsync on); the inbox and outbox in the "
+                    + "data dir as always.";
+        }
         rig.wiremock.addMockServiceRequestListener((Request req, com.github.tomakehurst.wiremock.http.Response resp) -> {
             Matcher m = ISSUE.matcher(req.getUrl());
             if ("POST".equals(req.getMethod().getName()) && m.find()) {
@@ -362,6 +374,9 @@ public final class WebhookBench {
             bare.stop();
             mode.close();
             rig.close();
+            if (pg != null) {
+                pg.close();
+            }
         }
     }
 
@@ -634,6 +649,10 @@ public final class WebhookBench {
         return b == 0 ? "-" : String.format("%.1fx", a / b);
     }
 
+    /** Where the repositories' state is, for the headings: empty for the files of the data dir. */
+    private static String store = "";
+    private static String storeNote = "";
+
     private static void report(Warmup warmup, long measuredJit, int rate, int seconds, int saturation, int clients, Run baseSteady, Run appSteady,
                                Run baseSat, Run appSat, EndToEnd e2e, int half, Run appHalf, EndToEnd halfE2e,
                                double drainSeconds, String storage) {
@@ -641,8 +660,12 @@ public final class WebhookBench {
         Stats as = Stats.ofNanos(appSteady.ackNanos());
         Stats bq = Stats.ofNanos(baseSat.ackNanos());
         Stats aq = Stats.ofNanos(appSat.ackNanos());
-        System.out.println("## Webhook acknowledgement: `agentx serve` vs a bare Javalin handler");
+        System.out.println("## Webhook acknowledgement: `agentx serve` vs a bare Javalin handler" + store);
         System.out.println();
+        if (!storeNote.isEmpty()) {
+            System.out.println(storeNote);
+            System.out.println();
+        }
         System.out.printf("Signed `issue_comment` deliveries, each a question on its own issue; GitHub API: WireMock "
                 + "in the same JVM. Steady: %d/s for %d s, latency from the intended send time. Saturation: %d "
                 + "deliveries from %d concurrent clients. Goals: ack p99 < 10 ms at 200/s; >= 1,000 deliveries/s.%n%n",
@@ -672,7 +695,7 @@ public final class WebhookBench {
         System.out.printf("Ratios agentx/bare: steady p50 %s, p99 %s; saturation throughput %s, p99 %s.%n%n",
                 ratio(as.p50(), bs.p50()), ratio(as.p99(), bs.p99()), ratio(appSat.perSecond(), baseSat.perSecond()),
                 ratio(aq.p99(), bq.p99()));
-        System.out.println("## Webhook end to end: delivery sent to comment POSTed to the stub");
+        System.out.println("## Webhook end to end: delivery sent to comment POSTed to the stub" + store);
         System.out.println();
         System.out.printf("During the steady run (%d/s), and a second run at half that rate. Goal: p99 < 50 ms at 200/s. After the saturation run the worker "
                 + "needed %.1f s to work off its backlog (inbox and outbox empty).%n%n", rate, drainSeconds);

@@ -1,0 +1,117 @@
+package dev.agentx.clarify.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.ledger.LedgerStore.Mutation;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.store.postgres.DatabaseUrl;
+import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import dev.agentx.clarify.support.TestPostgres;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/** The PostgreSQL store's own rules: migrations, URLs, what a writer refuses, lock waits. */
+class PostgresDatabaseTest {
+    @Test
+    void serversStartingTogetherOnAnEmptyDatabaseMigrateItOnce() throws Exception {
+        TestPostgres.Database d = TestPostgres.newDatabase();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            List<Future<PostgresDatabase>> opened = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                Callable<PostgresDatabase> open = () -> PostgresDatabase.open(DatabaseUrl.parse(d.url(), Map.of()), 2);
+                opened.add(pool.submit(open));
+            }
+            for (Future<PostgresDatabase> f : opened) {
+                f.get().close();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        try (Connection c = d.dataSource().getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT count(*) FROM flyway_schema_history WHERE success");
+             ResultSet r = s.executeQuery()) {
+            r.next();
+            assertTrue(r.getInt(1) >= 1);
+        }
+        try (Connection c = d.dataSource().getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT version, count(*) FROM flyway_schema_history "
+                     + "GROUP BY version HAVING count(*) > 1");
+             ResultSet r = s.executeQuery()) {
+            assertTrue(!r.next(), "each migration ran once");
+        }
+    }
+
+    @Test
+    void aLedgerWithFieldsOfANewerVersionIsReadButNotWritten() throws Exception {
+        TestPostgres.Database d = TestPostgres.newDatabase();
+        try (PostgresDatabase db = new PostgresDatabase(d.dataSource(), d.name())) {
+            try (Connection c = d.dataSource().getConnection(); PreparedStatement s = c.prepareStatement(
+                    "INSERT INTO ledgers VALUES ('acme/shop', 3, 1, false, ?::jsonb, now())")) {
+                s.setString(1, "{\"issueNumber\":3,\"clarifications\":[],\"futureField\":true}");
+                s.executeUpdate();
+            }
+            var ledgers = db.repository("acme/shop").ledgers();
+            assertEquals(3, ledgers.read(3).orElseThrow().issueNumber());
+            ClarifyException e = assertThrows(ClarifyException.class,
+                    () -> ledgers.update(3, "engineer", l -> Mutation.write(Ledger.empty(3), null)));
+            assertEquals(ErrorCode.LEDGER_NEWER, e.code());
+            assertTrue(e.getMessage().contains("futureField"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aDamagedLedgerRowIsReportedWithTheWayToRebuildIt() throws Exception {
+        TestPostgres.Database d = TestPostgres.newDatabase();
+        try (PostgresDatabase db = new PostgresDatabase(d.dataSource(), d.name())) {
+            try (Connection c = d.dataSource().getConnection(); PreparedStatement s = c.prepareStatement(
+                    "INSERT INTO ledgers VALUES ('acme/shop', 4, 1, true, '{\"issueNumber\":5}'::jsonb, now())")) {
+                s.executeUpdate();
+            }
+            ClarifyException e = assertThrows(ClarifyException.class,
+                    () -> db.repository("acme/shop").ledgers().read(4));
+            assertEquals(ErrorCode.LEDGER_DAMAGED, e.code());
+            assertTrue(e.getMessage().contains("agentx sync --repo acme/shop --issue 4 --write"), e.getMessage());
+            var scan = db.repository("acme/shop").activeLedgers().scan();
+            assertEquals(List.of(4), List.copyOf(scan.damaged().keySet()), "the monitor's scan names it and goes on");
+        }
+    }
+
+    @Test
+    void urlsInBothFormsAndThePasswordFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        DatabaseUrl u = DatabaseUrl.parse("postgresql://agent%40x:p%3Ass@db.internal:6543/agentx?sslmode=require",
+                Map.of());
+        assertEquals("jdbc:postgresql://db.internal:6543/agentx?sslmode=require", u.jdbcUrl());
+        assertEquals("agent@x", u.user());
+        assertEquals("p:ss", u.password());
+        assertTrue(!u.toString().contains("p:ss"), u.toString());
+        DatabaseUrl jdbc = DatabaseUrl.parse("jdbc:postgresql://h/db?user=u&password=secret", Map.of());
+        assertEquals("jdbc:postgresql://h/db?user=u&password=secret", jdbc.jdbcUrl());
+        assertTrue(!jdbc.toString().contains("secret"), jdbc.toString());
+        java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("pw"), "from-file\n");
+        DatabaseUrl withFile = DatabaseUrl.parse("postgres://agentx@h/db",
+                Map.of(DatabaseUrl.PASSWORD_FILE_ENV, file.toString()));
+        assertEquals("from-file", withFile.password());
+        assertEquals("given", DatabaseUrl.parse("postgres://agentx:given@h/db",
+                Map.of(DatabaseUrl.PASSWORD_FILE_ENV, file.toString())).password(), "the URL's password wins");
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> DatabaseUrl.parse("mysql://u:secret@h/db", Map.of()));
+        assertTrue(bad.getMessage().contains("not a PostgreSQL URL") && !bad.getMessage().contains("secret"),
+                bad.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> DatabaseUrl.parse("postgresql://u@h/db",
+                Map.of(DatabaseUrl.PASSWORD_FILE_ENV, dir.resolve("missing").toString())));
+    }
+}
