@@ -103,7 +103,7 @@ public final class MonitorBench {
     private static long[] pass(LocalMode local, Clock clock, Path index, int n, int active) {
         long cpuStart = THREADS.getCurrentThreadCpuTime();
         long start = System.nanoTime();
-        ClarificationMonitor monitor = new ClarificationMonitor(clock, new ActiveLedgerIndex(local.ledgers(), index),
+        ClarificationMonitor monitor = new ClarificationMonitor(clock, new ActiveLedgerIndex(local.files().ledgers(), index),
                 local.engine(), new HumanChannel(), local::upstreamOrder);
         MonitorReport r = monitor.run();
         long took = System.nanoTime() - start;
