@@ -1,5 +1,6 @@
 package dev.agentx.clarify.dashboard;
 
+import dev.agentx.clarify.http.HttpServerDefaults;
 import dev.agentx.clarify.ledger.LedgerWatcher;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -54,8 +55,7 @@ public final class DashboardServer implements AutoCloseable {
     /** Starts on {@code host} (a loopback address) and {@code port} (0: any free port). */
     public synchronized DashboardServer start(String host, int port) {
         app = Javalin.create(cfg -> {
-            cfg.startup.showJavalinBanner = false;
-            cfg.startup.showOldJavalinVersionWarning = false;
+            HttpServerDefaults.apply(cfg);
             cfg.jetty.host = host;
             cfg.jetty.port = port;
             cfg.routes.before(this::guard);

@@ -2,6 +2,7 @@ package dev.agentx.clarify.github.setup;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.http.HttpServerDefaults;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
@@ -58,8 +59,7 @@ public final class ManifestFlow implements AutoCloseable {
     /** Starts the page; {@link #address()} tells where. */
     public ManifestFlow start() {
         app = Javalin.create(cfg -> {
-            cfg.startup.showJavalinBanner = false;
-            cfg.startup.showOldJavalinVersionWarning = false;
+            HttpServerDefaults.apply(cfg);
             cfg.jetty.host = options.host();
             cfg.jetty.port = options.port();
             cfg.routes.addHttpHandler(HandlerType.GET, "/", this::page);

@@ -9,6 +9,7 @@ import dev.agentx.clarify.github.inbox.AckPriority;
 import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
 import dev.agentx.clarify.github.outbox.Outbox;
+import dev.agentx.clarify.http.HttpServerDefaults;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -80,8 +81,7 @@ public final class WebhookServer implements AutoCloseable {
     /** Starts listening; port 0 picks a free port ({@link #port()}). */
     public synchronized WebhookServer start(String host, int port) {
         app = Javalin.create(cfg -> {
-            cfg.startup.showJavalinBanner = false;
-            cfg.startup.showOldJavalinVersionWarning = false;
+            HttpServerDefaults.apply(cfg);
             cfg.http.maxRequestSize = maxBody;
             cfg.jetty.port = port;
             if (host != null) {
