@@ -31,6 +31,7 @@ import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.store.Replicas;
 import dev.agentx.clarify.store.RepositoryState;
 import dev.agentx.clarify.store.files.DataDirectory;
 import dev.agentx.clarify.store.files.FileRepositoryState;
@@ -94,6 +95,8 @@ public final class GitHubMode implements AutoCloseable {
     private java.util.concurrent.ScheduledExecutorService recoveryTicks;
     /** The repositories' state with AGENTX_DATABASE_URL; null: files under the data dir. */
     private final PostgresDatabase database;
+    /** The other servers on the same database, if any: who processes a delivery, who sends an effect. */
+    private final Replicas replicas;
     private final DataDirectory files;
 
     public GitHubMode(GitHubSettings settings, Clock clock, LockManager locks, GitHubGateway github, Options options) {
@@ -123,15 +126,18 @@ public final class GitHubMode implements AutoCloseable {
         // worker lanes, outbox senders, the monitor, the dashboard and readiness each use a connection at a time
         this.database = settings.database() == null ? null : PostgresDatabase.open(settings.database(), 12,
                 Duration.ofSeconds(10));
+        this.replicas = database == null ? Replicas.alone(files.replicaName())
+                : database.replicas(files.replicaName(), clock);
         this.inbox = new Inbox(data.resolve("inbox"), clock);
-        this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics);
+        this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics, replicas);
         Actors actors = new Actors(config, github, clock);
         this.repoConfigs = new RepoConfigs(config,
                 ref -> new WorkflowCatalog(ref.rootIn(data).resolve(".agentx").resolve("workflows")), github, clock,
                 REPO_CONFIG_CHECK);
-        this.mirror = new IssueMirror(outbox, actors);
-        this.recovery = new DeliveryRecovery(github, inbox::received, data.resolve("recovery.json"), clock, metrics,
-                DeliveryRecovery.standardBackoff());
+        this.mirror = new IssueMirror(outbox, actors, database == null ? null : database.notes(clock));
+        // received by this replica, or claimed by any replica on the same database
+        this.recovery = new DeliveryRecovery(github, id -> inbox.received(id) || replicas.deliveryClaimed(id),
+                data.resolve("recovery.json"), clock, metrics, DeliveryRecovery.standardBackoff());
         RepositoryMonitor monitor = options.monitor();
         RepositoryMonitor timed = new CoalescingMonitor(repo -> {
             long start = System.nanoTime();
@@ -143,7 +149,7 @@ public final class GitHubMode implements AutoCloseable {
         });
         this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::repository, actors,
                 mirror, outbox, timed, metrics);
-        this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics);
+        this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics, replicas);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
                 new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker, metrics);
         if (settings.clientId() != null) {
@@ -341,6 +347,12 @@ public final class GitHubMode implements AutoCloseable {
 
     private void recoverQuietly() {
         try {
+            // one replica at a time asks GitHub: the lease outlives two intervals, so its holder keeps it
+            Duration every = settings.redeliveryInterval();
+            if (!replicas.lease("recovery", clock.instant(), every.multipliedBy(2).plusMinutes(1))) {
+                LOG.debug("recovery: another replica holds the lease; not asking GitHub from here");
+                return;
+            }
             recovery.pass();
         } catch (RuntimeException e) {
             LOG.error("recovery: the pass failed: {}", e.toString(), e);

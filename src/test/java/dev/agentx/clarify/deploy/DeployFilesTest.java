@@ -67,7 +67,9 @@ class DeployFilesTest {
                 "Dockerfile", concat(all("([A-Z][A-Z0-9_]*)=", dockerEnv(docker)), all("\\$\\{([A-Z][A-Z0-9_]*)\\}", docker)),
                 "agentx.env.example", all("^#? ?([A-Z][A-Z0-9_]*)=", read("agentx.env.example")),
                 "systemd/agentx.service", all("^Environment=([A-Z][A-Z0-9_]*)=", read("systemd/agentx.service")),
-                "kubernetes/agentx.yaml", all("^\\s*- name: ([A-Z][A-Z0-9_]*)\\s*$", read("kubernetes/agentx.yaml")));
+                "kubernetes/agentx.yaml", all("^\\s*- name: ([A-Z][A-Z0-9_]*)\\s*$", read("kubernetes/agentx.yaml")),
+                "kubernetes/agentx-replicas.yaml", all("^\\s*- name: ([A-Z][A-Z0-9_]*)\\s*$",
+                        read("kubernetes/agentx-replicas.yaml")));
         used.forEach((file, names) -> {
             assertFalse(names.isEmpty(), file + " sets no environment variable");
             for (String name : names) {
@@ -250,6 +252,7 @@ class DeployFilesTest {
         assertTrue(dockerEnv(read("Dockerfile")).contains("JAVA_TOOL_OPTIONS=\"" + flags + "\""), "Dockerfile");
         assertTrue(read("systemd/agentx.service").contains("ExecStart=/usr/bin/java " + flags + " -jar "), "systemd");
         assertTrue(read("kubernetes/agentx.yaml").contains("value: \"" + flags + "\""), "Kubernetes");
+        assertTrue(read("kubernetes/agentx-replicas.yaml").contains("value: \"" + flags + "\""), "Kubernetes replicas");
         assertTrue(Files.readString(Path.of("bin/agentx")).contains("serve) cli_opts=\"" + flags + "\""), "bin/agentx");
         assertTrue(Files.readString(Path.of("bench/webhook-bench")).contains("WEBHOOK_BENCH_JAVA_OPTS:-" + flags + "}"),
                 "the webhook benchmark measures the server as deployed");

@@ -20,6 +20,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every YAML document of deploy/kubernetes/ parsed, and checked against the server: container
@@ -34,39 +36,67 @@ class KubernetesManifestTest {
     record Probe(String kind, String path, String port) {
     }
 
-    static List<JsonNode> documents() throws IOException {
+    /** The manifests: one replica on a volume, and two replicas on PostgreSQL. */
+    static final List<String> FILES = List.of("agentx.yaml", "agentx-replicas.yaml");
+
+    @Test
+    void everyManifestIsChecked() throws IOException {
+        try (Stream<Path> files = Files.list(DIR)) {
+            assertEquals(FILES.stream().sorted().toList(), files.map(f -> f.getFileName().toString())
+                    .filter(n -> n.endsWith(".yaml")).sorted().toList());
+        }
+    }
+
+    static List<JsonNode> documents(String file) throws IOException {
         List<JsonNode> docs = new ArrayList<>();
         YAMLMapper yaml = new YAMLMapper();
-        try (Stream<Path> files = Files.list(DIR)) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList()) {
-                try (MappingIterator<JsonNode> it = yaml.readerFor(JsonNode.class).readValues(f.toFile())) {
-                    while (it.hasNext()) {
-                        JsonNode doc = it.next();
-                        if (doc != null && !doc.isNull() && !doc.isEmpty()) {
-                            docs.add(doc);
-                        }
-                    }
+        try (MappingIterator<JsonNode> it = yaml.readerFor(JsonNode.class).readValues(DIR.resolve(file).toFile())) {
+            while (it.hasNext()) {
+                JsonNode doc = it.next();
+                if (doc != null && !doc.isNull() && !doc.isEmpty()) {
+                    docs.add(doc);
                 }
             }
         }
-        assertFalse(docs.isEmpty(), "no YAML documents under " + DIR);
+        assertFalse(docs.isEmpty(), "no YAML documents in " + file);
         return docs;
+    }
+
+    /** The Deployment or StatefulSet. */
+    static JsonNode workload(List<JsonNode> docs) {
+        List<JsonNode> of = docs.stream().filter(d -> d.path("kind").asText().equals("Deployment")
+                || d.path("kind").asText().equals("StatefulSet")).toList();
+        assertEquals(1, of.size(), "one Deployment or StatefulSet");
+        return of.get(0);
+    }
+
+    /** The Service the webhooks go through (not a StatefulSet's headless one). */
+    static JsonNode webhookService(List<JsonNode> docs) {
+        List<JsonNode> of = docs.stream().filter(d -> d.path("kind").asText().equals("Service")
+                && !d.path("spec").path("clusterIP").asText().equals("None")).toList();
+        assertEquals(1, of.size(), "one Service with a cluster address");
+        return of.get(0);
     }
 
     static JsonNode only(List<JsonNode> docs, String kind) {
         List<JsonNode> of = docs.stream().filter(d -> d.path("kind").asText().equals(kind)).toList();
-        assertEquals(1, of.size(), "one " + kind + " in " + DIR);
+        assertEquals(1, of.size(), "one " + kind);
         return of.get(0);
     }
 
     static JsonNode container(List<JsonNode> docs) {
-        JsonNode containers = only(docs, "Deployment").path("spec").path("template").path("spec").path("containers");
+        JsonNode containers = workload(docs).path("spec").path("template").path("spec").path("containers");
         assertEquals(1, containers.size(), containers.toString());
         return containers.get(0);
     }
 
+    /** The probes of the one-replica manifest. */
     static List<Probe> probes() throws IOException {
-        JsonNode c = container(documents());
+        return probes("agentx.yaml");
+    }
+
+    static List<Probe> probes(String file) throws IOException {
+        JsonNode c = container(documents(file));
         List<Probe> out = new ArrayList<>();
         for (String kind : new String[] {"livenessProbe", "readinessProbe", "startupProbe"}) {
             JsonNode get = c.path(kind).path("httpGet");
@@ -95,9 +125,10 @@ class KubernetesManifestTest {
         return out;
     }
 
-    @Test
-    void containerPortsEnvAndProbesAgreeWithTheServer() throws IOException {
-        List<JsonNode> docs = documents();
+    @ParameterizedTest
+    @MethodSource("files")
+    void containerPortsEnvAndProbesAgreeWithTheServer(String file) throws IOException {
+        List<JsonNode> docs = documents(file);
         JsonNode c = container(docs);
         Map<String, Integer> ports = ports(c);
         Map<String, String> env = env(c);
@@ -110,14 +141,14 @@ class KubernetesManifestTest {
         assertEquals(GitHubSettings.DEFAULT_PATH, env.get("AGENTX_WEBHOOK_PATH"));
 
         Map<String, Probe> probes = new HashMap<>();
-        probes().forEach(p -> probes.put(p.kind(), p));
+        probes(file).forEach(p -> probes.put(p.kind(), p));
         assertEquals(new Probe("livenessProbe", "/healthz", "http"), probes.get("livenessProbe"),
                 "liveness: /healthz on the port GitHub's deliveries come in on");
         assertEquals(new Probe("readinessProbe", "/readyz", "management"), probes.get("readinessProbe"),
                 "readiness: /readyz, served on the management port only");
 
         // Prometheus finds /metrics on the management port through the pod's annotations
-        JsonNode annotations = only(docs, "Deployment").path("spec").path("template").path("metadata")
+        JsonNode annotations = workload(docs).path("spec").path("template").path("metadata")
                 .path("annotations");
         assertEquals("true", annotations.path("prometheus.io/scrape").asText(), annotations.toString());
         assertEquals(String.valueOf(ports.get("management")), annotations.path("prometheus.io/port").asText());
@@ -133,19 +164,56 @@ class KubernetesManifestTest {
             }
         }
         assertNotNull(volume, "a volume is mounted at AGENTX_DATA_DIR " + dataDir);
+        if (workload(docs).path("kind").asText().equals("StatefulSet")) {
+            // each replica its own volume, from the claim template named as the mount
+            boolean templated = false;
+            for (JsonNode t : workload(docs).path("spec").path("volumeClaimTemplates")) {
+                templated |= t.path("metadata").path("name").asText().equals(volume);
+            }
+            assertTrue(templated, "the data dir's volume " + volume + " is a volumeClaimTemplate");
+            return;
+        }
         String claim = only(docs, "PersistentVolumeClaim").path("metadata").path("name").asText();
         boolean onClaim = false;
-        for (JsonNode v : only(docs, "Deployment").path("spec").path("template").path("spec").path("volumes")) {
+        for (JsonNode v : workload(docs).path("spec").path("template").path("spec").path("volumes")) {
             onClaim |= v.path("name").asText().equals(volume)
                     && v.path("persistentVolumeClaim").path("claimName").asText().equals(claim);
         }
         assertTrue(onClaim, "the data dir's volume is the claim " + claim);
     }
 
+    static List<String> files() {
+        return FILES;
+    }
+
     @Test
-    void theServiceTargetsTheWebhookPortAndTheIngressRoutesOnlyTheWebhookPath() throws IOException {
-        List<JsonNode> docs = documents();
-        JsonNode service = only(docs, "Service");
+    void twoReplicasShareADatabaseEachWithItsOwnVolumeAndOneAlwaysServes() throws IOException {
+        List<JsonNode> docs = documents("agentx-replicas.yaml");
+        JsonNode set = workload(docs);
+        assertEquals("StatefulSet", set.path("kind").asText());
+        assertEquals(2, set.path("spec").path("replicas").asInt());
+        assertEquals("RollingUpdate", set.path("spec").path("updateStrategy").path("type").asText());
+        JsonNode url = null;
+        for (JsonNode e : container(docs).path("env")) {
+            if (e.path("name").asText().equals("AGENTX_DATABASE_URL")) {
+                url = e.path("valueFrom").path("secretKeyRef");
+            }
+        }
+        assertNotNull(url, "AGENTX_DATABASE_URL from a Secret");
+        assertFalse(url.path("optional").asBoolean(false), "replicas need the database: the Secret is required");
+        JsonNode budget = only(docs, "PodDisruptionBudget");
+        assertEquals(1, budget.path("spec").path("minAvailable").asInt());
+        assertEquals(set.path("spec").path("selector"), budget.path("spec").path("selector"));
+        JsonNode headless = docs.stream().filter(d -> d.path("kind").asText().equals("Service")
+                && d.path("spec").path("clusterIP").asText().equals("None")).findFirst().orElseThrow();
+        assertEquals(set.path("spec").path("serviceName").asText(), headless.path("metadata").path("name").asText());
+    }
+
+    @ParameterizedTest
+    @MethodSource("files")
+    void theServiceTargetsTheWebhookPortAndTheIngressRoutesOnlyTheWebhookPath(String file) throws IOException {
+        List<JsonNode> docs = documents(file);
+        JsonNode service = webhookService(docs);
         JsonNode servicePorts = service.path("spec").path("ports");
         assertEquals(1, servicePorts.size(), "the Service exposes the webhook port only: " + servicePorts);
         JsonNode http = servicePorts.get(0);

@@ -22,9 +22,8 @@ import dev.agentx.clarify.github.support.Keys;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
 import dev.agentx.clarify.support.Jvm;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.ProcessLog;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -163,20 +162,10 @@ class CommentPostCrashTest {
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        Instant end = Instant.now().plus(DEADLINE);
-        while (!condition.getAsBoolean()) {
-            if (Instant.now().isAfter(end)) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(50); // polling a real process, not making time pass
-        }
+        ProcessLog.until(what, condition, DEADLINE);
     }
 
     private static String read(Path file) {
-        try {
-            return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
-        } catch (IOException e) {
-            return "";
-        }
+        return ProcessLog.read(file);
     }
 }

@@ -35,4 +35,23 @@ public final class ProcessLog {
         }
         return m;
     }
+
+    /** Waits until {@code condition} holds, polling; fails naming {@code what} if the deadline passes first. */
+    public static void until(String what, java.util.function.BooleanSupplier condition, Duration deadline)
+            throws InterruptedException {
+        Instant end = Instant.now().plus(deadline);
+        while (!condition.getAsBoolean()) {
+            if (Instant.now().isAfter(end)) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(50); // polling a real process, not making time pass
+        }
+    }
+
+    /** The webhook port {@code agentx serve} says it listens on, once it says so. */
+    public static int serverPort(Process p, Path log, Duration deadline) throws InterruptedException {
+        return Integer.parseInt(await(p, log, LISTENING, deadline).group(1));
+    }
+
+    private static final Pattern LISTENING = Pattern.compile("listening on http://0\\.0\\.0\\.0:(\\d+)/");
 }

@@ -15,6 +15,7 @@ import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.protocol.ThreadEntry;
 import dev.agentx.clarify.render.MarkdownRenderer;
+import dev.agentx.clarify.store.Notes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
@@ -45,6 +46,7 @@ import java.util.Set;
 public final class IssueMirror {
     private static final int STRIPES = 64;
     private final Outbox outbox;
+    private final Notes shared;
     private final Actors actors;
     private final MarkdownRenderer renderer = new MarkdownRenderer();
     private final ObjectMapper json = JsonSupport.mapper();
@@ -64,6 +66,15 @@ public final class IssueMirror {
     }
 
     public IssueMirror(Outbox outbox, Actors actors) {
+        this(outbox, actors, null);
+    }
+
+    /**
+     * {@code shared}: where replicas on one database keep each issue's state, so that each
+     * continues from what any of them queued; null keeps it as a note in the outbox's journal.
+     */
+    public IssueMirror(Outbox outbox, Actors actors, Notes shared) {
+        this.shared = shared;
         this.outbox = outbox;
         this.actors = actors;
         for (int i = 0; i < STRIPES; i++) {
@@ -81,7 +92,8 @@ public final class IssueMirror {
     }
 
     private Optional<Loaded> load(LocalMode repo, RepoRef ref, int issue) {
-        Optional<State> noted = outbox.note(noteName(ref, issue), State.class);
+        Optional<State> noted = shared != null ? shared.get(noteName(ref, issue), State.class)
+                : outbox.note(noteName(ref, issue), State.class);
         Path file = stateFile(repo, issue);
         if (!file.toFile().exists()) { // java.io: no exception thrown and caught on the common path
             return noted.map(s -> new Loaded(s, false));
@@ -172,8 +184,13 @@ public final class IssueMirror {
         thenQueue.run();
         State next = new State(installation, posted, desired, generation);
         if (!next.equals(state) || stored.isEmpty()) {
-            outbox.note(noteName(ref, issue), next); // after the effects it speaks of
-            outbox.sync();
+            if (shared != null) {
+                outbox.sync(); // the effects it speaks of are durable before it is
+                shared.put(noteName(ref, issue), next);
+            } else {
+                outbox.note(noteName(ref, issue), next); // after the effects it speaks of
+                outbox.sync();
+            }
             if (stored.isPresent() && stored.get().fromFile()) {
                 removeDurably(stateFile(repo, issue)); // the note has taken its place; it must not come back
             }

@@ -6,6 +6,7 @@ import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.Payloads;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.store.Replicas;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -64,6 +65,10 @@ public final class Worker implements AutoCloseable {
      * send many requests for one installation at once (secondary rate limits).
      */
     public static final int SENDERS = 4;
+    /** Replicas' claims of deliveries and effects are kept this long: longer than GitHub keeps a delivery. */
+    static final Duration KEEP_CLAIMS = Duration.ofDays(7);
+
+    private final Replicas replicas;
 
     private final Inbox inbox;
     private final DeliveryProcessor handler;
@@ -112,6 +117,13 @@ public final class Worker implements AutoCloseable {
 
     public Worker(Inbox inbox, DeliveryProcessor handler, Outbox outbox, Clock clock, boolean synchronous,
                   ServerMetrics metrics) {
+        this(inbox, handler, outbox, clock, synchronous, metrics, Replicas.alone("worker"));
+    }
+
+    /** {@code replicas}: a delivery is processed only by the replica that claims it first. */
+    public Worker(Inbox inbox, DeliveryProcessor handler, Outbox outbox, Clock clock, boolean synchronous,
+                  ServerMetrics metrics, Replicas replicas) {
+        this.replicas = replicas;
         this.inbox = inbox;
         this.handler = handler;
         this.outbox = outbox;
@@ -384,6 +396,13 @@ public final class Worker implements AutoCloseable {
         busySince.put(Thread.currentThread(), now);
         long started = System.nanoTime();
         try {
+            if (!replicas.claimDelivery(d.id())) {
+                // GitHub sent this delivery (or its redelivery) to another replica too, which claimed it first
+                LOG.info("delivery {} ({}) is processed by another replica; dropped here", d.id(), d.event());
+                inbox.done(q);
+                metrics.delivery(d.event(), action, "duplicate");
+                return null;
+            }
             // a command is recorded as done by a note in the outbox journal, written after the
             // effects it queued and made durable by the handler's sync of them (one fdatasync per
             // command, shared with other lanes), so the inbox's journal needs no sync per command
@@ -455,6 +474,12 @@ public final class Worker implements AutoCloseable {
             if (clock.instant().isAfter(lastPrune.plus(Duration.ofDays(1)))) {
                 inbox.prune();
                 outbox.prune();
+                try {
+                    replicas.forgetClaims(clock.instant().minus(KEEP_CLAIMS));
+                } catch (RuntimeException e) {
+                    LOG.warn("worker: cannot forget old claims of deliveries and effects; tomorrow again: {}",
+                            e.toString());
+                }
                 lastPrune = clock.instant();
             }
         }

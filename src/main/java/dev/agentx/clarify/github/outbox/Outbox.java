@@ -14,6 +14,7 @@ import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.render.CommentLimit;
 import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.store.Replicas;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -83,6 +84,10 @@ public final class Outbox {
     /** In {@link #keys}: queued, not done yet. */
     private static final Instant QUEUED = Instant.MAX;
 
+    /** An unfinished claim of another replica this old is taken over (that replica is gone or stuck). */
+    static final Duration TAKE_OVER = Duration.ofMinutes(10);
+
+    private final Replicas replicas;
     private final Path failed;
     private final GitHubGateway github;
     private final Clock clock;
@@ -224,6 +229,12 @@ public final class Outbox {
     }
 
     public Outbox(Path dir, GitHubGateway github, Clock clock, ServerMetrics metrics) {
+        this(dir, github, clock, metrics, Replicas.alone("outbox"));
+    }
+
+    /** {@code replicas}: an effect is sent only by the replica that claims its key first. */
+    public Outbox(Path dir, GitHubGateway github, Clock clock, ServerMetrics metrics, Replicas replicas) {
+        this.replicas = replicas;
         this.metrics = metrics;
         this.failed = dir.resolve("failed");
         this.github = github;
@@ -611,15 +622,36 @@ public final class Outbox {
             putContext(entry);
             String type = e.getClass().getSimpleName().toLowerCase(Locale.ROOT);
             try {
-                perform(entry);
-                Instant at = clock.instant();
-                changing.readLock().lock();
+                Replicas.EffectClaim claim;
                 try {
-                    write(new Rec("done", slot.seq(), slot.hash(), null, at));
-                    keys.put(slot.hash(), at);
-                    remove(q, slot);
-                } finally {
-                    changing.readLock().unlock();
+                    claim = replicas.claimEffect(slot.hash(), now, now.minus(TAKE_OVER));
+                } catch (RuntimeException ex) {
+                    LOG.warn("outbox: cannot claim {} in the database; its issue waits for the next tick: {}", e.key(),
+                            ex.toString());
+                    return new Flush(ok, bad, waiting(q));
+                }
+                if (claim.claim() == Replicas.Claim.PENDING_ELSEWHERE) {
+                    LOG.debug("outbox: {} is being sent by replica {}; its issue waits", e.key(), claim.holder());
+                    return new Flush(ok, bad, waiting(q));
+                }
+                if (claim.claim() == Replicas.Claim.DONE) {
+                    LOG.info("outbox: {} was sent by replica {}; not sending it here", e.key(), claim.holder());
+                    markDone(q, slot);
+                    ok++;
+                    continue;
+                }
+                if (claim.takenOver()) {
+                    LOG.warn("outbox: {} was claimed by replica {} over {} min ago and not sent; sending it here "
+                            + "(a comment after looking for its tag)", e.key(), claim.holder(), TAKE_OVER.toMinutes());
+                    entry = entry.retried(entry.attempts(), entry.notBefore(), true, entry.lastError());
+                }
+                perform(entry);
+                Instant at = markDone(q, slot);
+                try {
+                    replicas.effectDone(slot.hash());
+                } catch (RuntimeException ex) {
+                    // another replica holding the same effect waits for the take-over, then finds the tag
+                    LOG.warn("outbox: {} was sent, but its claim could not be marked done: {}", e.key(), ex.toString());
                 }
                 metrics.effect(type, "done");
                 if (entry.queuedAt() != null) {
@@ -663,6 +695,20 @@ public final class Outbox {
                 clearContext();
             }
         }
+    }
+
+    /** Records the effect as done and takes it off its issue's queue; when. */
+    private Instant markDone(IssueQueue q, Slot slot) {
+        Instant at = clock.instant();
+        changing.readLock().lock();
+        try {
+            write(new Rec("done", slot.seq(), slot.hash(), null, at));
+            keys.put(slot.hash(), at);
+            remove(q, slot);
+        } finally {
+            changing.readLock().unlock();
+        }
+        return at;
     }
 
     private static int waiting(IssueQueue q) {

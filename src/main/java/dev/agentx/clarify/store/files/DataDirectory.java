@@ -1,11 +1,16 @@
 package dev.agentx.clarify.store.files;
 
+import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.lock.LockManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -57,6 +62,36 @@ public final class DataDirectory {
         int slash = repo.indexOf('/');
         return slash > 0 && repo.substring(0, slash).matches(PART) && repo.substring(slash + 1).matches(PART)
                 && !repo.endsWith(".");
+    }
+
+    /**
+     * This server's name among replicas that share a database: the host's name and a random
+     * suffix, made at the first start and kept in {@code replica} in the data folder, so a
+     * restart on the same folder (whose inbox holds the deliveries it claimed) is the same replica.
+     */
+    public String replicaName() {
+        Path file = dir.resolve("replica");
+        try {
+            if (Files.exists(file)) {
+                String name = Files.readString(file, StandardCharsets.UTF_8).strip();
+                if (!name.isEmpty()) {
+                    return name;
+                }
+            }
+            String host;
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (IOException e) {
+                host = "agentx";
+            }
+            byte[] suffix = new byte[3];
+            new SecureRandom().nextBytes(suffix);
+            String name = host.replaceAll("[^A-Za-z0-9._-]", "-") + "-" + HexFormat.of().formatHex(suffix);
+            AtomicFiles.write(file, (name + "\n").getBytes(StandardCharsets.UTF_8));
+            return name;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read or write " + file + ": " + e.getMessage(), e);
+        }
     }
 
     /** The state of {@code owner/name} (its folders are made on the first write). */

@@ -121,6 +121,16 @@ public final class PostgresDatabase implements AutoCloseable {
         return new PostgresRepositoryState(this, repo);
     }
 
+    /** The replicas of one server on this database, as {@code replica} takes part. */
+    public PgReplicas replicas(String replica, java.time.Clock clock) {
+        return new PgReplicas(this, replica, clock);
+    }
+
+    /** The notes every replica of a server on this database sees. */
+    public PgNotes notes(java.time.Clock clock) {
+        return new PgNotes(this, clock);
+    }
+
     /** The repositories that have any state here, sorted. */
     public List<String> repositories() {
         return inTransaction(c -> {

@@ -15,13 +15,12 @@ import dev.agentx.clarify.github.webhook.SignatureVerifier;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.support.Jvm;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.ProcessLog;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -68,13 +67,7 @@ class GracefulShutdownTest {
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        Instant end = Instant.now().plus(DEADLINE);
-        while (!condition.getAsBoolean()) {
-            if (Instant.now().isAfter(end)) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(50); // polling a real process, not making time pass
-        }
+        ProcessLog.until(what, condition, DEADLINE);
     }
 
     private static int port(Path log) throws InterruptedException {
@@ -92,11 +85,7 @@ class GracefulShutdownTest {
     }
 
     private static String read(Path file) {
-        try {
-            return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
-        } catch (IOException e) {
-            return "";
-        }
+        return ProcessLog.read(file);
     }
 
     private static long count(Path dir) {

@@ -1,0 +1,16 @@
+package dev.agentx.clarify.store;
+
+import java.util.Optional;
+
+/**
+ * Small JSON values under names that every replica of a server sees: what the server has queued
+ * for each issue on GitHub (the comments and labels), so a replica bringing an issue in step
+ * with its ledger starts from what any replica did before, not from nothing.
+ */
+public interface Notes {
+    /** The value last put under {@code name}, read as {@code type}, if any. */
+    <T> Optional<T> get(String name, Class<T> type);
+
+    /** Puts {@code value}, written as JSON, under {@code name}; durable when this returns. */
+    void put(String name, Object value);
+}

@@ -1,0 +1,107 @@
+package dev.agentx.clarify.store;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * What the replicas of one server agree on through the database they share, beyond the
+ * repositories' state: which replica processes each delivery, which one sends each effect, and
+ * which one does work that must happen once (asking GitHub for deliveries no replica received).
+ *
+ * <p>Each replica keeps its own inbox and outbox on its own disk. GitHub may send a delivery, or
+ * its redelivery, to any replica: the first replica to {@link #claimDelivery claim} its id
+ * processes it and every other copy is dropped. Effects are keyed as in one process (a thread
+ * entry's comment has the same key whichever replica queues it), and the first replica to
+ * {@link #claimEffect claim} a key sends it; another replica that queued the same effect drops it
+ * once the claim is done, and holds back its issue's later effects until then, so comments of an
+ * issue keep their order. A replica that crashed finds its claims its own after the restart (its
+ * name is kept in its data folder) and finishes them from its inbox and outbox.
+ */
+public interface Replicas {
+    /** This replica's name: the same across restarts on the same data folder. */
+    String replica();
+
+    /**
+     * Claims the delivery for this replica. True if it is this replica's to process: claimed now,
+     * or by this replica before (a restart); false if another replica claimed it first.
+     */
+    boolean claimDelivery(String deliveryId);
+
+    /** Whether some replica claimed the delivery: received it and began processing it. */
+    boolean deliveryClaimed(String deliveryId);
+
+    /** Who sends an effect, as {@link #claimEffect} found it. */
+    enum Claim {
+        /** This replica: send it. */
+        MINE,
+        /** Sent already (by another replica, or by this one before a restart): drop it here. */
+        DONE,
+        /** Another replica claimed it and has not sent it yet: wait, holding back the issue's later effects. */
+        PENDING_ELSEWHERE
+    }
+
+    /**
+     * Claims the effect with key hash {@code hash} for sending. An unfinished claim by another
+     * replica older than {@code takeOverBefore} is taken over (that replica is gone or stuck): the
+     * effect may have reached GitHub, so the caller treats it as uncertain.
+     *
+     * @return the claim, and whether it was taken over
+     */
+    EffectClaim claimEffect(String hash, Instant now, Instant takeOverBefore);
+
+    /** {@link #claimEffect}'s answer. */
+    record EffectClaim(Claim claim, boolean takenOver, String holder) {
+    }
+
+    /** Records that this replica sent the effect (its claim is done). */
+    void effectDone(String hash);
+
+    /**
+     * Holds the lease {@code name} until {@code now + ttl} if it is free, expired or already this
+     * replica's; whether this replica holds it now. Work done under a lease runs on one replica at
+     * a time as long as each run is shorter than the lease.
+     */
+    boolean lease(String name, Instant now, Duration ttl);
+
+    /** Forgets claims of deliveries and effects made before {@code before}; how many. */
+    int forgetClaims(Instant before);
+
+    /** A server that is the only one (the file store): every claim and lease is its own. */
+    static Replicas alone(String replica) {
+        return new Replicas() {
+            @Override
+            public String replica() {
+                return replica;
+            }
+
+            @Override
+            public boolean claimDelivery(String deliveryId) {
+                return true;
+            }
+
+            @Override
+            public boolean deliveryClaimed(String deliveryId) {
+                return false;
+            }
+
+            @Override
+            public EffectClaim claimEffect(String hash, Instant now, Instant takeOverBefore) {
+                return new EffectClaim(Claim.MINE, false, replica);
+            }
+
+            @Override
+            public void effectDone(String hash) {
+            }
+
+            @Override
+            public boolean lease(String name, Instant now, Duration ttl) {
+                return true;
+            }
+
+            @Override
+            public int forgetClaims(Instant before) {
+                return 0;
+            }
+        };
+    }
+}

@@ -1,0 +1,66 @@
+package dev.agentx.clarify.store.postgres;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.store.Notes;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.util.Optional;
+
+/** {@link Notes} as rows of {@code shared_notes}. */
+public final class PgNotes implements Notes {
+    private final PostgresDatabase db;
+    private final Clock clock;
+    private final ObjectMapper json = JsonSupport.mapper();
+
+    PgNotes(PostgresDatabase db, Clock clock) {
+        this.db = db;
+        this.clock = clock;
+    }
+
+    @Override
+    public <T> Optional<T> get(String name, Class<T> type) {
+        String text = db.inTransaction(c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT note::text FROM shared_notes WHERE name = ?")) {
+                s.setString(1, name);
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next() ? r.getString(1) : null;
+                }
+            }
+        });
+        if (text == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(json.readValue(text, type));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the note " + name + " of " + db.describe() + " as "
+                    + type.getSimpleName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void put(String name, Object value) {
+        String text;
+        try {
+            text = json.writeValueAsString(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        db.inTransaction(c -> {
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO shared_notes (name, note, updated_at) "
+                    + "VALUES (?, ?::jsonb, ?) ON CONFLICT (name) DO UPDATE SET note = EXCLUDED.note, "
+                    + "updated_at = EXCLUDED.updated_at")) {
+                s.setString(1, name);
+                s.setString(2, text);
+                s.setTimestamp(3, Timestamp.from(clock.instant()));
+                s.executeUpdate();
+            }
+            return null;
+        });
+    }
+}

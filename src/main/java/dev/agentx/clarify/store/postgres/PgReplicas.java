@@ -1,0 +1,152 @@
+package dev.agentx.clarify.store.postgres;
+
+import dev.agentx.clarify.store.Replicas;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/** {@link Replicas} as rows of {@code delivery_claims}, {@code effect_claims} and {@code leases}. */
+public final class PgReplicas implements Replicas {
+    private final PostgresDatabase db;
+    private final String replica;
+    private final Clock clock;
+
+    PgReplicas(PostgresDatabase db, String replica, Clock clock) {
+        this.db = db;
+        this.replica = replica;
+        this.clock = clock;
+    }
+
+    @Override
+    public String replica() {
+        return replica;
+    }
+
+    @Override
+    public boolean claimDelivery(String deliveryId) {
+        return db.inTransaction(c -> {
+            if (insert(c, "INSERT INTO delivery_claims (delivery, replica, claimed_at) VALUES (?, ?, ?) "
+                    + "ON CONFLICT (delivery) DO NOTHING", deliveryId, clock.instant())) {
+                return true;
+            }
+            // read committed: this statement sees the claim the insert conflicted with
+            try (PreparedStatement s = c.prepareStatement("SELECT replica FROM delivery_claims WHERE delivery = ?")) {
+                s.setString(1, deliveryId);
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next() && r.getString(1).equals(replica);
+                }
+            }
+        });
+    }
+
+    @Override
+    public boolean deliveryClaimed(String deliveryId) {
+        return db.inTransaction(c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT 1 FROM delivery_claims WHERE delivery = ?")) {
+                s.setString(1, deliveryId);
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next();
+                }
+            }
+        });
+    }
+
+    @Override
+    public EffectClaim claimEffect(String hash, Instant now, Instant takeOverBefore) {
+        return db.inTransaction(c -> {
+            if (insert(c, "INSERT INTO effect_claims (hash, replica, claimed_at) VALUES (?, ?, ?) "
+                    + "ON CONFLICT (hash) DO NOTHING", hash, now)) {
+                return new EffectClaim(Claim.MINE, false, replica);
+            }
+            String holder;
+            boolean done;
+            Instant claimedAt;
+            try (PreparedStatement s = c.prepareStatement("SELECT replica, done, claimed_at FROM effect_claims "
+                    + "WHERE hash = ? FOR UPDATE")) {
+                s.setString(1, hash);
+                try (ResultSet r = s.executeQuery()) {
+                    if (!r.next()) {
+                        throw new SQLException("the claim of effect " + hash + " vanished (forgotten while queued?)");
+                    }
+                    holder = r.getString(1);
+                    done = r.getBoolean(2);
+                    claimedAt = r.getTimestamp(3).toInstant();
+                }
+            }
+            if (holder.equals(replica)) {
+                return new EffectClaim(done ? Claim.DONE : Claim.MINE, false, holder);
+            }
+            if (done) {
+                return new EffectClaim(Claim.DONE, false, holder);
+            }
+            if (!claimedAt.isBefore(takeOverBefore)) {
+                return new EffectClaim(Claim.PENDING_ELSEWHERE, false, holder);
+            }
+            try (PreparedStatement s = c.prepareStatement("UPDATE effect_claims SET replica = ?, claimed_at = ? "
+                    + "WHERE hash = ?")) {
+                s.setString(1, replica);
+                s.setTimestamp(2, Timestamp.from(now));
+                s.setString(3, hash);
+                s.executeUpdate();
+            }
+            return new EffectClaim(Claim.MINE, true, holder);
+        });
+    }
+
+    @Override
+    public void effectDone(String hash) {
+        db.inTransaction(c -> {
+            try (PreparedStatement s = c.prepareStatement("UPDATE effect_claims SET done = true "
+                    + "WHERE hash = ? AND replica = ?")) {
+                s.setString(1, hash);
+                s.setString(2, replica);
+                s.executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public boolean lease(String name, Instant now, Duration ttl) {
+        return db.inTransaction(c -> {
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO leases (name, holder, expires_at) "
+                    + "VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, "
+                    + "expires_at = EXCLUDED.expires_at WHERE leases.holder = EXCLUDED.holder "
+                    + "OR leases.expires_at < ?")) {
+                s.setString(1, name);
+                s.setString(2, replica);
+                s.setTimestamp(3, Timestamp.from(now.plus(ttl)));
+                s.setTimestamp(4, Timestamp.from(now));
+                return s.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public int forgetClaims(Instant before) {
+        return db.inTransaction(c -> {
+            int n = 0;
+            for (String table : new String[] {"delivery_claims", "effect_claims"}) {
+                try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE claimed_at < ?")) {
+                    s.setTimestamp(1, Timestamp.from(before));
+                    n += s.executeUpdate();
+                }
+            }
+            return n;
+        });
+    }
+
+    private boolean insert(Connection c, String sql, String id, Instant at) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, id);
+            s.setString(2, replica);
+            s.setTimestamp(3, Timestamp.from(at));
+            return s.executeUpdate() == 1;
+        }
+    }
+}

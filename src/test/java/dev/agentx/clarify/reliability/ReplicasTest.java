@@ -1,0 +1,281 @@
+package dev.agentx.clarify.reliability;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import dev.agentx.clarify.cli.Main;
+import dev.agentx.clarify.github.GitHubSettings;
+import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.github.support.Keys;
+import dev.agentx.clarify.github.webhook.SignatureVerifier;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.store.postgres.DatabaseUrl;
+import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import dev.agentx.clarify.support.Jvm;
+import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.ProcessLog;
+import dev.agentx.clarify.support.TestPostgres;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two real {@code agentx serve} processes, each with its own data folder, on one PostgreSQL
+ * database, as two replicas behind a load balancer: GitHub's deliveries are spread over both and
+ * each is also redelivered to the other. Every command is applied once and every comment is
+ * posted once, in order; also when one replica is killed (SIGKILL) during a burst and restarted.
+ */
+class ReplicasTest {
+    private static final Duration DEADLINE = Duration.ofSeconds(90);
+    private static final Pattern TAG = Pattern.compile("<!-- agentx-effect:[0-9a-f]+ -->");
+
+    @TempDir
+    Path dir;
+
+    /** One replica: its process, data folder and log. */
+    private final class Replica {
+        final String name;
+        final Path data;
+        final GitHubRig rig;
+        final String databaseUrl;
+        Process process;
+        Path log;
+        int port;
+        int starts;
+
+        Replica(String name, GitHubRig rig, String databaseUrl) throws IOException {
+            this.name = name;
+            this.rig = rig;
+            this.databaseUrl = databaseUrl;
+            this.data = dir.resolve("data-" + name);
+            Files.createDirectories(data);
+            Files.copy(rig.data.resolve("agentx.toml"), data.resolve("agentx.toml"));
+        }
+
+        void start() throws Exception {
+            log = dir.resolve("serve-" + name + "-" + (++starts) + ".log");
+            ProcessBuilder pb = Jvm.builder(Main.class, "serve");
+            Map<String, String> env = pb.environment();
+            env.remove("JAVA_TOOL_OPTIONS");
+            env.remove("AGENTX_LOG_FORMAT");
+            env.put("GITHUB_APP_ID", String.valueOf(GitHubRig.APP_ID));
+            env.put("GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem());
+            env.put("GITHUB_WEBHOOK_SECRET", GitHubRig.SECRET);
+            env.put("GITHUB_API_URL", rig.wiremock.baseUrl());
+            env.put("AGENTX_DATA_DIR", data.toString());
+            env.put("AGENTX_DATABASE_URL", databaseUrl);
+            env.put("PORT", "0");
+            env.put("AGENTX_MANAGEMENT_PORT", "0");
+            env.put("AGENTX_REDELIVERY_INTERVAL", "0");
+            process = pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            port = ProcessLog.serverPort(process, log, DEADLINE);
+        }
+
+        /** Sends the delivery; its status, or -1 when the replica did not answer (killed). */
+        int deliver(String id, byte[] body) {
+            try {
+                return rig.request("POST", port, GitHubSettings.DEFAULT_PATH, body, Map.of("Content-Type",
+                        "application/json", "X-GitHub-Event", "issue_comment", "X-GitHub-Delivery", id,
+                        "X-Hub-Signature-256", SignatureVerifier.sign(GitHubRig.SECRET, body))).status();
+            } catch (RuntimeException e) {
+                return -1;
+            }
+        }
+
+        boolean idle() {
+            try {
+                String health = rig.request("GET", port, "/healthz", null, Map.of()).body();
+                return health.contains("\"pendingDeliveries\":0") && health.contains("\"pendingEffects\":0");
+            } catch (RuntimeException e) {
+                return false;
+            }
+        }
+
+        void kill() throws InterruptedException {
+            process.toHandle().destroyForcibly();
+            assertTrue(process.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS));
+        }
+
+        void stop() throws InterruptedException {
+            if (process != null && process.isAlive()) {
+                process.destroy();
+                if (!process.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            }
+        }
+
+        String logs() {
+            StringBuilder all = new StringBuilder();
+            for (int i = 1; i <= starts; i++) {
+                all.append(read(dir.resolve("serve-" + name + "-" + i + ".log")));
+            }
+            return all.toString();
+        }
+    }
+
+    @Test
+    void deliveriesSpreadOverTwoReplicasAndRedeliveredToTheOtherAreAppliedAndPostedOnce() throws Exception {
+        int issues = 12;
+        try (GitHubRig rig = new GitHubRig(dir.resolve("rig"), MutableClock.at(Instant.now().toString()))) {
+            String url = TestPostgres.newDatabase().url();
+            Replica a = new Replica("a", rig, url);
+            Replica b = new Replica("b", rig, url);
+            List<Replica> both = List.of(a, b);
+            try {
+                a.start();
+                b.start();
+                // the asks, each to one replica and at once again to the other (GitHub's redelivery)
+                for (int issue = 1; issue <= issues; issue++) {
+                    byte[] body = rig.bytes(rig.comment("eng", issue, "/clarify @architect Question " + issue + "?"));
+                    Replica first = both.get(issue % 2);
+                    Replica second = both.get((issue + 1) % 2);
+                    assertEquals(202, first.deliver("ask-" + issue, body));
+                    assertEquals(202, second.deliver("ask-" + issue, body));
+                }
+                await("both replicas to be idle", () -> a.idle() && b.idle());
+                // the answers come once the questions are on GitHub, as people and agents answer what they read
+                for (int issue = 1; issue <= issues; issue++) {
+                    byte[] body = rig.bytes(rig.comment("arch", issue, "/clarify answer Answer " + issue + "."));
+                    Replica first = both.get((issue + 1) % 2);
+                    Replica second = both.get(issue % 2);
+                    assertEquals(202, first.deliver("answer-" + issue, body));
+                    assertEquals(202, second.deliver("answer-" + issue, body));
+                }
+                await("both replicas to be idle", () -> a.idle() && b.idle());
+            } finally {
+                a.stop();
+                b.stop();
+            }
+            String logs = a.logs() + b.logs();
+            assertEquals(2 * issues, count(logs, "is processed by another replica; dropped here"), logs);
+            assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, true, logs);
+        }
+    }
+
+    @Test
+    void aReplicaKilledDuringABurstLosesAndDoublesNothingAfterItsRestart() throws Exception {
+        int issues = 30;
+        try (GitHubRig rig = new GitHubRig(dir.resolve("rig"), MutableClock.at(Instant.now().toString()))) {
+            String url = TestPostgres.newDatabase().url();
+            Replica a = new Replica("a", rig, url);
+            Replica b = new Replica("b", rig, url);
+            List<Replica> both = List.of(a, b);
+            List<Integer> acknowledged = new ArrayList<>();
+            try {
+                a.start();
+                b.start();
+                for (int issue = 1; issue <= issues; issue++) {
+                    if (issue == issues / 2) {
+                        a.kill(); // SIGKILL in the middle of the burst, with deliveries and effects under way
+                    }
+                    byte[] body = rig.bytes(rig.comment("eng", issue, "/clarify @architect Question " + issue + "?"));
+                    Replica first = both.get(issue % 2);
+                    Replica second = both.get((issue + 1) % 2);
+                    boolean acked = first.deliver("ask-" + issue, body) == 202;
+                    acked |= second.deliver("ask-" + issue, body) == 202;
+                    if (acked) {
+                        acknowledged.add(issue);
+                    }
+                }
+                // GitHub lists the comments that were posted, those whose POST the kill cut short too
+                listPostedComments(rig, issues);
+                a.start(); // the same data folder: the same replica, with what it had acknowledged
+                await("both replicas to be idle", () -> a.idle() && b.idle());
+            } finally {
+                a.stop();
+                b.stop();
+            }
+            assertEquals(issues, acknowledged.size(), "B was up all along: every ask was acknowledged by one");
+            assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, false, a.logs() + b.logs());
+        }
+    }
+
+    /**
+     * Each issue's ledger has one clarification (with its answer when {@code answered}), every
+     * comment was posted once (no tag twice), and each issue's question was posted once, before
+     * its answer.
+     */
+    private static void assertAppliedOnceAndPostedOnceInOrder(GitHubRig rig, String url, int issues, boolean answered,
+                                                             String logs) {
+        try (PostgresDatabase db = PostgresDatabase.open(DatabaseUrl.parse(url, Map.of()), 1)) {
+            for (int issue = 1; issue <= issues; issue++) {
+                Ledger ledger = db.repository(GitHubRig.REPO.fullName()).ledgers().read(issue).orElseThrow(
+                        () -> new AssertionError("no ledger"));
+                assertEquals(1, ledger.clarifications().size(), "one clarification on #" + ledger.issueNumber());
+                assertEquals(answered ? 2 : 1, ledger.clarifications().get(0).thread().size(),
+                        "the thread of #" + ledger.issueNumber());
+            }
+        }
+        List<LoggedRequest> posts = rig.requests("POST", GitHubRig.API_REPO + "/issues/\\d+/comments");
+        Map<String, Integer> tags = new HashMap<>();
+        for (LoggedRequest p : posts) {
+            Matcher m = TAG.matcher(p.getBodyAsString());
+            assertTrue(m.find(), "every comment carries its tag: " + p.getBodyAsString());
+            tags.merge(m.group(), 1, Integer::sum);
+        }
+        tags.forEach((tag, n) -> assertEquals(1, n, "comment " + tag + " posted " + n + " times\n" + logs));
+        Pattern kind = Pattern.compile("\"kind\":\"([a-z-]+)\"");
+        for (int issue = 1; issue <= issues; issue++) {
+            List<String> kinds = new ArrayList<>();
+            for (String comment : rig.comments(issue)) {
+                Matcher m = kind.matcher(comment);
+                kinds.add(m.find() ? m.group(1) : comment);
+            }
+            assertEquals(answered ? List.of("question", "answer") : List.of("question"), kinds,
+                    "the comments of #" + issue + ", in the order posted");
+        }
+    }
+
+    /** GET of each issue's comments answers with the comments POSTed to it so far, in GitHub's shape. */
+    private static void listPostedComments(GitHubRig rig, int issues) throws IOException {
+        int id = 801;
+        for (int issue = 1; issue <= issues; issue++) {
+            ArrayNode list = rig.json.createArrayNode();
+            for (LoggedRequest p : rig.requests("POST", GitHubRig.API_REPO + "/issues/" + issue + "/comments")) {
+                ObjectNode c = ((ObjectNode) rig.fixture("issue_comment.created.with-installation").get("comment"))
+                        .deepCopy();
+                c.put("id", id++);
+                c.put("body", rig.json.readTree(p.getBodyAsString()).path("body").asText());
+                ((ObjectNode) c.get("user")).put("login", "agentx-clarify[bot]").put("type", "Bot");
+                list.add(c);
+            }
+            rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO + "/issues/" + issue + "/comments"))
+                    .atPriority(1).willReturn(okJson(list.toString())));
+        }
+    }
+
+    private static int count(String text, String part) {
+        int n = 0;
+        for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        ProcessLog.until(what, condition, DEADLINE);
+    }
+
+    private static String read(Path file) {
+        return ProcessLog.read(file);
+    }
+}

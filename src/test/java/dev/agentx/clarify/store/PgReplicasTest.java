@@ -1,0 +1,147 @@
+package dev.agentx.clarify.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.store.Replicas.Claim;
+import dev.agentx.clarify.store.postgres.DatabaseUrl;
+import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestPostgres;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Two replicas' view of one database: claims of deliveries and effects, leases, shared notes. */
+class PgReplicasTest {
+    private final MutableClock clock = MutableClock.at("2026-05-04T10:00:00Z");
+    private PostgresDatabase db;
+    private Replicas a;
+    private Replicas b;
+
+    @BeforeEach
+    void open() {
+        db = PostgresDatabase.open(DatabaseUrl.parse(TestPostgres.newDatabase().url(), Map.of()), 4);
+        a = db.replicas("replica-a", clock);
+        b = db.replicas("replica-b", clock);
+    }
+
+    @AfterEach
+    void close() {
+        db.close();
+    }
+
+    @Test
+    void theFirstReplicaToClaimADeliveryProcessesItAlsoAfterARestart() {
+        assertFalse(a.deliveryClaimed("d-1"));
+        assertTrue(a.claimDelivery("d-1"));
+        assertFalse(b.claimDelivery("d-1"), "the other replica's copy is dropped");
+        assertTrue(a.claimDelivery("d-1"), "the claimer after a restart still finds it its own");
+        assertTrue(b.deliveryClaimed("d-1"));
+        assertTrue(b.claimDelivery("d-2"));
+        assertFalse(a.claimDelivery("d-2"));
+    }
+
+    @Test
+    void replicasClaimingOneDeliveryAtOnceGetOneWinner() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            for (int round = 0; round < 20; round++) {
+                String id = "d-" + round;
+                List<Future<Boolean>> claims = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    Replicas r = db.replicas("replica-" + i, clock);
+                    Callable<Boolean> claim = () -> r.claimDelivery(id);
+                    claims.add(pool.submit(claim));
+                }
+                int won = 0;
+                for (Future<Boolean> f : claims) {
+                    won += f.get() ? 1 : 0;
+                }
+                assertEquals(1, won, id);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void anEffectIsSentByItsClaimerAndDroppedByOthersOnceDone() {
+        Instant now = clock.instant();
+        Instant takeOver = now.minus(Duration.ofMinutes(10));
+        assertEquals(Claim.MINE, a.claimEffect("h1", now, takeOver).claim());
+        Replicas.EffectClaim other = b.claimEffect("h1", now, takeOver);
+        assertEquals(Claim.PENDING_ELSEWHERE, other.claim(), "not sent yet: the other replica waits");
+        assertEquals("replica-a", other.holder());
+        assertEquals(Claim.MINE, a.claimEffect("h1", now, takeOver).claim(), "the claimer again (a retry)");
+        b.effectDone("h1"); // not b's claim: changes nothing
+        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h1", now, takeOver).claim());
+        a.effectDone("h1");
+        assertEquals(Claim.DONE, b.claimEffect("h1", now, takeOver).claim());
+        assertEquals(Claim.DONE, a.claimEffect("h1", now, takeOver).claim(), "sent before a restart");
+    }
+
+    @Test
+    void anEffectLeftUnsentByAReplicaThatIsGoneIsTakenOverAfterAWhile() {
+        a.claimEffect("h2", clock.instant(), clock.instant().minus(Duration.ofMinutes(10)));
+        clock.advance(Duration.ofMinutes(9));
+        Instant now = clock.instant();
+        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h2", now, now.minus(Duration.ofMinutes(10))).claim());
+        clock.advance(Duration.ofMinutes(2));
+        now = clock.instant();
+        Replicas.EffectClaim taken = b.claimEffect("h2", now, now.minus(Duration.ofMinutes(10)));
+        assertEquals(Claim.MINE, taken.claim());
+        assertTrue(taken.takenOver());
+        assertEquals("replica-a", taken.holder());
+        assertEquals(Claim.PENDING_ELSEWHERE, a.claimEffect("h2", now, now.minus(Duration.ofMinutes(10))).claim(),
+                "the old claimer, back, leaves it to the new one");
+    }
+
+    @Test
+    void aLeaseIsHeldByOneReplicaUntilItExpires() {
+        Duration ttl = Duration.ofMinutes(21);
+        assertTrue(a.lease("recovery", clock.instant(), ttl));
+        assertFalse(b.lease("recovery", clock.instant(), ttl));
+        clock.advance(Duration.ofMinutes(10));
+        assertTrue(a.lease("recovery", clock.instant(), ttl), "its holder renews it");
+        clock.advance(Duration.ofMinutes(20));
+        assertFalse(b.lease("recovery", clock.instant(), ttl), "renewed: still a's");
+        clock.advance(Duration.ofMinutes(2));
+        assertTrue(b.lease("recovery", clock.instant(), ttl), "expired: b takes it");
+        assertFalse(a.lease("recovery", clock.instant(), ttl));
+    }
+
+    @Test
+    void oldClaimsAreForgotten() {
+        a.claimDelivery("old");
+        a.claimEffect("old", clock.instant(), clock.instant());
+        clock.advance(Duration.ofDays(8));
+        a.claimDelivery("new");
+        assertEquals(2, a.forgetClaims(clock.instant().minus(Duration.ofDays(7))));
+        assertFalse(b.deliveryClaimed("old"));
+        assertTrue(b.deliveryClaimed("new"));
+    }
+
+    record State(String who, int posted) {
+    }
+
+    @Test
+    void notesAreSharedByEveryReplica() {
+        Notes notes = db.notes(clock);
+        assertEquals(Optional.empty(), notes.get("mirror/acme/shop#1", State.class));
+        notes.put("mirror/acme/shop#1", new State("a", 1));
+        notes.put("mirror/acme/shop#1", new State("b", 2));
+        assertEquals(Optional.of(new State("b", 2)), db.notes(clock).get("mirror/acme/shop#1", State.class));
+    }
+}
