@@ -228,6 +228,15 @@ public final class WebhookBench {
             storeNote = "The repositories' ledgers, statuses and events in PostgreSQL (AGENTX_DATABASE_URL; embedded "
                     + "PostgreSQL on the same machine, synchronous_commit and fsync on); the inbox and outbox in the "
                     + "data dir as always.";
+            if (Integer.getInteger("agentx.bench.replicas", 1) == 2) {
+                store = " (two replicas, repository state in PostgreSQL)";
+                storeNote = "Two servers (replicas) in this JVM, each with its own data dir, on one embedded PostgreSQL "
+                        + "on the same machine (synchronous_commit and fsync on); the load generator sends each "
+                        + "delivery to one of them (by a hash of its id), as a load balancer would, so the same load as "
+                        + "the single-server runs is split over both. Each delivery is claimed in the database before "
+                        + "it is processed and each effect before it is sent (docs/storage.md, Replicas). The queueing "
+                        + "figure below is the first replica's.";
+            }
         }
         rig.wiremock.addMockServiceRequestListener((Request req, com.github.tomakehurst.wiremock.http.Response resp) -> {
             Matcher m = ISSUE.matcher(req.getUrl());
@@ -247,6 +256,21 @@ public final class WebhookBench {
                     ctx -> ctx.status(200).result("ok\n"));
         }).start();
         String app = "http://127.0.0.1:" + mode.port() + GitHubSettings.DEFAULT_PATH;
+        if (Integer.getInteger("agentx.bench.replicas", 1) == 2) {
+            if (pg == null) {
+                throw new IllegalArgumentException("two replicas share a database: set -Dagentx.bench.postgres=true");
+            }
+            Path data2 = work.resolve("data-2");
+            java.nio.file.Files.createDirectories(data2);
+            java.nio.file.Files.copy(work.resolve("data").resolve("agentx.toml"), data2.resolve("agentx.toml"));
+            GitHubSettings s2 = new GitHubSettings(settings.appId(), settings.privateKey(), settings.webhookSecrets(),
+                    settings.apiUrl(), data2, 0, settings.webhookPath(), settings.maxBodyBytes(), 0,
+                    settings.redeliveryInterval(), settings.clientId(), settings.clientSecret(), settings.database());
+            replica = GitHubMode.create(s2, Clock.systemUTC(), new GitHubMode.Options(false,
+                    dev.agentx.clarify.github.RepositoryMonitor.NONE, new dev.agentx.clarify.channel.HumanChannel(),
+                    "127.0.0.1")).start();
+            app = app + ",http://127.0.0.1:" + replica.port() + GitHubSettings.DEFAULT_PATH;
+        }
         String base = "http://127.0.0.1:" + bare.port() + GitHubSettings.DEFAULT_PATH;
         AtomicInteger issues = new AtomicInteger(1000);
         GcPauses gc = null;
@@ -373,6 +397,9 @@ public final class WebhookBench {
             }
             bare.stop();
             mode.close();
+            if (replica != null) {
+                replica.close();
+            }
             rig.close();
             if (pg != null) {
                 pg.close();
@@ -395,8 +422,11 @@ public final class WebhookBench {
         return Integer.parseInt(d.id().substring("bench-".length()));
     }
 
+    /** {@code url}: one server's, or the replicas' separated by commas (each delivery goes to one, by its id). */
     private HttpRequest request(String url, Delivery d) {
-        return HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+        String[] urls = url.split(",");
+        return HttpRequest.newBuilder(URI.create(urls[Math.floorMod(d.id().hashCode(), urls.length)]))
+                .timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json").header("X-GitHub-Event", "issue_comment")
                 .header("X-GitHub-Delivery", d.id()).header("X-Hub-Signature-256", d.signature())
                 .POST(HttpRequest.BodyPublishers.ofByteArray(d.body())).build();
@@ -474,9 +504,11 @@ public final class WebhookBench {
         return new Run(lat, errors.get(), ds.size() / took, List.of());
     }
 
+    /** Waits until {@code mode} (and the second replica, if any) has processed and sent everything. */
     private static void drain(GitHubMode mode, Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
-        while (mode.pendingDeliveries() > 0 || mode.pendingEffects() > 0) {
+        while (mode.pendingDeliveries() > 0 || mode.pendingEffects() > 0
+                || (replica != null && (replica.pendingDeliveries() > 0 || replica.pendingEffects() > 0))) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("the worker did not catch up within " + limit);
             }
@@ -651,6 +683,8 @@ public final class WebhookBench {
 
     /** Where the repositories' state is, for the headings: empty for the files of the data dir. */
     private static String store = "";
+    /** The second replica, with -Dagentx.bench.replicas=2. */
+    private static GitHubMode replica;
     private static String storeNote = "";
 
     private static void report(Warmup warmup, long measuredJit, int rate, int seconds, int saturation, int clients, Run baseSteady, Run appSteady,
