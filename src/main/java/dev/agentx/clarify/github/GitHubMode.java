@@ -126,15 +126,15 @@ public final class GitHubMode implements AutoCloseable {
         // worker lanes, outbox senders, the monitor, the dashboard and readiness each use a connection at a time
         this.database = settings.database() == null ? null : PostgresDatabase.open(settings.database(), 12,
                 Duration.ofSeconds(10));
-        this.replicas = database == null ? Replicas.alone(files.replicaName())
-                : database.replicas(files.replicaName(), clock);
+        String replica = files.replicaName();
+        this.replicas = database == null ? Replicas.alone(replica) : database.replicas(replica, clock);
         this.inbox = new Inbox(data.resolve("inbox"), clock);
         this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics, replicas);
         Actors actors = new Actors(config, github, clock);
         this.repoConfigs = new RepoConfigs(config,
                 ref -> new WorkflowCatalog(ref.rootIn(data).resolve(".agentx").resolve("workflows")), github, clock,
                 REPO_CONFIG_CHECK);
-        this.mirror = new IssueMirror(outbox, actors, database == null ? null : database.notes(clock));
+        this.mirror = new IssueMirror(outbox, actors, database == null ? null : database.notes(replica, clock));
         // received by this replica, or claimed by any replica on the same database
         this.recovery = new DeliveryRecovery(github, id -> inbox.received(id) || replicas.deliveryClaimed(id),
                 data.resolve("recovery.json"), clock, metrics, DeliveryRecovery.standardBackoff());

@@ -13,4 +13,12 @@ public interface Notes {
 
     /** Puts {@code value}, written as JSON, under {@code name}; durable when this returns. */
     void put(String name, Object value);
+
+    /**
+     * Puts {@code value} as {@link #put} does and, in the same transaction, claims for this
+     * replica the effects with these key hashes that no replica claimed yet
+     * ({@link Replicas#claimEffect}): the effects the caller just queued, which it then sends
+     * without asking again. Returns the hashes it claimed.
+     */
+    java.util.Set<String> putAndClaim(String name, Object value, java.util.Collection<String> effectHashes);
 }

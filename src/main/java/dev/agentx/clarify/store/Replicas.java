@@ -2,6 +2,7 @@ package dev.agentx.clarify.store;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 
 /**
  * What the replicas of one server agree on through the database they share, beyond the
@@ -53,8 +54,11 @@ public interface Replicas {
     record EffectClaim(Claim claim, boolean takenOver, String holder) {
     }
 
-    /** Records that this replica sent the effect (its claim is done). */
-    void effectDone(String hash);
+    /**
+     * Records that this replica sent these effects, or gave up on them (their claims are done).
+     * Called in batches, a few seconds late at most: a replica holding the same effect waits.
+     */
+    void effectsDone(Collection<String> hashes);
 
     /**
      * Holds the lease {@code name} until {@code now + ttl} if it is free, expired or already this
@@ -90,7 +94,7 @@ public interface Replicas {
             }
 
             @Override
-            public void effectDone(String hash) {
+            public void effectsDone(Collection<String> hashes) {
             }
 
             @Override

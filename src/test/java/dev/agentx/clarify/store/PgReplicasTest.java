@@ -85,9 +85,9 @@ class PgReplicasTest {
         assertEquals(Claim.PENDING_ELSEWHERE, other.claim(), "not sent yet: the other replica waits");
         assertEquals("replica-a", other.holder());
         assertEquals(Claim.MINE, a.claimEffect("h1", now, takeOver).claim(), "the claimer again (a retry)");
-        b.effectDone("h1"); // not b's claim: changes nothing
+        b.effectsDone(List.of("h1")); // not b's claim: changes nothing
         assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h1", now, takeOver).claim());
-        a.effectDone("h1");
+        a.effectsDone(List.of("h1"));
         assertEquals(Claim.DONE, b.claimEffect("h1", now, takeOver).claim());
         assertEquals(Claim.DONE, a.claimEffect("h1", now, takeOver).claim(), "sent before a restart");
     }
@@ -138,10 +138,23 @@ class PgReplicasTest {
 
     @Test
     void notesAreSharedByEveryReplica() {
-        Notes notes = db.notes(clock);
+        Notes notes = db.notes("replica-a", clock);
         assertEquals(Optional.empty(), notes.get("mirror/acme/shop#1", State.class));
         notes.put("mirror/acme/shop#1", new State("a", 1));
-        notes.put("mirror/acme/shop#1", new State("b", 2));
-        assertEquals(Optional.of(new State("b", 2)), db.notes(clock).get("mirror/acme/shop#1", State.class));
+        db.notes("replica-b", clock).put("mirror/acme/shop#1", new State("b", 2));
+        assertEquals(Optional.of(new State("b", 2)), notes.get("mirror/acme/shop#1", State.class));
+    }
+
+    @Test
+    void aNoteClaimsTheEffectsQueuedWithItThatNoReplicaClaimedYet() {
+        assertEquals(java.util.Set.of("h1", "h2"), db.notes("replica-a", clock).putAndClaim("mirror/acme/shop#2",
+                new State("a", 2), List.of("h1", "h2")));
+        assertEquals(java.util.Set.of("h3"), db.notes("replica-b", clock).putAndClaim("mirror/acme/shop#2",
+                new State("b", 3), List.of("h2", "h3")));
+        Instant now = clock.instant();
+        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h2", now, now.minus(Duration.ofMinutes(10))).claim());
+        assertEquals(Claim.MINE, b.claimEffect("h3", now, now.minus(Duration.ofMinutes(10))).claim());
+        assertEquals(Optional.of(new State("b", 3)), db.notes("replica-a", clock).get("mirror/acme/shop#2",
+                State.class));
     }
 }

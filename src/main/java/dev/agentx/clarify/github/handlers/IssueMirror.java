@@ -156,9 +156,10 @@ public final class IssueMirror {
         }
         items.sort(Comparator.comparing((Item it) -> it.entry().timestamp()).thenComparing(it -> it.record().id())
                 .thenComparingInt(Item::index));
+        List<String> queued = new ArrayList<>(); // key hashes of the effects this sync queued
         for (Item it : items) {
-            outbox.enqueue(new Effect.Comment(prefix + it.record().id() + "/" + it.index(), installation, ref, issue,
-                    comment(actors.with(repo.config()), it.record(), it.index())));
+            enqueue(new Effect.Comment(prefix + it.record().id() + "/" + it.index(), installation, ref, issue,
+                    comment(actors.with(repo.config()), it.record(), it.index())), queued);
         }
         for (ClarificationRecord r : ledger.clarifications()) {
             posted.put(r.id(), r.thread().size());
@@ -175,10 +176,10 @@ public final class IssueMirror {
             generation++;
             String labelKey = prefix + "labels/" + generation + "/";
             if (!add.isEmpty()) {
-                outbox.enqueue(new Effect.AddLabels(labelKey + "add", installation, ref, issue, List.copyOf(add)));
+                enqueue(new Effect.AddLabels(labelKey + "add", installation, ref, issue, List.copyOf(add)), queued);
             }
             for (String label : remove) {
-                outbox.enqueue(new Effect.RemoveLabel(labelKey + "remove/" + label, installation, ref, issue, label));
+                enqueue(new Effect.RemoveLabel(labelKey + "remove/" + label, installation, ref, issue, label), queued);
             }
         }
         thenQueue.run();
@@ -186,7 +187,8 @@ public final class IssueMirror {
         if (!next.equals(state) || stored.isEmpty()) {
             if (shared != null) {
                 outbox.sync(); // the effects it speaks of are durable before it is
-                shared.put(noteName(ref, issue), next);
+                // and, in the same transaction, claimed for this replica among replicas
+                outbox.claimedHere(shared.putAndClaim(noteName(ref, issue), next, queued));
             } else {
                 outbox.note(noteName(ref, issue), next); // after the effects it speaks of
                 outbox.sync();
@@ -194,6 +196,12 @@ public final class IssueMirror {
             if (stored.isPresent() && stored.get().fromFile()) {
                 removeDurably(stateFile(repo, issue)); // the note has taken its place; it must not come back
             }
+        }
+    }
+
+    private void enqueue(Effect effect, List<String> queued) {
+        if (outbox.enqueue(effect)) {
+            queued.add(Outbox.keyHash(effect));
         }
     }
 

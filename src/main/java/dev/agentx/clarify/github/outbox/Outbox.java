@@ -26,6 +26,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -88,6 +89,10 @@ public final class Outbox {
     static final Duration TAKE_OVER = Duration.ofMinutes(10);
 
     private final Replicas replicas;
+    /** Key hashes of effects this replica claimed when they were queued ({@link #claimedHere}), not sent yet. */
+    private final Set<String> claimedHere = ConcurrentHashMap.newKeySet();
+    /** Key hashes of effects sent or given up on whose claims are still to be marked done. */
+    private final Set<String> claimsDone = ConcurrentHashMap.newKeySet();
     private final Path failed;
     private final GitHubGateway github;
     private final Clock clock;
@@ -322,6 +327,20 @@ public final class Outbox {
             RecordFields.end(p);
             return new Rec(op, seq, hash, entry, at, name, note);
         }
+    }
+
+    /** The hash of an effect's key: its name in the journal and among replicas, and its comment's tag. */
+    public static String keyHash(Effect e) {
+        return hash(e.key());
+    }
+
+    /**
+     * Tells the outbox that this replica claimed these effects already (with the issue's shared
+     * state, {@link dev.agentx.clarify.store.Notes#putAndClaim}): they are sent without asking
+     * the database again.
+     */
+    public void claimedHere(Collection<String> hashes) {
+        claimedHere.addAll(hashes);
     }
 
     static String hash(String key) {
@@ -569,6 +588,7 @@ public final class Outbox {
             dirty.remove(q.key);
             total = total.plus(flush(q));
         }
+        markClaimsDone();
         maybeCompact();
         return total;
     }
@@ -624,7 +644,8 @@ public final class Outbox {
             try {
                 Replicas.EffectClaim claim;
                 try {
-                    claim = replicas.claimEffect(slot.hash(), now, now.minus(TAKE_OVER));
+                    claim = claimedHere.remove(slot.hash()) ? new Replicas.EffectClaim(Replicas.Claim.MINE, false,
+                            replicas.replica()) : replicas.claimEffect(slot.hash(), now, now.minus(TAKE_OVER));
                 } catch (RuntimeException ex) {
                     LOG.warn("outbox: cannot claim {} in the database; its issue waits for the next tick: {}", e.key(),
                             ex.toString());
@@ -647,12 +668,7 @@ public final class Outbox {
                 }
                 perform(entry);
                 Instant at = markDone(q, slot);
-                try {
-                    replicas.effectDone(slot.hash());
-                } catch (RuntimeException ex) {
-                    // another replica holding the same effect waits for the take-over, then finds the tag
-                    LOG.warn("outbox: {} was sent, but its claim could not be marked done: {}", e.key(), ex.toString());
-                }
+                claimsDone.add(slot.hash());
                 metrics.effect(type, "done");
                 if (entry.queuedAt() != null) {
                     metrics.effectConfirmed(type, Duration.between(entry.queuedAt(), at));
@@ -663,6 +679,7 @@ public final class Outbox {
                 if (!ex.retryable() || attempts >= MAX_ATTEMPTS) {
                     LOG.error("outbox: giving up on {} after {} attempt(s): {}", e.key(), attempts, ex.getMessage());
                     moveToFailed(q, slot, entry.retried(attempts, null, entry.uncertain(), ex.getMessage()));
+                    claimsDone.add(slot.hash()); // given up on: another replica's copy would fail too
                     metrics.effect(type, "failed");
                     bad++;
                     continue;
@@ -689,11 +706,31 @@ public final class Outbox {
             } catch (RuntimeException ex) {
                 LOG.error("outbox: dropping {}: {}", e.key(), ex.toString(), ex);
                 moveToFailed(q, slot, entry.retried(entry.attempts() + 1, null, entry.uncertain(), ex.toString()));
+                claimsDone.add(slot.hash()); // given up on: another replica's copy would fail too
                 metrics.effect(type, "failed");
                 bad++;
             } finally {
                 clearContext();
             }
+        }
+    }
+
+    /**
+     * Marks the claims of the effects sent or given up on since the last call as done, in one
+     * statement (the worker's tick calls it through {@link #flush()}). Should that fail, they are
+     * marked at the next call; a replica holding the same effect waits meanwhile.
+     */
+    private void markClaimsDone() {
+        if (claimsDone.isEmpty()) {
+            return;
+        }
+        List<String> batch = new ArrayList<>(claimsDone);
+        try {
+            replicas.effectsDone(batch);
+            batch.forEach(claimsDone::remove);
+        } catch (RuntimeException ex) {
+            LOG.warn("outbox: cannot mark {} claims done in the database; trying at the next tick: {}", batch.size(),
+                    ex.toString());
         }
     }
 

@@ -9,7 +9,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Timestamp;
 import java.time.Clock;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /** {@link Notes} as rows of {@code shared_notes}. */
 public final class PgNotes implements Notes {
@@ -17,8 +21,11 @@ public final class PgNotes implements Notes {
     private final Clock clock;
     private final ObjectMapper json = JsonSupport.mapper();
 
-    PgNotes(PostgresDatabase db, Clock clock) {
+    private final String replica;
+
+    PgNotes(PostgresDatabase db, String replica, Clock clock) {
         this.db = db;
+        this.replica = replica;
         this.clock = clock;
     }
 
@@ -45,22 +52,43 @@ public final class PgNotes implements Notes {
 
     @Override
     public void put(String name, Object value) {
+        putAndClaim(name, value, List.of());
+    }
+
+    @Override
+    public Set<String> putAndClaim(String name, Object value, Collection<String> effectHashes) {
         String text;
         try {
             text = json.writeValueAsString(value);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        db.inTransaction(c -> {
+        return db.inTransaction(c -> {
+            Timestamp now = Timestamp.from(clock.instant());
             try (PreparedStatement s = c.prepareStatement("INSERT INTO shared_notes (name, note, updated_at) "
                     + "VALUES (?, ?::jsonb, ?) ON CONFLICT (name) DO UPDATE SET note = EXCLUDED.note, "
                     + "updated_at = EXCLUDED.updated_at")) {
                 s.setString(1, name);
                 s.setString(2, text);
-                s.setTimestamp(3, Timestamp.from(clock.instant()));
+                s.setTimestamp(3, now);
                 s.executeUpdate();
             }
-            return null;
+            Set<String> claimed = new HashSet<>();
+            if (effectHashes.isEmpty()) {
+                return claimed;
+            }
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO effect_claims (hash, replica, claimed_at) "
+                    + "SELECT h, ?, ? FROM unnest(?::text[]) AS h ON CONFLICT (hash) DO NOTHING RETURNING hash")) {
+                s.setString(1, replica);
+                s.setTimestamp(2, now);
+                s.setArray(3, c.createArrayOf("text", effectHashes.toArray()));
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        claimed.add(r.getString(1));
+                    }
+                }
+            }
+            return claimed;
         });
     }
 }

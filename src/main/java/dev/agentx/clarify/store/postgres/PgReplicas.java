@@ -9,6 +9,7 @@ import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 
 /** {@link Replicas} as rows of {@code delivery_claims}, {@code effect_claims} and {@code leases}. */
 public final class PgReplicas implements Replicas {
@@ -29,12 +30,12 @@ public final class PgReplicas implements Replicas {
 
     @Override
     public boolean claimDelivery(String deliveryId) {
-        return db.inTransaction(c -> {
-            if (insert(c, "INSERT INTO delivery_claims (delivery, replica, claimed_at) VALUES (?, ?, ?) "
-                    + "ON CONFLICT (delivery) DO NOTHING", deliveryId, clock.instant())) {
-                return true;
-            }
-            // read committed: this statement sees the claim the insert conflicted with
+        // the common case, a delivery no replica claimed yet, is one statement in one round trip
+        if (db.autoCommit(c -> insert(c, "INSERT INTO delivery_claims (delivery, replica, claimed_at) "
+                + "VALUES (?, ?, ?) ON CONFLICT (delivery) DO NOTHING", deliveryId, clock.instant()))) {
+            return true;
+        }
+        return db.autoCommit(c -> {
             try (PreparedStatement s = c.prepareStatement("SELECT replica FROM delivery_claims WHERE delivery = ?")) {
                 s.setString(1, deliveryId);
                 try (ResultSet r = s.executeQuery()) {
@@ -58,11 +59,12 @@ public final class PgReplicas implements Replicas {
 
     @Override
     public EffectClaim claimEffect(String hash, Instant now, Instant takeOverBefore) {
+        // the common case, an effect no other replica queued, is one statement in one round trip
+        if (db.autoCommit(c -> insert(c, "INSERT INTO effect_claims (hash, replica, claimed_at) VALUES (?, ?, ?) "
+                + "ON CONFLICT (hash) DO NOTHING", hash, now))) {
+            return new EffectClaim(Claim.MINE, false, replica);
+        }
         return db.inTransaction(c -> {
-            if (insert(c, "INSERT INTO effect_claims (hash, replica, claimed_at) VALUES (?, ?, ?) "
-                    + "ON CONFLICT (hash) DO NOTHING", hash, now)) {
-                return new EffectClaim(Claim.MINE, false, replica);
-            }
             String holder;
             boolean done;
             Instant claimedAt;
@@ -99,12 +101,15 @@ public final class PgReplicas implements Replicas {
     }
 
     @Override
-    public void effectDone(String hash) {
-        db.inTransaction(c -> {
+    public void effectsDone(Collection<String> hashes) {
+        if (hashes.isEmpty()) {
+            return;
+        }
+        db.autoCommit(c -> {
             try (PreparedStatement s = c.prepareStatement("UPDATE effect_claims SET done = true "
-                    + "WHERE hash = ? AND replica = ?")) {
-                s.setString(1, hash);
-                s.setString(2, replica);
+                    + "WHERE replica = ? AND hash = ANY (?)")) {
+                s.setString(1, replica);
+                s.setArray(2, c.createArrayOf("text", hashes.toArray()));
                 s.executeUpdate();
             }
             return null;

@@ -126,9 +126,9 @@ public final class PostgresDatabase implements AutoCloseable {
         return new PgReplicas(this, replica, clock);
     }
 
-    /** The notes every replica of a server on this database sees. */
-    public PgNotes notes(java.time.Clock clock) {
-        return new PgNotes(this, clock);
+    /** The notes every replica of a server on this database sees, as {@code replica} takes part. */
+    public PgNotes notes(String replica, java.time.Clock clock) {
+        return new PgNotes(this, replica, clock);
     }
 
     /** The repositories that have any state here, sorted. */
@@ -225,6 +225,22 @@ public final class PostgresDatabase implements AutoCloseable {
                 current.remove();
                 c.setAutoCommit(true);
             }
+        } catch (SQLException e) {
+            throw failure(e);
+        }
+    }
+
+    /**
+     * Runs {@code work} on a connection in auto-commit mode: each statement is its own
+     * transaction, committed as it runs (one round trip for a single statement, where
+     * {@link #inTransaction} needs a second one for the commit). Failures as there.
+     */
+    public <T> T autoCommit(Work<T> work) {
+        if (current.get() != null) {
+            return inTransaction(work); // inside a unit of this thread: part of its transaction
+        }
+        try (Connection c = dataSource.getConnection()) {
+            return work.run(c);
         } catch (SQLException e) {
             throw failure(e);
         }
