@@ -34,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,6 +61,15 @@ class ReplicasTest {
         Path log;
         int port;
         int starts;
+
+        /** Not a server: the address of a proxy in front of the replicas, to deliver through. */
+        Replica(String name, GitHubRig rig, String databaseUrl, int port) {
+            this.name = name;
+            this.rig = rig;
+            this.databaseUrl = databaseUrl;
+            this.data = null;
+            this.port = port;
+        }
 
         Replica(String name, GitHubRig rig, String databaseUrl) throws IOException {
             this.name = name;
@@ -205,6 +215,70 @@ class ReplicasTest {
                 b.stop();
             }
             assertEquals(issues, acknowledged.size(), "B was up all along: every ask was acknowledged by one");
+            assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, false, a.logs() + b.logs());
+        }
+    }
+
+    /**
+     * The proxy of deploy/compose (its nginx.conf, with the replicas' and its own addresses put in)
+     * in front of two replicas; one replica stops (SIGTERM) in the middle of the deliveries: every
+     * delivery is still acknowledged, the stopping replica's 503s and refused connections passed on
+     * to the other, and after the stopped one is started again every command is applied once.
+     */
+    @Test
+    void throughTheComposeRecipesProxyDeliveriesGoOnWhileAReplicaStops() throws Exception {
+        Path nginx = Path.of("/usr/sbin/nginx");
+        if (!Files.isExecutable(nginx) && "true".equals(System.getenv("CI"))) {
+            throw new IllegalStateException("the proxy test needs Debian's nginx-light (apt-get install nginx-light); "
+                    + ".ci/run installs it");
+        }
+        Assumptions.assumeTrue(Files.isExecutable(nginx), "nginx is not installed: apt-get install nginx-light");
+        int issues = 40;
+        try (GitHubRig rig = new GitHubRig(dir.resolve("rig"), MutableClock.at(Instant.now().toString()))) {
+            String url = TestPostgres.newDatabase().url();
+            Replica a = new Replica("a", rig, url);
+            Replica b = new Replica("b", rig, url);
+            Process proxy = null;
+            try {
+                a.start();
+                b.start();
+                int port;
+                try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+                    port = free.getLocalPort();
+                }
+                Path prefix = Files.createDirectories(dir.resolve("nginx"));
+                Files.createDirectories(prefix.resolve("logs"));
+                String conf = Files.readString(Path.of("deploy", "compose", "nginx.conf"))
+                        .replace("server agentx-1:3000", "server 127.0.0.1:" + a.port)
+                        .replace("server agentx-2:3000", "server 127.0.0.1:" + b.port)
+                        .replace("listen 8080;", "listen 127.0.0.1:" + port + ";");
+                assertTrue(conf.contains("127.0.0.1:" + a.port) && conf.contains("listen 127.0.0.1:"), conf);
+                Files.writeString(prefix.resolve("nginx.conf"), conf);
+                proxy = new ProcessBuilder(nginx.toString(), "-p", prefix.toString(), "-c",
+                        prefix.resolve("nginx.conf").toString(), "-g", "daemon off; pid " + prefix.resolve("nginx.pid")
+                        + "; error_log " + prefix.resolve("logs/error.log") + ";").redirectErrorStream(true)
+                        .redirectOutput(prefix.resolve("nginx.out").toFile()).start();
+                Replica viaProxy = new Replica("proxy", rig, url, port);
+                await("the proxy to answer", () -> viaProxy.deliver("probe", new byte[0]) > 0); // any answer
+                for (int issue = 1; issue <= issues; issue++) {
+                    if (issue == issues / 2) {
+                        a.process.destroy(); // SIGTERM: it stops taking webhooks, finishes what it started, exits
+                    }
+                    byte[] body = rig.bytes(rig.comment("eng", issue, "/clarify @architect Question " + issue + "?"));
+                    assertEquals(202, viaProxy.deliver("ask-" + issue, body), "delivery " + issue
+                            + " through the proxy\n" + read(prefix.resolve("logs/error.log")));
+                }
+                assertTrue(a.process.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS), "replica a stopped");
+                a.start(); // what it had acknowledged and not yet processed waits in its inbox
+                await("both replicas to be idle", () -> a.idle() && b.idle());
+            } finally {
+                if (proxy != null) {
+                    proxy.destroy();
+                    proxy.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+                }
+                a.stop();
+                b.stop();
+            }
             assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, false, a.logs() + b.logs());
         }
     }
