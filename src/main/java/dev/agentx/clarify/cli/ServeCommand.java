@@ -7,6 +7,7 @@ import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.RepositoryMonitor;
 import dev.agentx.clarify.logging.LogSetup;
 import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.store.files.DataDirectory;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
@@ -65,6 +66,9 @@ public final class ServeCommand implements Callable<Integer> {
         }
         // The monitor runs for the event's repository on every delivered event; its outcomes are posted.
         RepositoryMonitor monitor = RepositoryMonitor.STANDARD;
+        // one server per data dir: held until this process ends, however it ends (the OS releases it);
+        // kept reachable to the end of this method, so no collection closes its channel before
+        AutoCloseable dataDirLock = DataDirectory.lockForServer(settings.dataDir());
         GitHubMode mode = GitHubMode.create(settings, ctx.clock,
                 new GitHubMode.Options(false, monitor, null, null));
         CountDownLatch stopped = new CountDownLatch(1);
@@ -87,6 +91,11 @@ public final class ServeCommand implements Callable<Integer> {
             stopped.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        try {
+            dataDirLock.close();
+        } catch (Exception e) {
+            // the process is ending: the OS releases it anyway
         }
         return 0;
     }

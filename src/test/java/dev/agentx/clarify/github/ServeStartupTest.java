@@ -43,6 +43,52 @@ class ServeStartupTest {
     }
 
     @Test
+    void aSecondServerOnTheSameDataDirDoesNotStartAndSaysWhichProcessHoldsIt() throws Exception {
+        Path data = Files.createDirectories(dir.resolve("shared"));
+        Path log = dir.resolve("first.log");
+        Process first = serve(data).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            ProcessLog.await(first, log, Pattern.compile("listening on"), Duration.ofSeconds(60));
+            Path log2 = dir.resolve("second.log");
+            Process second = serve(data).redirectErrorStream(true).redirectOutput(log2.toFile()).start();
+            assertTrue(second.waitFor(60, TimeUnit.SECONDS), "the second server ends by itself");
+            String out = ProcessLog.read(log2);
+            assertEquals(2, second.exitValue(), out);
+            assertTrue(out.contains("is in use by another agentx serve (pid " + first.pid() + ")"), out);
+            assertTrue(first.isAlive(), "the first one serves on");
+        } finally {
+            first.destroy();
+            first.waitFor(30, TimeUnit.SECONDS);
+            first.destroyForcibly();
+        }
+        // the first one gone (however it ended), the data dir is free again
+        Path log3 = dir.resolve("third.log");
+        Process third = serve(data).redirectErrorStream(true).redirectOutput(log3.toFile()).start();
+        try {
+            ProcessLog.await(third, log3, Pattern.compile("listening on"), Duration.ofSeconds(60));
+        } finally {
+            third.destroy();
+            third.waitFor(30, TimeUnit.SECONDS);
+            third.destroyForcibly();
+        }
+    }
+
+    private static ProcessBuilder serve(Path data) {
+        ProcessBuilder pb = Jvm.builder(Main.class, "serve");
+        Map<String, String> env = pb.environment();
+        env.remove("JAVA_TOOL_OPTIONS");
+        env.put("GITHUB_APP_ID", "1");
+        env.put("GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem());
+        env.put("GITHUB_WEBHOOK_SECRET", "s");
+        env.put("GITHUB_API_URL", "http://127.0.0.1:9");
+        env.put("AGENTX_DATA_DIR", data.toString());
+        env.put("PORT", "0");
+        env.put("AGENTX_MANAGEMENT_PORT", "0");
+        env.put("AGENTX_REDELIVERY_INTERVAL", "0");
+        return pb;
+    }
+
+    @Test
     void withoutRolesTheServerWarnsThatEveryCommandWillBeRefusedAndHowToFixIt() throws Exception {
         for (String config : new String[] {null, "[maintainers]\nmin_permission = \"write\"\n"}) {
             Path data = Files.createDirectories(dir.resolve(config == null ? "none" : "noroles"));

@@ -2,12 +2,18 @@ package dev.agentx.clarify.store.files;
 
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -62,6 +68,68 @@ public final class DataDirectory {
         int slash = repo.indexOf('/');
         return slash > 0 && repo.substring(0, slash).matches(PART) && repo.substring(slash + 1).matches(PART)
                 && !repo.endsWith(".");
+    }
+
+    /**
+     * Holds the data folder for one server until closed: an OS lock on {@code server.lock} in it,
+     * which the kernel releases when the process ends however it ends, so no stale lock is left.
+     * A second {@code agentx serve} on the same folder (two processes would corrupt its journals)
+     * fails to start, naming the process that holds it.
+     */
+    public static AutoCloseable lockForServer(Path dir) {
+        Path file = dir.resolve("server.lock");
+        FileChannel channel;
+        try {
+            Files.createDirectories(dir);
+            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open " + file + ": " + e.getMessage(), e);
+        }
+        FileLock lock;
+        try {
+            lock = channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null; // held by this process already
+        } catch (IOException e) {
+            closeQuietly(channel);
+            throw new UncheckedIOException("cannot lock " + file + ": " + e.getMessage(), e);
+        }
+        if (lock == null) {
+            String holder;
+            try {
+                holder = Files.readString(file, StandardCharsets.UTF_8).strip();
+            } catch (IOException e) {
+                holder = "";
+            }
+            closeQuietly(channel);
+            throw new ClarifyException(ErrorCode.USAGE, "AGENTX_DATA_DIR " + dir + " is in use by another agentx "
+                    + "serve" + (holder.isEmpty() ? "" : " (" + holder + ")") + ": one server per data dir. Stop "
+                    + "that one first; to run replicas, give each its own data dir on one database (docs/storage.md).");
+        }
+        try {
+            channel.truncate(0);
+            channel.write(java.nio.ByteBuffer.wrap(("pid " + ProcessHandle.current().pid() + "\n")
+                    .getBytes(StandardCharsets.UTF_8)), 0);
+        } catch (IOException e) {
+            // only the message a second server would print is missing
+        }
+        FileLock held = lock;
+        return () -> {
+            try {
+                held.release();
+            } finally {
+                channel.close();
+            }
+        };
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // nothing was held
+        }
     }
 
     /**
