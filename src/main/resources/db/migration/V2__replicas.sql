@@ -34,3 +34,10 @@ CREATE TABLE shared_notes (
     note       jsonb       NOT NULL,
     updated_at timestamptz NOT NULL
 );
+
+-- Installations GitHub rate-limited, until when: every replica holds back its effects for them,
+-- as they share the installation's budget.
+CREATE TABLE installation_holds (
+    installation bigint      PRIMARY KEY,
+    until        timestamptz NOT NULL
+);

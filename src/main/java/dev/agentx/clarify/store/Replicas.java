@@ -67,6 +67,15 @@ public interface Replicas {
      */
     boolean lease(String name, Instant now, Duration ttl);
 
+    /**
+     * Records that GitHub rate-limited the installation until {@code until}, for every replica
+     * (they share its budget); a later time than one recorded before wins.
+     */
+    void holdInstallation(long installation, Instant until);
+
+    /** The installations some replica recorded as rate-limited beyond {@code now}, until when. */
+    java.util.Map<Long, Instant> installationHolds(Instant now);
+
     /** Forgets claims of deliveries and effects made before {@code before}; how many. */
     int forgetClaims(Instant before);
 
@@ -100,6 +109,15 @@ public interface Replicas {
             @Override
             public boolean lease(String name, Instant now, Duration ttl) {
                 return true;
+            }
+
+            @Override
+            public void holdInstallation(long installation, Instant until) {
+            }
+
+            @Override
+            public java.util.Map<Long, Instant> installationHolds(Instant now) {
+                return java.util.Map.of();
             }
 
             @Override

@@ -1,5 +1,8 @@
 package dev.agentx.clarify.github;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +13,8 @@ import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import dev.agentx.clarify.support.TestPostgres;
 import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +42,30 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
             assertEquals(Status.PENDING, direct.repository("Codertocat/Hello-World").ledgers().read(1).orElseThrow()
                     .clarifications().get(0).status());
             assertTrue(direct.repository("Codertocat/Hello-World").statuses().read().containsKey("engineer"));
+        }
+    }
+
+    @Test
+    void aRateLimitOneReplicaMetHoldsBackTheOtherReplicasEffectsForTheSameInstallation() {
+        rig.wiremock.stubFor(post(urlPathMatching(GitHubRig.API_REPO + "/issues/\\d+/comments")).atPriority(1)
+                .willReturn(aResponse().withStatus(429).withHeader("Retry-After", "120")));
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")).status());
+        assertEquals(1, rig.requests("POST", GitHubRig.API_REPO + "/issues/1/comments").size(), "rate-limited");
+        try (GitHubRig other = new GitHubRig(dir.resolve("data-b"), clock).database(db.url())) {
+            other.start(); // a second replica on the same database, with a GitHub that would answer
+            // its own delivery id: the rigs number theirs alike, and a repeated id is dropped as the other's
+            assertEquals(202, other.deliver("issue_comment", other.comment("eng", 2, "/clarify @architect Which "
+                    + "queue?"), "replica-b-1").status());
+            other.mode().drain();
+            assertEquals(List.of(), other.comments(2), "the installation's budget is spent for every replica");
+            clock.advance(Duration.ofSeconds(110));
+            other.mode().drain();
+            assertEquals(List.of(), other.comments(2), "GitHub's Retry-After is not over yet");
+            for (int i = 0; i < 3 && other.mode().pendingEffects() > 0; i++) {
+                clock.advance(Duration.ofMinutes(11));
+                other.mode().drain();
+            }
+            assertEquals(1, other.comments(2).size(), "posted once the limit is over");
         }
     }
 }

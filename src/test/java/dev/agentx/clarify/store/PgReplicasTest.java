@@ -123,6 +123,15 @@ class PgReplicasTest {
     }
 
     @Test
+    void aRateLimitRecordedByOneReplicaIsSeenByTheOthersUntilItEnds() {
+        Instant now = clock.instant();
+        a.holdInstallation(42, now.plusSeconds(60));
+        a.holdInstallation(42, now.plusSeconds(30)); // an earlier end does not shorten it
+        assertEquals(Map.of(42L, now.plusSeconds(60)), b.installationHolds(now));
+        assertEquals(Map.of(), b.installationHolds(now.plusSeconds(60)));
+    }
+
+    @Test
     void oldClaimsAreForgotten() {
         a.claimDelivery("old");
         a.claimEffect("old", clock.instant(), clock.instant());

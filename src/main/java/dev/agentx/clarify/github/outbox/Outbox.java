@@ -583,6 +583,7 @@ public final class Outbox {
 
     /** Sends every effect that is due, issue by issue, each issue's in order. Never throws for a GitHub failure. */
     public Flush flush() {
+        refreshHolds();
         Flush total = new Flush(0, 0, 0);
         for (IssueQueue q : List.copyOf(issues.values())) {
             dirty.remove(q.key);
@@ -701,6 +702,12 @@ public final class Outbox {
                 }
                 if (ex.rateLimited()) {
                     heldInstallations.merge(e.installation(), now.plus(wait), (a, b) -> a.isAfter(b) ? a : b);
+                    try {
+                        replicas.holdInstallation(e.installation(), now.plus(wait)); // other replicas share its budget
+                    } catch (RuntimeException hx) {
+                        LOG.warn("outbox: cannot share the rate limit of installation {} with other replicas: {}",
+                                e.installation(), hx.toString());
+                    }
                 }
                 return new Flush(ok, bad, waiting(q));
             } catch (RuntimeException ex) {
@@ -712,6 +719,16 @@ public final class Outbox {
             } finally {
                 clearContext();
             }
+        }
+    }
+
+    /** Takes over the rate limits other replicas met (at every tick: between ticks a replica finds its own). */
+    private void refreshHolds() {
+        try {
+            replicas.installationHolds(clock.instant()).forEach((installation, until) ->
+                    heldInstallations.merge(installation, until, (a, b) -> a.isAfter(b) ? a : b));
+        } catch (RuntimeException ex) {
+            LOG.warn("outbox: cannot read the rate limits other replicas met: {}", ex.toString());
         }
     }
 

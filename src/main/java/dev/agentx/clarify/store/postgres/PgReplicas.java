@@ -10,6 +10,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 
 /** {@link Replicas} as rows of {@code delivery_claims}, {@code effect_claims} and {@code leases}. */
 public final class PgReplicas implements Replicas {
@@ -129,6 +131,37 @@ public final class PgReplicas implements Replicas {
                 s.setTimestamp(4, Timestamp.from(now));
                 return s.executeUpdate() == 1;
             }
+        });
+    }
+
+    @Override
+    public void holdInstallation(long installation, Instant until) {
+        db.autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO installation_holds (installation, until) "
+                    + "VALUES (?, ?) ON CONFLICT (installation) DO UPDATE SET until = GREATEST(installation_holds.until, "
+                    + "EXCLUDED.until)")) {
+                s.setLong(1, installation);
+                s.setTimestamp(2, Timestamp.from(until));
+                s.executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public Map<Long, Instant> installationHolds(Instant now) {
+        return db.autoCommit(c -> {
+            Map<Long, Instant> out = new HashMap<>();
+            try (PreparedStatement s = c.prepareStatement("SELECT installation, until FROM installation_holds "
+                    + "WHERE until > ?")) {
+                s.setTimestamp(1, Timestamp.from(now));
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        out.put(r.getLong(1), r.getTimestamp(2).toInstant());
+                    }
+                }
+            }
+            return out;
         });
     }
 
