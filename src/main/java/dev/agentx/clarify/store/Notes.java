@@ -11,11 +11,9 @@ public interface Notes {
     /** The value last put under {@code name}, read as {@code type}, if any. */
     <T> Optional<T> get(String name, Class<T> type);
 
-    /** Puts {@code value}, written as JSON, under {@code name}; durable when this returns. */
-    void put(String name, Object value);
-
     /**
-     * Puts {@code value} as {@link #put} does and, in the same transaction, claims for this
+     * Puts {@code value}, written as JSON, under {@code name} (durable when this returns) and, in
+     * the same transaction, claims for this
      * replica the effects with these key hashes that no replica claimed yet
      * ({@link Replicas#claimEffect}): the effects the caller just queued, which it then sends
      * without asking again. Returns the hashes it claimed.

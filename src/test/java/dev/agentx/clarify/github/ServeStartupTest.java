@@ -73,6 +73,7 @@ class ServeStartupTest {
         }
     }
 
+    /** {@code agentx serve} as a process on {@code data}, with a GitHub that is not there and no recovery passes. */
     private static ProcessBuilder serve(Path data) {
         ProcessBuilder pb = Jvm.builder(Main.class, "serve");
         Map<String, String> env = pb.environment();
@@ -95,18 +96,8 @@ class ServeStartupTest {
             if (config != null) {
                 Files.writeString(data.resolve("agentx.toml"), config);
             }
-            ProcessBuilder pb = Jvm.builder(Main.class, "serve");
-            Map<String, String> env = pb.environment();
-            env.remove("JAVA_TOOL_OPTIONS");
-            env.put("GITHUB_APP_ID", "1");
-            env.put("GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem());
-            env.put("GITHUB_WEBHOOK_SECRET", "s");
-            env.put("GITHUB_API_URL", "http://127.0.0.1:9");
-            env.put("AGENTX_DATA_DIR", data.toString());
-            env.put("PORT", "0");
-            env.put("AGENTX_MANAGEMENT_PORT", "0");
             Path log = dir.resolve((config == null ? "none" : "noroles") + ".log");
-            Process serve = pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process serve = serve(data).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             try {
                 ProcessLog.await(serve, log, Pattern.compile("listening on"), Duration.ofSeconds(60));
                 String out = ProcessLog.read(log);

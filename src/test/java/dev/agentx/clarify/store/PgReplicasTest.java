@@ -149,8 +149,8 @@ class PgReplicasTest {
     void notesAreSharedByEveryReplica() {
         Notes notes = db.notes("replica-a", clock);
         assertEquals(Optional.empty(), notes.get("mirror/acme/shop#1", State.class));
-        notes.put("mirror/acme/shop#1", new State("a", 1));
-        db.notes("replica-b", clock).put("mirror/acme/shop#1", new State("b", 2));
+        notes.putAndClaim("mirror/acme/shop#1", new State("a", 1), List.of());
+        db.notes("replica-b", clock).putAndClaim("mirror/acme/shop#1", new State("b", 2), List.of());
         assertEquals(Optional.of(new State("b", 2)), notes.get("mirror/acme/shop#1", State.class));
     }
 

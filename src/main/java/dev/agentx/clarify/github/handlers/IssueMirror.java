@@ -37,7 +37,9 @@ import java.util.Set;
  * the outbox's journal ({@link Outbox#note(String, Object)}), written after the effects it
  * names and made durable by the same {@link Outbox#sync()}, so the state can never say "queued"
  * of effects a crash lost, and it costs no file and no fsync of its own. Running it again is
- * harmless: the outbox drops repeated effects by their keys.
+ * harmless: the outbox drops repeated effects by their keys. On PostgreSQL the state is a shared
+ * note instead ({@link Notes}), written once the effects are durable, in one transaction with
+ * their claims: replicas on one database continue from what any of them queued.
  *
  * <p>{@code .agentx/state/github/issue-N.json}: a state written by {@code agentx sync --write}
  * ({@link #recordMirrored}). When it is there it is newer than the note (the server removes it,

@@ -67,7 +67,9 @@ import org.slf4j.MDC;
  * carries a hidden {@code <!-- agentx-effect:... -->} tag. One whose earlier attempt may have
  * reached GitHub (a 5xx, no response, or still pending when the previous process ended, which may
  * have died during the POST) is posted only after the issue's comments were looked through for
- * that tag.
+ * that tag. Among replicas on one database ({@link Replicas}) an effect is sent by the replica
+ * that claimed its key first; the others drop their copy once that claim is done, holding back the
+ * issue's later effects until then, and take a rate limit one of them met as their own.
  *
  * <p>Notes: a small JSON value under a name ({@link #note(String, Object)}), written to the
  * journal after the effects it describes, so the sync that makes them durable makes it durable

@@ -11,7 +11,6 @@ import java.sql.Timestamp;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -48,11 +47,6 @@ public final class PgNotes implements Notes {
             throw new UncheckedIOException("cannot read the note " + name + " of " + db.describe() + " as "
                     + type.getSimpleName() + ": " + e.getMessage(), e);
         }
-    }
-
-    @Override
-    public void put(String name, Object value) {
-        putAndClaim(name, value, List.of());
     }
 
     @Override

@@ -82,11 +82,8 @@ public final class PgReplicas implements Replicas {
                     claimedAt = r.getTimestamp(3).toInstant();
                 }
             }
-            if (holder.equals(replica)) {
+            if (done || holder.equals(replica)) {
                 return new EffectClaim(done ? Claim.DONE : Claim.MINE, false, holder);
-            }
-            if (done) {
-                return new EffectClaim(Claim.DONE, false, holder);
             }
             if (!claimedAt.isBefore(takeOverBefore)) {
                 return new EffectClaim(Claim.PENDING_ELSEWHERE, false, holder);
