@@ -18,9 +18,14 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Deque;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,6 +65,13 @@ public final class FileLock {
     private final Sleeper sleeper;
     private final ProcessIdentity self;
     private volatile boolean hardLinks = true;
+    /**
+     * Hidden lock-content files ({@code .<name>.lock.<token>}) of released locks, per directory,
+     * written again and linked for the next lock taken there: a lock then costs no new inode (see
+     * {@link #tryCreate}). Deleted when the process exits.
+     */
+    private final Map<Path, Deque<Path>> spare = new ConcurrentHashMap<>();
+    private final AtomicBoolean cleanupRegistered = new AtomicBoolean();
 
     public FileLock(Clock clock, LockSettings settings, Sleeper sleeper, ProcessIdentity self) {
         this.clock = Objects.requireNonNull(clock);
@@ -78,13 +90,16 @@ public final class FileLock {
         private final LockInfo info;
         private final Duration waited;
         private final Turnstile.Turn turn;
+        /** The hidden file linked as the lock, kept for the next lock in its directory; null if none. */
+        private final Path content;
         private boolean released;
 
-        private Held(Path lockPath, LockInfo info, Duration waited, Turnstile.Turn turn) {
+        private Held(Path lockPath, LockInfo info, Duration waited, Turnstile.Turn turn, Path content) {
             this.lockPath = lockPath;
             this.info = info;
             this.waited = waited;
             this.turn = turn;
+            this.content = content;
         }
 
         public LockInfo info() {
@@ -127,7 +142,14 @@ public final class FileLock {
             if (!released) {
                 released = true;
                 try {
-                    release(lockPath, info.token());
+                    boolean removed = release(lockPath, info.token());
+                    if (content != null) {
+                        if (removed) {
+                            keepSpare(content);
+                        } else {
+                            deleteQuietly(content);
+                        }
+                    }
                 } finally {
                     turn.close();
                 }
@@ -168,8 +190,9 @@ public final class FileLock {
         while (true) {
             LockInfo mine = new LockInfo(self.pid(), clock.instant(), agent, UUID.randomUUID().toString(),
                     self.host(), self.processStart());
-            if (tryCreate(lockPath, mine)) {
-                return new Held(lockPath, mine, Duration.between(start, clock.instant()), turn);
+            Created created = tryCreate(lockPath, mine);
+            if (created.held()) {
+                return new Held(lockPath, mine, Duration.between(start, clock.instant()), turn, created.content());
             }
             Optional<Observed> seen = observe(lockPath);
             if (seen.isPresent()) {
@@ -233,15 +256,28 @@ public final class FileLock {
                 + "at once on the same host, after " + settings.staleAfter().toSeconds() + "s elsewhere).");
     }
 
+    /** Whether {@link #tryCreate} took the lock, and the hidden file linked as it (null without hard links). */
+    private record Created(boolean held, Path content) {
+        static final Created TAKEN = new Created(false, null);
+    }
+
     /**
-     * Creates the lock file with its content in one step: the content is written to a hidden temp
-     * file, then hard-linked to the lock path. link(2) fails if the lock exists (the
-     * same exclusivity as O_CREAT|O_EXCL), and a lock so created is never seen empty, even if its
-     * creator is killed half-way; a process killed between a plain create and its write would
-     * leave an empty lock that could only be judged by its age. Where the file system has no hard
-     * links, the lock is created with CREATE_NEW and written.
+     * Creates the lock file with its content in one step: the content is written to a hidden file,
+     * then hard-linked to the lock path. link(2) fails if the lock exists (the same exclusivity as
+     * O_CREAT|O_EXCL), and a lock so created is never seen empty, even if its creator is killed
+     * half-way; a process killed between a plain create and its write would leave an empty lock
+     * that could only be judged by its age. Where the file system has no hard links, the lock is
+     * created with CREATE_NEW and written.
+     *
+     * <p>The hidden file keeps its name while the lock is held, and after the release (which
+     * unlinks only the lock path) it is written again for the next lock in its directory. So a
+     * long-lived process (the server, an agent's MCP session) takes a lock without allocating an
+     * inode: on a file system that allocates inodes slowly while many were freed recently (ext4
+     * without a journal scans past them), the inodes of the lock files were the larger part of a
+     * ledger write's cost (bench/README.md). Nobody reads the hidden file while it is not linked
+     * as a lock, so writing it again in place is safe.
      */
-    private boolean tryCreate(Path lockPath, LockInfo info) {
+    private Created tryCreate(Path lockPath, LockInfo info) {
         byte[] bytes = info.toJson();
         Path dir = lockPath.getParent();
         try {
@@ -249,32 +285,83 @@ public final class FileLock {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
         }
-        if (hardLinks) {
-            Path temp = dir.resolve("." + lockPath.getFileName() + "." + info.token());
+        while (hardLinks) {
+            Path content = reuseSpare(dir, bytes);
             try {
-                writeNew(temp, bytes);
-                Files.createLink(lockPath, temp);
-                return true;
+                if (content == null) {
+                    content = dir.resolve("." + lockPath.getFileName() + "." + info.token());
+                    writeNew(content, bytes);
+                }
+                Files.createLink(lockPath, content);
+                return new Created(true, content);
             } catch (FileAlreadyExistsException e) {
-                return false;
+                keepSpare(content);
+                return Created.TAKEN;
+            } catch (NoSuchFileException e) {
+                // a sweep of leftovers removed the spare between its write and the link: a new one
+                deleteQuietly(content);
             } catch (UnsupportedOperationException | IOException e) {
+                deleteQuietly(content);
                 hardLinks = false; // e.g. a file system without hard links: fall back to CREATE_NEW
                 log().debug("hard links unavailable in {} ({}); creating locks with CREATE_NEW", dir, e.toString());
-            } finally {
-                try {
-                    Files.deleteIfExists(temp);
-                } catch (IOException ignored) {
-                    // a hidden leftover of a few bytes; harmless
-                }
             }
         }
         try {
             writeNew(lockPath, bytes);
-            return true;
+            return new Created(true, null);
         } catch (FileAlreadyExistsException e) {
-            return false;
+            return Created.TAKEN;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create lock " + lockPath + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A spare hidden file of {@code dir} written with {@code bytes}, or null if there is none (or it was swept). */
+    private Path reuseSpare(Path dir, byte[] bytes) {
+        Deque<Path> kept = spare.get(dir);
+        for (Path p = kept == null ? null : kept.pollFirst(); p != null; p = kept.pollFirst()) {
+            // written over from the start, then cut to its length: never truncated to empty first,
+            // which ext4 answers by writing the file out at close (its replace-by-truncate heuristic)
+            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+                ByteBuffer buf = ByteBuffer.wrap(bytes);
+                long at = 0;
+                while (buf.hasRemaining()) {
+                    at += ch.write(buf, at);
+                }
+                ch.truncate(bytes.length);
+                return p;
+            } catch (IOException e) {
+                deleteQuietly(p); // swept as a leftover (older than the stale time), or unwritable: not reused
+            }
+        }
+        return null;
+    }
+
+    /** Keeps a hidden lock-content file for the next lock in its directory; all are deleted when the process exits. */
+    private void keepSpare(Path content) {
+        if (cleanupRegistered.compareAndSet(false, true)) {
+            Runtime.getRuntime().addShutdownHook(new Thread(this::deleteSpares, "agentx-lock-spares"));
+        }
+        spare.computeIfAbsent(content.getParent(), d -> new ConcurrentLinkedDeque<>()).offerFirst(content);
+    }
+
+    /** Deletes the spare hidden files (at exit; one a process killed leaves is swept as a leftover, see {@link #sweepTempFiles}). */
+    void deleteSpares() {
+        for (Deque<Path> kept : spare.values()) {
+            for (Path p = kept.pollFirst(); p != null; p = kept.pollFirst()) {
+                deleteQuietly(p);
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        if (p == null) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // a hidden leftover of a few bytes; harmless, and swept with the others
         }
     }
 
@@ -360,15 +447,19 @@ public final class FileLock {
     }
 
     /**
-     * Removes hidden temp lock files ({@code .<name>.lock.<token>}) older than the stale time: what a
-     * process killed between writing one and linking it into place left behind. Runs when a stale
-     * lock is taken over, which is when such a crash shows.
+     * Removes the hidden lock content files ({@code .<name>.lock.<token>}) of the lock's directory,
+     * of any lock, that are older than the stale time: what a killed process left behind (its
+     * spares, or one it wrote and had not linked yet). Runs when a stale lock is taken over, which
+     * is when such a crash shows. A live process's idle spare may go too: it then writes a new one.
+     * One linked as a lock loses only its hidden name; the lock stays.
      */
     private void sweepTempFiles(Path lockPath) {
-        String prefix = "." + lockPath.getFileName() + ".";
         Instant cutoff = clock.instant().minus(settings.staleAfter());
         try (java.util.stream.Stream<Path> files = Files.list(lockPath.getParent())) {
-            files.filter(p -> p.getFileName().toString().startsWith(prefix)).forEach(p -> {
+            files.filter(p -> {
+                String name = p.getFileName().toString();
+                return name.startsWith(".") && name.contains(".lock.");
+            }).forEach(p -> {
                 try {
                     if (Files.getLastModifiedTime(p).toInstant().isBefore(cutoff)) {
                         Files.deleteIfExists(p);
@@ -382,8 +473,12 @@ public final class FileLock {
         }
     }
 
-    /** Removes the lock file if it still carries our token; the turn is still ours, so no guard is needed (see commit). */
-    private void release(Path lockPath, String token) {
+    /**
+     * Removes the lock file if it still carries our token; the turn is still ours, so no guard is
+     * needed (see commit). True when our lock file is gone (removed here, or by a process of
+     * another kind that judged it stale), so its hidden content file is linked nowhere else.
+     */
+    private boolean release(Path lockPath, String token) {
         Optional<Observed> now = observe(lockPath);
         if (now.isPresent() && now.get().info != null && token.equals(now.get().info.token())) {
             try {
@@ -393,10 +488,11 @@ public final class FileLock {
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot remove lock " + lockPath + ": " + e.getMessage(), e);
             }
-        } else {
-            log().warn("lock {} was no longer ours at release (taken over as stale); left as it is",
-                    lockPath.getFileName());
+            return true;
         }
+        log().warn("lock {} was no longer ours at release (taken over as stale); left as it is",
+                lockPath.getFileName());
+        return false;
     }
 
     /** A write that may fail with an I/O error. */

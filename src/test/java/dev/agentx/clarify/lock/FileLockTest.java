@@ -90,13 +90,17 @@ class FileLockTest {
     void takingOverAStaleLockSweepsOldTempLockFiles() throws Exception {
         Path old = dir.resolve(".issue-42.json.lock.dead-token");
         Path young = dir.resolve(".issue-42.json.lock.live-token");
+        Path otherLocks = dir.resolve(".issue-7.json.lock.spare-of-a-killed-process");
         Files.writeString(old, "{}");
         Files.writeString(young, "{}");
+        Files.writeString(otherLocks, "{}");
         Files.setLastModifiedTime(old, FileTime.from(clock.instant().minusSeconds(120)));
+        Files.setLastModifiedTime(otherLocks, FileTime.from(clock.instant().minusSeconds(120)));
         Files.setLastModifiedTime(young, FileTime.from(clock.instant()));
         foreignLock("elsewhere", 1, clock.instant().minusSeconds(31));
         locks.withLock(ledger, "engineer", () -> null);
         assertFalse(Files.exists(old), "left by a killed process long ago");
+        assertFalse(Files.exists(otherLocks), "another lock's leftover in the directory");
         assertTrue(Files.exists(young), "may belong to a process linking it right now");
     }
 
@@ -267,6 +271,72 @@ class FileLockTest {
         assertThrows(IllegalStateException.class, () -> locks.withLock(ledger, "a",
                 () -> locks.withLock(ledger, "a", () -> null)));
         assertFalse(Files.exists(lockFile));
+    }
+
+    private List<Path> hiddenLockFiles() throws Exception {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.getFileName().toString().matches("\\.issue-\\d+\\.json\\.lock\\..*")).toList();
+        }
+    }
+
+    private LockInfo lockInfo(Path lock) throws Exception {
+        return json.readValue(Files.readAllBytes(lock), LockInfo.class);
+    }
+
+    @Test
+    void aReleasedLocksContentFileIsWrittenAgainForTheNextLockInItsDirectory() throws Exception {
+        FileLock fileLock = new FileLock(clock, LockSettings.defaults(), d -> clock.advance(d), ProcessIdentity.current());
+        Object firstInode;
+        try (FileLock.Held held = fileLock.acquire(ledger, "a-rather-long-agent-name", Duration.ofSeconds(5))) {
+            firstInode = Files.readAttributes(lockFile, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+            assertEquals("a-rather-long-agent-name", lockInfo(lockFile).agent());
+        }
+        assertFalse(Files.exists(lockFile), "released");
+        assertEquals(1, hiddenLockFiles().size(), "its content file is kept, linked nowhere");
+
+        Path other = dir.resolve("issue-43.json");
+        Path otherLock = FileLock.lockPathOf(other);
+        try (FileLock.Held held = fileLock.acquire(other, "pm", Duration.ofSeconds(5))) {
+            assertEquals(firstInode, Files.readAttributes(otherLock,
+                    java.nio.file.attribute.BasicFileAttributes.class).fileKey(), "no new inode");
+            LockInfo info = lockInfo(otherLock); // shorter content than before: nothing of the old one left over
+            assertEquals("pm", info.agent());
+            assertEquals(held.info().token(), info.token());
+        }
+        fileLock.deleteSpares(); // what the process does at exit
+        assertEquals(List.of(), hiddenLockFiles());
+    }
+
+    @Test
+    void aContentFileSweptAwayWhileSpareIsReplacedByANewOne() throws Exception {
+        FileLock fileLock = new FileLock(clock, LockSettings.defaults(), d -> clock.advance(d), ProcessIdentity.current());
+        fileLock.acquire(ledger, "engineer", Duration.ofSeconds(5)).close();
+        for (Path p : hiddenLockFiles()) {
+            Files.delete(p); // as a takeover's sweep deletes a leftover older than the stale time
+        }
+        try (FileLock.Held held = fileLock.acquire(ledger, "engineer", Duration.ofSeconds(5))) {
+            assertEquals(held.info().token(), lockInfo(lockFile).token());
+        }
+        assertFalse(Files.exists(lockFile));
+        assertEquals(1, hiddenLockFiles().size());
+        fileLock.deleteSpares();
+    }
+
+    @Test
+    void aLockTakenOverWhileHeldLeavesNoContentFileToReuse() throws Exception {
+        locks.withLock(ledger, "engineer", () -> {
+            try {
+                // taken over as stale: renamed away (our content file keeps its hidden name), a new lock made
+                Files.move(lockFile, dir.resolve("issue-42.json.lock.stale-x"));
+                Files.delete(dir.resolve("issue-42.json.lock.stale-x"));
+                foreignLock("elsewhere", 7, clock.instant());
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+            return null;
+        });
+        assertEquals("their-token", lockInfo(lockFile).token());
+        assertEquals(List.of(), hiddenLockFiles(), "ours deleted, never written again while someone could read it");
     }
 
     @Test

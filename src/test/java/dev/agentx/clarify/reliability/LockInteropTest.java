@@ -84,6 +84,10 @@ class LockInteropTest {
             inLedger.put(r.id(), r.thread().get(0).body());
         }
         assertEquals(acked, inLedger, "every acknowledged question in the ledger with its own text");
+        try (java.util.stream.Stream<Path> files = Files.list(state)) {
+            assertEquals(List.of(), files.filter(p -> p.getFileName().toString().startsWith(".issue-1.json.lock."))
+                    .toList(), "the lock content files our processes reused are gone when they exit");
+        }
     }
 
     private static String finish(Process p) throws IOException, InterruptedException {
