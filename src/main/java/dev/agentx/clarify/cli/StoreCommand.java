@@ -77,6 +77,7 @@ final class StoreCommand {
                     n.set("source", ctx.mapper().valueToTree(c.source()));
                     n.set("destination", ctx.mapper().valueToTree(c.destination()));
                     n.put("same", c.same());
+                    n.put("issueStates", c.issueStates());
                 }
                 ctx.printJson(root);
                 return;
@@ -96,7 +97,9 @@ final class StoreCommand {
                     + s.statuses() + " agent statuses, " + s.events() + " events; checksum " + s.checksum()
                     + (c.same() ? " = " + d.checksum() + " read back"
                     : " BUT read back: " + d.ledgers() + " ledgers (" + d.records() + "), " + d.statuses()
-                    + " statuses, " + d.events() + " events, checksum " + d.checksum());
+                    + " statuses, " + d.events() + " events, checksum " + d.checksum())
+                    + (c.issueStates() == 0 ? "" : "; " + c.issueStates() + " issue" + (c.issueStates() == 1 ? "" : "s")
+                    + "' GitHub state handed over");
         }
 
         private StoreCopy.Location location(String option, String text) {

@@ -9,7 +9,6 @@ import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.github.api.Hub4jGateway;
 import dev.agentx.clarify.github.auth.AppJwt;
 import dev.agentx.clarify.dashboard.Dashboard;
-import dev.agentx.clarify.github.dashboard.CommentLinks;
 import dev.agentx.clarify.github.dashboard.ServerDashboard;
 import dev.agentx.clarify.github.handlers.Actors;
 import dev.agentx.clarify.github.handlers.DeliveryHandler;
@@ -31,9 +30,11 @@ import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.store.CommentLinks;
 import dev.agentx.clarify.store.Replicas;
 import dev.agentx.clarify.store.RepositoryState;
 import dev.agentx.clarify.store.files.DataDirectory;
+import dev.agentx.clarify.store.files.FileCommentLinks;
 import dev.agentx.clarify.store.files.FileRepositoryState;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import dev.agentx.clarify.workflow.WorkflowCatalog;
@@ -153,14 +154,15 @@ public final class GitHubMode implements AutoCloseable {
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
                 new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker, metrics);
         if (settings.clientId() != null) {
-            CommentLinks links = new CommentLinks(data);
+            // on PostgreSQL every replica's dashboard links the comments any replica posted
+            CommentLinks links = database == null ? new FileCommentLinks(files) : database.commentLinks();
             this.dashboard = new ServerDashboard(settings.apiUrl(), settings.clientId(), settings.clientSecret(), clock,
                     this::servedRepositories, repo -> stateOf(repo).changeSignature(), ref -> {
                         LocalMode repo = repository(ref);
                         return Dashboard.of(ref.fullName(), clock, repo.ledgers(), repo.activeLedgers(),
                                 repo.statuses(), repo.eventLog(), repo::upstreamOrder);
                     }, links);
-            outbox.onCommentPosted((c, id) -> links.record(c.repo(), c.issue(), c.key(), id));
+            outbox.onCommentPosted((c, id) -> links.record(c.repo().fullName(), c.issue(), c.key(), id));
             server.withRoutes(dashboard::routes);
         } else {
             this.dashboard = null;

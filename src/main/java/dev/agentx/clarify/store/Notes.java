@@ -8,6 +8,17 @@ import java.util.Optional;
  * with its ledger starts from what any replica did before, not from nothing.
  */
 public interface Notes {
+    /**
+     * The name of the note holding what the server has put on GitHub for an issue of
+     * {@code repo} ({@code owner/name}): the comments posted per record, the labels set.
+     */
+    static String issueNote(String repo, int issue) {
+        return ISSUE_NOTE_PREFIX + repo + "#" + issue;
+    }
+
+    /** What every {@link #issueNote} starts with. */
+    String ISSUE_NOTE_PREFIX = "mirror/";
+
     /** The value last put under {@code name}, read as {@code type}, if any. */
     <T> Optional<T> get(String name, Class<T> type);
 

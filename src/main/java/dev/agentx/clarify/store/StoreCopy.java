@@ -1,6 +1,8 @@
 package dev.agentx.clarify.store;
 
 import dev.agentx.clarify.events.ClarificationEvent;
+import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.events.EventLog;
 import dev.agentx.clarify.events.JsonlEventLog;
 import dev.agentx.clarify.ledger.LedgerCodec;
@@ -23,6 +25,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -69,8 +73,11 @@ public final class StoreCopy {
     public record Tally(int ledgers, int records, int statuses, int events, String checksum) {
     }
 
-    /** One repository copied: the source's tally and the destination's, read back. */
-    public record Copied(String repo, Tally source, Tally destination) {
+    /**
+     * One repository copied: the source's tally and the destination's, read back, and how many
+     * issues' GitHub states (what the server posted on each) were handed over with it.
+     */
+    public record Copied(String repo, Tally source, Tally destination, int issueStates) {
         public boolean same() {
             return source.equals(destination);
         }
@@ -81,6 +88,16 @@ public final class StoreCopy {
         List<String> repositories();
 
         RepositoryState repository(String repo);
+
+        /**
+         * What the server put on GitHub for each issue of {@code repo} (the comments posted per
+         * record, the labels set), as JSON by issue number: a database's shared notes. A data dir
+         * keeps these in its outbox, which stays with the data dir: none here.
+         */
+        SortedMap<Integer, String> issueStates(String repo);
+
+        /** Hands issue states over to the server that will use this store, so it posts nothing again. */
+        void handOver(String repo, SortedMap<Integer, String> states);
 
         @Override
         void close();
@@ -134,7 +151,9 @@ public final class StoreCopy {
                 RepositoryState dst = destination.repository(repo);
                 Tally before = tally(src);
                 copy(src, dst);
-                Copied c = new Copied(repo, before, tally(dst));
+                SortedMap<Integer, String> states = source.issueStates(repo);
+                destination.handOver(repo, states);
+                Copied c = new Copied(repo, before, tally(dst), states.size());
                 out.add(c);
                 progress.accept(c);
                 if (!c.same()) {
@@ -225,6 +244,20 @@ public final class StoreCopy {
                 }
 
                 @Override
+                public SortedMap<Integer, String> issueStates(String repo) {
+                    return new TreeMap<>();
+                }
+
+                @Override
+                public void handOver(String repo, SortedMap<Integer, String> states) {
+                    // the state file 'agentx sync --write' writes, which the server prefers to its
+                    // outbox's note and replaces with one (docs/github-app.md)
+                    Path github = dir.stateDirOf(repo).resolve("github");
+                    states.forEach((issue, json) -> AtomicFiles.write(github.resolve("issue-" + issue + ".json"),
+                            json.getBytes(StandardCharsets.UTF_8)));
+                }
+
+                @Override
                 public void close() {
                 }
             };
@@ -239,6 +272,23 @@ public final class StoreCopy {
             @Override
             public RepositoryState repository(String repo) {
                 return db.repository(repo);
+            }
+
+            @Override
+            public SortedMap<Integer, String> issueStates(String repo) {
+                return db.issueNotes(repo);
+            }
+
+            @Override
+            public void handOver(String repo, SortedMap<Integer, String> states) {
+                Notes notes = db.notes("agentx-store-copy", java.time.Clock.systemUTC());
+                states.forEach((issue, json) -> {
+                    try {
+                        notes.putAndClaim(Notes.issueNote(repo, issue), JsonSupport.shared().readTree(json), List.of());
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
             }
 
             @Override

@@ -3,6 +3,7 @@ package dev.agentx.clarify.github.dashboard;
 import dev.agentx.clarify.dashboard.Dashboard;
 import dev.agentx.clarify.dashboard.DashboardPages;
 import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.store.CommentLinks;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -175,7 +176,7 @@ public final class ServerDashboard implements AutoCloseable {
         Map<Integer, Map<String, Long>> comments = new java.util.HashMap<>();
         Dashboard.Snapshot s = snapshots.apply(r).get().onGitHub("/dashboard/" + r.fullName(),
                 users.webUrl() + "/" + r.fullName() + "/issues/", (issue, record, index) -> comments
-                        .computeIfAbsent(issue, n -> links.of(r, n)).get(r.fullName() + "#" + issue + "/" + record + "/"
+                        .computeIfAbsent(issue, n -> links.of(r.fullName(), n)).get(r.fullName() + "#" + issue + "/" + record + "/"
                                 + index));
         render.accept(s, ctx);
     }

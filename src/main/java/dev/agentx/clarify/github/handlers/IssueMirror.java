@@ -90,11 +90,14 @@ public final class IssueMirror {
 
     /** The outbox note holding the issue's state. */
     static String noteName(RepoRef ref, int issue) {
-        return "mirror/" + ref.fullName() + "#" + issue;
+        return Notes.issueNote(ref.fullName(), issue);
     }
 
     private Optional<Loaded> load(LocalMode repo, RepoRef ref, int issue) {
-        Optional<State> noted = shared != null ? shared.get(noteName(ref, issue), State.class)
+        // on PostgreSQL the shared note, else this data dir's own: what a server moved from files
+        // to PostgreSQL on its data dir had posted (docs/storage.md, moving a server)
+        Optional<State> noted = shared != null
+                ? shared.get(noteName(ref, issue), State.class).or(() -> outbox.note(noteName(ref, issue), State.class))
                 : outbox.note(noteName(ref, issue), State.class);
         Path file = stateFile(repo, issue);
         if (!file.toFile().exists()) { // java.io: no exception thrown and caught on the common path

@@ -164,11 +164,16 @@ public final class DataDirectory {
 
     /** The state of {@code owner/name} (its folders are made on the first write). */
     public FileRepositoryState repository(String repo) {
+        return new FileRepositoryState(stateDirOf(repo), locks);
+    }
+
+    /** {@code repos/<owner>/<name>/.agentx/state} of {@code owner/name}: where its state files are. */
+    public Path stateDirOf(String repo) {
         if (!isRepository(repo)) {
             throw new IllegalArgumentException("not a GitHub repository name: '" + repo + "'");
         }
         int slash = repo.indexOf('/');
-        return new FileRepositoryState(dir.resolve("repos").resolve(repo.substring(0, slash))
-                .resolve(repo.substring(slash + 1)).resolve(".agentx").resolve("state"), locks);
+        return dir.resolve("repos").resolve(repo.substring(0, slash)).resolve(repo.substring(slash + 1))
+                .resolve(".agentx").resolve("state");
     }
 }

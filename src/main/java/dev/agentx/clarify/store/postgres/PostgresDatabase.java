@@ -131,6 +131,37 @@ public final class PostgresDatabase implements AutoCloseable {
         return new PgNotes(this, replica, clock);
     }
 
+    /**
+     * The issue notes of {@code repo} ({@link dev.agentx.clarify.store.Notes#issueNote}) by issue
+     * number, each as its JSON text: what the server put on GitHub for the issue.
+     */
+    public java.util.SortedMap<Integer, String> issueNotes(String repo) {
+        String prefix = dev.agentx.clarify.store.Notes.issueNote(repo, 0);
+        prefix = prefix.substring(0, prefix.length() - 1); // up to and with the '#'
+        String like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
+        String start = prefix;
+        return inTransaction(c -> {
+            java.util.SortedMap<Integer, String> out = new java.util.TreeMap<>();
+            try (PreparedStatement s = c.prepareStatement("SELECT name, note::text FROM shared_notes WHERE name LIKE ?")) {
+                s.setString(1, like);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        String number = r.getString(1).substring(start.length());
+                        if (!number.isEmpty() && number.chars().allMatch(Character::isDigit) && number.length() < 10) {
+                            out.put(Integer.parseInt(number), r.getString(2));
+                        }
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /** The ids of the comments any replica posted, for the dashboard's links. */
+    public PgCommentLinks commentLinks() {
+        return new PgCommentLinks(this);
+    }
+
     /** The repositories that have any state here, sorted. */
     public List<String> repositories() {
         return inTransaction(c -> {

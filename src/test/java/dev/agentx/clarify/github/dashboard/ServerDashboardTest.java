@@ -17,6 +17,7 @@ import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.routing.ClarifyCommand;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestPostgres;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.net.http.HttpClient;
@@ -187,6 +188,27 @@ class ServerDashboardTest {
             }
         }
         throw new AssertionError("no letter in " + s);
+    }
+
+    @Test
+    void onPostgresEachReplicasDashboardLinksTheCommentsAnyReplicaPosted() throws Exception {
+        String database = TestPostgres.newDatabase().url();
+        MutableClock clock = MutableClock.at("2026-03-02T09:00:00Z");
+        try (GitHubRig a = new GitHubRig(dir.resolve("data-a"), clock).database(database)
+                .oauth("Iv1.abc123", "client-secret-1");
+             GitHubRig b = new GitHubRig(dir.resolve("data-b"), clock).database(database)
+                     .oauth("Iv1.abc123", "client-secret-1")) {
+            a.start();
+            int port = b.start().port();
+            assertEquals(202, a.deliver("issue_comment", a.comment("eng", 1, "/clarify @architect Which DB?")).status());
+            assertEquals(1, a.comments(1).size(), "replica a posted the question (GitHub gave it id 777)");
+            stubUser(b, "alice", GitHubRig.REPO.fullName());
+            HttpResponse<String> page = fetch(port, "/dashboard/Codertocat/Hello-World", signIn(port, "alice"));
+            assertEquals(200, page.statusCode());
+            assertTrue(page.body().contains("CLR-1-001"), page.body());
+            assertTrue(page.body().contains("/Codertocat/Hello-World/issues/1#issuecomment-777\""), page.body());
+            assertEquals(List.of(), b.comments(1), "replica b posted nothing");
+        }
     }
 
     @Test

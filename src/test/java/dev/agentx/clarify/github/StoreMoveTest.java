@@ -1,0 +1,87 @@
+package dev.agentx.clarify.github;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.store.StoreCopy;
+import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestPostgres;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A server moved from files to PostgreSQL as docs/storage.md says (stop, copy, set
+ * AGENTX_DATABASE_URL, start on the same data dir) carries on where it was: what it had posted
+ * on GitHub is not posted again, however long ago that was.
+ */
+class StoreMoveTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aServerMovedToPostgresPostsNothingAgain() {
+        MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        try (GitHubRig rig = new GitHubRig(dir.resolve("data"), clock)) {
+            rig.start();
+            assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?"))
+                    .status());
+            assertEquals(1, rig.comments(1).size());
+            // long enough for the outbox to have forgotten the keys of what it sent
+            clock.advance(Duration.ofDays(60));
+            rig.mode().drain();
+
+            List<StoreCopy.Copied> copied = new StoreCopy(rig.locks()).copy(
+                    StoreCopy.Location.parse("files:" + rig.data, Map.of()), StoreCopy.Location.parse(db.url(), Map.of()),
+                    Optional.empty(), c -> { });
+            assertTrue(copied.stream().allMatch(StoreCopy.Copied::same), copied.toString());
+            rig.database(db.url()).start();
+
+            assertEquals(202, rig.deliver("issue_comment", rig.comment("arch", 1, "/clarify answer Postgres."))
+                    .status());
+            List<String> comments = rig.comments(1);
+            assertEquals(2, comments.size(), "the question once, then the answer: " + comments);
+            assertTrue(comments.get(1).contains("> Postgres."), comments.toString());
+        }
+    }
+
+    @Test
+    void aServerMovedBackToFilesPostsNothingAgain() throws Exception {
+        MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        Path data = dir.resolve("data");
+        try (GitHubRig onPostgres = new GitHubRig(data, clock).database(db.url())) {
+            onPostgres.start();
+            assertEquals(202, onPostgres.deliver("issue_comment", onPostgres.comment("eng", 1, "/clarify @architect "
+                    + "Which DB?")).status());
+            assertEquals(1, onPostgres.comments(1).size());
+            clock.advance(Duration.ofDays(60)); // the outbox has forgotten the keys of what it sent
+            onPostgres.mode().drain();
+        }
+        // as docs/storage.md says: copy to an empty folder, move its state folders into the data dir
+        Path back = dir.resolve("back");
+        List<StoreCopy.Copied> copied = new StoreCopy(dev.agentx.clarify.lock.LockManager.standard(clock)).copy(
+                StoreCopy.Location.parse(db.url(), Map.of()), StoreCopy.Location.parse("files:" + back, Map.of()),
+                Optional.empty(), c -> { });
+        assertEquals(1, copied.get(0).issueStates(), copied.toString());
+        Path state = Path.of("repos/Codertocat/Hello-World/.agentx/state");
+        java.nio.file.Files.createDirectories(data.resolve(state).getParent());
+        java.nio.file.Files.move(back.resolve(state), data.resolve(state));
+
+        try (GitHubRig onFiles = new GitHubRig(data, clock)) {
+            onFiles.start();
+            // its own delivery id: a new rig numbers its deliveries from 1, which the data dir's inbox has seen
+            assertEquals(202, onFiles.deliver("issue_comment", onFiles.comment("arch", 1, "/clarify answer Postgres."),
+                    "after-the-move-1").status());
+            List<String> comments = onFiles.comments(1);
+            assertEquals(1, comments.size(), "only the answer: " + comments);
+            assertTrue(comments.get(0).contains("> Postgres."), comments.toString());
+        }
+    }
+}
