@@ -67,6 +67,9 @@ public final class Worker implements AutoCloseable {
     public static final int SENDERS = 4;
     /** Replicas' claims of deliveries and effects are kept this long: longer than GitHub keeps a delivery. */
     static final Duration KEEP_CLAIMS = Duration.ofDays(7);
+    /** The lease under which one replica forgets old claims; longer than the day between its runs. */
+    static final String FORGET_CLAIMS = "forget-claims";
+    static final Duration FORGET_CLAIMS_LEASE = Duration.ofDays(1).plusHours(1);
 
     private final Replicas replicas;
 
@@ -475,7 +478,12 @@ public final class Worker implements AutoCloseable {
                 inbox.prune();
                 outbox.prune();
                 try {
-                    replicas.forgetClaims(clock.instant().minus(KEEP_CLAIMS));
+                    // the claims are every replica's: one at a time forgets the old ones, under a lease
+                    // its holder renews at each daily run and another takes over once it lapses
+                    Instant now = clock.instant();
+                    if (replicas.lease(FORGET_CLAIMS, now, FORGET_CLAIMS_LEASE)) {
+                        replicas.forgetClaims(now.minus(KEEP_CLAIMS));
+                    }
                 } catch (RuntimeException e) {
                     LOG.warn("worker: cannot forget old claims of deliveries and effects; tomorrow again: {}",
                             e.toString());

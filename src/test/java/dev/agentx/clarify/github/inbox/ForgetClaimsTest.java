@@ -1,0 +1,119 @@
+package dev.agentx.clarify.github.inbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.github.outbox.Outbox;
+import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.store.Replicas;
+import dev.agentx.clarify.store.postgres.DatabaseUrl;
+import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestPostgres;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Replicas on one database forget old claims of deliveries and effects one at a time, under a lease. */
+class ForgetClaimsTest {
+    @TempDir
+    Path dir;
+
+    private final MutableClock clock = MutableClock.at("2026-11-25T10:00:00Z");
+
+    /** A replica that counts the times it forgot claims. */
+    private static final class Counting implements Replicas {
+        final Replicas real;
+        final AtomicInteger forgot = new AtomicInteger();
+
+        Counting(Replicas real) {
+            this.real = real;
+        }
+
+        @Override
+        public String replica() {
+            return real.replica();
+        }
+
+        @Override
+        public boolean claimDelivery(String deliveryId) {
+            return real.claimDelivery(deliveryId);
+        }
+
+        @Override
+        public boolean deliveryClaimed(String deliveryId) {
+            return real.deliveryClaimed(deliveryId);
+        }
+
+        @Override
+        public EffectClaim claimEffect(String hash, Instant now, Instant takeOverBefore) {
+            return real.claimEffect(hash, now, takeOverBefore);
+        }
+
+        @Override
+        public void effectsDone(Collection<String> hashes) {
+            real.effectsDone(hashes);
+        }
+
+        @Override
+        public boolean lease(String name, Instant now, Duration ttl) {
+            return real.lease(name, now, ttl);
+        }
+
+        @Override
+        public void holdInstallation(long installation, Instant until) {
+            real.holdInstallation(installation, until);
+        }
+
+        @Override
+        public Map<Long, Instant> installationHolds(Instant now) {
+            return real.installationHolds(now);
+        }
+
+        @Override
+        public int forgetClaims(Instant before) {
+            forgot.incrementAndGet();
+            return real.forgetClaims(before);
+        }
+    }
+
+    private Worker worker(String name, Counting replicas) {
+        return new Worker(new Inbox(dir.resolve(name + "/inbox"), clock), (d, payload, progress, save) -> { },
+                new Outbox(dir.resolve(name + "/outbox"), null, clock, ServerMetrics.create(), replicas), clock, true,
+                ServerMetrics.create(), replicas);
+    }
+
+    @Test
+    void oneReplicaAtATimeForgetsOldClaimsAndAnotherTakesOverWhenItIsGone() {
+        try (PostgresDatabase db = PostgresDatabase.open(DatabaseUrl.parse(TestPostgres.newDatabase().url(), Map.of()),
+                4)) {
+            Counting a = new Counting(db.replicas("replica-a", clock));
+            Counting b = new Counting(db.replicas("replica-b", clock));
+            assertTrue(a.claimDelivery("old-delivery"));
+            try (Worker wa = worker("a", a); Worker wb = worker("b", b)) {
+                clock.advance(Duration.ofDays(8));
+                wa.drain();
+                wb.drain();
+                assertEquals(1, a.forgot.get());
+                assertEquals(0, b.forgot.get(), "a holds the lease");
+                assertFalse(b.deliveryClaimed("old-delivery"), "forgotten, for both");
+
+                clock.advance(Duration.ofDays(1).plusMinutes(1));
+                wb.drain();
+                wa.drain();
+                assertEquals(2, a.forgot.get(), "a renews its lease at each daily run");
+                assertEquals(0, b.forgot.get());
+
+                clock.advance(Duration.ofDays(2)); // a has stopped running: its lease lapses
+                wb.drain();
+                assertEquals(1, b.forgot.get(), "b took over");
+            }
+        }
+    }
+}
