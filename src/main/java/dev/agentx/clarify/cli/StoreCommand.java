@@ -1,5 +1,6 @@
 package dev.agentx.clarify.cli;
 
+import dev.agentx.clarify.github.handlers.IssueMirror;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
@@ -59,7 +60,8 @@ final class StoreCommand {
                 ctx.out.println("Copying " + source + " to " + destination + ":");
                 ctx.out.flush();
             }
-            List<StoreCopy.Copied> copied = new StoreCopy(LockManager.standard(ctx.clock)).copy(source, destination,
+            List<StoreCopy.Copied> copied = new StoreCopy(LockManager.standard(ctx.clock),
+                    dir -> IssueMirror.statesIn(dir, ctx.clock)).copy(source, destination,
                     Optional.ofNullable(repo), c -> {
                         if (!ctx.json()) {
                             ctx.out.println(line(c));
@@ -98,8 +100,8 @@ final class StoreCommand {
                     + (c.same() ? " = " + d.checksum() + " read back"
                     : " BUT read back: " + d.ledgers() + " ledgers (" + d.records() + "), " + d.statuses()
                     + " statuses, " + d.events() + " events, checksum " + d.checksum())
-                    + (c.issueStates() == 0 ? "" : "; " + c.issueStates() + " issue" + (c.issueStates() == 1 ? "" : "s")
-                    + "' GitHub state handed over");
+                    + (c.issueStates() == 0 ? "" : "; GitHub state of " + c.issueStates() + " issue"
+                    + (c.issueStates() == 1 ? "" : "s") + " handed over");
         }
 
         private StoreCopy.Location location(String option, String text) {

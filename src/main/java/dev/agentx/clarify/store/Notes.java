@@ -13,11 +13,29 @@ public interface Notes {
      * {@code repo} ({@code owner/name}): the comments posted per record, the labels set.
      */
     static String issueNote(String repo, int issue) {
-        return ISSUE_NOTE_PREFIX + repo + "#" + issue;
+        return issueNotesOf(repo) + issue;
     }
 
     /** What every {@link #issueNote} starts with. */
     String ISSUE_NOTE_PREFIX = "mirror/";
+
+    /** What every {@link #issueNote} of {@code repo} starts with (up to and with the '#'). */
+    static String issueNotesOf(String repo) {
+        return ISSUE_NOTE_PREFIX + repo + "#";
+    }
+
+    /** The issue number of {@code name} if it is an {@link #issueNote} of {@code repo}. */
+    static java.util.OptionalInt issueOf(String repo, String name) {
+        String prefix = issueNotesOf(repo);
+        if (!name.startsWith(prefix)) {
+            return java.util.OptionalInt.empty();
+        }
+        String number = name.substring(prefix.length());
+        if (number.isEmpty() || number.length() > 9 || !number.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return java.util.OptionalInt.empty();
+        }
+        return java.util.OptionalInt.of(Integer.parseInt(number));
+    }
 
     /** The value last put under {@code name}, read as {@code type}, if any. */
     <T> Optional<T> get(String name, Class<T> type);

@@ -1,10 +1,10 @@
 package dev.agentx.clarify.store;
 
 import dev.agentx.clarify.events.ClarificationEvent;
-import dev.agentx.clarify.files.AtomicFiles;
-import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.events.EventLog;
 import dev.agentx.clarify.events.JsonlEventLog;
+import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.ledger.LedgerCodec;
 import dev.agentx.clarify.ledger.LedgerStore.Mutation;
 import dev.agentx.clarify.lock.LockManager;
@@ -16,10 +16,13 @@ import dev.agentx.clarify.status.AgentStatusCodec;
 import dev.agentx.clarify.store.files.DataDirectory;
 import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -28,6 +31,7 @@ import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * {@code agentx store copy}: every repository's ledgers, agent statuses and events from one store
@@ -91,8 +95,8 @@ public final class StoreCopy {
 
         /**
          * What the server put on GitHub for each issue of {@code repo} (the comments posted per
-         * record, the labels set), as JSON by issue number: a database's shared notes. A data dir
-         * keeps these in its outbox, which stays with the data dir: none here.
+         * record, the labels set), as JSON by issue number: a database's shared notes, a data
+         * dir's outbox records.
          */
         SortedMap<Integer, String> issueStates(String repo);
 
@@ -103,10 +107,29 @@ public final class StoreCopy {
         void close();
     }
 
-    private final LockManager locks;
+    /**
+     * What each issue of a repository shows on GitHub as a data dir records it (the server keeps it
+     * in its outbox, whose format the GitHub adapter owns), by issue number, as JSON.
+     */
+    @FunctionalInterface
+    public interface IssueStates {
+        SortedMap<Integer, String> of(String repo);
 
+        IssueStates NONE = repo -> new TreeMap<>();
+    }
+
+    private final LockManager locks;
+    private final Function<Path, IssueStates> dataDirStates;
+
+    /** A copy that hands over no issue state from a data dir (only from a database). */
     public StoreCopy(LockManager locks) {
+        this(locks, dir -> IssueStates.NONE);
+    }
+
+    /** {@code dataDirStates}: reads the issue states a data dir's server recorded (agentx store copy's own). */
+    public StoreCopy(LockManager locks, Function<Path, IssueStates> dataDirStates) {
         this.locks = locks;
+        this.dataDirStates = dataDirStates;
     }
 
     /**
@@ -232,6 +255,7 @@ public final class StoreCopy {
     private Side open(Location where) {
         if (where instanceof Files f) {
             DataDirectory dir = new DataDirectory(f.dir(), locks);
+            IssueStates[] states = new IssueStates[1]; // read on first use: only a source's are
             return new Side() {
                 @Override
                 public List<String> repositories() {
@@ -245,7 +269,10 @@ public final class StoreCopy {
 
                 @Override
                 public SortedMap<Integer, String> issueStates(String repo) {
-                    return new TreeMap<>();
+                    if (states[0] == null) {
+                        states[0] = dataDirStates.apply(f.dir());
+                    }
+                    return states[0].of(repo);
                 }
 
                 @Override
@@ -281,12 +308,13 @@ public final class StoreCopy {
 
             @Override
             public void handOver(String repo, SortedMap<Integer, String> states) {
-                Notes notes = db.notes("agentx-store-copy", java.time.Clock.systemUTC());
+                Notes notes = db.notes("agentx-store-copy", Clock.systemUTC());
                 states.forEach((issue, json) -> {
                     try {
                         notes.putAndClaim(Notes.issueNote(repo, issue), JsonSupport.shared().readTree(json), List.of());
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException("the issue state " + issue + " of " + repo + " is not JSON: "
+                                + e.getMessage(), e);
                     }
                 });
             }

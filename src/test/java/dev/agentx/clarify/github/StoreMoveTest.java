@@ -7,6 +7,7 @@ import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.store.StoreCopy;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestPostgres;
+import dev.agentx.clarify.support.TestRoot;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -16,9 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A server moved from files to PostgreSQL as docs/storage.md says (stop, copy, set
- * AGENTX_DATABASE_URL, start on the same data dir) carries on where it was: what it had posted
- * on GitHub is not posted again, however long ago that was.
+ * A server moved between files and PostgreSQL as docs/storage.md says carries on where it was, on
+ * its own data dir or as replicas with new ones: what it had posted on GitHub is not posted again,
+ * however long ago that was (past what the outbox remembers of its effects).
  */
 class StoreMoveTest {
     @TempDir
@@ -48,6 +49,34 @@ class StoreMoveTest {
             List<String> comments = rig.comments(1);
             assertEquals(2, comments.size(), "the question once, then the answer: " + comments);
             assertTrue(comments.get(1).contains("> Postgres."), comments.toString());
+        }
+    }
+
+    @Test
+    void replicasWithNewDataDirsOnTheCopiedDatabasePostNothingAgain() {
+        MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        Path single = dir.resolve("single-server");
+        try (GitHubRig onFiles = new GitHubRig(single, clock)) {
+            onFiles.start();
+            assertEquals(202, onFiles.deliver("issue_comment", onFiles.comment("eng", 1, "/clarify @architect Which "
+                    + "DB?")).status());
+            assertEquals(1, onFiles.comments(1).size());
+        }
+        // the command an operator runs, which also hands over what the data dir's outbox recorded
+        TestRoot.Run copy = new TestRoot(dir.resolve("cwd"), clock).cli("store", "copy", "--from", "files:" + single,
+                "--to", db.url());
+        assertEquals(0, copy.code(), copy.err());
+        assertTrue(copy.out().contains("GitHub state of 1 issue handed over"), copy.out());
+
+        try (GitHubRig replica = new GitHubRig(dir.resolve("replica-data"), clock).database(db.url())) {
+            replica.start(); // a data dir of its own, empty: its outbox knows nothing of what was posted
+            // its own delivery id: rigs number theirs alike, and the question's id marks it done in the ledger
+            assertEquals(202, replica.deliver("issue_comment", replica.comment("arch", 1, "/clarify answer Postgres."),
+                    "replica-1").status());
+            List<String> comments = replica.comments(1);
+            assertEquals(1, comments.size(), "only the answer: " + comments);
+            assertTrue(comments.get(0).contains("> Postgres."), comments.toString());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.github.handlers;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.config.Labels;
@@ -8,6 +9,7 @@ import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.outbox.Effect;
 import dev.agentx.clarify.github.outbox.Outbox;
+import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.EntryType;
@@ -16,6 +18,7 @@ import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.protocol.ThreadEntry;
 import dev.agentx.clarify.render.MarkdownRenderer;
 import dev.agentx.clarify.store.Notes;
+import dev.agentx.clarify.store.StoreCopy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
@@ -29,6 +32,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * Keeps an issue on GitHub in step with its ledger. The ledger is the source of truth: every
@@ -115,6 +120,26 @@ public final class IssueMirror {
         int generation = Math.max(written.generation(), noted.map(State::generation).orElse(0));
         return Optional.of(new Loaded(new State(written.installation(), written.posted(), written.labels(),
                 generation), true));
+    }
+
+    /**
+     * What each issue shows on GitHub as the outbox of the data dir {@code dataDir} records it, for
+     * {@code agentx store copy} to hand over (read only; a data dir without an outbox has none).
+     */
+    public static StoreCopy.IssueStates statesIn(Path dataDir, java.time.Clock clock) {
+        Path dir = dataDir.resolve("outbox");
+        if (!Files.isRegularFile(dir.resolve("journal"))) {
+            return StoreCopy.IssueStates.NONE;
+        }
+        Outbox outbox = new Outbox(dir, null, clock, ServerMetrics.create());
+        return repo -> {
+            SortedMap<Integer, String> out = new TreeMap<>();
+            for (String name : outbox.noteNames(Notes.issueNotesOf(repo))) {
+                Notes.issueOf(repo, name).ifPresent(issue -> outbox.note(name, JsonNode.class)
+                        .ifPresent(state -> out.put(issue, state.toString())));
+            }
+            return out;
+        };
     }
 
     /** The installation that last acted on the issue, if any (for a restart's catch-up). */

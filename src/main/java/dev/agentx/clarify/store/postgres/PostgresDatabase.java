@@ -4,12 +4,15 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.store.Notes;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 
@@ -132,24 +135,21 @@ public final class PostgresDatabase implements AutoCloseable {
     }
 
     /**
-     * The issue notes of {@code repo} ({@link dev.agentx.clarify.store.Notes#issueNote}) by issue
+     * The issue notes of {@code repo} ({@link Notes#issueNote}) by issue
      * number, each as its JSON text: what the server put on GitHub for the issue.
      */
-    public java.util.SortedMap<Integer, String> issueNotes(String repo) {
-        String prefix = dev.agentx.clarify.store.Notes.issueNote(repo, 0);
-        prefix = prefix.substring(0, prefix.length() - 1); // up to and with the '#'
+    public SortedMap<Integer, String> issueNotes(String repo) {
+        String prefix = Notes.issueNotesOf(repo);
         String like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
-        String start = prefix;
         return inTransaction(c -> {
-            java.util.SortedMap<Integer, String> out = new java.util.TreeMap<>();
-            try (PreparedStatement s = c.prepareStatement("SELECT name, note::text FROM shared_notes WHERE name LIKE ?")) {
+            SortedMap<Integer, String> out = new TreeMap<>();
+            try (PreparedStatement s = c.prepareStatement(
+                    "SELECT name, note::text FROM shared_notes WHERE name LIKE ?")) {
                 s.setString(1, like);
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
-                        String number = r.getString(1).substring(start.length());
-                        if (!number.isEmpty() && number.chars().allMatch(Character::isDigit) && number.length() < 10) {
-                            out.put(Integer.parseInt(number), r.getString(2));
-                        }
+                        String note = r.getString(2);
+                        Notes.issueOf(repo, r.getString(1)).ifPresent(issue -> out.put(issue, note));
                     }
                 }
             }
