@@ -223,6 +223,24 @@ class DeployFilesTest {
     }
 
     @Test
+    void theComposeReplicasReadOneAgentxTomlAndTheExampleLoads() throws IOException {
+        JsonNode compose = new com.fasterxml.jackson.dataformat.yaml.YAMLMapper().readTree(
+                read("compose/compose.yaml"));
+        for (String replica : List.of("agentx-1", "agentx-2")) {
+            List<String> volumes = new java.util.ArrayList<>();
+            compose.path("services").path(replica).path("volumes").forEach(v -> volumes.add(v.asText()));
+            assertTrue(volumes.contains("./agentx.toml:/data/agentx.toml:ro"), replica + ": " + volumes);
+        }
+        assertTrue(read("compose/compose.yaml").contains("cp deploy/agentx.toml.example deploy/compose/agentx.toml"));
+        // the example is a configuration the server starts with, giving every role someone
+        dev.agentx.clarify.config.AgentxConfig config = dev.agentx.clarify.config.ConfigLoader.load(
+                DEPLOY.resolve("agentx.toml.example"));
+        for (String role : List.of("product-manager", "architect", "engineer", "reviewer")) {
+            assertFalse(config.roles().getOrDefault(role, List.of()).isEmpty(), role + ": " + config.roles());
+        }
+    }
+
+    @Test
     void systemdUnitIsHardened() throws IOException {
         String unit = read("systemd/agentx.service");
         for (String option : new String[] {"NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes",

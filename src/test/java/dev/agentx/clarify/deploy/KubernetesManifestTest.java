@@ -164,6 +164,31 @@ class KubernetesManifestTest {
             }
         }
         assertNotNull(volume, "a volume is mounted at AGENTX_DATA_DIR " + dataDir);
+
+        // agentx.toml (who is who) from a ConfigMap, at $AGENTX_DATA_DIR/agentx.toml, the same for every replica
+        String configVolume = null;
+        for (JsonNode m : c.path("volumeMounts")) {
+            if (m.path("mountPath").asText().equals(dataDir + "/agentx.toml")) {
+                assertEquals("agentx.toml", m.path("subPath").asText(), m.toString());
+                assertTrue(m.path("readOnly").asBoolean(), m.toString());
+                configVolume = m.path("name").asText();
+            }
+        }
+        assertNotNull(configVolume, "agentx.toml is mounted into the data dir");
+        boolean fromConfigMap = false;
+        for (JsonNode v : workload(docs).path("spec").path("template").path("spec").path("volumes")) {
+            if (v.path("name").asText().equals(configVolume)) {
+                for (JsonNode item : v.path("configMap").path("items")) {
+                    fromConfigMap |= item.path("key").asText().equals("agentx.toml")
+                            && item.path("path").asText().equals("agentx.toml");
+                }
+                assertFalse(v.path("configMap").path("optional").asBoolean(), "required: an optional one "
+                        + "missing would leave a directory where the file goes");
+            }
+        }
+        assertTrue(fromConfigMap, "the volume " + configVolume + " is the ConfigMap's key agentx.toml");
+        assertTrue(Files.readString(Path.of("deploy/kubernetes", file)).contains("kubectl create configmap "
+                + "agentx-config --from-file=agentx.toml"), "the header says how to make it");
         if (workload(docs).path("kind").asText().equals("StatefulSet")) {
             // each replica its own volume, from the claim template named as the mount
             boolean templated = false;
