@@ -31,6 +31,7 @@ import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.store.CommentLinks;
+import dev.agentx.clarify.store.DashboardSessions;
 import dev.agentx.clarify.store.Replicas;
 import dev.agentx.clarify.store.RepositoryState;
 import dev.agentx.clarify.store.files.DataDirectory;
@@ -161,7 +162,7 @@ public final class GitHubMode implements AutoCloseable {
                         LocalMode repo = repository(ref);
                         return Dashboard.of(ref.fullName(), clock, repo.ledgers(), repo.activeLedgers(),
                                 repo.statuses(), repo.eventLog(), repo::upstreamOrder);
-                    }, links);
+                    }, links, database == null ? DashboardSessions.inMemory() : database.dashboardSessions());
             outbox.onCommentPosted((c, id) -> links.record(c.repo().fullName(), c.issue(), c.key(), id));
             server.withRoutes(dashboard::routes);
         } else {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.store.files.DataDirectory;
 import dev.agentx.clarify.store.files.FileCommentLinks;
-import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import dev.agentx.clarify.support.TestPostgres;
 import java.nio.file.Files;
@@ -65,8 +64,7 @@ class CommentLinksTest {
 
     @Nested
     class InPostgres extends Contract {
-        private final PostgresDatabase db = PostgresDatabase.open(DatabaseUrl.parse(TestPostgres.newDatabase().url(),
-                Map.of()), 2);
+        private final PostgresDatabase db = TestPostgres.newDatabase().open(2);
 
         @AfterEach
         void close() {

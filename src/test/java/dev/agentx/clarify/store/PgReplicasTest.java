@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.store.Replicas.Claim;
-import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestPostgres;
@@ -32,7 +31,7 @@ class PgReplicasTest {
 
     @BeforeEach
     void open() {
-        db = PostgresDatabase.open(DatabaseUrl.parse(TestPostgres.newDatabase().url(), Map.of()), 4);
+        db = TestPostgres.newDatabase().open(4);
         a = db.replicas("replica-a", clock);
         b = db.replicas("replica-b", clock);
     }

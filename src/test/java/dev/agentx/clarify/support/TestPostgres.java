@@ -65,5 +65,11 @@ public final class TestPostgres {
         public String jdbcUrl() {
             return "jdbc:postgresql://localhost:" + port + "/" + name + "?user=postgres";
         }
+
+        /** The store over it, as the server opens it, with a pool of {@code connections}. */
+        public dev.agentx.clarify.store.postgres.PostgresDatabase open(int connections) {
+            return dev.agentx.clarify.store.postgres.PostgresDatabase.open(
+                    dev.agentx.clarify.store.postgres.DatabaseUrl.parse(url(), java.util.Map.of()), connections);
+        }
     }
 }

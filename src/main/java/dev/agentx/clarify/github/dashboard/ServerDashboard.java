@@ -4,6 +4,8 @@ import dev.agentx.clarify.dashboard.Dashboard;
 import dev.agentx.clarify.dashboard.DashboardPages;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.store.CommentLinks;
+import dev.agentx.clarify.store.DashboardSessions;
+import dev.agentx.clarify.store.DashboardSessions.Session;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -43,10 +45,6 @@ public final class ServerDashboard implements AutoCloseable {
     static final Duration SESSION_TIME = Duration.ofHours(8);
     private static final Duration STATE_TIME = Duration.ofMinutes(10);
 
-    /** A signed-in user and what GitHub said they may read. */
-    record Session(String login, Set<String> repositories, Instant expires) {
-    }
-
     /** The index: who is signed in and the repositories they may look at. */
     public record Index(String login, List<String> repositories) {
     }
@@ -59,7 +57,7 @@ public final class ServerDashboard implements AutoCloseable {
     private final Function<RepoRef, Supplier<Dashboard.Snapshot>> snapshots;
     private final DashboardPages pages = new DashboardPages();
     private final CommentLinks links;
-    private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+    private final DashboardSessions sessions;
     private final Map<String, DashboardPages.Feed> feeds = new ConcurrentHashMap<>();
     private final Map<String, String> signatures = new ConcurrentHashMap<>();
     private final ScheduledExecutorService poller;
@@ -69,10 +67,14 @@ public final class ServerDashboard implements AutoCloseable {
      * @param signature a value of a repository's state that changes whenever its ledgers or statuses do
      * @param snapshots a repository's snapshot, computed per request
      * @param links     the ids of the comments the App posted, for linking each thread entry to its comment
+     * @param sessions  the signed-in users (shared by replicas on PostgreSQL)
      */
     public ServerDashboard(String apiUrl, String clientId, String clientSecret, Clock clock,
-                           Supplier<List<String>> served, Function<String, String> signature, Function<RepoRef, Supplier<Dashboard.Snapshot>> snapshots, CommentLinks links) {
+                           Supplier<List<String>> served, Function<String, String> signature,
+                           Function<RepoRef, Supplier<Dashboard.Snapshot>> snapshots, CommentLinks links,
+                           DashboardSessions sessions) {
         this.links = links;
+        this.sessions = sessions;
         this.users = new GitHubUsers(apiUrl, clientId, clientSecret);
         this.cookies = new SignedCookies(clientSecret);
         this.clock = clock;
@@ -144,8 +146,7 @@ public final class ServerDashboard implements AutoCloseable {
             Set<String> repos = users.repositories(token);
             String id = SignedCookies.random();
             Instant expires = clock.instant().plus(SESSION_TIME);
-            sessions.put(id, new Session(login, Set.copyOf(repos), expires));
-            sessions.values().removeIf(s -> s.expires().isBefore(clock.instant()));
+            sessions.put(id, new Session(login, repos, expires), clock.instant());
             setCookie(ctx, SESSION, cookies.sign(SESSION, id, expires), SESSION_TIME);
             setCookie(ctx, STATE, "", Duration.ZERO);
             LOG.info("dashboard: {} signed in ({} repositories of the App's installations)", login, repos.size());
@@ -200,8 +201,8 @@ public final class ServerDashboard implements AutoCloseable {
     }
 
     private Optional<Session> session(Context ctx) {
-        return cookies.verify(SESSION, ctx.cookie(SESSION), clock.instant()).map(sessions::get)
-                .filter(s -> s.expires().isAfter(clock.instant()));
+        Instant now = clock.instant();
+        return cookies.verify(SESSION, ctx.cookie(SESSION), now).flatMap(id -> sessions.get(id, now));
     }
 
     /** Where GitHub sends the browser back: this server's own address as the browser used it. */

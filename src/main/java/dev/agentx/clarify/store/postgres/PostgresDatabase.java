@@ -157,6 +157,11 @@ public final class PostgresDatabase implements AutoCloseable {
         });
     }
 
+    /** The dashboard's sessions, known to every replica. */
+    public PgDashboardSessions dashboardSessions() {
+        return new PgDashboardSessions(this);
+    }
+
     /** The ids of the comments any replica posted, for the dashboard's links. */
     public PgCommentLinks commentLinks() {
         return new PgCommentLinks(this);

@@ -190,14 +190,16 @@ class ServerDashboardTest {
         throw new AssertionError("no letter in " + s);
     }
 
+    /** A server with the dashboard on the database {@code database}, one of several replicas. */
+    private GitHubRig replica(String data, String database, MutableClock clock) {
+        return new GitHubRig(dir.resolve(data), clock).database(database).oauth("Iv1.abc123", "client-secret-1");
+    }
+
     @Test
     void onPostgresEachReplicasDashboardLinksTheCommentsAnyReplicaPosted() throws Exception {
         String database = TestPostgres.newDatabase().url();
         MutableClock clock = MutableClock.at("2026-03-02T09:00:00Z");
-        try (GitHubRig a = new GitHubRig(dir.resolve("data-a"), clock).database(database)
-                .oauth("Iv1.abc123", "client-secret-1");
-             GitHubRig b = new GitHubRig(dir.resolve("data-b"), clock).database(database)
-                     .oauth("Iv1.abc123", "client-secret-1")) {
+        try (GitHubRig a = replica("data-a", database, clock); GitHubRig b = replica("data-b", database, clock)) {
             a.start();
             int port = b.start().port();
             assertEquals(202, a.deliver("issue_comment", a.comment("eng", 1, "/clarify @architect Which DB?")).status());
@@ -208,6 +210,28 @@ class ServerDashboardTest {
             assertTrue(page.body().contains("CLR-1-001"), page.body());
             assertTrue(page.body().contains("/Codertocat/Hello-World/issues/1#issuecomment-777\""), page.body());
             assertEquals(List.of(), b.comments(1), "replica b posted nothing");
+        }
+    }
+
+    @Test
+    void onPostgresASessionSignedInOnOneReplicaIsKnownToTheOtherAndOutlivesARestart() throws Exception {
+        String database = TestPostgres.newDatabase().url();
+        MutableClock clock = MutableClock.at("2026-03-02T09:00:00Z");
+        try (GitHubRig a = replica("data-a", database, clock); GitHubRig b = replica("data-b", database, clock)) {
+            int portA = a.start().port();
+            int portB = b.start().port();
+            assertEquals(202, a.deliver("issue_comment", a.comment("eng", 1, "/clarify @architect Which DB?")).status());
+            stubUser(a, "alice", GitHubRig.REPO.fullName());
+            String alice = signIn(portA, "alice");
+            HttpResponse<String> onB = fetch(portB, "/dashboard/Codertocat/Hello-World", alice);
+            assertEquals(200, onB.statusCode(), "signed in on a, known on b");
+            assertTrue(onB.body().contains("CLR-1-001"), onB.body());
+            int restarted = b.start().port();
+            assertEquals(200, fetch(restarted, "/dashboard/Codertocat/Hello-World", alice).statusCode(),
+                    "and after a restart");
+            clock.advance(ServerDashboard.SESSION_TIME.plusMinutes(1));
+            assertEquals(302, fetch(restarted, "/dashboard/Codertocat/Hello-World", alice).statusCode(),
+                    "until it expires");
         }
     }
 

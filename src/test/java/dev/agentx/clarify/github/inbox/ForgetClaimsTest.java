@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.store.Replicas;
-import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestPostgres;
@@ -91,8 +90,7 @@ class ForgetClaimsTest {
 
     @Test
     void oneReplicaAtATimeForgetsOldClaimsAndAnotherTakesOverWhenItIsGone() {
-        try (PostgresDatabase db = PostgresDatabase.open(DatabaseUrl.parse(TestPostgres.newDatabase().url(), Map.of()),
-                4)) {
+        try (PostgresDatabase db = TestPostgres.newDatabase().open(4)) {
             Counting a = new Counting(db.replicas("replica-a", clock));
             Counting b = new Counting(db.replicas("replica-b", clock));
             assertTrue(a.claimDelivery("old-delivery"));
