@@ -65,6 +65,13 @@ public final class Worker implements AutoCloseable {
      * send many requests for one installation at once (secondary rate limits).
      */
     public static final int SENDERS = 4;
+    /**
+     * How long the lanes go on taking up deliveries once the worker is closing (the webhook takes no
+     * more by then): the inbox is usually worked off, so a replica that is scaled down leaves no
+     * acknowledged delivery behind on its volume. Within the 30 s a stop is given (Kubernetes'
+     * grace period, systemd's TimeoutStopSec), with time left for the outbox's last flush.
+     */
+    static final Duration DRAIN = Duration.ofSeconds(20);
     /** Replicas' claims of deliveries and effects are kept this long: longer than GitHub keeps a delivery. */
     static final Duration KEEP_CLAIMS = Duration.ofDays(7);
     /** The lease under which one replica forgets old claims; longer than the day between its runs. */
@@ -97,6 +104,8 @@ public final class Worker implements AutoCloseable {
     private ScheduledExecutorService ticker;
     private Instant lastPrune = Instant.MIN;
     private volatile boolean closed;
+    /** While closing: until when (System.nanoTime) the lanes go on taking up deliveries. */
+    private volatile long drainUntil;
 
     /** What readiness needs to know: whether the worker runs, and since when its longest-running delivery runs (or null). */
     public record Health(boolean alive, Instant drainingSince) {
@@ -328,12 +337,12 @@ public final class Worker implements AutoCloseable {
             Inbox.Queued head;
             synchronized (line) {
                 head = line.items.peek();
-                if (head == null || (closed && !synchronous)) {
+                if (head == null || (closed && !synchronous && System.nanoTime() - drainUntil > 0)) {
                     line.running = false;
                     retireIfIdle(line);
                     return false;
                 }
-                if (done == limit) {
+                if (done >= limit && !closed) { // closing: no new turns are dispatched, so a lane finishes its line
                     return true;
                 }
             }
@@ -562,8 +571,9 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Stops taking up deliveries; the lanes finish the delivery each is on (what is not reached
-     * stays in the inbox on disk), then the outbox is flushed once.
+     * Stops: the lanes work off the deliveries already queued for up to {@link #DRAIN} (what is not
+     * reached by then, or waits out a retry, stays in the inbox on disk for the next start), then
+     * the outbox is flushed once.
      */
     @Override
     public void close() {
@@ -571,6 +581,7 @@ public final class Worker implements AutoCloseable {
         ExecutorService send;
         ScheduledExecutorService tick;
         synchronized (this) {
+            drainUntil = System.nanoTime() + DRAIN.toNanos();
             closed = true;
             ex = lanes;
             send = senders;

@@ -95,6 +95,41 @@ class WorkerTest {
     }
 
     @Test
+    void closingWorksOffTheDeliveriesAlreadyAcknowledged() throws Exception {
+        Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<String> handled = Collections.synchronizedList(new ArrayList<>());
+        DeliveryProcessor handler = (d, payload, progress, save) -> {
+            started.countDown();
+            try {
+                assertTrue(release.await(30, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            handled.add(text(d));
+        };
+        Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
+        Worker worker = new Worker(inbox, handler, outbox, clock, false, ServerMetrics.create());
+        worker.start();
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 40; i++) { // issue 1 has more deliveries than a lane's turn
+            int issue = i % 4 == 0 ? 2 : 1;
+            inbox.accept("d-" + i, "issue_comment", comment(issue, issue + "-" + i));
+            expected.add(issue + "-" + i);
+        }
+        assertTrue(started.await(30, TimeUnit.SECONDS));
+        Thread closing = new Thread(worker::close);
+        closing.start(); // the server stops while every delivery is still queued but the first
+        release.countDown();
+        closing.join(60_000);
+        assertEquals(0, inbox.size(), "worked off before the worker stopped: " + handled);
+        assertEquals(expected.stream().filter(t -> t.startsWith("1-")).toList(),
+                handled.stream().filter(t -> t.startsWith("1-")).toList(), "each issue in its order");
+        assertEquals(40, handled.size());
+    }
+
+    @Test
     void aFailingDeliveryHoldsBackOnlyItsOwnIssueUntilItsRetryIsDue() {
         Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
         List<String> handled = new ArrayList<>();
