@@ -285,7 +285,7 @@ public final class FileLock {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
         }
-        while (hardLinks) {
+        for (int attempt = 1; hardLinks; attempt++) {
             Path content = reuseSpare(dir, bytes);
             try {
                 if (content == null) {
@@ -298,8 +298,12 @@ public final class FileLock {
                 keepSpare(content);
                 return Created.TAKEN;
             } catch (NoSuchFileException e) {
-                // a sweep of leftovers removed the spare between its write and the link: a new one
+                // a sweep of leftovers removed the spare between its write and the link: a new one,
+                // unless the file is gone again (the directory itself went away)
                 deleteQuietly(content);
+                if (attempt >= 3) {
+                    throw new UncheckedIOException("cannot create lock " + lockPath + ": " + e.getMessage(), e);
+                }
             } catch (UnsupportedOperationException | IOException e) {
                 deleteQuietly(content);
                 hardLinks = false; // e.g. a file system without hard links: fall back to CREATE_NEW
