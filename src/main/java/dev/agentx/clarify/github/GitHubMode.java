@@ -95,6 +95,9 @@ public final class GitHubMode implements AutoCloseable {
     /** The signed-in dashboard at /dashboard; null when the App's OAuth credentials are not set. */
     private final ServerDashboard dashboard;
     private java.util.concurrent.ScheduledExecutorService recoveryTicks;
+    /** With a database: what was wrong with it at the last check (every second while serving, and at each readiness probe). */
+    private volatile java.util.Optional<String> databaseProblem = java.util.Optional.empty();
+    private java.util.concurrent.ScheduledExecutorService databaseChecks;
     /** The repositories' state with AGENTX_DATABASE_URL; null: files under the data dir. */
     private final PostgresDatabase database;
     /** The other servers on the same database, if any: who processes a delivery, who sends an effect. */
@@ -168,9 +171,9 @@ public final class GitHubMode implements AutoCloseable {
         } else {
             this.dashboard = null;
         }
-        this.readiness = new Readiness(data, worker, clock, () -> database == null || database.reachable()
-                ? java.util.Optional.empty()
-                : java.util.Optional.of("the database " + database.describe() + " cannot be reached"));
+        // a replica that cannot reach the database acknowledges nothing (a proxy passes the delivery on)
+        server.refuseWhile(() -> databaseProblem);
+        this.readiness = new Readiness(data, worker, clock, this::checkDatabase);
         this.management = new ManagementServer(metrics, readiness, server::healthBody);
         metrics.gauge(ServerMetrics.OUTBOX_DEPTH, "Effects queued in the outbox, not yet confirmed by GitHub.",
                 g -> g.call(outbox.size()));
@@ -254,6 +257,15 @@ public final class GitHubMode implements AutoCloseable {
      * in the inbox), then starts the worker and the server.
      */
     public GitHubMode start() {
+        if (database != null) {
+            checkDatabase();
+            databaseChecks = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "agentx-database-check");
+                t.setDaemon(true);
+                return t;
+            });
+            databaseChecks.scheduleWithFixedDelay(this::checkDatabase, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
+        }
         catchUp();
         worker.start();
         worker.wake();
@@ -273,6 +285,25 @@ public final class GitHubMode implements AutoCloseable {
         LOG.info("agentx serve: listening on port {} at {}, management on port {} (GitHub API {}, data {})", port(),
                 settings.webhookPath(), managementPort(), settings.apiUrl(), settings.dataDir());
         return this;
+    }
+
+    /**
+     * Checks that the database answers (within about two seconds) and remembers the verdict, which
+     * the webhook reads for every delivery; empty without a database. Logs each change.
+     */
+    public java.util.Optional<String> checkDatabase() {
+        if (database == null) {
+            return java.util.Optional.empty();
+        }
+        java.util.Optional<String> now = database.reachable() ? java.util.Optional.empty()
+                : java.util.Optional.of("the database " + database.describe() + " cannot be reached");
+        if (now.isPresent() && databaseProblem.isEmpty()) {
+            LOG.warn("{}: webhooks are answered 503 until it is back", now.get());
+        } else if (now.isEmpty() && databaseProblem.isPresent()) {
+            LOG.info("the database {} is back: webhooks are acknowledged again", database.describe());
+        }
+        databaseProblem = now;
+        return now;
     }
 
     private void catchUp() {
@@ -371,6 +402,9 @@ public final class GitHubMode implements AutoCloseable {
     public void close() {
         if (recoveryTicks != null) {
             recoveryTicks.shutdownNow();
+        }
+        if (databaseChecks != null) {
+            databaseChecks.shutdownNow();
         }
         server.stopTaking();
         readiness.stopping();

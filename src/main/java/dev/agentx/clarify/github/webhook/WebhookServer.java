@@ -53,6 +53,8 @@ public final class WebhookServer implements AutoCloseable {
     /** Strict: trailing content after the object (like {@code {} {}}) is not a JSON object either. */
     private final ObjectMapper json = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private volatile boolean stopping;
+    /** Why deliveries cannot be committed now (the database is unreachable), or empty; read per request. */
+    private volatile java.util.function.Supplier<java.util.Optional<String>> unavailable = java.util.Optional::empty;
     private Javalin app;
 
     /** The path served besides the webhook path. */
@@ -139,6 +141,17 @@ public final class WebhookServer implements AutoCloseable {
 
     private void health(Context ctx) {
         ctx.status(200).contentType("application/json").result(healthBody());
+    }
+
+    /**
+     * While {@code why} names a problem (the database cannot be reached), verified deliveries are
+     * refused with 503: nothing is acknowledged that could not be carried out now. A proxy passes
+     * the delivery to another replica; without one GitHub records a failure, which the recovery
+     * pass asks GitHub to send again. Asked on every delivery, so it must be cheap.
+     */
+    public WebhookServer refuseWhile(java.util.function.Supplier<java.util.Optional<String>> why) {
+        this.unavailable = why;
+        return this;
     }
 
     /** Shutting down: webhooks are answered 503 (GitHub shows them failed; redeliver them later). */
@@ -235,6 +248,12 @@ public final class WebhookServer implements AutoCloseable {
         }
         if (node.has("installation") && Payloads.id(node.path("installation").get("id")) == 0) {
             refused(ctx, 400, "installation.id must be a positive whole number");
+            return;
+        }
+        java.util.Optional<String> problem = unavailable.get();
+        if (problem.isPresent()) {
+            refused(ctx, 503, problem.get() + "; this delivery was not acknowledged: it is asked for again once "
+                    + "that is over (the recovery pass), or redeliver it");
             return;
         }
         long queueing = System.nanoTime();
