@@ -61,7 +61,7 @@ final class StoreCommand {
                 ctx.out.flush();
             }
             List<StoreCopy.Copied> copied = new StoreCopy(LockManager.standard(ctx.clock),
-                    dir -> IssueMirror.statesIn(dir, ctx.clock)).copy(source, destination,
+                    IssueMirror::statesIn).copy(source, destination,
                     Optional.ofNullable(repo), c -> {
                         if (!ctx.json()) {
                             ctx.out.println(line(c));

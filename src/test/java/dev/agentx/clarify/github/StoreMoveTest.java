@@ -53,7 +53,7 @@ class StoreMoveTest {
     }
 
     @Test
-    void replicasWithNewDataDirsOnTheCopiedDatabasePostNothingAgain() {
+    void replicasWithNewDataDirsOnTheCopiedDatabasePostNothingAgain() throws Exception {
         MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
         TestPostgres.Database db = TestPostgres.newDatabase();
         Path single = dir.resolve("single-server");
@@ -63,10 +63,16 @@ class StoreMoveTest {
                     + "DB?")).status());
             assertEquals(1, onFiles.comments(1).size());
         }
-        // the command an operator runs, which also hands over what the data dir's outbox recorded
+        // the command an operator runs, which also hands over what the data dir's outbox recorded,
+        // reading the outbox's journal without changing it, even with a record half-written at its end
+        Path journal = single.resolve("outbox/journal");
+        byte[] halfWritten = {0, 0, 1, 0, 'x'};
+        java.nio.file.Files.write(journal, halfWritten, java.nio.file.StandardOpenOption.APPEND);
+        byte[] before = java.nio.file.Files.readAllBytes(journal);
         TestRoot.Run copy = new TestRoot(dir.resolve("cwd"), clock).cli("store", "copy", "--from", "files:" + single,
                 "--to", db.url());
         assertEquals(0, copy.code(), copy.err());
+        assertTrue(java.util.Arrays.equals(before, java.nio.file.Files.readAllBytes(journal)), "the journal as it was");
         assertTrue(copy.out().contains("GitHub state of 1 issue handed over"), copy.out());
 
         try (GitHubRig replica = new GitHubRig(dir.resolve("replica-data"), clock).database(db.url())) {

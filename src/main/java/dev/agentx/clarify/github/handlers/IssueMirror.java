@@ -9,7 +9,6 @@ import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.outbox.Effect;
 import dev.agentx.clarify.github.outbox.Outbox;
-import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.EntryType;
@@ -124,20 +123,14 @@ public final class IssueMirror {
 
     /**
      * What each issue shows on GitHub as the outbox of the data dir {@code dataDir} records it, for
-     * {@code agentx store copy} to hand over (read only; a data dir without an outbox has none).
+     * {@code agentx store copy} to hand over. Read without changing the data dir.
      */
-    public static StoreCopy.IssueStates statesIn(Path dataDir, java.time.Clock clock) {
-        Path dir = dataDir.resolve("outbox");
-        if (!Files.isRegularFile(dir.resolve("journal"))) {
-            return StoreCopy.IssueStates.NONE;
-        }
-        Outbox outbox = new Outbox(dir, null, clock, ServerMetrics.create());
+    public static StoreCopy.IssueStates statesIn(Path dataDir) {
+        Map<String, JsonNode> notes = Outbox.notesIn(dataDir.resolve("outbox"), Notes.ISSUE_NOTE_PREFIX);
         return repo -> {
             SortedMap<Integer, String> out = new TreeMap<>();
-            for (String name : outbox.noteNames(Notes.issueNotesOf(repo))) {
-                Notes.issueOf(repo, name).ifPresent(issue -> outbox.note(name, JsonNode.class)
-                        .ifPresent(state -> out.put(issue, state.toString())));
-            }
+            notes.forEach((name, state) -> Notes.issueOf(repo, name).ifPresent(issue -> out.put(issue,
+                    state.toString())));
             return out;
         };
     }

@@ -500,6 +500,34 @@ public final class Outbox {
         }
     }
 
+    /**
+     * The notes whose names start with {@code prefix} in the outbox journal of {@code dir}, by name,
+     * read without changing the file (a server may be appending to it; a half-written last record
+     * is left out): what {@code agentx store copy} hands over. Empty without a journal.
+     */
+    public static Map<String, JsonNode> notesIn(Path dir, String prefix) {
+        ObjectMapper mapper = JsonSupport.mapper();
+        Map<String, JsonNode> out = new TreeMap<>();
+        for (byte[] raw : Journal.readOnly(dir.resolve("journal"))) {
+            JsonNode r;
+            try {
+                r = mapper.readTree(raw);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the outbox journal in " + dir + ": " + e.getMessage(), e);
+            }
+            String name = r.path("name").asText("");
+            if (!name.startsWith(prefix)) {
+                continue;
+            }
+            switch (r.path("op").asText("")) {
+                case "note" -> out.put(name, r.get("note"));
+                case "forget" -> out.remove(name);
+                default -> { }
+            }
+        }
+        return out;
+    }
+
     /** The names of the notes that start with {@code prefix}. */
     public List<String> noteNames(String prefix) {
         return notes.keySet().stream().filter(n -> n.startsWith(prefix)).sorted().toList();
