@@ -167,6 +167,7 @@ public final class GitHubMode implements AutoCloseable {
                                 repo.statuses(), repo.eventLog(), repo::upstreamOrder);
                     }, links, database == null ? DashboardSessions.inMemory() : database.dashboardSessions());
             outbox.onCommentPosted((c, id) -> links.record(c.repo().fullName(), c.issue(), c.key(), id));
+            dashboard.refuseWhile(() -> databaseProblem);
             server.withRoutes(dashboard::routes);
         } else {
             this.dashboard = null;

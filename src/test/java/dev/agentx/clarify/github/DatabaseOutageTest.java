@@ -13,13 +13,14 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * GitHub Mode on PostgreSQL while the database goes away and comes back: readiness fails and
- * says why, deliveries are refused with 503 (nothing acknowledged that cannot be carried out; a
+ * says why, the dashboard answers 503 at once, deliveries are refused with 503 (nothing acknowledged that cannot be carried out; a
  * proxy would pass them to another replica, GitHub records a failure), and once the database is
  * back their redeliveries are carried out exactly once.
  */
@@ -55,7 +56,8 @@ class DatabaseOutageTest {
         int port = freePort();
         pg = startDatabase(port);
         MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
-        rig = new GitHubRig(dir.resolve("data"), clock).database("postgresql://postgres@localhost:" + port + "/postgres");
+        rig = new GitHubRig(dir.resolve("data"), clock).database("postgresql://postgres@localhost:" + port + "/postgres")
+                .oauth("Iv1.abc123", "client-secret-1");
         rig.start();
         assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")).status());
         assertEquals(Status.PENDING, rig.ledger(1).clarifications().get(0).status());
@@ -75,10 +77,18 @@ class DatabaseOutageTest {
                 refused.body());
         assertEquals(503, rig.deliver("issue_comment", followup, "outage-2").status());
         assertEquals(0, rig.mode().pendingDeliveries(), "nothing acknowledged, nothing queued");
+        long asked = System.nanoTime();
+        GitHubRig.Response page = rig.request("GET", rig.mode().port(), "/dashboard", null, Map.of());
+        assertEquals(503, page.status(), page.body());
+        assertTrue(page.body().contains("cannot be reached"), page.body());
+        assertTrue(System.nanoTime() - asked < java.util.concurrent.TimeUnit.SECONDS.toNanos(5),
+                "at once, not after the pool's 10 s connection timeout");
         assertEquals(commentsBefore, rig.comments(1).size(), "nothing posted for them");
 
         pg = startDatabase(port);
         assertEquals(200, rig.management("/readyz").status());
+        assertEquals(302, rig.request("GET", rig.mode().port(), "/dashboard", null, Map.of()).status(),
+                "the dashboard is back: to GitHub's sign-in");
         // GitHub's redeliveries (the recovery pass asks for them): the same ids, now acknowledged
         assertEquals(202, rig.deliver("issue_comment", answer, "outage-1").status());
         assertEquals(202, rig.deliver("issue_comment", followup, "outage-2").status());

@@ -58,6 +58,8 @@ public final class ServerDashboard implements AutoCloseable {
     private final DashboardPages pages = new DashboardPages();
     private final CommentLinks links;
     private final DashboardSessions sessions;
+    /** Why the pages cannot be shown now (the database is unreachable), or empty; read per request. */
+    private volatile Supplier<Optional<String>> unavailable = Optional::empty;
     private final Map<String, DashboardPages.Feed> feeds = new ConcurrentHashMap<>();
     private final Map<String, String> signatures = new ConcurrentHashMap<>();
     private final ScheduledExecutorService poller;
@@ -89,6 +91,26 @@ public final class ServerDashboard implements AutoCloseable {
         poller.scheduleWithFixedDelay(this::poll, 1, 1, TimeUnit.SECONDS);
     }
 
+    /**
+     * While {@code why} names a problem (the database the sessions and ledgers are in cannot be
+     * reached), pages answer 503 at once rather than after the pool's connection timeout.
+     */
+    public ServerDashboard refuseWhile(Supplier<Optional<String>> why) {
+        this.unavailable = why;
+        return this;
+    }
+
+    /** Answers 503 if the pages cannot be shown now; whether it did. */
+    private boolean refused(Context ctx) {
+        Optional<String> problem = unavailable.get();
+        if (problem.isEmpty()) {
+            return false;
+        }
+        ctx.status(503).contentType("text/plain; charset=utf-8").result("The dashboard cannot be shown now: "
+                + problem.get() + ". Try again in a moment.\n");
+        return true;
+    }
+
     /** The routes, on the server's HTTP port. */
     public void routes(RoutesConfig routes) {
         routes.get("/dashboard", this::index);
@@ -100,6 +122,10 @@ public final class ServerDashboard implements AutoCloseable {
             DashboardPages.asset(ctx, ctx.pathParam("name"));
         });
         routes.sse("/dashboard/{owner}/{repo}/events", client -> {
+            if (unavailable.get().isPresent()) {
+                client.close(); // the page's script connects again
+                return;
+            }
             Optional<RepoRef> ref = allowed(client.ctx());
             if (ref.isEmpty()) {
                 client.close();
@@ -111,6 +137,9 @@ public final class ServerDashboard implements AutoCloseable {
 
     private void index(Context ctx) {
         DashboardPages.secure(ctx);
+        if (refused(ctx)) {
+            return;
+        }
         Optional<Session> session = session(ctx);
         if (session.isEmpty()) {
             signIn(ctx);
@@ -129,6 +158,9 @@ public final class ServerDashboard implements AutoCloseable {
 
     private void callback(Context ctx) {
         DashboardPages.secure(ctx);
+        if (refused(ctx)) {
+            return;
+        }
         String state = ctx.queryParam("state");
         Optional<String> bound = cookies.verify(STATE, ctx.cookie(STATE), clock.instant());
         String code = ctx.queryParam("code");
@@ -164,6 +196,9 @@ public final class ServerDashboard implements AutoCloseable {
     /** A repository's page for a user who may read it; 404 for every other case, so nothing leaks. */
     private void repo(Context ctx, java.util.function.BiConsumer<Dashboard.Snapshot, Context> render) {
         DashboardPages.secure(ctx);
+        if (refused(ctx)) {
+            return;
+        }
         if (session(ctx).isEmpty()) {
             ctx.redirect("/dashboard");
             return;
