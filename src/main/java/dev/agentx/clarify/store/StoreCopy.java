@@ -15,6 +15,7 @@ import dev.agentx.clarify.status.AgentStatus;
 import dev.agentx.clarify.status.AgentStatusCodec;
 import dev.agentx.clarify.store.files.DataDirectory;
 import dev.agentx.clarify.store.postgres.DatabaseUrl;
+import dev.agentx.clarify.store.postgres.PgNotes;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -290,6 +291,7 @@ public final class StoreCopy {
             };
         }
         PostgresDatabase db = PostgresDatabase.open(((Database) where).url(), 2);
+        PgNotes notes = db.notes("agentx-store-copy", Clock.systemUTC());
         return new Side() {
             @Override
             public List<String> repositories() {
@@ -303,12 +305,11 @@ public final class StoreCopy {
 
             @Override
             public SortedMap<Integer, String> issueStates(String repo) {
-                return db.issueNotes(repo);
+                return notes.issueNotes(repo);
             }
 
             @Override
             public void handOver(String repo, SortedMap<Integer, String> states) {
-                Notes notes = db.notes("agentx-store-copy", Clock.systemUTC());
                 states.forEach((issue, json) -> {
                     try {
                         notes.putAndClaim(Notes.issueNote(repo, issue), JsonSupport.shared().readTree(json), List.of());

@@ -25,15 +25,29 @@ class StoreMoveTest {
     @TempDir
     Path dir;
 
+    /** Asks the architect on issue 1 and checks that the question was posted. */
+    private static void ask(GitHubRig rig) {
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?"))
+                .status());
+        assertEquals(1, rig.comments(1).size());
+    }
+
+    /** The architect answers on issue 1 in delivery {@code id}; the comments on issue 1 then, the answer last. */
+    private static List<String> answer(GitHubRig rig, String id) {
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("arch", 1, "/clarify answer Postgres."), id)
+                .status());
+        List<String> comments = rig.comments(1);
+        assertTrue(comments.get(comments.size() - 1).contains("> Postgres."), comments.toString());
+        return comments;
+    }
+
     @Test
     void aServerMovedToPostgresPostsNothingAgain() {
         MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
         TestPostgres.Database db = TestPostgres.newDatabase();
         try (GitHubRig rig = new GitHubRig(dir.resolve("data"), clock)) {
             rig.start();
-            assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?"))
-                    .status());
-            assertEquals(1, rig.comments(1).size());
+            ask(rig);
             // long enough for the outbox to have forgotten the keys of what it sent
             clock.advance(Duration.ofDays(60));
             rig.mode().drain();
@@ -44,11 +58,8 @@ class StoreMoveTest {
             assertTrue(copied.stream().allMatch(StoreCopy.Copied::same), copied.toString());
             rig.database(db.url()).start();
 
-            assertEquals(202, rig.deliver("issue_comment", rig.comment("arch", 1, "/clarify answer Postgres."))
-                    .status());
-            List<String> comments = rig.comments(1);
+            List<String> comments = answer(rig, rig.nextDeliveryId());
             assertEquals(2, comments.size(), "the question once, then the answer: " + comments);
-            assertTrue(comments.get(1).contains("> Postgres."), comments.toString());
         }
     }
 
@@ -59,9 +70,7 @@ class StoreMoveTest {
         Path single = dir.resolve("single-server");
         try (GitHubRig onFiles = new GitHubRig(single, clock)) {
             onFiles.start();
-            assertEquals(202, onFiles.deliver("issue_comment", onFiles.comment("eng", 1, "/clarify @architect Which "
-                    + "DB?")).status());
-            assertEquals(1, onFiles.comments(1).size());
+            ask(onFiles);
         }
         // the command an operator runs, which also hands over what the data dir's outbox recorded,
         // reading the outbox's journal without changing it, even with a record half-written at its end
@@ -78,11 +87,8 @@ class StoreMoveTest {
         try (GitHubRig replica = new GitHubRig(dir.resolve("replica-data"), clock).database(db.url())) {
             replica.start(); // a data dir of its own, empty: its outbox knows nothing of what was posted
             // its own delivery id: rigs number theirs alike, and the question's id marks it done in the ledger
-            assertEquals(202, replica.deliver("issue_comment", replica.comment("arch", 1, "/clarify answer Postgres."),
-                    "replica-1").status());
-            List<String> comments = replica.comments(1);
+            List<String> comments = answer(replica, "replica-1");
             assertEquals(1, comments.size(), "only the answer: " + comments);
-            assertTrue(comments.get(0).contains("> Postgres."), comments.toString());
         }
     }
 
@@ -93,9 +99,7 @@ class StoreMoveTest {
         Path data = dir.resolve("data");
         try (GitHubRig onPostgres = new GitHubRig(data, clock).database(db.url())) {
             onPostgres.start();
-            assertEquals(202, onPostgres.deliver("issue_comment", onPostgres.comment("eng", 1, "/clarify @architect "
-                    + "Which DB?")).status());
-            assertEquals(1, onPostgres.comments(1).size());
+            ask(onPostgres);
             clock.advance(Duration.ofDays(60)); // the outbox has forgotten the keys of what it sent
             onPostgres.mode().drain();
         }
@@ -112,11 +116,8 @@ class StoreMoveTest {
         try (GitHubRig onFiles = new GitHubRig(data, clock)) {
             onFiles.start();
             // its own delivery id: a new rig numbers its deliveries from 1, which the data dir's inbox has seen
-            assertEquals(202, onFiles.deliver("issue_comment", onFiles.comment("arch", 1, "/clarify answer Postgres."),
-                    "after-the-move-1").status());
-            List<String> comments = onFiles.comments(1);
+            List<String> comments = answer(onFiles, "after-the-move-1");
             assertEquals(1, comments.size(), "only the answer: " + comments);
-            assertTrue(comments.get(0).contains("> Postgres."), comments.toString());
         }
     }
 }

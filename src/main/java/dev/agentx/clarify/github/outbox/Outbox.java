@@ -265,11 +265,7 @@ public final class Outbox {
             seq.set(state.maxSeq);
             state.done.forEach(keys::put);
             for (Map.Entry<String, byte[]> n : state.notes.entrySet()) {
-                JsonNode value = readRec(n.getValue(), true).note();
-                if (value == null || value.isNull()) {
-                    throw new IllegalStateException("the note " + n.getKey() + " has no value");
-                }
-                notes.put(n.getKey(), json.writeValueAsBytes(value));
+                notes.put(n.getKey(), json.writeValueAsBytes(noteValue(json, n)));
             }
             for (Map.Entry<Long, Folded.Raw> p : state.pending.entrySet()) {
                 Entry entry = readRec(p.getValue().record(), true).entry();
@@ -303,6 +299,10 @@ public final class Outbox {
 
     /** As {@link #readRec(byte[])}; without {@code values}, an entry and a note are skipped (left null). */
     private Rec readRec(byte[] record, boolean values) throws IOException {
+        return readRec(json, record, values);
+    }
+
+    private static Rec readRec(ObjectMapper json, byte[] record, boolean values) throws IOException {
         try (JsonParser p = json.getFactory().createParser(record)) {
             RecordFields.start(p, "an outbox journal record");
             String op = null;
@@ -506,26 +506,32 @@ public final class Outbox {
      * is left out): what {@code agentx store copy} hands over. Empty without a journal.
      */
     public static Map<String, JsonNode> notesIn(Path dir, String prefix) {
-        ObjectMapper mapper = JsonSupport.mapper();
-        Map<String, JsonNode> out = new TreeMap<>();
-        for (byte[] raw : Journal.readOnly(dir.resolve("journal"))) {
-            JsonNode r;
-            try {
-                r = mapper.readTree(raw);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot read the outbox journal in " + dir + ": " + e.getMessage(), e);
+        ObjectMapper json = JsonSupport.mapper();
+        Path file = dir.resolve("journal");
+        try {
+            Folded state = new Folded(); // the fold a start makes, over the whole records only
+            for (byte[] record : Journal.readOnly(file)) {
+                state.apply(readRec(json, record, false), record);
             }
-            String name = r.path("name").asText("");
-            if (!name.startsWith(prefix)) {
-                continue;
+            Map<String, JsonNode> out = new TreeMap<>();
+            for (Map.Entry<String, byte[]> n : state.notes.entrySet()) {
+                if (n.getKey().startsWith(prefix)) {
+                    out.put(n.getKey(), noteValue(json, n));
+                }
             }
-            switch (r.path("op").asText("")) {
-                case "note" -> out.put(name, r.get("note"));
-                case "forget" -> out.remove(name);
-                default -> { }
-            }
+            return out;
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException("cannot read the outbox journal " + file + ": " + e.getMessage(), e);
         }
-        return out;
+    }
+
+    /** The value of a folded note record. */
+    private static JsonNode noteValue(ObjectMapper json, Map.Entry<String, byte[]> note) throws IOException {
+        JsonNode value = readRec(json, note.getValue(), true).note();
+        if (value == null || value.isNull()) {
+            throw new IllegalStateException("the note " + note.getKey() + " has no value");
+        }
+        return value;
     }
 
     /** The names of the notes that start with {@code prefix}. */

@@ -13,6 +13,8 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /** {@link Notes} as rows of {@code shared_notes}. */
 public final class PgNotes implements Notes {
@@ -83,6 +85,29 @@ public final class PgNotes implements Notes {
                 }
             }
             return claimed;
+        });
+    }
+
+    /**
+     * The issue notes of {@code repo} ({@link Notes#issueNote}) by issue number, each as its JSON
+     * text: what the server put on GitHub for each issue.
+     */
+    public SortedMap<Integer, String> issueNotes(String repo) {
+        String prefix = Notes.issueNotesOf(repo);
+        String like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
+        return db.autoCommit(c -> {
+            SortedMap<Integer, String> out = new TreeMap<>();
+            try (PreparedStatement s = c.prepareStatement(
+                    "SELECT name, note::text FROM shared_notes WHERE name LIKE ?")) {
+                s.setString(1, like);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        String note = r.getString(2);
+                        Notes.issueOf(repo, r.getString(1)).ifPresent(issue -> out.put(issue, note));
+                    }
+                }
+            }
+            return out;
         });
     }
 }

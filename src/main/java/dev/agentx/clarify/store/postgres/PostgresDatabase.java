@@ -4,15 +4,12 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
-import dev.agentx.clarify.store.Notes;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 
@@ -132,29 +129,6 @@ public final class PostgresDatabase implements AutoCloseable {
     /** The notes every replica of a server on this database sees, as {@code replica} takes part. */
     public PgNotes notes(String replica, java.time.Clock clock) {
         return new PgNotes(this, replica, clock);
-    }
-
-    /**
-     * The issue notes of {@code repo} ({@link Notes#issueNote}) by issue
-     * number, each as its JSON text: what the server put on GitHub for the issue.
-     */
-    public SortedMap<Integer, String> issueNotes(String repo) {
-        String prefix = Notes.issueNotesOf(repo);
-        String like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
-        return inTransaction(c -> {
-            SortedMap<Integer, String> out = new TreeMap<>();
-            try (PreparedStatement s = c.prepareStatement(
-                    "SELECT name, note::text FROM shared_notes WHERE name LIKE ?")) {
-                s.setString(1, like);
-                try (ResultSet r = s.executeQuery()) {
-                    while (r.next()) {
-                        String note = r.getString(2);
-                        Notes.issueOf(repo, r.getString(1)).ifPresent(issue -> out.put(issue, note));
-                    }
-                }
-            }
-            return out;
-        });
     }
 
     /** The dashboard's sessions, known to every replica. */
