@@ -8,6 +8,9 @@ import dev.agentx.clarify.github.recovery.DeliveryRecovery;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.render.Visible;
+import dev.agentx.clarify.store.postgres.DatabaseUrl;
+import dev.agentx.clarify.store.postgres.PgDeliveryQueue;
+import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -20,7 +23,8 @@ import picocli.CommandLine.Option;
                 + "acknowledged (queued, not done yet), processed, or failed (kept in inbox/failed/); "
                 + "'recovered' marks those the recovery pass asked GitHub to send again.",
                 "Reads the data dir ($AGENTX_DATA_DIR, else ./agentx-data) without changing it, so it "
-                        + "can run beside the server."},
+                        + "can run beside the server; with --database-url (or AGENTX_DATABASE_URL) the deliveries "
+                        + "every replica on that database received."},
         footer = {"", "Examples:", "  agentx deliveries", "  agentx deliveries --limit 200 --json"})
 final class DeliveriesCommand implements Runnable {
     private final CliContext ctx;
@@ -28,6 +32,11 @@ final class DeliveriesCommand implements Runnable {
     @Option(names = "--limit", paramLabel = "N", defaultValue = "50",
             description = "Show at most N deliveries (default 50).")
     int limit;
+
+    @Option(names = "--database-url", paramLabel = "URL",
+            description = "Read the deliveries of a server on PostgreSQL (every replica's) at URL; default "
+                    + "AGENTX_DATABASE_URL when set. The password may come from AGENTX_DATABASE_PASSWORD_FILE.")
+    String databaseUrl;
 
     DeliveriesCommand(CliContext ctx) {
         this.ctx = ctx;
@@ -39,16 +48,41 @@ final class DeliveriesCommand implements Runnable {
             throw new ClarifyException(ErrorCode.USAGE, "--limit must be at least 1, got " + limit + ".");
         }
         Path data = EnvFile.dataDir(ctx.env, ctx.cwd);
-        if (!Files.isDirectory(data.resolve("inbox"))) {
-            throw new ClarifyException(ErrorCode.USAGE, data + " has no inbox/: point AGENTX_DATA_DIR at the data dir "
-                    + "of 'agentx serve'.");
+        String url = databaseUrl != null ? databaseUrl : ctx.env.get("AGENTX_DATABASE_URL");
+        java.util.Set<String> recovered = Files.exists(data.resolve("recovery.json"))
+                ? DeliveryRecovery.asked(data.resolve("recovery.json")).keySet() : java.util.Set.of();
+        List<DeliveryLog.Entry> shown;
+        int total;
+        String where;
+        if (url != null && !url.isBlank()) {
+            // on PostgreSQL the deliveries are rows every replica shares
+            DatabaseUrl parsed;
+            try {
+                parsed = DatabaseUrl.parse(url, ctx.env);
+            } catch (IllegalArgumentException e) {
+                throw new ClarifyException(ErrorCode.USAGE, "--database-url: " + e.getMessage());
+            }
+            try (PostgresDatabase db = PostgresDatabase.open(parsed, 1)) {
+                PgDeliveryQueue.Listing listing = db.deliveries("cli", ctx.clock).recent(limit);
+                total = listing.total();
+                shown = listing.rows().stream().map(r -> new DeliveryLog.Entry(r.id(), r.event(), r.receivedAt(),
+                        r.doneAt(), "queued".equals(r.state()) ? "acknowledged" : r.state(),
+                        recovered.contains(r.id()))).toList();
+                where = db.describe();
+            }
+        } else {
+            if (!Files.isDirectory(data.resolve("inbox"))) {
+                throw new ClarifyException(ErrorCode.USAGE, data + " has no inbox/: point AGENTX_DATA_DIR at the data "
+                        + "dir of 'agentx serve', or --database-url at its database.");
+            }
+            List<DeliveryLog.Entry> all = DeliveryLog.read(data.resolve("inbox"), recovered);
+            total = all.size();
+            shown = all.subList(0, Math.min(limit, all.size()));
+            where = data.resolve("inbox").toString();
         }
-        List<DeliveryLog.Entry> all = DeliveryLog.read(data.resolve("inbox"),
-                DeliveryRecovery.asked(data.resolve("recovery.json")).keySet());
-        List<DeliveryLog.Entry> shown = all.subList(0, Math.min(limit, all.size()));
         if (ctx.json()) {
             ObjectNode root = ctx.mapper().createObjectNode();
-            root.put("total", all.size());
+            root.put("total", total);
             ArrayNode arr = root.putArray("deliveries");
             for (DeliveryLog.Entry e : shown) {
                 ObjectNode n = arr.addObject();
@@ -62,16 +96,16 @@ final class DeliveriesCommand implements Runnable {
             ctx.printJson(root);
             return;
         }
-        if (all.isEmpty()) {
-            ctx.out.println("No deliveries in " + data.resolve("inbox") + ".");
+        if (total == 0) {
+            ctx.out.println("No deliveries in " + where + ".");
         }
         for (DeliveryLog.Entry e : shown) {
             ctx.out.println(String.format("%-38s %-14s %-22s %s%s", Visible.text(e.id()),
                     e.event() == null ? "-" : Visible.text(e.event()), e.receivedAt() == null ? "-" : e.receivedAt(),
                     e.state(), e.recovered() ? " (recovered)" : ""));
         }
-        if (shown.size() < all.size()) {
-            ctx.out.println("... " + (all.size() - shown.size()) + " more; --limit shows more.");
+        if (shown.size() < total) {
+            ctx.out.println("... " + (total - shown.size()) + " more; --limit shows more.");
         }
         ctx.out.flush();
     }

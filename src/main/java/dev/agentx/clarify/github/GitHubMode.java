@@ -32,6 +32,7 @@ import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.store.CommentLinks;
 import dev.agentx.clarify.store.DashboardSessions;
+import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.Replicas;
 import dev.agentx.clarify.store.RepositoryState;
 import dev.agentx.clarify.store.files.DataDirectory;
@@ -81,7 +82,7 @@ public final class GitHubMode implements AutoCloseable {
     private final AnswerChannel channel;
     private final Map<RepoRef, LocalMode> repositories = new ConcurrentHashMap<>();
     private final RepoConfigs repoConfigs;
-    private final Inbox inbox;
+    private final DeliveryQueue inbox;
     private final Outbox outbox;
     private final IssueMirror mirror;
     private final DeliveryHandler handler;
@@ -103,6 +104,8 @@ public final class GitHubMode implements AutoCloseable {
     /** The other servers on the same database, if any: who processes a delivery, who sends an effect. */
     private final Replicas replicas;
     private final DataDirectory files;
+    /** This server's name among replicas (kept in the data dir). */
+    private final String replica;
 
     public GitHubMode(GitHubSettings settings, Clock clock, LockManager locks, GitHubGateway github, Options options) {
         this(settings, clock, locks, github, options, ServerMetrics.create());
@@ -132,16 +135,18 @@ public final class GitHubMode implements AutoCloseable {
         this.database = settings.database() == null ? null : PostgresDatabase.open(settings.database(), 12,
                 Duration.ofSeconds(10));
         String replica = files.replicaName();
+        this.replica = replica;
         this.replicas = database == null ? Replicas.alone(replica) : database.replicas(replica, clock);
-        this.inbox = new Inbox(data.resolve("inbox"), clock);
+        // on PostgreSQL the acknowledgement is a row every replica sees, not a file on this one's disk
+        this.inbox = database == null ? new Inbox(data.resolve("inbox"), clock) : database.deliveries(replica, clock);
         this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics, replicas);
         Actors actors = new Actors(config, github, clock);
         this.repoConfigs = new RepoConfigs(config,
                 ref -> new WorkflowCatalog(ref.rootIn(data).resolve(".agentx").resolve("workflows")), github, clock,
                 REPO_CONFIG_CHECK);
         this.mirror = new IssueMirror(outbox, actors, database == null ? null : database.notes(replica, clock));
-        // received by this replica, or claimed by any replica on the same database
-        this.recovery = new DeliveryRecovery(github, id -> inbox.received(id) || replicas.deliveryClaimed(id),
+        // received by this server (on PostgreSQL: by any replica on the same database)
+        this.recovery = new DeliveryRecovery(github, inbox::received,
                 data.resolve("recovery.json"), clock, metrics, DeliveryRecovery.standardBackoff());
         RepositoryMonitor monitor = options.monitor();
         RepositoryMonitor timed = new CoalescingMonitor(repo -> {
@@ -296,7 +301,7 @@ public final class GitHubMode implements AutoCloseable {
         if (database == null) {
             return java.util.Optional.empty();
         }
-        java.util.Optional<String> now = database.reachable() ? java.util.Optional.empty()
+        java.util.Optional<String> now = database.beat(replica) ? java.util.Optional.empty()
                 : java.util.Optional.of("the database " + database.describe() + " cannot be reached");
         if (now.isPresent() && databaseProblem.isEmpty()) {
             LOG.warn("{}: webhooks are answered 503 until it is back", now.get());
@@ -416,6 +421,12 @@ public final class GitHubMode implements AutoCloseable {
             dashboard.close();
         }
         if (database != null) {
+            try {
+                database.leave(replica); // what the worker could not finish is taken over at once
+            } catch (RuntimeException e) {
+                LOG.warn("cannot remove this replica's heartbeat; others take over what it left in {} s: {}",
+                        dev.agentx.clarify.store.postgres.PgDeliveryQueue.GONE_AFTER.toSeconds(), e.toString());
+            }
             database.close();
         }
     }

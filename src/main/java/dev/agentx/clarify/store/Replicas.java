@@ -6,30 +6,20 @@ import java.util.Collection;
 
 /**
  * What the replicas of one server agree on through the database they share, beyond the
- * repositories' state: which replica processes each delivery, which one sends each effect, and
- * which one does work that must happen once (asking GitHub for deliveries no replica received).
+ * repositories' state and the deliveries ({@link DeliveryQueue}): which one sends each effect,
+ * and which one does work that must happen once (asking GitHub for deliveries no replica
+ * received, forgetting old claims).
  *
- * <p>Each replica keeps its own inbox and outbox on its own disk. GitHub may send a delivery, or
- * its redelivery, to any replica: the first replica to {@link #claimDelivery claim} its id
- * processes it and every other copy is dropped. Effects are keyed as in one process (a thread
+ * <p>Each replica keeps its own outbox on its own disk. Effects are keyed as in one process (a thread
  * entry's comment has the same key whichever replica queues it), and the first replica to
  * {@link #claimEffect claim} a key sends it; another replica that queued the same effect drops it
  * once the claim is done, and holds back its issue's later effects until then, so comments of an
  * issue keep their order. A replica that crashed finds its claims its own after the restart (its
- * name is kept in its data folder) and finishes them from its inbox and outbox.
+ * name is kept in its data folder) and finishes them from its outbox.
  */
 public interface Replicas {
     /** This replica's name: the same across restarts on the same data folder. */
     String replica();
-
-    /**
-     * Claims the delivery for this replica. True if it is this replica's to process: claimed now,
-     * or by this replica before (a restart); false if another replica claimed it first.
-     */
-    boolean claimDelivery(String deliveryId);
-
-    /** Whether some replica claimed the delivery: received it and began processing it. */
-    boolean deliveryClaimed(String deliveryId);
 
     /** Who sends an effect, as {@link #claimEffect} found it. */
     enum Claim {
@@ -43,8 +33,9 @@ public interface Replicas {
 
     /**
      * Claims the effect with key hash {@code hash} for sending. An unfinished claim by another
-     * replica older than {@code takeOverBefore} is taken over (that replica is gone or stuck): the
-     * effect may have reached GitHub, so the caller treats it as uncertain.
+     * replica is taken over when that replica is gone (its heartbeat stopped) or the claim is older
+     * than {@code takeOverBefore} (the replica is stuck): the effect may have reached GitHub, so
+     * the caller treats it as uncertain.
      *
      * @return the claim, and whether it was taken over
      */
@@ -76,7 +67,7 @@ public interface Replicas {
     /** The installations some replica recorded as rate-limited beyond {@code now}, until when. */
     java.util.Map<Long, Instant> installationHolds(Instant now);
 
-    /** Forgets claims of deliveries and effects made before {@code before}; how many. */
+    /** Forgets claims of effects made before {@code before}; how many. */
     int forgetClaims(Instant before);
 
     /** A server that is the only one (the file store): every claim and lease is its own. */
@@ -85,16 +76,6 @@ public interface Replicas {
             @Override
             public String replica() {
                 return replica;
-            }
-
-            @Override
-            public boolean claimDelivery(String deliveryId) {
-                return true;
-            }
-
-            @Override
-            public boolean deliveryClaimed(String deliveryId) {
-                return false;
             }
 
             @Override

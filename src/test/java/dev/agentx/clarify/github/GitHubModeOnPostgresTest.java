@@ -31,6 +31,42 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
         return rig.database(db.url());
     }
 
+    @Override
+    void assertNoDeliveryRecorded() {
+        try (PostgresDatabase direct = PostgresDatabase.open(DatabaseUrl.parse(db.url(), Map.of()), 1)) {
+            assertEquals(0, direct.deliveries("test", clock).recent(10).total(), "no delivery row");
+        }
+        assertFalse(Files.exists(rig.data.resolve("inbox")), "no inbox in the data dir");
+    }
+
+    @Test
+    void aDeliveryIsARowOfTheDatabaseAndNoFile() {
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?"), "row-1")
+                .status());
+        try (PostgresDatabase direct = PostgresDatabase.open(DatabaseUrl.parse(db.url(), Map.of()), 1)) {
+            var listing = direct.deliveries("test", clock).recent(10);
+            assertEquals(1, listing.total());
+            assertEquals("row-1", listing.rows().get(0).id());
+            assertEquals("processed", listing.rows().get(0).state());
+        }
+        assertFalse(Files.exists(rig.data.resolve("inbox")), "the acknowledgement is the row: no inbox on disk");
+
+        // agentx deliveries reads the table when the server's AGENTX_DATABASE_URL is set
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        int code = dev.agentx.clarify.cli.Main.run(new String[] {"--json", "deliveries"}, new java.io.PrintWriter(out),
+                new java.io.PrintWriter(err), Map.of("AGENTX_DATA_DIR", rig.data.toString(), "AGENTX_DATABASE_URL",
+                        db.url()), dir, clock, false, c -> null);
+        assertEquals(0, code, err.toString());
+        assertTrue(out.toString().contains("\"total\" : 1") || out.toString().contains("\"total\":1"), out.toString());
+        assertTrue(out.toString().contains("row-1") && out.toString().contains("processed"), out.toString());
+        java.io.StringWriter text = new java.io.StringWriter();
+        code = dev.agentx.clarify.cli.Main.run(new String[] {"deliveries", "--database-url", db.url()},
+                new java.io.PrintWriter(text), new java.io.PrintWriter(err), Map.of(), dir, clock, false, c -> null);
+        assertEquals(0, code, err.toString());
+        assertTrue(text.toString().contains("row-1") && text.toString().contains("issue_comment"), text.toString());
+    }
+
     @Test
     void theLedgerIsARowOfTheDatabaseAndNoFile() {
         assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")).status());

@@ -1,13 +1,5 @@
 package dev.agentx.clarify.github;
 
-import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
-import static com.github.tomakehurst.wiremock.client.WireMock.get;
-import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
-import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import dev.agentx.clarify.events.ClarificationEvent;
@@ -17,6 +9,7 @@ import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.routing.Outcome;
+import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.support.MutableClock;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,6 +19,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Outages, rate limits, restarts and the monitor hook: nothing lost, nothing posted twice. */
 class GitHubResilienceTest {
@@ -154,7 +154,7 @@ class GitHubResilienceTest {
         ObjectNode d = rig.comment("eng", 2, "/clarify @architect Done before?\n/clarify @pm Not yet?");
         inbox = new Inbox(rig.data.resolve("inbox"), clock);
         inbox.accept("crashed-2", "issue_comment", rig.bytes(d));
-        inbox.saveProgress(inbox.queued().get(0), new Inbox.Progress(1, false, 0, null));
+        inbox.saveProgress(inbox.queued().get(0), new DeliveryQueue.Progress(1, false, 0, null));
 
         rig.start();
         assertEquals(2, rig.ledger(1).clarifications().size());

@@ -1,24 +1,24 @@
 package dev.agentx.clarify.reliability;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentx.clarify.github.GitHubMode;
 import dev.agentx.clarify.github.inbox.DeliveryProcessor;
-import dev.agentx.clarify.github.inbox.InboundDelivery;
-import dev.agentx.clarify.github.inbox.Inbox.Progress;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.store.DeliveryQueue.Progress;
+import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.InboundDelivery;
 import dev.agentx.clarify.support.MutableClock;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A delivery's command is written to the ledger, then the process dies before the delivery's

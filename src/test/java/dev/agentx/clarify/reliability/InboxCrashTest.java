@@ -1,10 +1,8 @@
 package dev.agentx.clarify.reliability;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.InboxWorker;
+import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.support.Jvm;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -17,6 +15,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A child JVM ({@link InboxWorker}, queue segments of 64 KB) accepts deliveries into the inbox from 4 threads and marks some done, and is killed
@@ -55,7 +55,7 @@ class InboxCrashTest {
             }
             Inbox inbox = new Inbox(dir, Clock.systemUTC());
             Set<String> queued = new HashSet<>();
-            for (Inbox.Queued q : inbox.queued()) {
+            for (DeliveryQueue.Queued q : inbox.queued()) {
                 queued.add(q.id());
                 String body = new String(inbox.read(q).body(), StandardCharsets.UTF_8);
                 assertTrue(body.startsWith("{\"id\":\"" + q.id() + "\""), "body of " + q.id() + " intact");
@@ -64,7 +64,7 @@ class InboxCrashTest {
             lost.removeAll(done);
             lost.removeAll(queued);
             // done just before the kill, too late to say so: then the inbox knows the id as seen
-            lost.removeIf(id -> inbox.accept(id, "ping", new byte[] {'{', '}'}) == Inbox.Accepted.DUPLICATE);
+            lost.removeIf(id -> inbox.accept(id, "ping", new byte[] {'{', '}'}) == DeliveryQueue.Accepted.DUPLICATE);
             assertEquals(Set.of(), lost, "acknowledged deliveries lost after kill " + k);
             Set<String> back = new HashSet<>(done);
             back.retainAll(queued);

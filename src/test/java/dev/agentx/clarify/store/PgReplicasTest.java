@@ -22,7 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Two replicas' view of one database: claims of deliveries and effects, leases, shared notes. */
+/** Two replicas' view of one database: claims of effects, leases, shared notes. */
 class PgReplicasTest {
     private final MutableClock clock = MutableClock.at("2026-05-04T10:00:00Z");
     private PostgresDatabase db;
@@ -34,45 +34,13 @@ class PgReplicasTest {
         db = TestPostgres.newDatabase().open(4);
         a = db.replicas("replica-a", clock);
         b = db.replicas("replica-b", clock);
+        assertTrue(db.beat("replica-a")); // both running
+        assertTrue(db.beat("replica-b"));
     }
 
     @AfterEach
     void close() {
         db.close();
-    }
-
-    @Test
-    void theFirstReplicaToClaimADeliveryProcessesItAlsoAfterARestart() {
-        assertFalse(a.deliveryClaimed("d-1"));
-        assertTrue(a.claimDelivery("d-1"));
-        assertFalse(b.claimDelivery("d-1"), "the other replica's copy is dropped");
-        assertTrue(a.claimDelivery("d-1"), "the claimer after a restart still finds it its own");
-        assertTrue(b.deliveryClaimed("d-1"));
-        assertTrue(b.claimDelivery("d-2"));
-        assertFalse(a.claimDelivery("d-2"));
-    }
-
-    @Test
-    void replicasClaimingOneDeliveryAtOnceGetOneWinner() throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(4);
-        try {
-            for (int round = 0; round < 20; round++) {
-                String id = "d-" + round;
-                List<Future<Boolean>> claims = new ArrayList<>();
-                for (int i = 0; i < 4; i++) {
-                    Replicas r = db.replicas("replica-" + i, clock);
-                    Callable<Boolean> claim = () -> r.claimDelivery(id);
-                    claims.add(pool.submit(claim));
-                }
-                int won = 0;
-                for (Future<Boolean> f : claims) {
-                    won += f.get() ? 1 : 0;
-                }
-                assertEquals(1, won, id);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
     }
 
     @Test
@@ -92,7 +60,7 @@ class PgReplicasTest {
     }
 
     @Test
-    void anEffectLeftUnsentByAReplicaThatIsGoneIsTakenOverAfterAWhile() {
+    void anEffectLeftUnsentByAReplicaThatIsStuckIsTakenOverAfterTenMinutes() {
         a.claimEffect("h2", clock.instant(), clock.instant().minus(Duration.ofMinutes(10)));
         clock.advance(Duration.ofMinutes(9));
         Instant now = clock.instant();
@@ -105,6 +73,17 @@ class PgReplicasTest {
         assertEquals("replica-a", taken.holder());
         assertEquals(Claim.PENDING_ELSEWHERE, a.claimEffect("h2", now, now.minus(Duration.ofMinutes(10))).claim(),
                 "the old claimer, back, leaves it to the new one");
+    }
+
+    @Test
+    void anEffectClaimedByAReplicaThatIsGoneIsTakenOverAtOnce() {
+        Instant now = clock.instant();
+        a.claimEffect("h3", now, now.minus(Duration.ofMinutes(10)));
+        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h3", now, now.minus(Duration.ofMinutes(10))).claim());
+        db.leave("replica-a"); // a stopped, or has not beaten for GONE_AFTER
+        Replicas.EffectClaim taken = b.claimEffect("h3", now, now.minus(Duration.ofMinutes(10)));
+        assertEquals(Claim.MINE, taken.claim());
+        assertTrue(taken.takenOver(), "taken over: a comment is looked for before it is posted");
     }
 
     @Test
@@ -132,13 +111,14 @@ class PgReplicasTest {
 
     @Test
     void oldClaimsAreForgotten() {
-        a.claimDelivery("old");
         a.claimEffect("old", clock.instant(), clock.instant());
         clock.advance(Duration.ofDays(8));
-        a.claimDelivery("new");
-        assertEquals(2, a.forgetClaims(clock.instant().minus(Duration.ofDays(7))));
-        assertFalse(b.deliveryClaimed("old"));
-        assertTrue(b.deliveryClaimed("new"));
+        a.claimEffect("new", clock.instant(), clock.instant());
+        assertEquals(1, a.forgetClaims(clock.instant().minus(Duration.ofDays(7))));
+        Instant now = clock.instant();
+        assertEquals(Claim.MINE, b.claimEffect("old", now, now.minus(Duration.ofMinutes(10))).claim(),
+                "forgotten: free to claim");
+        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("new", now, now.minus(Duration.ofMinutes(10))).claim());
     }
 
     record State(String who, int posted) {

@@ -1,6 +1,8 @@
 package dev.agentx.clarify.github.inbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.InboundDelivery;
 import java.util.function.Consumer;
 
 /** What the worker hands each delivery to (GitHub Mode: {@code handlers.DeliveryHandler}). */
@@ -13,5 +15,5 @@ public interface DeliveryProcessor {
      * the effects the step queued, durable with them at the thread's next {@code Outbox.sync()},
      * which must come before the next step runs. Throwing means: try again later.
      */
-    void handle(InboundDelivery delivery, JsonNode payload, Inbox.Progress progress, Consumer<Inbox.Progress> save);
+    void handle(InboundDelivery delivery, JsonNode payload, DeliveryQueue.Progress progress, Consumer<DeliveryQueue.Progress> save);
 }

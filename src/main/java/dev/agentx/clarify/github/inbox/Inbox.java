@@ -7,10 +7,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.IsoInstant;
+import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.files.RecordFields;
-import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.github.Payloads;
+import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.InboundDelivery;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -52,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * segment may go, so at every moment one of the two is on disk; a queued delivery whose id the
  * journal has as done (a crash undid a segment's deletion) is skipped at start.
  */
-public final class Inbox {
+public final class Inbox implements DeliveryQueue {
     private static final Logger LOG = LoggerFactory.getLogger(Inbox.class);
     public static final Duration KEEP_SEEN = Duration.ofDays(8);
     private static final Pattern DELIVERY_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
@@ -75,6 +77,8 @@ public final class Inbox {
     private final Map<String, Instant> seen = new ConcurrentHashMap<>();
     private final Map<Long, Progress> progress = new ConcurrentHashMap<>();
     private final ConcurrentSkipListMap<Long, Queued> queued = new ConcurrentSkipListMap<>();
+    /** Where each queued delivery is kept, by number. */
+    private final Map<Long, Location> locations = new ConcurrentHashMap<>();
     private final Object compaction = new Object();
     /**
      * Held for reading by every change from writing its journal record until {@link #apply} has
@@ -88,25 +92,8 @@ public final class Inbox {
     private Segment current;
     private volatile Consumer<Queued> listener = q -> { };
 
-    public enum Accepted { QUEUED, DUPLICATE }
-
     /** Where a queued delivery is kept: its queue segment (by number) and the record's offset in it. */
-    public record Location(long segment, long offset) {
-    }
-
-    /**
-     * A delivery waiting in the queue: its place in line, id, event, when it was received, its
-     * {@link #orderKey(JsonNode) order key} and where it is kept.
-     */
-    public record Queued(long seq, String id, String event, Instant receivedAt, String key, Location at) {
-    }
-
-    /**
-     * How far a delivery got: commands done (and whether one was refused), failed attempts and
-     * when to try again.
-     */
-    public record Progress(int commandsDone, boolean refused, int attempts, Instant notBefore) {
-        public static final Progress NONE = new Progress(0, false, 0, null);
+    record Location(long segment, long offset) {
     }
 
     /**
@@ -207,8 +194,9 @@ public final class Inbox {
                 if (seen.containsKey(h.id()) || !known.add(h.id())) {
                     continue; // done before a crash undid the segment's deletion, or queued twice
                 }
+                locations.put(h.seq(), new Location(number, r.offset()));
                 queued.put(h.seq(), new Queued(h.seq(), h.id(), h.event(), h.receivedAt(),
-                        h.key() == null ? "" : h.key(), new Location(number, r.offset())));
+                        h.key() == null ? "" : h.key()));
                 seg.live++;
             }
             segments.put(number, seg);
@@ -340,6 +328,7 @@ public final class Inbox {
     }
 
     /** Who is told of each delivery once it is queued durably (the worker); deliveries queued before are in {@link #queued()}. */
+    @Override
     public void onQueued(Consumer<Queued> listener) {
         this.listener = listener;
     }
@@ -354,6 +343,7 @@ public final class Inbox {
      * delivery survives a crash. Safe to call from many threads at once: their appends share
      * one {@code fdatasync}.
      */
+    @Override
     public Accepted accept(String id, String event, byte[] body, String key) {
         if (!validId(id)) {
             throw new IllegalArgumentException("invalid delivery id '" + id + "'");
@@ -389,38 +379,59 @@ public final class Inbox {
             known.remove(id);
             throw e;
         }
-        Queued q = new Queued(n, id, event, now, key, new Location(seg.number, w.offset()));
+        Queued q = new Queued(n, id, event, now, key);
+        locations.put(n, new Location(seg.number, w.offset()));
         queued.put(n, q);
         listener.accept(q);
         return Accepted.QUEUED;
     }
 
     /** Whether the delivery with this id was received: queued now, or done with in the last {@link #KEEP_SEEN}. */
+    @Override
     public boolean received(String id) {
         return known.contains(id);
     }
 
     /** Deliveries waiting, oldest first. */
+    @Override
     public List<Queued> queued() {
         return new ArrayList<>(queued.values());
     }
 
     /** How many deliveries wait. */
+    @Override
     public int size() {
         return queued.size();
     }
 
+    /** One server on its own disk: nothing is left by another. */
+    @Override
+    public List<Queued> adoptable(Instant now) {
+        return List.of();
+    }
+
+    /** Every queued delivery is this server's: the delivery as received and its progress. */
+    @Override
+    public Turn take(Queued q, Instant now) {
+        try {
+            return new Turn.Mine(read(q), progress(q));
+        } catch (RuntimeException e) {
+            return new Turn.Unreadable("unreadable: " + e.getMessage());
+        }
+    }
+
     /** The delivery as received. */
     public InboundDelivery read(Queued q) {
+        Location at = locations.get(q.seq());
         Segment seg;
         synchronized (segmentLock) {
-            seg = segments.get(q.at().segment());
+            seg = at == null ? null : segments.get(at.segment());
         }
         if (seg == null) {
             throw new IllegalStateException("delivery " + q.id() + " is no longer in the inbox's queue");
         }
         try {
-            return DeliveryFile.decode(json, seg.journal.read(q.at().offset()));
+            return DeliveryFile.decode(json, seg.journal.read(at.offset()));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read delivery " + q.id() + " from " + seg.journal.file() + ": "
                     + e.getMessage(), e);
@@ -442,6 +453,7 @@ public final class Inbox {
      * the sync that were not queued then. So a machine crash can undo at most the done records
      * written since the last call (the worker calls it on every tick).
      */
+    @Override
     public java.util.function.LongPredicate syncDone() {
         long upTo = seq.get();
         Set<Long> waiting = Set.copyOf(queued.keySet());
@@ -449,6 +461,7 @@ public final class Inbox {
         return n -> n <= upTo && !waiting.contains(n);
     }
 
+    @Override
     public void saveProgress(Queued q, Progress p) {
         record(new Rec("progress", q.seq(), null, p, null));
     }
@@ -463,6 +476,7 @@ public final class Inbox {
      * and queues no effect twice (the outbox knows their keys); the rest of processing (the
      * monitor, bringing the issue in step, abandoning on close) is harmless to repeat.
      */
+    @Override
     public void done(Queued q) {
         record(new Rec("done", q.seq(), q.id(), null, clock.instant()), false);
         if (queued.remove(q.seq()) != null) {
@@ -472,9 +486,10 @@ public final class Inbox {
     }
 
     private void release(Queued q) {
+        Location at = locations.remove(q.seq());
         Segment seg;
         synchronized (segmentLock) {
-            seg = segments.get(q.at().segment());
+            seg = at == null ? null : segments.get(at.segment());
         }
         if (seg != null) {
             release(seg);
@@ -496,6 +511,7 @@ public final class Inbox {
      * The delivery cannot be processed: keep it in {@code failed/} ({@code <seq>-<id>.json}, the
      * inbox file format) for a person to look at.
      */
+    @Override
     public void fail(Queued q, String why) {
         LOG.error("delivery {} moved to {}: {}", q.id(), failed, why);
         String name = String.format("%020d-%s", q.seq(), q.id());
@@ -519,6 +535,7 @@ public final class Inbox {
     }
 
     /** Forgets delivery ids seen longer ago than {@link #KEEP_SEEN} and compacts the journal. */
+    @Override
     public void prune() {
         try {
             compact();

@@ -6,6 +6,8 @@ import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.Payloads;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.InboundDelivery;
 import dev.agentx.clarify.store.Replicas;
 import java.io.IOException;
 import java.time.Clock;
@@ -34,7 +36,10 @@ import org.slf4j.MDC;
  * Works through the inbox and sends what the deliveries queued in the outbox.
  *
  * <p>Order: deliveries with the same {@link Inbox#orderKey order key} (the same issue) form a
- * line and are processed one at a time, in the order received; lines run side by side on
+ * line and are processed one at a time, in the order received; on a queue that replicas share,
+ * a line waits while an earlier delivery of its issue is held by another replica
+ * ({@link DeliveryQueue.Turn.Wait}), and the tick takes up deliveries left by replicas that are
+ * gone ({@link DeliveryQueue#adoptable}). Lines run side by side on
  * {@link #LANES} threads, so a slow issue (a lock held by an agent, a slow permission check)
  * does not hold up the others, and the file system's waits overlap. A delivery that fails (GitHub
  * unreachable while checking a permission, a lock timeout) stays first in its line and is tried
@@ -72,7 +77,9 @@ public final class Worker implements AutoCloseable {
      * grace period, systemd's TimeoutStopSec), with time left for the outbox's last flush.
      */
     static final Duration DRAIN = Duration.ofSeconds(20);
-    /** Replicas' claims of deliveries and effects are kept this long: longer than GitHub keeps a delivery. */
+    /** How soon a line waiting for an earlier delivery another replica holds is tried again. */
+    static final Duration WAIT_ELSEWHERE = Duration.ofMillis(200);
+    /** Replicas' claims of effects are kept this long: longer than GitHub keeps a delivery. */
     static final Duration KEEP_CLAIMS = Duration.ofDays(7);
     /** The lease under which one replica forgets old claims; longer than the day between its runs. */
     static final String FORGET_CLAIMS = "forget-claims";
@@ -80,7 +87,7 @@ public final class Worker implements AutoCloseable {
 
     private final Replicas replicas;
 
-    private final Inbox inbox;
+    private final DeliveryQueue inbox;
     private final DeliveryProcessor handler;
     private final Outbox outbox;
     private final Clock clock;
@@ -101,7 +108,7 @@ public final class Worker implements AutoCloseable {
     private final Object maintenance = new Object();
     private volatile ExecutorService lanes;
     private volatile ExecutorService senders;
-    private ScheduledExecutorService ticker;
+    private volatile ScheduledExecutorService ticker;
     private Instant lastPrune = Instant.MIN;
     private volatile boolean closed;
     /** While closing: until when (System.nanoTime) the lanes go on taking up deliveries. */
@@ -114,7 +121,7 @@ public final class Worker implements AutoCloseable {
     /** The deliveries of one order key, oldest first; at most one thread works on them at a time. */
     private static final class Line {
         final String key;
-        final ArrayDeque<Inbox.Queued> items = new ArrayDeque<>();
+        final ArrayDeque<DeliveryQueue.Queued> items = new ArrayDeque<>();
         /** A thread has claimed the line. */
         boolean running;
         /** Its first delivery waits out a retry until then. */
@@ -127,13 +134,13 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    public Worker(Inbox inbox, DeliveryProcessor handler, Outbox outbox, Clock clock, boolean synchronous,
+    public Worker(DeliveryQueue inbox, DeliveryProcessor handler, Outbox outbox, Clock clock, boolean synchronous,
                   ServerMetrics metrics) {
         this(inbox, handler, outbox, clock, synchronous, metrics, Replicas.alone("worker"));
     }
 
-    /** {@code replicas}: a delivery is processed only by the replica that claims it first. */
-    public Worker(Inbox inbox, DeliveryProcessor handler, Outbox outbox, Clock clock, boolean synchronous,
+    /** {@code replicas}: one of them at a time forgets old claims (a lease). */
+    public Worker(DeliveryQueue inbox, DeliveryProcessor handler, Outbox outbox, Clock clock, boolean synchronous,
                   ServerMetrics metrics, Replicas replicas) {
         this.replicas = replicas;
         this.inbox = inbox;
@@ -152,13 +159,12 @@ public final class Worker implements AutoCloseable {
 
     /**
      * How far the delivery got: the commands done as the outbox note says (written with each
-     * command's effects), the attempts and the next try as the inbox's journal says.
+     * command's effects), the attempts and the next try as the queue keeps them ({@code kept}).
      */
-    private Inbox.Progress progressOf(Inbox.Queued q) {
-        Inbox.Progress kept = inbox.progress(q);
-        return outbox.note(PROGRESS + q.seq(), Inbox.Progress.class)
+    private DeliveryQueue.Progress progressOf(DeliveryQueue.Queued q, DeliveryQueue.Progress kept) {
+        return outbox.note(PROGRESS + q.seq(), DeliveryQueue.Progress.class)
                 .filter(n -> n.commandsDone() > kept.commandsDone())
-                .map(n -> new Inbox.Progress(n.commandsDone(), n.refused(), kept.attempts(), kept.notBefore()))
+                .map(n -> new DeliveryQueue.Progress(n.commandsDone(), n.refused(), kept.attempts(), kept.notBefore()))
                 .orElse(kept);
     }
 
@@ -208,7 +214,7 @@ public final class Worker implements AutoCloseable {
         Instant oldest = null;
         for (Line line : lines.values()) {
             synchronized (line) {
-                Inbox.Queued head = line.items.peek();
+                DeliveryQueue.Queued head = line.items.peek();
                 if (head == null || (line.notBefore != null && now.isBefore(line.notBefore))) {
                     continue;
                 }
@@ -269,7 +275,7 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    private void submit(Inbox.Queued q) {
+    private void submit(DeliveryQueue.Queued q) {
         if (!tracked.add(q.seq())) {
             return;
         }
@@ -334,7 +340,7 @@ public final class Worker implements AutoCloseable {
      */
     private boolean work(Line line, int limit) {
         for (int done = 0; ; done++) {
-            Inbox.Queued head;
+            DeliveryQueue.Queued head;
             synchronized (line) {
                 head = line.items.peek();
                 if (head == null || (closed && !synchronous && System.nanoTime() - drainUntil > 0)) {
@@ -366,6 +372,7 @@ public final class Worker implements AutoCloseable {
                 if (retryAt != null) {
                     line.notBefore = retryAt;
                     line.running = false;
+                    retakeAt(line, retryAt);
                     return false;
                 }
                 line.items.poll();
@@ -375,6 +382,31 @@ public final class Worker implements AutoCloseable {
             if (!synchronous && send != null) {
                 outbox.sendQueued(send); // the lane goes on with its next delivery meanwhile
             }
+        }
+    }
+
+    /**
+     * Takes the line up again at {@code when} if that comes before the next tick (a line waiting
+     * for another replica's delivery); later retries are the tick's.
+     */
+    private void retakeAt(Line line, Instant when) {
+        ScheduledExecutorService t = ticker;
+        long delay = Duration.between(clock.instant(), when).toMillis();
+        if (t == null || synchronous || delay >= TICK.toMillis()) {
+            return;
+        }
+        try {
+            t.schedule(() -> {
+                boolean start;
+                synchronized (line) {
+                    start = claimForLane(line, clock.instant());
+                }
+                if (start) {
+                    dispatch(line);
+                }
+            }, Math.max(delay, 1), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // stopping: what is left stays queued for the next start or another replica
         }
     }
 
@@ -389,32 +421,35 @@ public final class Worker implements AutoCloseable {
      * Processes one delivery. Null when it is done with (processed, or moved to {@code failed/});
      * otherwise when to try it again.
      */
-    private Instant process(Inbox.Queued q) {
+    private Instant process(DeliveryQueue.Queued q) {
         Instant now = clock.instant();
-        Inbox.Progress progress = progressOf(q);
-        if (progress.notBefore() != null && now.isBefore(progress.notBefore())) {
-            return progress.notBefore(); // a retry planned before a restart
+        DeliveryQueue.Turn turn = inbox.take(q, now);
+        if (turn instanceof DeliveryQueue.Turn.Wait w) {
+            // an earlier delivery about the same issue is held by another replica: its line goes first
+            LOG.debug("delivery {} ({}) waits for an earlier delivery of its issue held by replica {}", q.id(),
+                    q.event(), w.holder());
+            return now.plus(WAIT_ELSEWHERE);
         }
-        InboundDelivery d;
-        try {
-            d = inbox.read(q);
-        } catch (RuntimeException e) {
-            inbox.fail(q, "unreadable: " + e.getMessage());
+        if (turn instanceof DeliveryQueue.Turn.Gone g) {
+            LOG.info("delivery {} ({}) is not this replica's to process ({}); dropped here", q.id(), q.event(), g.why());
+            return null;
+        }
+        if (turn instanceof DeliveryQueue.Turn.Unreadable u) {
+            inbox.fail(q, u.why());
             metrics.delivery(q.event(), "", "failed");
             return null;
         }
+        DeliveryQueue.Turn.Mine mine = (DeliveryQueue.Turn.Mine) turn;
+        DeliveryQueue.Progress progress = progressOf(q, mine.progress());
+        if (progress.notBefore() != null && now.isBefore(progress.notBefore())) {
+            return progress.notBefore(); // a retry planned before a restart
+        }
+        InboundDelivery d = mine.delivery();
         JsonNode payload = parse(d.body());
         String action = putContext(d, payload);
         busySince.put(Thread.currentThread(), now);
         long started = System.nanoTime();
         try {
-            if (!replicas.claimDelivery(d.id())) {
-                // GitHub sent this delivery (or its redelivery) to another replica too, which claimed it first
-                LOG.info("delivery {} ({}) is processed by another replica; dropped here", d.id(), d.event());
-                inbox.done(q);
-                metrics.delivery(d.event(), action, "duplicate");
-                return null;
-            }
             // a command is recorded as done by a note in the outbox journal, written after the
             // effects it queued and made durable by the handler's sync of them (one fdatasync per
             // command, shared with other lanes), so the inbox's journal needs no sync per command
@@ -431,7 +466,7 @@ public final class Worker implements AutoCloseable {
             metrics.delivery(d.event(), action, "processed");
             return null;
         } catch (RuntimeException e) {
-            Inbox.Progress before = progressOf(q);
+            DeliveryQueue.Progress before = progressOf(q, mine.progress());
             int attempts = before.attempts() + 1;
             if (attempts >= MAX_ATTEMPTS) {
                 LOG.error("delivery {} ({}) failed {} times; moved to the inbox's failed/: {}", d.id(), d.event(),
@@ -445,7 +480,7 @@ public final class Worker implements AutoCloseable {
             LOG.warn("delivery {} ({}) failed (attempt {}), retrying in {} s: {}", d.id(), d.event(), attempts,
                     wait.toSeconds(), e.toString(), e);
             Instant retryAt = now.plus(wait);
-            inbox.saveProgress(q, new Inbox.Progress(before.commandsDone(), before.refused(), attempts, retryAt));
+            inbox.saveProgress(q, new DeliveryQueue.Progress(before.commandsDone(), before.refused(), attempts, retryAt));
             metrics.deliveryAttempt(d.event(), "retry", started);
             return retryAt;
         } finally {
@@ -459,6 +494,7 @@ public final class Worker implements AutoCloseable {
         try {
             maintain();
             Instant now = clock.instant();
+            adopt(now);
             for (Line line : lines.values()) {
                 boolean start;
                 synchronized (line) {
@@ -471,6 +507,30 @@ public final class Worker implements AutoCloseable {
             outbox.flush();
         } catch (RuntimeException e) {
             LOG.error("worker tick: {}", e.toString(), e);
+        }
+    }
+
+    /** Takes up the deliveries of replicas that are gone (none on the file store). */
+    private void adopt(Instant now) {
+        if (closed) {
+            return;
+        }
+        List<DeliveryQueue.Queued> left;
+        try {
+            left = inbox.adoptable(now);
+        } catch (RuntimeException e) {
+            LOG.warn("worker: cannot look for deliveries left by replicas that are gone: {}", e.toString());
+            return;
+        }
+        int n = 0;
+        for (DeliveryQueue.Queued q : left) {
+            if (!tracked.contains(q.seq())) {
+                n++;
+                submit(q);
+            }
+        }
+        if (n > 0) {
+            LOG.info("worker: taking up {} deliveries left by replicas that are gone", n);
         }
     }
 
@@ -494,7 +554,7 @@ public final class Worker implements AutoCloseable {
                         replicas.forgetClaims(now.minus(KEEP_CLAIMS));
                     }
                 } catch (RuntimeException e) {
-                    LOG.warn("worker: cannot forget old claims of deliveries and effects; tomorrow again: {}",
+                    LOG.warn("worker: cannot forget old claims of effects; tomorrow again: {}",
                             e.toString());
                 }
                 lastPrune = clock.instant();
@@ -510,6 +570,7 @@ public final class Worker implements AutoCloseable {
     public void drain() {
         maintain();
         Instant now = clock.instant();
+        adopt(now);
         List<Line> ordered = new ArrayList<>();
         for (Line line : lines.values()) {
             synchronized (line) {
@@ -527,7 +588,7 @@ public final class Worker implements AutoCloseable {
 
     private static long firstSeq(Line line) {
         synchronized (line) {
-            Inbox.Queued head = line.items.peek();
+            DeliveryQueue.Queued head = line.items.peek();
             return head == null ? Long.MAX_VALUE : head.seq();
         }
     }

@@ -87,7 +87,7 @@ public final class Outbox {
     /** In {@link #keys}: queued, not done yet. */
     private static final Instant QUEUED = Instant.MAX;
 
-    /** An unfinished claim of another replica this old is taken over (that replica is gone or stuck). */
+    /** An unfinished claim of another replica this old is taken over (that replica is stuck); at once if it is gone. */
     static final Duration TAKE_OVER = Duration.ofMinutes(10);
 
     private final Replicas replicas;
@@ -699,8 +699,9 @@ public final class Outbox {
                     continue;
                 }
                 if (claim.takenOver()) {
-                    LOG.warn("outbox: {} was claimed by replica {} over {} min ago and not sent; sending it here "
-                            + "(a comment after looking for its tag)", e.key(), claim.holder(), TAKE_OVER.toMinutes());
+                    LOG.warn("outbox: {} was claimed by replica {}, which is gone or has not sent it in {} min; "
+                            + "sending it here (a comment after looking for its tag)", e.key(), claim.holder(),
+                            TAKE_OVER.toMinutes());
                     entry = entry.retried(entry.attempts(), entry.notBefore(), true, entry.lastError());
                 }
                 perform(entry);

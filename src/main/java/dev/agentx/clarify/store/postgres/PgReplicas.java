@@ -13,7 +13,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 
-/** {@link Replicas} as rows of {@code delivery_claims}, {@code effect_claims} and {@code leases}. */
+/** {@link Replicas} as rows of {@code effect_claims}, {@code leases} and {@code installation_holds}. */
 public final class PgReplicas implements Replicas {
     private final PostgresDatabase db;
     private final String replica;
@@ -31,35 +31,6 @@ public final class PgReplicas implements Replicas {
     }
 
     @Override
-    public boolean claimDelivery(String deliveryId) {
-        // the common case, a delivery no replica claimed yet, is one statement in one round trip
-        if (db.autoCommit(c -> insert(c, "INSERT INTO delivery_claims (delivery, replica, claimed_at) "
-                + "VALUES (?, ?, ?) ON CONFLICT (delivery) DO NOTHING", deliveryId, clock.instant()))) {
-            return true;
-        }
-        return db.autoCommit(c -> {
-            try (PreparedStatement s = c.prepareStatement("SELECT replica FROM delivery_claims WHERE delivery = ?")) {
-                s.setString(1, deliveryId);
-                try (ResultSet r = s.executeQuery()) {
-                    return r.next() && r.getString(1).equals(replica);
-                }
-            }
-        });
-    }
-
-    @Override
-    public boolean deliveryClaimed(String deliveryId) {
-        return db.inTransaction(c -> {
-            try (PreparedStatement s = c.prepareStatement("SELECT 1 FROM delivery_claims WHERE delivery = ?")) {
-                s.setString(1, deliveryId);
-                try (ResultSet r = s.executeQuery()) {
-                    return r.next();
-                }
-            }
-        });
-    }
-
-    @Override
     public EffectClaim claimEffect(String hash, Instant now, Instant takeOverBefore) {
         // the common case, an effect no other replica queued, is one statement in one round trip
         if (db.autoCommit(c -> insert(c, "INSERT INTO effect_claims (hash, replica, claimed_at) VALUES (?, ?, ?) "
@@ -70,8 +41,9 @@ public final class PgReplicas implements Replicas {
             String holder;
             boolean done;
             Instant claimedAt;
-            try (PreparedStatement s = c.prepareStatement("SELECT replica, done, claimed_at FROM effect_claims "
-                    + "WHERE hash = ? FOR UPDATE")) {
+            boolean holderAlive;
+            try (PreparedStatement s = c.prepareStatement("SELECT d.replica, d.done, d.claimed_at, "
+                    + PgDeliveryQueue.ALIVE + " FROM effect_claims d WHERE d.hash = ? FOR UPDATE OF d")) {
                 s.setString(1, hash);
                 try (ResultSet r = s.executeQuery()) {
                     if (!r.next()) {
@@ -80,12 +52,15 @@ public final class PgReplicas implements Replicas {
                     holder = r.getString(1);
                     done = r.getBoolean(2);
                     claimedAt = r.getTimestamp(3).toInstant();
+                    holderAlive = r.getBoolean(4);
                 }
             }
             if (done || holder.equals(replica)) {
                 return new EffectClaim(done ? Claim.DONE : Claim.MINE, false, holder);
             }
-            if (!claimedAt.isBefore(takeOverBefore)) {
+            // a claim is the holder's while it beats, for up to the take-over time; a holder that is
+            // gone (no heartbeat for PgDeliveryQueue.GONE_AFTER) leaves it to be taken over at once
+            if (holderAlive && !claimedAt.isBefore(takeOverBefore)) {
                 return new EffectClaim(Claim.PENDING_ELSEWHERE, false, holder);
             }
             try (PreparedStatement s = c.prepareStatement("UPDATE effect_claims SET replica = ?, claimed_at = ? "
@@ -166,11 +141,9 @@ public final class PgReplicas implements Replicas {
     public int forgetClaims(Instant before) {
         return db.inTransaction(c -> {
             int n = 0;
-            for (String table : new String[] {"delivery_claims", "effect_claims"}) {
-                try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE claimed_at < ?")) {
-                    s.setTimestamp(1, Timestamp.from(before));
-                    n += s.executeUpdate();
-                }
+            try (PreparedStatement s = c.prepareStatement("DELETE FROM effect_claims WHERE claimed_at < ?")) {
+                s.setTimestamp(1, Timestamp.from(before));
+                n += s.executeUpdate();
             }
             return n;
         });

@@ -126,6 +126,11 @@ public final class PostgresDatabase implements AutoCloseable {
         return new PgReplicas(this, replica, clock);
     }
 
+    /** The deliveries every replica of a server on this database acknowledged, as {@code replica} takes part. */
+    public PgDeliveryQueue deliveries(String replica, java.time.Clock clock) {
+        return new PgDeliveryQueue(this, replica, clock);
+    }
+
     /** The notes every replica of a server on this database sees, as {@code replica} takes part. */
     public PgNotes notes(String replica, java.time.Clock clock) {
         return new PgNotes(this, replica, clock);
@@ -168,6 +173,33 @@ public final class PostgresDatabase implements AutoCloseable {
         } catch (SQLException e) {
             return false;
         }
+    }
+
+    /**
+     * As {@link #reachable()}, the probe being the heartbeat of {@code replica} (its row in
+     * {@code replica_beats} set to the database's clock): a replica that cannot beat is gone for
+     * the others ({@link PgDeliveryQueue#GONE_AFTER}), and also refuses deliveries itself.
+     */
+    public boolean beat(String replica) {
+        try (Connection c = probeConnection(); PreparedStatement s = c.prepareStatement("INSERT INTO replica_beats "
+                + "(replica, seen_at) VALUES (?, now()) ON CONFLICT (replica) DO UPDATE SET seen_at = now()")) {
+            s.setQueryTimeout(2);
+            s.setString(1, replica);
+            s.executeUpdate();
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    /** Removes the heartbeat of {@code replica}, which stops: the others take over what it left at once. */
+    public void leave(String replica) {
+        autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement("DELETE FROM replica_beats WHERE replica = ?")) {
+                s.setString(1, replica);
+                return s.executeUpdate();
+            }
+        });
     }
 
     private Connection probeConnection() throws SQLException {
@@ -263,6 +295,34 @@ public final class PostgresDatabase implements AutoCloseable {
                 s.execute();
             }
         }
+    }
+
+    /**
+     * Runs {@code work}, again up to twice when it failed because its connection was lost (the
+     * database restarted: the pool's connections to the old server fail once each, and the pool
+     * drops them). Only for work that is safe to repeat.
+     */
+    public static <T> T retryingLostConnections(java.util.function.Supplier<T> work) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return work.get();
+            } catch (ClarifyException e) {
+                if (attempt >= 3 || !connectionLost(e)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Whether {@code e} says the connection broke (SQLSTATE class 08, or the server shutting down: 57P01-57P03). */
+    static boolean connectionLost(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException s && s.getSQLState() != null
+                    && (s.getSQLState().startsWith("08") || s.getSQLState().matches("57P0[123]"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     ClarifyException failure(SQLException e) {

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Replicas on one database forget old claims of deliveries and effects one at a time, under a lease. */
+/** Replicas on one database forget old claims of effects one at a time, under a lease. */
 class ForgetClaimsTest {
     @TempDir
     Path dir;
@@ -38,16 +38,6 @@ class ForgetClaimsTest {
         @Override
         public String replica() {
             return real.replica();
-        }
-
-        @Override
-        public boolean claimDelivery(String deliveryId) {
-            return real.claimDelivery(deliveryId);
-        }
-
-        @Override
-        public boolean deliveryClaimed(String deliveryId) {
-            return real.deliveryClaimed(deliveryId);
         }
 
         @Override
@@ -93,14 +83,18 @@ class ForgetClaimsTest {
         try (PostgresDatabase db = TestPostgres.newDatabase().open(4)) {
             Counting a = new Counting(db.replicas("replica-a", clock));
             Counting b = new Counting(db.replicas("replica-b", clock));
-            assertTrue(a.claimDelivery("old-delivery"));
+            java.time.Instant start = clock.instant();
+            assertEquals(Replicas.Claim.MINE, a.claimEffect("old-effect", start, start).claim());
             try (Worker wa = worker("a", a); Worker wb = worker("b", b)) {
                 clock.advance(Duration.ofDays(8));
                 wa.drain();
                 wb.drain();
                 assertEquals(1, a.forgot.get());
                 assertEquals(0, b.forgot.get(), "a holds the lease");
-                assertFalse(b.deliveryClaimed("old-delivery"), "forgotten, for both");
+                java.time.Instant now = clock.instant();
+                Replicas.EffectClaim anew = b.claimEffect("old-effect", now, now.minus(Duration.ofMinutes(10)));
+                assertEquals(Replicas.Claim.MINE, anew.claim(), "forgotten, for both");
+                assertFalse(anew.takenOver(), "claimed anew, not taken over from a");
 
                 clock.advance(Duration.ofDays(1).plusMinutes(1));
                 wb.drain();

@@ -1,16 +1,17 @@
 package dev.agentx.clarify.github.inbox;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
+import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.InboundDelivery;
 import dev.agentx.clarify.support.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class InboxTest {
     @TempDir
@@ -21,14 +22,14 @@ class InboxTest {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
         Inbox inbox = new Inbox(dir, clock);
         byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
-        assertEquals(Inbox.Accepted.QUEUED, inbox.accept("d-1", "ping", body));
+        assertEquals(DeliveryQueue.Accepted.QUEUED, inbox.accept("d-1", "ping", body));
         inbox.done(inbox.queued().get(0));
         clock.advance(Duration.ofDays(3).plusHours(1));
         inbox.prune();
-        assertEquals(Inbox.Accepted.DUPLICATE, new Inbox(dir, clock).accept("d-1", "ping", body));
+        assertEquals(DeliveryQueue.Accepted.DUPLICATE, new Inbox(dir, clock).accept("d-1", "ping", body));
         clock.advance(Inbox.KEEP_SEEN);
         inbox.prune();
-        assertEquals(Inbox.Accepted.QUEUED, inbox.accept("d-1", "ping", body));
+        assertEquals(DeliveryQueue.Accepted.QUEUED, inbox.accept("d-1", "ping", body));
     }
 
     @Test
@@ -53,13 +54,13 @@ class InboxTest {
             inbox.accept("d-" + i, "ping", big);
         }
         assertTrue(segments().size() >= 4, "about two deliveries per segment: " + segments());
-        for (Inbox.Queued q : inbox.queued().subList(0, 6)) {
+        for (DeliveryQueue.Queued q : inbox.queued().subList(0, 6)) {
             inbox.done(q);
         }
         Inbox again = new Inbox(dir, clock, 1_000);
-        assertEquals(java.util.List.of("d-6", "d-7", "d-8", "d-9"), again.queued().stream().map(Inbox.Queued::id)
+        assertEquals(java.util.List.of("d-6", "d-7", "d-8", "d-9"), again.queued().stream().map(DeliveryQueue.Queued::id)
                 .toList());
-        for (Inbox.Queued q : again.queued()) {
+        for (DeliveryQueue.Queued q : again.queued()) {
             assertEquals(q.id(), again.read(q).id());
             assertArrayEquals(big, again.read(q).body());
             again.done(q);
@@ -78,8 +79,8 @@ class InboxTest {
         }
         java.nio.file.Path first = segments().get(0);
         assertEquals(2, segments().size(), "two deliveries fill a segment: " + segments());
-        java.util.List<Inbox.Queued> queued = inbox.queued();
-        inbox.saveProgress(queued.get(0), new Inbox.Progress(1, false, 0, null));
+        java.util.List<DeliveryQueue.Queued> queued = inbox.queued();
+        inbox.saveProgress(queued.get(0), new DeliveryQueue.Progress(1, false, 0, null));
         long[] before = inbox.journalWrittenAndDurable();
         assertEquals(before[0], before[1], "a command's progress is on disk when saveProgress returns");
 
@@ -93,7 +94,7 @@ class InboxTest {
         long[] gone = inbox.journalWrittenAndDurable();
         assertEquals(gone[0], gone[1], "both done records are on disk before the segment is deleted");
         assertEquals(false, java.nio.file.Files.exists(first));
-        assertEquals(java.util.List.of("d-2"), new Inbox(dir, clock, 1_000).queued().stream().map(Inbox.Queued::id)
+        assertEquals(java.util.List.of("d-2"), new Inbox(dir, clock, 1_000).queued().stream().map(DeliveryQueue.Queued::id)
                 .toList());
     }
 
@@ -109,7 +110,7 @@ class InboxTest {
         // as if the segment had been deleted and a crash undid it: the journal says "a" is done
         java.nio.file.Files.write(segment, kept, java.nio.file.StandardOpenOption.APPEND);
         Inbox again = new Inbox(dir, clock, 1_000);
-        assertEquals(java.util.List.of("b"), again.queued().stream().map(Inbox.Queued::id).toList());
+        assertEquals(java.util.List.of("b"), again.queued().stream().map(DeliveryQueue.Queued::id).toList());
     }
 
     @Test
@@ -124,9 +125,9 @@ class InboxTest {
             ch.truncate(size - 3); // a crash in the middle of appending "b": never acknowledged
         }
         Inbox again = new Inbox(dir, clock);
-        assertEquals(java.util.List.of("a"), again.queued().stream().map(Inbox.Queued::id).toList());
-        assertEquals(Inbox.Accepted.QUEUED, again.accept("b", "ping", body()), "GitHub redelivers it");
-        assertEquals(java.util.List.of("a", "b"), new Inbox(dir, clock).queued().stream().map(Inbox.Queued::id)
+        assertEquals(java.util.List.of("a"), again.queued().stream().map(DeliveryQueue.Queued::id).toList());
+        assertEquals(DeliveryQueue.Accepted.QUEUED, again.accept("b", "ping", body()), "GitHub redelivers it");
+        assertEquals(java.util.List.of("a", "b"), new Inbox(dir, clock).queued().stream().map(DeliveryQueue.Queued::id)
                 .toList());
     }
 
@@ -135,7 +136,7 @@ class InboxTest {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
         Inbox inbox = new Inbox(dir, clock);
         inbox.accept("bad-1", "issue_comment", body());
-        Inbox.Queued q = inbox.queued().get(0);
+        DeliveryQueue.Queued q = inbox.queued().get(0);
         inbox.fail(q, "failed 8 times");
         java.nio.file.Path kept = dir.resolve(String.format("failed/%020d-bad-1.json", q.seq()));
         InboundDelivery d = DeliveryFile.decode(dev.agentx.clarify.files.JsonSupport.mapper(),
@@ -143,7 +144,7 @@ class InboxTest {
         assertEquals("bad-1", d.id());
         assertArrayEquals(body(), d.body());
         assertEquals(0, new Inbox(dir, clock).size());
-        assertEquals(Inbox.Accepted.DUPLICATE, new Inbox(dir, clock).accept("bad-1", "issue_comment", body()));
+        assertEquals(DeliveryQueue.Accepted.DUPLICATE, new Inbox(dir, clock).accept("bad-1", "issue_comment", body()));
     }
 
     @Test
@@ -169,7 +170,7 @@ class InboxTest {
         pool.shutdown();
         Inbox again = new Inbox(dir, clock, 64 * 1024);
         assertEquals(threads * each, again.size());
-        for (Inbox.Queued q : again.queued()) {
+        for (DeliveryQueue.Queued q : again.queued()) {
             assertEquals("{\"id\":\"" + q.id() + "\"}", new String(again.read(q).body(), StandardCharsets.UTF_8));
         }
     }
@@ -209,8 +210,8 @@ class InboxTest {
                 for (int i = 0; i < 1_000; i++) {
                     String id = "d-" + lane + "-" + i;
                     inbox.accept(id, "issue_comment", body, "o/r#" + lane);
-                    Inbox.Queued q = inbox.queued().stream().filter(x -> x.id().equals(id)).findFirst().orElseThrow();
-                    inbox.saveProgress(q, new Inbox.Progress(i % 3, false, i % 2, null));
+                    DeliveryQueue.Queued q = inbox.queued().stream().filter(x -> x.id().equals(id)).findFirst().orElseThrow();
+                    inbox.saveProgress(q, new DeliveryQueue.Progress(i % 3, false, i % 2, null));
                     if (i % 4 != 0) {
                         inbox.done(q);
                     }
@@ -233,13 +234,13 @@ class InboxTest {
         Inbox again = new Inbox(dir, clock);
         assertEquals(inbox.size(), again.size());
         assertEquals(1_000, again.size(), "every fourth delivery is still queued");
-        for (Inbox.Queued q : again.queued()) {
+        for (DeliveryQueue.Queued q : again.queued()) {
             int i = Integer.parseInt(q.id().substring(q.id().lastIndexOf('-') + 1));
-            assertEquals(new Inbox.Progress(i % 3, false, i % 2, null), again.progress(q), q.id());
+            assertEquals(new DeliveryQueue.Progress(i % 3, false, i % 2, null), again.progress(q), q.id());
         }
         for (int t = 0; t < 4; t++) {
             for (int i = 0; i < 1_000; i++) {
-                assertEquals(Inbox.Accepted.DUPLICATE, again.accept("d-" + t + "-" + i, "issue_comment", body), "d-" + t + "-" + i);
+                assertEquals(DeliveryQueue.Accepted.DUPLICATE, again.accept("d-" + t + "-" + i, "issue_comment", body), "d-" + t + "-" + i);
             }
         }
         again.prune();
@@ -295,8 +296,8 @@ class InboxTest {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
         Inbox inbox = new Inbox(dir, clock);
         for (Inbox.Rec r : java.util.List.of(new Inbox.Rec("seq", 41, null, null, null),
-                new Inbox.Rec("progress", 42, null, new Inbox.Progress(2, true, 3, clock.instant().plusSeconds(20)), null),
-                new Inbox.Rec("progress", 43, null, Inbox.Progress.NONE, null),
+                new Inbox.Rec("progress", 42, null, new DeliveryQueue.Progress(2, true, 3, clock.instant().plusSeconds(20)), null),
+                new Inbox.Rec("progress", 43, null, DeliveryQueue.Progress.NONE, null),
                 new Inbox.Rec("done", 42, "72d3162e-cc78-11e3-81ab-4c9367dc0958", null, clock.instant()),
                 new Inbox.Rec("done", 0, "d-1", null, java.time.Instant.parse("2026-02-26T10:00:00.000000001Z")))) {
             byte[] bytes = json.writeValueAsBytes(r);

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.github.inbox;
 
+import dev.agentx.clarify.store.DeliveryQueue;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -39,7 +40,7 @@ public final class InboxWorker {
             th.start();
         }
         while (true) {
-            for (Inbox.Queued q : inbox.queued()) {
+            for (DeliveryQueue.Queued q : inbox.queued()) {
                 if (q.seq() % 2 == 0) {
                     inbox.done(q);
                     synchronized (out) {

@@ -1,12 +1,11 @@
 package dev.agentx.clarify.github.inbox;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.ServerMetrics;
-import dev.agentx.clarify.support.Scrape;
+import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.InboundDelivery;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.Scrape;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +16,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class WorkerTest {
     @TempDir
@@ -163,7 +164,7 @@ class WorkerTest {
         failuresLeft[0] = 0;
         Inbox again = new Inbox(dir.resolve("inbox"), clock);
         assertEquals(1, again.size());
-        assertEquals(Inbox.Accepted.DUPLICATE, again.accept("a", "issue_comment", comment(1, "1-0")));
+        assertEquals(DeliveryQueue.Accepted.DUPLICATE, again.accept("a", "issue_comment", comment(1, "1-0")));
     }
     /**
      * {@code agentx_deliveries_total} counts a delivery once, at its final outcome: a delivery that
@@ -213,7 +214,7 @@ class WorkerTest {
         Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
         Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
         DeliveryProcessor dies = (d, payload, progress, save) -> {
-            save.accept(new Inbox.Progress(progress.commandsDone() + 1, true, 0, null));
+            save.accept(new DeliveryQueue.Progress(progress.commandsDone() + 1, true, 0, null));
             outbox.sync(); // as the contract asks before the next step
             throw new AssertionError("killed after the first command");
         };
@@ -229,7 +230,7 @@ class WorkerTest {
         Inbox inbox2 = new Inbox(dir.resolve("inbox"), clock);
         Outbox outbox2 = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
         assertEquals(List.of(Worker.PROGRESS + inbox2.queued().get(0).seq()), outbox2.noteNames(Worker.PROGRESS));
-        List<Inbox.Progress> seen = new ArrayList<>();
+        List<DeliveryQueue.Progress> seen = new ArrayList<>();
         Worker second = new Worker(inbox2, (d, payload, progress, save) -> seen.add(progress), outbox2, clock, true,
                 ServerMetrics.create());
         second.drain();

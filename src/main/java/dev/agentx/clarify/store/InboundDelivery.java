@@ -1,4 +1,4 @@
-package dev.agentx.clarify.github.inbox;
+package dev.agentx.clarify.store;
 
 import java.time.Instant;
 

@@ -1,0 +1,421 @@
+package dev.agentx.clarify.store.postgres;
+
+import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.InboundDelivery;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.LongPredicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link DeliveryQueue} as rows of {@code deliveries}, shared by every replica on the database.
+ *
+ * <p>The acknowledgement is the commit of the delivery's row; its primary key, the delivery id,
+ * makes a copy of the same delivery a duplicate on every replica. The replica that acknowledged
+ * a delivery holds it ({@code replica}) and processes it; a replica with no heartbeat in
+ * {@code replica_beats} for {@link #GONE_AFTER} is gone, and what it held is taken over by the
+ * first other replica to {@link #take} it. A delivery is taken only when no earlier delivery
+ * with the same order key is still queued, whoever holds it: an issue's deliveries are processed
+ * one at a time in the order received ({@code seq}, from the database) across replicas.
+ */
+public final class PgDeliveryQueue implements DeliveryQueue {
+    private static final Logger LOG = LoggerFactory.getLogger(PgDeliveryQueue.class);
+    /** A replica whose heartbeat is older than this is gone: another takes over its deliveries. */
+    public static final Duration GONE_AFTER = Duration.ofSeconds(15);
+    /** Rows of deliveries done with are kept this long: GitHub redelivers deliveries of the past 3 days. */
+    static final Duration KEEP_DONE = Duration.ofDays(8);
+    /** At most this many deliveries of gone replicas are taken up per call of {@link #adoptable}. */
+    static final int ADOPT_BATCH = 500;
+
+    /** The replica named {@code d.replica} has beaten within {@link #GONE_AFTER} (the database's clock). */
+    static final String ALIVE = "EXISTS (SELECT 1 FROM replica_beats b WHERE b.replica = d.replica "
+            + "AND b.seen_at > now() - make_interval(secs => " + GONE_AFTER.toSeconds() + "))";
+
+    private final PostgresDatabase db;
+    private final String replica;
+    private final Clock clock;
+    private volatile Consumer<Queued> listener = q -> { };
+    /** At most this many deliveries go into one insert. */
+    static final int MAX_BATCH = 100;
+    /** Deliveries waiting for their insert ({@link #accept}), and the lock of the one inserting. */
+    private final java.util.Queue<Arrival> arrivals = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.locks.ReentrantLock inserting = new java.util.concurrent.locks.ReentrantLock();
+    /** Deliveries handed to this replica's worker and not done with here (their progress notes stay). */
+    private final Set<Long> open = ConcurrentHashMap.newKeySet();
+
+    PgDeliveryQueue(PostgresDatabase db, String replica, Clock clock) {
+        this.db = db;
+        this.replica = replica;
+        this.clock = clock;
+    }
+
+    @Override
+    public void onQueued(Consumer<Queued> listener) {
+        this.listener = listener;
+    }
+
+    /** One delivery waiting to be inserted by {@link #accept}; the result is set by whoever inserted it. */
+    private static final class Arrival {
+        final String id;
+        final String event;
+        final byte[] body;
+        final String key;
+        final Instant at;
+        boolean done;
+        Long seq;
+        RuntimeException failure;
+
+        Arrival(String id, String event, byte[] body, String key, Instant at) {
+            this.id = id;
+            this.event = event;
+            this.body = body;
+            this.key = key;
+            this.at = at;
+        }
+    }
+
+    /**
+     * Queues the delivery: its row committed. Deliveries that arrive while an insert is under way
+     * wait for it and then go in together, in one statement and one commit (one flush of the
+     * database's WAL for all of them, as the file inbox shares one fdatasync): under load the
+     * commits are what limits acknowledgements.
+     */
+    @Override
+    public Accepted accept(String id, String event, byte[] body, String key) {
+        if (id == null || id.isEmpty()) {
+            throw new IllegalArgumentException("a delivery needs an id");
+        }
+        Arrival me = new Arrival(id, event, body, key, clock.instant());
+        arrivals.add(me);
+        inserting.lock();
+        try {
+            while (!me.done) { // else an insert before this one took it along
+                List<Arrival> batch = new ArrayList<>();
+                for (Arrival a = arrivals.poll(); a != null; a = batch.size() < MAX_BATCH ? arrivals.poll() : null) {
+                    batch.add(a);
+                }
+                insert(batch);
+            }
+        } finally {
+            inserting.unlock();
+        }
+        if (me.failure != null) {
+            throw me.failure;
+        }
+        if (me.seq == null) {
+            // received before; or an insert whose commit was lost with its connection landed after all,
+            // which the tick's adoptable() hands to this replica's worker
+            return Accepted.DUPLICATE;
+        }
+        Queued q = new Queued(me.seq, id, event, me.at, key);
+        open.add(me.seq);
+        listener.accept(q);
+        return Accepted.QUEUED;
+    }
+
+    /** Inserts the batch in one statement; each arrival learns its number, or that its id was there. */
+    private void insert(List<Arrival> batch) {
+        try {
+            java.util.Map<String, Long> inserted = PostgresDatabase.retryingLostConnections(() -> db.autoCommit(c -> {
+                StringBuilder sql = new StringBuilder("INSERT INTO deliveries (id, event, order_key, body, "
+                        + "received_at, replica) VALUES ");
+                for (int i = 0; i < batch.size(); i++) {
+                    sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?, ?)");
+                }
+                sql.append(" ON CONFLICT (id) DO NOTHING RETURNING id, seq");
+                try (PreparedStatement s = c.prepareStatement(sql.toString())) {
+                    int n = 0;
+                    for (Arrival a : batch) {
+                        s.setString(++n, a.id);
+                        s.setString(++n, a.event);
+                        s.setString(++n, a.key);
+                        s.setBytes(++n, a.body);
+                        s.setTimestamp(++n, Timestamp.from(a.at));
+                        s.setString(++n, replica);
+                    }
+                    java.util.Map<String, Long> out = new java.util.HashMap<>();
+                    try (ResultSet r = s.executeQuery()) {
+                        while (r.next()) {
+                            out.put(r.getString(1), r.getLong(2));
+                        }
+                    }
+                    return out;
+                }
+            }));
+            for (Arrival a : batch) {
+                a.seq = inserted.remove(a.id); // a second copy of one id in the batch is a duplicate
+            }
+        } catch (RuntimeException e) {
+            batch.forEach(a -> a.failure = e);
+        } finally {
+            batch.forEach(a -> a.done = true);
+        }
+    }
+
+    @Override
+    public boolean received(String id) {
+        return db.autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT 1 FROM deliveries WHERE id = ?")) {
+                s.setString(1, id);
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next();
+                }
+            }
+        });
+    }
+
+    /** What this replica held when it stopped (the same name on the same data dir). */
+    @Override
+    public List<Queued> queued() {
+        List<Queued> out = select("SELECT seq, id, event, received_at, order_key FROM deliveries "
+                + "WHERE state = 'queued' AND replica = ? ORDER BY seq", replica);
+        out.forEach(q -> open.add(q.seq()));
+        return out;
+    }
+
+    /**
+     * Deliveries held by replicas that are gone, and any this replica holds that its worker was
+     * never handed (an insert that committed although its connection broke before the answer).
+     */
+    @Override
+    public List<Queued> adoptable(Instant now) {
+        // not added to open here: only take() makes a taken-over delivery this replica's
+        return select("SELECT seq, id, event, received_at, order_key FROM deliveries d "
+                + "WHERE state = 'queued' AND (replica = ? OR NOT " + ALIVE + ") ORDER BY seq LIMIT " + ADOPT_BATCH,
+                replica).stream().filter(q -> !open.contains(q.seq())).toList();
+    }
+
+    private List<Queued> select(String sql, String arg) {
+        return db.autoCommit(c -> {
+            List<Queued> out = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement(sql)) {
+                s.setString(1, arg);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        out.add(new Queued(r.getLong(1), r.getString(2), r.getString(3),
+                                r.getTimestamp(4).toInstant(), r.getString(5)));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /**
+     * The deliveries this replica holds and has not done with, counted in memory: liveness
+     * ({@code /healthz}) and {@code /metrics} read it, and must answer while the database is away.
+     */
+    @Override
+    public int size() {
+        return open.size();
+    }
+
+    /** An earlier delivery of {@code d}'s line is still queued (whoever holds it). */
+    private static final String FIRST_IN_LINE = "(d.order_key = '' OR NOT EXISTS (SELECT 1 FROM deliveries e "
+            + "WHERE e.state = 'queued' AND e.order_key = d.order_key AND e.seq < d.seq))";
+    private static final String DELIVERY_COLUMNS = "d.id, d.event, d.received_at, d.body, d.attempts, d.not_before";
+
+    /**
+     * Takes the delivery if it is still queued, first in its line, and held here or by a replica
+     * that is gone (then it is held here from now on); the same statement reads it. Otherwise
+     * says why not. A delivery this replica holds is only read (no write, so no commit to wait
+     * for): the common case costs one query.
+     */
+    @Override
+    public Turn take(Queued q, Instant now) {
+        Turn taken = db.autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT " + DELIVERY_COLUMNS + " FROM deliveries d "
+                    + "WHERE d.seq = ? AND d.state = 'queued' AND d.replica = ? AND " + FIRST_IN_LINE)) {
+                s.setLong(1, q.seq());
+                s.setString(2, replica);
+                Turn mine = mine(s);
+                if (mine != null) {
+                    return mine;
+                }
+            }
+            try (PreparedStatement s = c.prepareStatement("UPDATE deliveries d SET replica = ? "
+                    + "WHERE d.seq = ? AND d.state = 'queued' AND d.replica <> ? AND NOT " + ALIVE + " AND "
+                    + FIRST_IN_LINE + " RETURNING " + DELIVERY_COLUMNS)) {
+                s.setString(1, replica);
+                s.setLong(2, q.seq());
+                s.setString(3, replica);
+                return mine(s);
+            }
+        });
+        if (taken != null) {
+            open.add(q.seq());
+            return taken;
+        }
+        Turn why = db.autoCommit(c -> whyNot(c, q));
+        if (why instanceof Turn.Gone) {
+            open.remove(q.seq());
+        }
+        return why;
+    }
+
+    /** The delivery {@code s} returns ({@link #DELIVERY_COLUMNS}), or null if none. */
+    private static Turn mine(PreparedStatement s) throws SQLException {
+        try (ResultSet r = s.executeQuery()) {
+            if (!r.next()) {
+                return null;
+            }
+            Timestamp notBefore = r.getTimestamp(6);
+            return new Turn.Mine(new InboundDelivery(r.getString(1), r.getString(2), r.getTimestamp(3).toInstant(),
+                    r.getBytes(4)), new Progress(0, false, r.getInt(5), notBefore == null ? null : notBefore.toInstant()));
+        }
+    }
+
+    /** Why {@link #take} did not take {@code q}: done, held by a live replica, or behind an earlier delivery. */
+    private Turn whyNot(Connection c, Queued q) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT d.state, d.replica, " + ALIVE + " FROM deliveries d "
+                + "WHERE d.seq = ?")) {
+            s.setLong(1, q.seq());
+            try (ResultSet r = s.executeQuery()) {
+                if (!r.next()) {
+                    return new Turn.Gone("no longer in the database's queue");
+                }
+                if (!"queued".equals(r.getString(1))) {
+                    return new Turn.Gone(r.getString(1) + " by replica " + r.getString(2));
+                }
+                if (!r.getString(2).equals(replica) && r.getBoolean(3)) {
+                    return new Turn.Gone("held by replica " + r.getString(2));
+                }
+            }
+        }
+        try (PreparedStatement s = c.prepareStatement("SELECT replica FROM deliveries WHERE state = 'queued' "
+                + "AND order_key = ? AND seq < ? ORDER BY seq LIMIT 1")) {
+            s.setString(1, q.key());
+            s.setLong(2, q.seq());
+            try (ResultSet r = s.executeQuery()) {
+                return new Turn.Wait(r.next() ? r.getString(1) : "");
+            }
+        }
+    }
+
+    @Override
+    public void saveProgress(Queued q, Progress p) {
+        db.autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement("UPDATE deliveries SET attempts = ?, not_before = ? "
+                    + "WHERE seq = ? AND replica = ?")) {
+                s.setInt(1, p.attempts());
+                s.setTimestamp(2, p.notBefore() == null ? null : Timestamp.from(p.notBefore()));
+                s.setLong(3, q.seq());
+                s.setString(4, replica);
+                return s.executeUpdate();
+            }
+        });
+    }
+
+    /**
+     * Makes the done marks so far durable: one write committed synchronously (this replica's
+     * heartbeat), whose flush of the WAL covers every commit before it, those made without
+     * waiting ({@link #finish}) too. Then every delivery not open here is durably done with.
+     */
+    @Override
+    public LongPredicate syncDone() {
+        Set<Long> waiting = Set.copyOf(open);
+        db.autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO replica_beats (replica, seen_at) VALUES (?, "
+                    + "now()) ON CONFLICT (replica) DO UPDATE SET seen_at = now()")) {
+                s.setString(1, replica);
+                return s.executeUpdate();
+            }
+        });
+        return n -> !waiting.contains(n);
+    }
+
+    @Override
+    public void done(Queued q) {
+        finish(q, "processed", null);
+    }
+
+    @Override
+    public void fail(Queued q, String why) {
+        LOG.error("delivery {} marked failed in {}: {}", q.id(), db.describe(), why);
+        finish(q, "failed", why);
+    }
+
+    /**
+     * Marks the delivery done with, committed without waiting for the database's WAL to reach the
+     * disk ({@code synchronous_commit} off for this transaction, as the file inbox writes its done
+     * records without a sync): a crash of the database may undo the last fraction of a second of
+     * done marks, and those deliveries are processed again, which runs none of their commands
+     * twice (their keys are in the ledgers, written durably). So a delivery costs one flush of the
+     * WAL, its acknowledgement's, where marking it done would cost another.
+     */
+    private void finish(Queued q, String state, String failure) {
+        db.inTransaction(c -> {
+            try (PreparedStatement s = c.prepareStatement("SET LOCAL synchronous_commit TO OFF")) {
+                s.execute();
+            }
+            try (PreparedStatement s = c.prepareStatement("UPDATE deliveries SET state = ?, failure = ?, done_at = ? "
+                    + "WHERE seq = ? AND replica = ? AND state = 'queued'")) {
+                s.setString(1, state);
+                s.setString(2, failure);
+                s.setTimestamp(3, Timestamp.from(clock.instant()));
+                s.setLong(4, q.seq());
+                s.setString(5, replica);
+                return s.executeUpdate();
+            }
+        });
+        open.remove(q.seq());
+    }
+
+    /** One delivery as {@link #recent} lists it; {@code state} is {@code queued}, {@code processed} or {@code failed}. */
+    public record Row(String id, String event, Instant receivedAt, Instant doneAt, String state, String replica) {
+    }
+
+    /** The deliveries every replica received, newest first, at most {@code limit}; and how many there are. */
+    public Listing recent(int limit) {
+        return db.inTransaction(c -> {
+            List<Row> rows = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement("SELECT id, event, received_at, done_at, state, replica "
+                    + "FROM deliveries ORDER BY seq DESC LIMIT ?")) {
+                s.setInt(1, limit);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        Timestamp done = r.getTimestamp(4);
+                        rows.add(new Row(r.getString(1), r.getString(2), r.getTimestamp(3).toInstant(),
+                                done == null ? null : done.toInstant(), r.getString(5), r.getString(6)));
+                    }
+                }
+            }
+            try (PreparedStatement s = c.prepareStatement("SELECT count(*) FROM deliveries");
+                 ResultSet r = s.executeQuery()) {
+                r.next();
+                return new Listing(r.getInt(1), rows);
+            }
+        });
+    }
+
+    /** {@link #recent}'s answer. */
+    public record Listing(int total, List<Row> rows) {
+    }
+
+    /** Deletes the rows of deliveries done with over {@link #KEEP_DONE} ago (any replica may; repeating it is harmless). */
+    @Override
+    public void prune() {
+        int n = db.autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement("DELETE FROM deliveries WHERE state <> 'queued' "
+                    + "AND done_at < ?")) {
+                s.setTimestamp(1, Timestamp.from(clock.instant().minus(KEEP_DONE)));
+                return s.executeUpdate();
+            }
+        });
+        if (n > 0) {
+            LOG.info("deliveries: forgot {} done with over {} days ago", n, KEEP_DONE.toDays());
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.agentx.clarify.github.inbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import dev.agentx.clarify.github.outbox.Outbox;
+import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.postgres.PgDeliveryQueue;
+import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestPostgres;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The worker over the deliveries table that replicas share: an issue's line across replicas, and take-overs. */
+class SharedQueueWorkerTest {
+    @TempDir
+    Path dir;
+
+    private final MutableClock clock = MutableClock.at("2026-11-25T10:00:00Z");
+    private final List<String> handled = new ArrayList<>();
+    private PostgresDatabase db;
+
+    @BeforeEach
+    void open() {
+        db = TestPostgres.newDatabase().open(6);
+        db.beat("replica-a"); // both replicas running
+        db.beat("replica-b");
+    }
+
+    @AfterEach
+    void close() {
+        db.close();
+    }
+
+    private Worker worker(String name, DeliveryQueue queue) {
+        return new Worker(queue, (d, payload, progress, save) -> handled.add(name + ":" + d.id()),
+                new Outbox(dir.resolve(name + "/outbox"), null, clock, ServerMetrics.create(),
+                        db.replicas("replica-" + name, clock)), clock, true, ServerMetrics.create(),
+                db.replicas("replica-" + name, clock));
+    }
+
+    private static byte[] body(int issue) {
+        return ("{\"action\":\"created\",\"repository\":{\"full_name\":\"acme/shop\"},\"issue\":{\"number\":" + issue
+                + "}}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aLineWaitsForTheEarlierDeliveryOfItsIssueThatAnotherReplicaHolds() {
+        PgDeliveryQueue a = db.deliveries("replica-a", clock);
+        PgDeliveryQueue b = db.deliveries("replica-b", clock);
+        List<DeliveryQueue.Queued> onA = new ArrayList<>();
+        a.onQueued(onA::add); // a's worker is busy elsewhere: d-1 waits on a
+        a.accept("d-1", "issue_comment", body(1), "acme/shop#1");
+        try (Worker wb = worker("b", b)) {
+            b.accept("d-2", "issue_comment", body(1), "acme/shop#1");
+            b.accept("d-3", "issue_comment", body(2), "acme/shop#2");
+            wb.drain();
+            assertEquals(List.of("b:d-3"), handled, "d-2 waits for d-1 of the same issue; #2 goes on");
+            assertEquals(1, b.size(), "b holds d-2; d-3 is done");
+            assertInstanceOf(DeliveryQueue.Turn.Mine.class, a.take(onA.get(0), clock.instant()));
+            a.done(onA.get(0));
+            clock.advance(Duration.ofSeconds(1)); // past the short wait
+            wb.drain();
+            assertEquals(List.of("b:d-3", "b:d-2"), handled);
+        }
+    }
+
+    @Test
+    void aWorkerTakesUpWhatAReplicaThatIsGoneLeftInTheOrderReceived() {
+        PgDeliveryQueue a = db.deliveries("replica-a", clock);
+        a.accept("d-1", "issue_comment", body(1), "acme/shop#1");
+        a.accept("d-2", "issue_comment", body(1), "acme/shop#1");
+        try (Worker wb = worker("b", db.deliveries("replica-b", clock))) {
+            wb.drain();
+            assertEquals(List.of(), handled, "a is alive");
+            db.leave("replica-a");
+            wb.drain();
+            assertEquals(List.of("b:d-1", "b:d-2"), handled);
+            wb.drain();
+            assertEquals(List.of("b:d-1", "b:d-2"), handled, "once");
+        }
+    }
+}
