@@ -182,6 +182,39 @@ class ReplicasTest {
         }
     }
 
+    /**
+     * Each issue's question goes to one replica and its answer, right after, to the other: the
+     * answer waits in its line until the question, held by the other replica, is applied, so
+     * every answer finds its question (applied first, it would be refused: nothing to answer).
+     */
+    @Test
+    void anIssuesDeliveriesSentToTwoReplicasAtOnceAreAppliedInTheOrderReceived() throws Exception {
+        int issues = 12;
+        try (GitHubRig rig = new GitHubRig(dir.resolve("rig"), MutableClock.at(Instant.now().toString()))) {
+            String url = TestPostgres.newDatabase().url();
+            Replica a = new Replica("a", rig, url);
+            Replica b = new Replica("b", rig, url);
+            List<Replica> both = List.of(a, b);
+            try {
+                a.start();
+                b.start();
+                for (int issue = 1; issue <= issues; issue++) {
+                    Replica first = both.get(issue % 2);
+                    Replica second = both.get((issue + 1) % 2);
+                    assertEquals(202, first.deliver("ask-" + issue, rig.bytes(rig.comment("eng", issue,
+                            "/clarify @architect Question " + issue + "?"))));
+                    assertEquals(202, second.deliver("answer-" + issue, rig.bytes(rig.comment("arch", issue,
+                            "/clarify answer Answer " + issue + "."))));
+                }
+                await("both replicas to be idle", () -> a.idle() && b.idle());
+            } finally {
+                a.stop();
+                b.stop();
+            }
+            assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, true, a.logs() + b.logs());
+        }
+    }
+
     @Test
     void aReplicaKilledDuringABurstLosesAndDoublesNothingAfterItsRestart() throws Exception {
         int issues = 30;

@@ -128,7 +128,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     /** Inserts the batch in one statement; each arrival learns its number, or that its id was there. */
     private void insert(List<Arrival> batch) {
         try {
-            java.util.Map<String, Long> inserted = PostgresDatabase.retryingLostConnections(() -> db.autoCommit(c -> {
+            java.util.Map<String, Long> inserted = db.retryingLostConnections(() -> db.autoCommit(c -> {
                 StringBuilder sql = new StringBuilder("INSERT INTO deliveries (id, event, order_key, body, "
                         + "received_at, replica) VALUES ");
                 for (int i = 0; i < batch.size(); i++) {

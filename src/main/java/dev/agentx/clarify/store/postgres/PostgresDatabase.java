@@ -298,19 +298,21 @@ public final class PostgresDatabase implements AutoCloseable {
     }
 
     /**
-     * Runs {@code work}, again up to twice when it failed because its connection was lost (the
-     * database restarted: the pool's connections to the old server fail once each, and the pool
-     * drops them). Only for work that is safe to repeat.
+     * Runs {@code work}, and once more when it failed because its connection was lost: the
+     * database restarted, so every idle connection of the pool is to the old server and is
+     * dropped first (the pool opens new ones). Only for work that is safe to repeat.
      */
-    public static <T> T retryingLostConnections(java.util.function.Supplier<T> work) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return work.get();
-            } catch (ClarifyException e) {
-                if (attempt >= 3 || !connectionLost(e)) {
-                    throw e;
-                }
+    public <T> T retryingLostConnections(java.util.function.Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (ClarifyException e) {
+            if (!connectionLost(e)) {
+                throw e;
             }
+            if (pool instanceof com.zaxxer.hikari.HikariDataSource hikari && hikari.getHikariPoolMXBean() != null) {
+                hikari.getHikariPoolMXBean().softEvictConnections();
+            }
+            return work.get();
         }
     }
 
