@@ -42,10 +42,10 @@ public interface Notes {
 
     /**
      * Puts {@code value}, written as JSON, under {@code name} (durable when this returns) and, in
-     * the same transaction, claims for this
-     * replica the effects with these key hashes that no replica claimed yet
-     * ({@link Replicas#claimEffect}): the effects the caller just queued, which it then sends
-     * without asking again. Returns the hashes it claimed.
+     * the same transaction, claims for this replica the effects that no replica claimed yet
+     * ({@link Replicas#claimEffect}), given as their key hashes and the effects as JSON (kept with
+     * the claims): the effects the caller just queued, which it then sends without asking again.
+     * Returns the hashes it claimed.
      */
-    java.util.Set<String> putAndClaim(String name, Object value, java.util.Collection<String> effectHashes);
+    java.util.Set<String> putAndClaim(String name, Object value, java.util.Map<String, String> effects);
 }

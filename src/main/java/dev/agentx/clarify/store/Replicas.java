@@ -37,9 +37,29 @@ public interface Replicas {
      * than {@code takeOverBefore} (the replica is stuck): the effect may have reached GitHub, so
      * the caller treats it as uncertain.
      *
+     * @param effect the effect as JSON, kept with a new claim so that another replica can send it
+     *               should this one be gone before it did (null: not kept)
      * @return the claim, and whether it was taken over
      */
-    EffectClaim claimEffect(String hash, Instant now, Instant takeOverBefore);
+    EffectClaim claimEffect(String hash, String effect, Instant now, Instant takeOverBefore);
+
+    /** As {@link #claimEffect(String, String, Instant, Instant)}, keeping no effect with a new claim. */
+    default EffectClaim claimEffect(String hash, Instant now, Instant takeOverBefore) {
+        return claimEffect(hash, null, now, takeOverBefore);
+    }
+
+    /**
+     * Takes over, for this replica, up to {@code limit} unfinished claims of replicas that are
+     * gone (no heartbeat), oldest first, and returns the effects they carry (JSON) for this
+     * replica to send. Replicas doing this at once each take different claims.
+     */
+    java.util.List<String> adoptEffects(Instant now, int limit);
+
+    /**
+     * The effects (JSON) this replica holds unfinished claims of: what a start checks against its
+     * outbox, which a crash may have cut short between taking claims over and recording them.
+     */
+    java.util.List<String> unsentEffectsClaimedHere();
 
     /** {@link #claimEffect}'s answer. */
     record EffectClaim(Claim claim, boolean takenOver, String holder) {
@@ -79,8 +99,18 @@ public interface Replicas {
             }
 
             @Override
-            public EffectClaim claimEffect(String hash, Instant now, Instant takeOverBefore) {
+            public EffectClaim claimEffect(String hash, String effect, Instant now, Instant takeOverBefore) {
                 return new EffectClaim(Claim.MINE, false, replica);
+            }
+
+            @Override
+            public java.util.List<String> adoptEffects(Instant now, int limit) {
+                return java.util.List.of();
+            }
+
+            @Override
+            public java.util.List<String> unsentEffectsClaimedHere() {
+                return java.util.List.of();
             }
 
             @Override

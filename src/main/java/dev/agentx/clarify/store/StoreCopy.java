@@ -312,7 +312,7 @@ public final class StoreCopy {
             public void handOver(String repo, SortedMap<Integer, String> states) {
                 states.forEach((issue, json) -> {
                     try {
-                        notes.putAndClaim(Notes.issueNote(repo, issue), JsonSupport.shared().readTree(json), List.of());
+                        notes.putAndClaim(Notes.issueNote(repo, issue), JsonSupport.shared().readTree(json), java.util.Map.of());
                     } catch (IOException e) {
                         throw new UncheckedIOException("the issue state " + issue + " of " + repo + " is not JSON: "
                                 + e.getMessage(), e);

@@ -68,6 +68,30 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
     }
 
     @Test
+    void aCommentAReplicaThatIsGoneClaimedAndDidNotPostIsPostedByAnother() {
+        GitHubRig gone = new GitHubRig(dir.resolve("data-a"), clock).database(db.url());
+        try {
+            gone.start();
+            gone.wiremock.stubFor(post(urlPathMatching(GitHubRig.API_REPO + "/issues/\\d+/comments")).atPriority(1)
+                    .willReturn(aResponse().withStatus(502)));
+            assertEquals(202, gone.deliver("issue_comment", gone.comment("eng", 1, "/clarify @architect Which DB?"),
+                    "gone-1").status());
+            assertEquals(1, gone.requests("POST", GitHubRig.API_REPO + "/issues/1/comments").size(),
+                    "tried once, failed: claimed and not posted");
+        } finally {
+            gone.close(); // stops for good: its heartbeat goes with it
+        }
+        rig.mode().drain(); // the other replica's tick
+        List<String> posted = rig.comments(1);
+        assertEquals(1, posted.size(), posted.toString());
+        assertTrue(posted.get(0).contains("Which DB?"), posted.get(0));
+        assertEquals(1, rig.requests("GET", GitHubRig.API_REPO + "/issues/1/comments").size(),
+                "looked for its tag first: the gone replica's attempt may have landed");
+        rig.mode().drain();
+        assertEquals(1, rig.comments(1).size(), "once");
+    }
+
+    @Test
     void theLedgerIsARowOfTheDatabaseAndNoFile() {
         assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")).status());
         assertEquals(Status.PENDING, rig.ledger(1).clarifications().get(0).status());

@@ -128,21 +128,53 @@ class PgReplicasTest {
     void notesAreSharedByEveryReplica() {
         Notes notes = db.notes("replica-a", clock);
         assertEquals(Optional.empty(), notes.get("mirror/acme/shop#1", State.class));
-        notes.putAndClaim("mirror/acme/shop#1", new State("a", 1), List.of());
-        db.notes("replica-b", clock).putAndClaim("mirror/acme/shop#1", new State("b", 2), List.of());
+        notes.putAndClaim("mirror/acme/shop#1", new State("a", 1), Map.of());
+        db.notes("replica-b", clock).putAndClaim("mirror/acme/shop#1", new State("b", 2), Map.of());
         assertEquals(Optional.of(new State("b", 2)), notes.get("mirror/acme/shop#1", State.class));
     }
 
     @Test
     void aNoteClaimsTheEffectsQueuedWithItThatNoReplicaClaimedYet() {
         assertEquals(java.util.Set.of("h1", "h2"), db.notes("replica-a", clock).putAndClaim("mirror/acme/shop#2",
-                new State("a", 2), List.of("h1", "h2")));
+                new State("a", 2), effects("h1", "h2")));
         assertEquals(java.util.Set.of("h3"), db.notes("replica-b", clock).putAndClaim("mirror/acme/shop#2",
-                new State("b", 3), List.of("h2", "h3")));
+                new State("b", 3), effects("h2", "h3")));
         Instant now = clock.instant();
         assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h2", now, now.minus(Duration.ofMinutes(10))).claim());
         assertEquals(Claim.MINE, b.claimEffect("h3", now, now.minus(Duration.ofMinutes(10))).claim());
         assertEquals(Optional.of(new State("b", 3)), db.notes("replica-a", clock).get("mirror/acme/shop#2",
                 State.class));
+    }
+
+    /** Effects by key hash, each as the JSON a claim keeps ({"n": hash}). */
+    private static Map<String, String> effects(String... hashes) {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        for (String h : hashes) {
+            out.put(h, "{\"n\":\"" + h + "\"}");
+        }
+        return out;
+    }
+
+    @Test
+    void theEffectsAReplicaThatIsGoneClaimedAndDidNotSendAreTakenOverOnceByAnother() {
+        db.notes("replica-a", clock).putAndClaim("mirror/acme/shop#3", new State("a", 1), effects("e1", "e2"));
+        clock.advance(Duration.ofSeconds(1));
+        Instant now = clock.instant();
+        a.claimEffect("e3", "{\"n\":\"e3\"}", now, now.minus(Duration.ofMinutes(10)));
+        a.claimEffect("e4", now, now.minus(Duration.ofMinutes(10))); // no effect kept: cannot be taken over
+        a.effectsDone(List.of("e2"));
+        assertEquals(List.of(), b.adoptEffects(now, 100), "a beats: its claims stay its own");
+        assertEquals(List.of("{\"n\": \"e1\"}", "{\"n\": \"e3\"}"), a.unsentEffectsClaimedHere(),
+                "what a start checks against its outbox: e2 is done, e4 kept no effect");
+        db.leave("replica-a");
+        Replicas c = db.replicas("replica-c", clock);
+        assertTrue(db.beat("replica-c"));
+        List<String> taken = b.adoptEffects(now, 1);
+        assertEquals(List.of("{\"n\": \"e1\"}"), taken, "the oldest first, at most the limit");
+        assertEquals(List.of("{\"n\": \"e3\"}"), c.adoptEffects(now, 100), "another replica takes the rest");
+        assertEquals(List.of(), b.adoptEffects(now, 100), "each once");
+        assertEquals(Claim.MINE, b.claimEffect("e1", now, now.minus(Duration.ofMinutes(10))).claim(), "b's now");
+        assertEquals(Claim.PENDING_ELSEWHERE, a.claimEffect("e1", now, now.minus(Duration.ofMinutes(10))).claim(),
+                "a, back, leaves it to b");
     }
 }

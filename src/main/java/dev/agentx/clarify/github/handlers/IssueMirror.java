@@ -179,7 +179,8 @@ public final class IssueMirror {
         }
         items.sort(Comparator.comparing((Item it) -> it.entry().timestamp()).thenComparing(it -> it.record().id())
                 .thenComparingInt(Item::index));
-        List<String> queued = new ArrayList<>(); // key hashes of the effects this sync queued
+        // the effects this sync queued, by key hash, as JSON (claimed with the issue's state)
+        java.util.Map<String, String> queued = new java.util.LinkedHashMap<>();
         for (Item it : items) {
             enqueue(new Effect.Comment(prefix + it.record().id() + "/" + it.index(), installation, ref, issue,
                     comment(actors.with(repo.config()), it.record(), it.index())), queued);
@@ -222,9 +223,9 @@ public final class IssueMirror {
         }
     }
 
-    private void enqueue(Effect effect, List<String> queued) {
+    private void enqueue(Effect effect, java.util.Map<String, String> queued) {
         if (outbox.enqueue(effect)) {
-            queued.add(Outbox.keyHash(effect));
+            queued.put(Outbox.keyHash(effect), Outbox.effectJson(effect));
         }
     }
 

@@ -69,7 +69,8 @@ import org.slf4j.MDC;
  * have died during the POST) is posted only after the issue's comments were looked through for
  * that tag. Among replicas on one database ({@link Replicas}) an effect is sent by the replica
  * that claimed its key first; the others drop their copy once that claim is done, holding back the
- * issue's later effects until then, and take a rate limit one of them met as their own.
+ * issue's later effects until then, and take a rate limit one of them met as their own. A claim
+ * keeps its effect, so the claims of a replica that is gone are taken over and sent by another.
  *
  * <p>Notes: a small JSON value under a name ({@link #note(String, Object)}), written to the
  * journal after the effects it describes, so the sync that makes them durable makes it durable
@@ -331,6 +332,15 @@ public final class Outbox {
         }
     }
 
+    /** The effect as JSON, as a claim among replicas keeps it ({@link Replicas#claimEffect}). */
+    public static String effectJson(Effect e) {
+        try {
+            return JsonSupport.shared().writeValueAsString(e);
+        } catch (IOException x) {
+            throw new UncheckedIOException(x);
+        }
+    }
+
     /** The hash of an effect's key: its name in the journal and among replicas, and its comment's tag. */
     public static String keyHash(Effect e) {
         return hash(e.key());
@@ -400,6 +410,11 @@ public final class Outbox {
      * False when its key was queued or done before.
      */
     public boolean enqueue(Effect effect) {
+        return enqueue(effect, false);
+    }
+
+    /** As {@link #enqueue(Effect)}; {@code uncertain}: a comment is looked for on the issue before it is posted. */
+    private boolean enqueue(Effect effect, boolean uncertain) {
         String h = hash(effect.key());
         String key = issueKey(effect);
         while (true) {
@@ -421,7 +436,7 @@ public final class Outbox {
                     }
                     // seq and insertion under the issue's monitor: the issue's effects stay in the order queued
                     long n = seq.incrementAndGet();
-                    Entry entry = new Entry(effect, clock.instant(), 0, null, false, null, MDC.get("delivery"));
+                    Entry entry = new Entry(effect, clock.instant(), 0, null, uncertain, null, MDC.get("delivery"));
                     long mark;
                     try {
                         mark = write(new Rec("queue", n, h, entry, null));
@@ -619,6 +634,7 @@ public final class Outbox {
 
     /** Sends every effect that is due, issue by issue, each issue's in order. Never throws for a GitHub failure. */
     public Flush flush() {
+        adoptLeftovers();
         refreshHolds();
         Flush total = new Flush(0, 0, 0);
         for (IssueQueue q : List.copyOf(issues.values())) {
@@ -682,7 +698,8 @@ public final class Outbox {
                 Replicas.EffectClaim claim;
                 try {
                     claim = claimedHere.remove(slot.hash()) ? new Replicas.EffectClaim(Replicas.Claim.MINE, false,
-                            replicas.replica()) : replicas.claimEffect(slot.hash(), now, now.minus(TAKE_OVER));
+                            replicas.replica()) : replicas.claimEffect(slot.hash(), effectJson(e), now,
+                            now.minus(TAKE_OVER));
                 } catch (RuntimeException ex) {
                     LOG.warn("outbox: cannot claim {} in the database; its issue waits for the next tick: {}", e.key(),
                             ex.toString());
@@ -758,6 +775,56 @@ public final class Outbox {
             }
         }
     }
+
+    /**
+     * Takes over what replicas that are gone claimed and did not send (at every tick; none on the
+     * file store): each effect is queued here as one that may have reached GitHub (a comment is
+     * looked for first), behind what this replica had queued for its issue already.
+     */
+    private void adoptLeftovers() {
+        List<String> left;
+        try {
+            left = new ArrayList<>();
+            if (!ownClaimsChecked) {
+                // claims this replica took over before a crash that its journal never recorded
+                left.addAll(replicas.unsentEffectsClaimedHere());
+            }
+            left.addAll(replicas.adoptEffects(clock.instant(), ADOPT_BATCH));
+        } catch (RuntimeException ex) {
+            LOG.warn("outbox: cannot look for effects left by replicas that are gone: {}", ex.toString());
+            return;
+        }
+        ownClaimsChecked = true;
+        int queued = 0;
+        for (String text : left) {
+            Effect effect;
+            try {
+                effect = json.readValue(text, Effect.class);
+            } catch (IOException | RuntimeException ex) {
+                LOG.error("outbox: an effect another replica left cannot be read; dropped: {}: {}", ex.toString(), text);
+                continue;
+            }
+            String h = hash(effect.key());
+            if (enqueue(effect, true)) {
+                queued++;
+            }
+            Instant known = keys.get(h);
+            if (known != null && known != QUEUED) {
+                claimsDone.add(h); // done here before: the claim, now this replica's, is done
+            } else {
+                claimedHere.add(h);
+            }
+        }
+        if (queued > 0) {
+            sync();
+            LOG.info("outbox: took over {} effects left unsent by replicas that are gone", queued);
+        }
+    }
+
+    /** At most this many effects of gone replicas are taken over per tick. */
+    static final int ADOPT_BATCH = 200;
+    /** The first tick has checked this replica's own unfinished claims against the journal. */
+    private volatile boolean ownClaimsChecked;
 
     /** Takes over the rate limits other replicas met (at every tick: between ticks a replica finds its own). */
     private void refreshHolds() {

@@ -52,7 +52,7 @@ public final class PgNotes implements Notes {
     }
 
     @Override
-    public Set<String> putAndClaim(String name, Object value, Collection<String> effectHashes) {
+    public Set<String> putAndClaim(String name, Object value, java.util.Map<String, String> effects) {
         String text;
         try {
             text = json.writeValueAsString(value);
@@ -70,14 +70,17 @@ public final class PgNotes implements Notes {
                 s.executeUpdate();
             }
             Set<String> claimed = new HashSet<>();
-            if (effectHashes.isEmpty()) {
+            if (effects.isEmpty()) {
                 return claimed;
             }
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO effect_claims (hash, replica, claimed_at) "
-                    + "SELECT h, ?, ? FROM unnest(?::text[]) AS h ON CONFLICT (hash) DO NOTHING RETURNING hash")) {
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO effect_claims (hash, replica, claimed_at, "
+                    + "effect) SELECT h, ?, ?, e::jsonb FROM unnest(?::text[], ?::text[]) AS t(h, e) "
+                    + "ON CONFLICT (hash) DO NOTHING RETURNING hash")) {
+                java.util.List<String> hashes = new java.util.ArrayList<>(effects.keySet());
                 s.setString(1, replica);
                 s.setTimestamp(2, now);
-                s.setArray(3, c.createArrayOf("text", effectHashes.toArray()));
+                s.setArray(3, c.createArrayOf("text", hashes.toArray()));
+                s.setArray(4, c.createArrayOf("text", hashes.stream().map(effects::get).toArray()));
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
                         claimed.add(r.getString(1));

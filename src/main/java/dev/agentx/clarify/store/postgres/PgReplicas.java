@@ -1,7 +1,6 @@
 package dev.agentx.clarify.store.postgres;
 
 import dev.agentx.clarify.store.Replicas;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -9,8 +8,10 @@ import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /** {@link Replicas} as rows of {@code effect_claims}, {@code leases} and {@code installation_holds}. */
@@ -31,10 +32,18 @@ public final class PgReplicas implements Replicas {
     }
 
     @Override
-    public EffectClaim claimEffect(String hash, Instant now, Instant takeOverBefore) {
+    public EffectClaim claimEffect(String hash, String effect, Instant now, Instant takeOverBefore) {
         // the common case, an effect no other replica queued, is one statement in one round trip
-        if (db.autoCommit(c -> insert(c, "INSERT INTO effect_claims (hash, replica, claimed_at) VALUES (?, ?, ?) "
-                + "ON CONFLICT (hash) DO NOTHING", hash, now))) {
+        if (db.autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO effect_claims (hash, replica, claimed_at, "
+                    + "effect) VALUES (?, ?, ?, ?::jsonb) ON CONFLICT (hash) DO NOTHING")) {
+                s.setString(1, hash);
+                s.setString(2, replica);
+                s.setTimestamp(3, Timestamp.from(now));
+                s.setString(4, effect);
+                return s.executeUpdate() == 1;
+            }
+        })) {
             return new EffectClaim(Claim.MINE, false, replica);
         }
         return db.inTransaction(c -> {
@@ -87,6 +96,48 @@ public final class PgReplicas implements Replicas {
                 s.executeUpdate();
             }
             return null;
+        });
+    }
+
+    @Override
+    public List<String> adoptEffects(Instant now, int limit) {
+        return db.inTransaction(c -> {
+            // SKIP LOCKED: replicas taking over at the same moment each take other claims
+            try (PreparedStatement s = c.prepareStatement("WITH picked AS (SELECT d.hash, d.claimed_at AS was "
+                    + "FROM effect_claims d WHERE NOT d.done AND d.effect IS NOT NULL AND d.replica <> ? AND NOT "
+                    + PgDeliveryQueue.ALIVE + " ORDER BY d.claimed_at LIMIT ? FOR UPDATE OF d SKIP LOCKED) "
+                    + "UPDATE effect_claims e SET replica = ?, claimed_at = ? FROM picked WHERE e.hash = picked.hash "
+                    + "RETURNING e.effect::text, picked.was")) {
+                s.setString(1, replica);
+                s.setInt(2, limit);
+                s.setString(3, replica);
+                s.setTimestamp(4, Timestamp.from(now));
+                List<Map.Entry<Instant, String>> taken = new ArrayList<>();
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        taken.add(Map.entry(r.getTimestamp(2).toInstant(), r.getString(1)));
+                    }
+                }
+                taken.sort(Map.Entry.comparingByKey()); // in the order they were claimed
+                return taken.stream().map(Map.Entry::getValue).toList();
+            }
+        });
+    }
+
+    @Override
+    public List<String> unsentEffectsClaimedHere() {
+        return db.autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT effect::text FROM effect_claims "
+                    + "WHERE NOT done AND replica = ? AND effect IS NOT NULL ORDER BY claimed_at")) {
+                s.setString(1, replica);
+                List<String> out = new ArrayList<>();
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        out.add(r.getString(1));
+                    }
+                }
+                return out;
+            }
         });
     }
 
@@ -147,14 +198,5 @@ public final class PgReplicas implements Replicas {
             }
             return n;
         });
-    }
-
-    private boolean insert(Connection c, String sql, String id, Instant at) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, id);
-            s.setString(2, replica);
-            s.setTimestamp(3, Timestamp.from(at));
-            return s.executeUpdate() == 1;
-        }
     }
 }

@@ -41,8 +41,18 @@ class ForgetClaimsTest {
         }
 
         @Override
-        public EffectClaim claimEffect(String hash, Instant now, Instant takeOverBefore) {
-            return real.claimEffect(hash, now, takeOverBefore);
+        public EffectClaim claimEffect(String hash, String effect, Instant now, Instant takeOverBefore) {
+            return real.claimEffect(hash, effect, now, takeOverBefore);
+        }
+
+        @Override
+        public java.util.List<String> adoptEffects(Instant now, int limit) {
+            return real.adoptEffects(now, limit);
+        }
+
+        @Override
+        public java.util.List<String> unsentEffectsClaimedHere() {
+            return real.unsentEffectsClaimedHere();
         }
 
         @Override
