@@ -49,9 +49,9 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     private volatile Consumer<Queued> listener = q -> { };
     /** At most this many deliveries go into one insert. */
     static final int MAX_BATCH = 100;
-    /** Deliveries waiting for their insert ({@link #accept}), and the lock of the one inserting. */
+    /** Deliveries waiting for their insert ({@link #accept}), and whether a thread is inserting. */
     private final java.util.Queue<Arrival> arrivals = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.locks.ReentrantLock inserting = new java.util.concurrent.locks.ReentrantLock();
+    private final java.util.concurrent.atomic.AtomicBoolean inserting = new java.util.concurrent.atomic.AtomicBoolean();
     /** Deliveries handed to this replica's worker and not done with here (their progress notes stay). */
     private final Set<Long> open = ConcurrentHashMap.newKeySet();
 
@@ -66,16 +66,14 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         this.listener = listener;
     }
 
-    /** One delivery waiting to be inserted by {@link #accept}; the result is set by whoever inserted it. */
+    /** One delivery waiting to be inserted by {@link #accept}: its number, or null if its id was there. */
     private static final class Arrival {
         final String id;
         final String event;
         final byte[] body;
         final String key;
         final Instant at;
-        boolean done;
-        Long seq;
-        RuntimeException failure;
+        final java.util.concurrent.CompletableFuture<Long> seq = new java.util.concurrent.CompletableFuture<>();
 
         Arrival(String id, String event, byte[] body, String key, Instant at) {
             this.id = id;
@@ -90,7 +88,8 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      * Queues the delivery: its row committed. Deliveries that arrive while an insert is under way
      * wait for it and then go in together, in one statement and one commit (one flush of the
      * database's WAL for all of them, as the file inbox shares one fdatasync): under load the
-     * commits are what limits acknowledgements.
+     * commits are what limits acknowledgements. The thread that finds no insert under way does
+     * the inserts until no delivery waits; the others wait for their own result, holding no lock.
      */
     @Override
     public Accepted accept(String id, String event, byte[] body, String key) {
@@ -99,30 +98,63 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         }
         Arrival me = new Arrival(id, event, body, key, clock.instant());
         arrivals.add(me);
-        inserting.lock();
-        try {
-            while (!me.done) { // else an insert before this one took it along
-                List<Arrival> batch = new ArrayList<>();
-                for (Arrival a = arrivals.poll(); a != null; a = batch.size() < MAX_BATCH ? arrivals.poll() : null) {
-                    batch.add(a);
+        while (true) {
+            if (me.seq.isDone()) {
+                // a delivery that arrived as the inserting thread stopped is not left waiting
+                if (arrivals.isEmpty() || !inserting.compareAndSet(false, true)) {
+                    break;
                 }
-                insert(batch);
+            } else if (!inserting.compareAndSet(false, true)) {
+                awaitInsert(me); // another thread is inserting; it takes this one along, or leaves it to us
+                continue;
             }
-        } finally {
-            inserting.unlock();
+            try {
+                insertWaiting();
+            } finally {
+                inserting.set(false);
+            }
         }
-        if (me.failure != null) {
-            throw me.failure;
+        long seq;
+        try {
+            seq = me.seq.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
         }
-        if (me.seq == null) {
+        if (seq < 0) {
             // received before; or an insert whose commit was lost with its connection landed after all,
             // which the tick's adoptable() hands to this replica's worker
             return Accepted.DUPLICATE;
         }
-        Queued q = new Queued(me.seq, id, event, me.at, key);
-        open.add(me.seq);
+        Queued q = new Queued(seq, id, event, me.at, key);
+        open.add(seq);
         listener.accept(q);
         return Accepted.QUEUED;
+    }
+
+    /** Waits a little for the insert that takes {@code a} along (a failure is thrown by the caller's join). */
+    private static void awaitInsert(Arrival a) {
+        try {
+            a.seq.get(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            // not yet, or failed: the caller looks again
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while queueing delivery " + a.id, e);
+        }
+    }
+
+    /** Inserts the waiting deliveries, a batch at a time, until none waits. */
+    private void insertWaiting() {
+        while (true) {
+            List<Arrival> batch = new ArrayList<>();
+            for (Arrival a = arrivals.poll(); a != null; a = batch.size() < MAX_BATCH ? arrivals.poll() : null) {
+                batch.add(a);
+            }
+            if (batch.isEmpty()) {
+                return;
+            }
+            insert(batch);
+        }
     }
 
     /** Inserts the batch in one statement; each arrival learns its number, or that its id was there. */
@@ -155,12 +187,11 @@ public final class PgDeliveryQueue implements DeliveryQueue {
                 }
             }));
             for (Arrival a : batch) {
-                a.seq = inserted.remove(a.id); // a second copy of one id in the batch is a duplicate
+                Long seq = inserted.remove(a.id); // a second copy of one id in the batch is a duplicate
+                a.seq.complete(seq == null ? -1L : seq);
             }
         } catch (RuntimeException e) {
-            batch.forEach(a -> a.failure = e);
-        } finally {
-            batch.forEach(a -> a.done = true);
+            batch.forEach(a -> a.seq.completeExceptionally(e));
         }
     }
 
