@@ -11,9 +11,19 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.LongPredicate;
 import org.slf4j.Logger;
@@ -38,6 +48,8 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     static final Duration KEEP_DONE = Duration.ofDays(8);
     /** At most this many deliveries of gone replicas are taken up per call of {@link #adoptable}. */
     static final int ADOPT_BATCH = 500;
+    /** At most this many deliveries go into one insert. */
+    static final int MAX_BATCH = 100;
 
     /** The replica named {@code d.replica} has beaten within {@link #GONE_AFTER} (the database's clock). */
     static final String ALIVE = "EXISTS (SELECT 1 FROM replica_beats b WHERE b.replica = d.replica "
@@ -47,11 +59,9 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     private final String replica;
     private final Clock clock;
     private volatile Consumer<Queued> listener = q -> { };
-    /** At most this many deliveries go into one insert. */
-    static final int MAX_BATCH = 100;
     /** Deliveries waiting for their insert ({@link #accept}), and whether a thread is inserting. */
-    private final java.util.Queue<Arrival> arrivals = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicBoolean inserting = new java.util.concurrent.atomic.AtomicBoolean();
+    private final Queue<Arrival> arrivals = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean inserting = new AtomicBoolean();
     /** Deliveries handed to this replica's worker and not done with here (their progress notes stay). */
     private final Set<Long> open = ConcurrentHashMap.newKeySet();
 
@@ -73,7 +83,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         final byte[] body;
         final String key;
         final Instant at;
-        final java.util.concurrent.CompletableFuture<Long> seq = new java.util.concurrent.CompletableFuture<>();
+        final CompletableFuture<Long> seq = new CompletableFuture<>();
 
         Arrival(String id, String event, byte[] body, String key, Instant at) {
             this.id = id;
@@ -117,7 +127,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         long seq;
         try {
             seq = me.seq.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
         }
         if (seq < 0) {
@@ -134,8 +144,8 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     /** Waits a little for the insert that takes {@code a} along (a failure is thrown by the caller's join). */
     private static void awaitInsert(Arrival a) {
         try {
-            a.seq.get(100, java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            a.seq.get(100, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
             // not yet, or failed: the caller looks again
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -160,7 +170,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     /** Inserts the batch in one statement; each arrival learns its number, or that its id was there. */
     private void insert(List<Arrival> batch) {
         try {
-            java.util.Map<String, Long> inserted = db.retryingLostConnections(() -> db.autoCommit(c -> {
+            Map<String, Long> inserted = db.retryingLostConnections(() -> db.autoCommit(c -> {
                 StringBuilder sql = new StringBuilder("INSERT INTO deliveries (id, event, order_key, body, "
                         + "received_at, replica) VALUES ");
                 for (int i = 0; i < batch.size(); i++) {
@@ -177,7 +187,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
                         s.setTimestamp(++n, Timestamp.from(a.at));
                         s.setString(++n, replica);
                     }
-                    java.util.Map<String, Long> out = new java.util.HashMap<>();
+                    Map<String, Long> out = new HashMap<>();
                     try (ResultSet r = s.executeQuery()) {
                         while (r.next()) {
                             out.put(r.getString(1), r.getLong(2));
