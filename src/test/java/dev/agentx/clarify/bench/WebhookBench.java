@@ -207,7 +207,13 @@ public final class WebhookBench {
         int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         int saturation = args.length > 3 ? Integer.parseInt(args[3]) : 1000;
         int clients = args.length > 4 ? Integer.parseInt(args[4]) : 8;
-        new WebhookBench().run(work, rate, seconds, saturation, clients);
+        try {
+            new WebhookBench().run(work, rate, seconds, saturation, clients);
+        } catch (Throwable e) {
+            // the servers' threads would keep the JVM, and bench/run with it, waiting for good
+            e.printStackTrace();
+            System.exit(1);
+        }
         System.exit(0);
     }
 
