@@ -29,18 +29,26 @@ public final class ServerStore {
     }
 
     /**
-     * Opens the database at {@code url} and one repository of it: {@code repo}, or when that is
-     * null the only repository the database holds. Workflows and config come from {@code root}
-     * (the ready queue's upstream order); no channel is asked: the commands that use this only read.
+     * Opens the server's database at {@code url} (a command's {@code --database-url}) with a pool of
+     * {@code connections}; a malformed URL is a USAGE error naming the option.
      */
-    public static Opened open(Path root, Clock clock, String url, String repo, Map<String, String> env) {
+    public static PostgresDatabase openDatabase(String url, Map<String, String> env, int connections) {
         DatabaseUrl parsed;
         try {
             parsed = DatabaseUrl.parse(url, env);
         } catch (IllegalArgumentException e) {
             throw new ClarifyException(ErrorCode.USAGE, "--database-url: " + e.getMessage());
         }
-        PostgresDatabase db = PostgresDatabase.open(parsed, 2);
+        return PostgresDatabase.open(parsed, connections);
+    }
+
+    /**
+     * Opens the database at {@code url} and one repository of it: {@code repo}, or when that is
+     * null the only repository the database holds. Workflows and config come from {@code root}
+     * (the ready queue's upstream order); no channel is asked: the commands that use this only read.
+     */
+    public static Opened open(Path root, Clock clock, String url, String repo, Map<String, String> env) {
+        PostgresDatabase db = openDatabase(url, env, 2);
         try {
             String chosen = repo;
             if (chosen == null) {

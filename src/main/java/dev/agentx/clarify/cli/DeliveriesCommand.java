@@ -2,13 +2,13 @@ package dev.agentx.clarify.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.app.ServerStore;
 import dev.agentx.clarify.github.EnvFile;
 import dev.agentx.clarify.github.inbox.DeliveryLog;
 import dev.agentx.clarify.github.recovery.DeliveryRecovery;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.render.Visible;
-import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import dev.agentx.clarify.store.postgres.PgDeliveryQueue;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import java.nio.file.Files;
@@ -56,13 +56,7 @@ final class DeliveriesCommand implements Runnable {
         String where;
         if (url != null && !url.isBlank()) {
             // on PostgreSQL the deliveries are rows every replica shares
-            DatabaseUrl parsed;
-            try {
-                parsed = DatabaseUrl.parse(url, ctx.env);
-            } catch (IllegalArgumentException e) {
-                throw new ClarifyException(ErrorCode.USAGE, "--database-url: " + e.getMessage());
-            }
-            try (PostgresDatabase db = PostgresDatabase.open(parsed, 1)) {
+            try (PostgresDatabase db = ServerStore.openDatabase(url, ctx.env, 1)) {
                 PgDeliveryQueue.Listing listing = db.deliveries("cli", ctx.clock).recent(limit);
                 total = listing.total();
                 shown = listing.rows().stream().map(r -> new DeliveryLog.Entry(r.id(), r.event(), r.receivedAt(),

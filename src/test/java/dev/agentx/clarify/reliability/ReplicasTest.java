@@ -148,12 +148,8 @@ class ReplicasTest {
         int issues = 12;
         try (GitHubRig rig = new GitHubRig(dir.resolve("rig"), MutableClock.at(Instant.now().toString()))) {
             String url = TestPostgres.newDatabase().url();
-            Replica a = new Replica("a", rig, url);
-            Replica b = new Replica("b", rig, url);
-            List<Replica> both = List.of(a, b);
-            try {
-                a.start();
-                b.start();
+            String logs = withTwoReplicas(rig, url, (a, b) -> {
+                List<Replica> both = List.of(a, b);
                 // the asks, each to one replica and at once again to the other (GitHub's redelivery)
                 for (int issue = 1; issue <= issues; issue++) {
                     byte[] body = rig.bytes(rig.comment("eng", issue, "/clarify @architect Question " + issue + "?"));
@@ -172,11 +168,7 @@ class ReplicasTest {
                     assertEquals(200, second.deliver("answer-" + issue, body), "acknowledged already, by the other");
                 }
                 await("both replicas to be idle", () -> a.idle() && b.idle());
-            } finally {
-                a.stop();
-                b.stop();
-            }
-            String logs = a.logs() + b.logs();
+            });
             assertEquals(2 * issues, count(logs, "was received before; not processed again"), logs);
             assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, true, logs);
         }
@@ -192,12 +184,8 @@ class ReplicasTest {
         int issues = 12;
         try (GitHubRig rig = new GitHubRig(dir.resolve("rig"), MutableClock.at(Instant.now().toString()))) {
             String url = TestPostgres.newDatabase().url();
-            Replica a = new Replica("a", rig, url);
-            Replica b = new Replica("b", rig, url);
-            List<Replica> both = List.of(a, b);
-            try {
-                a.start();
-                b.start();
+            String logs = withTwoReplicas(rig, url, (a, b) -> {
+                List<Replica> both = List.of(a, b);
                 for (int issue = 1; issue <= issues; issue++) {
                     Replica first = both.get(issue % 2);
                     Replica second = both.get((issue + 1) % 2);
@@ -207,11 +195,8 @@ class ReplicasTest {
                             "/clarify answer Answer " + issue + "."))));
                 }
                 await("both replicas to be idle", () -> a.idle() && b.idle());
-            } finally {
-                a.stop();
-                b.stop();
-            }
-            assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, true, a.logs() + b.logs());
+            });
+            assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, true, logs);
         }
     }
 
@@ -220,13 +205,9 @@ class ReplicasTest {
         int issues = 30;
         try (GitHubRig rig = new GitHubRig(dir.resolve("rig"), MutableClock.at(Instant.now().toString()))) {
             String url = TestPostgres.newDatabase().url();
-            Replica a = new Replica("a", rig, url);
-            Replica b = new Replica("b", rig, url);
-            List<Replica> both = List.of(a, b);
             List<Integer> acknowledged = new ArrayList<>();
-            try {
-                a.start();
-                b.start();
+            String logs = withTwoReplicas(rig, url, (a, b) -> {
+                List<Replica> both = List.of(a, b);
                 for (int issue = 1; issue <= issues; issue++) {
                     if (issue == issues / 2) {
                         a.kill(); // SIGKILL in the middle of the burst, with deliveries and effects under way
@@ -244,12 +225,9 @@ class ReplicasTest {
                 listPostedComments(rig, issues);
                 a.start(); // the same data folder: the same replica, with what it had acknowledged
                 await("both replicas to be idle", () -> a.idle() && b.idle());
-            } finally {
-                a.stop();
-                b.stop();
-            }
+            });
             assertEquals(issues, acknowledged.size(), "B was up all along: every ask was acknowledged by one");
-            assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, false, a.logs() + b.logs());
+            assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, false, logs);
         }
     }
 
@@ -265,11 +243,7 @@ class ReplicasTest {
         int issues = 16;
         try (GitHubRig rig = new GitHubRig(dir.resolve("rig"), MutableClock.at(Instant.now().toString()))) {
             String url = TestPostgres.newDatabase().url();
-            Replica a = new Replica("a", rig, url);
-            Replica b = new Replica("b", rig, url);
-            try {
-                a.start();
-                b.start();
+            String logs = withTwoReplicas(rig, url, (a, b) -> {
                 rig.wiremock.setGlobalFixedDelay(400); // GitHub slow: a acknowledges far faster than it works
                 for (int issue = 1; issue <= issues; issue++) {
                     byte[] body = rig.bytes(rig.comment("eng", issue, "/clarify @architect Question " + issue + "?"));
@@ -282,13 +256,9 @@ class ReplicasTest {
                 assertTrue(queuedIn(url) > 0, "the kill left acknowledged deliveries unprocessed");
                 await("b to take over and do what a left",
                         () -> queuedIn(url) == 0 && unsentClaimsIn(url) == 0 && b.idle());
-            } finally {
-                a.stop();
-                b.stop();
-            }
-            String logs = b.logs();
+            });
             assertTrue(logs.contains("deliveries left by replicas that are gone"), logs);
-            assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, false, a.logs() + logs);
+            assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, false, logs);
         }
     }
 
@@ -354,6 +324,27 @@ class ReplicasTest {
             }
             assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, false, a.logs() + b.logs());
         }
+    }
+
+    /** What runs while replicas a and b serve one GitHub from one database. */
+    @FunctionalInterface
+    private interface WhileRunning {
+        void run(Replica a, Replica b) throws Exception;
+    }
+
+    /** Starts replicas a and b on the database at {@code url}, runs {@code work}, stops both however it ends; their logs. */
+    private String withTwoReplicas(GitHubRig rig, String url, WhileRunning work) throws Exception {
+        Replica a = new Replica("a", rig, url);
+        Replica b = new Replica("b", rig, url);
+        try {
+            a.start();
+            b.start();
+            work.run(a, b);
+        } finally {
+            a.stop();
+            b.stop();
+        }
+        return a.logs() + b.logs();
     }
 
     /**

@@ -276,7 +276,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      */
     @Override
     public Turn take(Queued q, Instant now) {
-        Turn taken = db.autoCommit(c -> {
+        Turn turn = db.autoCommit(c -> {
             try (PreparedStatement s = c.prepareStatement("SELECT " + DELIVERY_COLUMNS + " FROM deliveries d "
                     + "WHERE d.seq = ? AND d.state = 'queued' AND d.replica = ? AND " + FIRST_IN_LINE)) {
                 s.setLong(1, q.seq());
@@ -292,18 +292,16 @@ public final class PgDeliveryQueue implements DeliveryQueue {
                 s.setString(1, replica);
                 s.setLong(2, q.seq());
                 s.setString(3, replica);
-                return mine(s);
+                Turn mine = mine(s);
+                return mine != null ? mine : whyNot(c, q);
             }
         });
-        if (taken != null) {
+        if (turn instanceof Turn.Mine) {
             open.add(q.seq());
-            return taken;
-        }
-        Turn why = db.autoCommit(c -> whyNot(c, q));
-        if (why instanceof Turn.Gone) {
+        } else if (turn instanceof Turn.Gone) {
             open.remove(q.seq());
         }
-        return why;
+        return turn;
     }
 
     /** The delivery {@code s} returns ({@link #DELIVERY_COLUMNS}), or null if none. */
@@ -368,11 +366,8 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     public LongPredicate syncDone() {
         Set<Long> waiting = Set.copyOf(open);
         db.autoCommit(c -> {
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO replica_beats (replica, seen_at) VALUES (?, "
-                    + "now()) ON CONFLICT (replica) DO UPDATE SET seen_at = now()")) {
-                s.setString(1, replica);
-                return s.executeUpdate();
-            }
+            PostgresDatabase.beat(c, replica, 0);
+            return null;
         });
         return n -> !waiting.contains(n);
     }

@@ -181,14 +181,21 @@ public final class PostgresDatabase implements AutoCloseable {
      * the others ({@link PgDeliveryQueue#GONE_AFTER}), and also refuses deliveries itself.
      */
     public boolean beat(String replica) {
-        try (Connection c = probeConnection(); PreparedStatement s = c.prepareStatement("INSERT INTO replica_beats "
-                + "(replica, seen_at) VALUES (?, now()) ON CONFLICT (replica) DO UPDATE SET seen_at = now()")) {
-            s.setQueryTimeout(2);
-            s.setString(1, replica);
-            s.executeUpdate();
+        try (Connection c = probeConnection()) {
+            beat(c, replica, 2);
             return true;
         } catch (SQLException e) {
             return false;
+        }
+    }
+
+    /** Sets the heartbeat of {@code replica} to the database's clock on {@code c}, committed as {@code c} commits. */
+    static void beat(Connection c, String replica, int timeoutSeconds) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO replica_beats (replica, seen_at) VALUES (?, now()) "
+                + "ON CONFLICT (replica) DO UPDATE SET seen_at = now()")) {
+            s.setQueryTimeout(timeoutSeconds);
+            s.setString(1, replica);
+            s.executeUpdate();
         }
     }
 
