@@ -1,14 +1,13 @@
 package dev.agentx.clarify.github;
 
-import dev.agentx.clarify.channel.AnswerChannel;
 import dev.agentx.clarify.app.LocalMode;
+import dev.agentx.clarify.channel.AnswerChannel;
 import dev.agentx.clarify.config.AgentxConfig;
 import dev.agentx.clarify.config.ConfigLoader;
-import dev.agentx.clarify.github.recovery.DeliveryRecovery;
+import dev.agentx.clarify.dashboard.Dashboard;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.github.api.Hub4jGateway;
 import dev.agentx.clarify.github.auth.AppJwt;
-import dev.agentx.clarify.dashboard.Dashboard;
 import dev.agentx.clarify.github.dashboard.ServerDashboard;
 import dev.agentx.clarify.github.handlers.Actors;
 import dev.agentx.clarify.github.handlers.DeliveryHandler;
@@ -19,6 +18,7 @@ import dev.agentx.clarify.github.inbox.Worker;
 import dev.agentx.clarify.github.ops.ManagementServer;
 import dev.agentx.clarify.github.ops.Readiness;
 import dev.agentx.clarify.github.outbox.Outbox;
+import dev.agentx.clarify.github.recovery.DeliveryRecovery;
 import dev.agentx.clarify.github.repoconfig.RepoConfigs;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
 import dev.agentx.clarify.github.webhook.WebhookServer;
@@ -35,6 +35,7 @@ import dev.agentx.clarify.store.DashboardSessions;
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.Replicas;
 import dev.agentx.clarify.store.RepositoryState;
+import dev.agentx.clarify.store.UnitOfWork;
 import dev.agentx.clarify.store.files.DataDirectory;
 import dev.agentx.clarify.store.files.FileCommentLinks;
 import dev.agentx.clarify.store.files.FileRepositoryState;
@@ -139,12 +140,14 @@ public final class GitHubMode implements AutoCloseable {
         this.replicas = database == null ? Replicas.alone(replica) : database.replicas(replica, clock);
         // on PostgreSQL the acknowledgement is a row every replica sees, not a file on this one's disk
         this.inbox = database == null ? new Inbox(data.resolve("inbox"), clock) : database.deliveries(replica, clock);
-        this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics, replicas);
+        this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics, replicas,
+                database == null ? UnitOfWork.NONE : database);
         Actors actors = new Actors(config, github, clock);
         this.repoConfigs = new RepoConfigs(config,
                 ref -> new WorkflowCatalog(ref.rootIn(data).resolve(".agentx").resolve("workflows")), github, clock,
                 REPO_CONFIG_CHECK);
-        this.mirror = new IssueMirror(outbox, actors, database == null ? null : database.notes(replica, clock));
+        this.mirror = database == null ? new IssueMirror(outbox, actors)
+                : new IssueMirror(outbox, actors, database.notes(clock), database);
         // received by this server (on PostgreSQL: by any replica on the same database)
         this.recovery = new DeliveryRecovery(github, inbox::received,
                 data.resolve("recovery.json"), clock, metrics, DeliveryRecovery.standardBackoff());
@@ -159,7 +162,8 @@ public final class GitHubMode implements AutoCloseable {
         });
         this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::repository, actors,
                 mirror, outbox, timed, metrics);
-        this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics, replicas);
+        this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics, replicas,
+                database == null ? UnitOfWork.NONE : database);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
                 new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker, metrics);
         if (settings.clientId() != null) {

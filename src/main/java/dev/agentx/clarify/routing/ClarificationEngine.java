@@ -7,8 +7,8 @@ import dev.agentx.clarify.config.AgentxConfig;
 import dev.agentx.clarify.events.ClarificationEvent;
 import dev.agentx.clarify.events.EventSink;
 import dev.agentx.clarify.events.EventType;
-import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.ledger.LedgerStore.Mutation;
+import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
@@ -90,12 +90,22 @@ public final class ClarificationEngine {
      * lost) changes nothing and routes nothing.
      */
     public Outcome execute(ClarifyCommand command, String request) {
+        return execute(command, request, true);
+    }
+
+    /**
+     * As {@link #execute(ClarifyCommand, String)}; {@code route} false leaves a new question
+     * unrouted: the caller puts it to the target's channel with {@link #route(Outcome)} once the
+     * unit the command ran in committed (GitHub Mode: a delivery's transaction, which must not
+     * wait on a channel's network call).
+     */
+    public Outcome execute(ClarifyCommand command, String request, boolean route) {
         if (command instanceof ClarifyCommand.Ask a) {
-            return ask(a, request);
+            return ask(a, request, route);
         } else if (command instanceof ClarifyCommand.Answer a) {
             return answer(a, request);
         } else if (command instanceof ClarifyCommand.FollowUp f) {
-            return followUp(f, request);
+            return followUp(f, request, route);
         } else if (command instanceof ClarifyCommand.Resolve r) {
             return resolve(r, request);
         } else if (command instanceof ClarifyCommand.Escalate e) {
@@ -114,7 +124,7 @@ public final class ClarificationEngine {
 
     // ---- ask ---------------------------------------------------------------------------------
 
-    private Outcome ask(ClarifyCommand.Ask a, String request) {
+    private Outcome ask(ClarifyCommand.Ask a, String request, boolean route) {
         int issue = Validation.issue(a.issue());
         Workflow wf = workflows.workflow(a.workflow() == null || a.workflow().isBlank()
                 ? config.defaultWorkflow() : a.workflow());
@@ -164,7 +174,7 @@ public final class ClarificationEngine {
         if (outcome.events().isEmpty()) {
             return outcome; // asked before (the same request or open question): nothing written, nothing routed
         }
-        return route(outcome);
+        return route ? route(outcome) : outcome;
     }
 
     private String knownAgent(String role, String name, Workflow wf) {
@@ -220,7 +230,7 @@ public final class ClarificationEngine {
         return o;
     }
 
-    private Outcome followUp(ClarifyCommand.FollowUp f, String request) {
+    private Outcome followUp(ClarifyCommand.FollowUp f, String request, boolean route) {
         String question = Validation.text("question", f.question());
         Instant now = now();
         Outcome o = written(w -> w.record().from(), () -> onRecord(f.id(), f.actor(), request, (ledger, r) -> {
@@ -258,7 +268,7 @@ public final class ClarificationEngine {
         if (o.record().status() == Status.ESCALATED) {
             throw roundLimit(o); // only the round-limit branch above escalates here
         }
-        return route(o);
+        return route ? route(o) : o;
     }
 
     /** The refusal of a follow-up past the round limit, whose escalation {@code o} wrote (or had written). */
@@ -471,8 +481,12 @@ public final class ClarificationEngine {
         }
     }
 
-    /** Puts the newest question to the target's channel, outside any lock; records an immediate answer. */
-    private Outcome route(Outcome asked) {
+    /**
+     * Puts the newest question of {@code asked} (a command's outcome) to the target's channel,
+     * outside any lock; records an immediate answer. An outcome with no pending question is
+     * returned as it is.
+     */
+    public Outcome route(Outcome asked) {
         ClarificationRecord r = asked.record();
         if (r.status() != Status.PENDING) {
             return asked;

@@ -41,11 +41,15 @@ public interface Notes {
     <T> Optional<T> get(String name, Class<T> type);
 
     /**
-     * Puts {@code value}, written as JSON, under {@code name} (durable when this returns) and, in
-     * the same transaction, claims for this replica the effects that no replica claimed yet
-     * ({@link Replicas#claimEffect}), given as their key hashes and the effects as JSON (kept with
-     * the claims): the effects the caller just queued, which it then sends without asking again.
-     * Returns the hashes it claimed.
+     * Puts {@code value}, written as JSON, under {@code name}: inside the calling thread's unit
+     * ({@link UnitOfWork}) committed with it, else at once.
      */
-    java.util.Set<String> putAndClaim(String name, Object value, java.util.Map<String, String> effects);
+    void put(String name, Object value);
+
+    /**
+     * Inside the calling thread's unit: takes the lock of the note {@code name} (waiting while
+     * another unit holds it), held until the unit ends, then reads it as {@link #get} does. So
+     * units that read a note, change what it speaks of and put it again take turns.
+     */
+    <T> Optional<T> lock(String name, Class<T> type);
 }

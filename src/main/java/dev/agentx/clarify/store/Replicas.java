@@ -43,6 +43,13 @@ public interface Replicas {
      */
     EffectClaim claimEffect(String hash, String effect, Instant now, Instant takeOverBefore);
 
+    /**
+     * Claims for this replica, in one statement (inside the calling thread's transaction, if it
+     * has one open, committed with it), those of {@code effects} (key hash to the effect as JSON,
+     * kept with the claim) that no replica claimed yet; returns the hashes it claimed.
+     */
+    java.util.Set<String> claimEffects(java.util.Map<String, String> effects, Instant now);
+
     /** As {@link #claimEffect(String, String, Instant, Instant)}, keeping no effect with a new claim. */
     default EffectClaim claimEffect(String hash, Instant now, Instant takeOverBefore) {
         return claimEffect(hash, null, now, takeOverBefore);
@@ -101,6 +108,11 @@ public interface Replicas {
             @Override
             public EffectClaim claimEffect(String hash, String effect, Instant now, Instant takeOverBefore) {
                 return new EffectClaim(Claim.MINE, false, replica);
+            }
+
+            @Override
+            public java.util.Set<String> claimEffects(java.util.Map<String, String> effects, Instant now) {
+                return java.util.Set.copyOf(effects.keySet());
             }
 
             @Override

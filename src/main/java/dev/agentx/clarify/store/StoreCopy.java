@@ -291,7 +291,7 @@ public final class StoreCopy {
             };
         }
         PostgresDatabase db = PostgresDatabase.open(((Database) where).url(), 2);
-        PgNotes notes = db.notes("agentx-store-copy", Clock.systemUTC());
+        PgNotes notes = db.notes(Clock.systemUTC());
         return new Side() {
             @Override
             public List<String> repositories() {
@@ -312,7 +312,7 @@ public final class StoreCopy {
             public void handOver(String repo, SortedMap<Integer, String> states) {
                 states.forEach((issue, json) -> {
                     try {
-                        notes.putAndClaim(Notes.issueNote(repo, issue), JsonSupport.shared().readTree(json), java.util.Map.of());
+                        notes.put(Notes.issueNote(repo, issue), JsonSupport.shared().readTree(json));
                     } catch (IOException e) {
                         throw new UncheckedIOException("the issue state " + issue + " of " + repo + " is not JSON: "
                                 + e.getMessage(), e);

@@ -91,6 +91,51 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
         assertEquals(1, rig.comments(1).size(), "once");
     }
 
+    /**
+     * One transaction per delivery: the database fails the delivery's done mark once (as a crash
+     * there would end it), after both commands of the comment ran. Nothing of that attempt
+     * counts (no clarification, no status, no comment posted); the retry carries out each
+     * command once and posts each question once.
+     */
+    @Test
+    void aDeliveryThatFailsBeforeItsDoneMarkCommitsNothingAndItsRetryCarriesOutEachCommandOnce() {
+        try (PostgresDatabase direct = PostgresDatabase.open(DatabaseUrl.parse(db.url(), Map.of()), 1)) {
+            direct.autoCommit(c -> {
+                try (java.sql.Statement s = c.createStatement()) {
+                    s.execute("CREATE SEQUENCE injected_failures");
+                    s.execute("CREATE FUNCTION fail_first_done_mark() RETURNS trigger AS $$ BEGIN "
+                            + "IF NEW.state = 'processed' AND nextval('injected_failures') = 1 THEN "
+                            + "RAISE EXCEPTION 'injected: the delivery ends before its done mark'; END IF; "
+                            + "RETURN NEW; END $$ LANGUAGE plpgsql");
+                    s.execute("CREATE TRIGGER fail_first_done_mark BEFORE UPDATE ON deliveries FOR EACH ROW "
+                            + "EXECUTE FUNCTION fail_first_done_mark()");
+                }
+                return null;
+            });
+            assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, """
+                    /clarify @architect Which DB?
+                    /clarify @architect Which cache?
+                    """), "tx-1").status());
+            assertFalse(rig.hasLedger(1), "the failed attempt's clarifications were rolled back");
+            assertFalse(direct.repository("Codertocat/Hello-World").statuses().read().containsKey("engineer"),
+                    "and the statuses they changed");
+            assertEquals(0, rig.requests("POST", GitHubRig.API_REPO + "/issues/1/comments").size(),
+                    "nothing posted for changes that did not commit");
+
+            clock.advance(Duration.ofMinutes(2)); // past the retry's backoff
+            rig.mode().drain();
+            List<dev.agentx.clarify.protocol.ClarificationRecord> records = rig.ledger(1).clarifications();
+            assertEquals(List.of("Which DB?", "Which cache?"), records.stream()
+                    .map(r -> r.thread().get(0).body()).toList());
+            assertEquals(List.of("delivery/tx-1/0", "delivery/tx-1/1"), records.stream()
+                    .map(r -> r.thread().get(0).request()).toList());
+            List<String> posted = rig.comments(1);
+            assertEquals(2, posted.size(), posted.toString());
+            assertTrue(posted.get(0).contains("Which DB?") && posted.get(1).contains("Which cache?"), posted.toString());
+            assertEquals("processed", direct.deliveries("test", clock).recent(10).rows().get(0).state());
+        }
+    }
+
     @Test
     void theLedgerIsARowOfTheDatabaseAndNoFile() {
         assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")).status());

@@ -44,8 +44,8 @@ class CommandRerunTest {
     private static void runTwice(GitHubRig rig, String event, JsonNode payload, String id) {
         DeliveryProcessor handler = rig.mode().deliveryProcessor();
         InboundDelivery d = new InboundDelivery(id, event, rig.clock.instant(), rig.bytes(payload));
-        assertThrows(Died.class, () -> handler.handle(d, payload, Progress.NONE, DIES));
-        handler.handle(d, payload, Progress.NONE, p -> { });
+        assertThrows(Died.class, () -> handler.prepare(d, payload).apply(Progress.NONE, DIES));
+        handler.prepare(d, payload).apply(Progress.NONE, p -> { }).run();
         rig.mode().drain();
     }
 

@@ -126,24 +126,70 @@ class PgReplicasTest {
 
     @Test
     void notesAreSharedByEveryReplica() {
-        Notes notes = db.notes("replica-a", clock);
+        Notes notes = db.notes(clock);
         assertEquals(Optional.empty(), notes.get("mirror/acme/shop#1", State.class));
-        notes.putAndClaim("mirror/acme/shop#1", new State("a", 1), Map.of());
-        db.notes("replica-b", clock).putAndClaim("mirror/acme/shop#1", new State("b", 2), Map.of());
+        notes.put("mirror/acme/shop#1", new State("a", 1));
+        db.notes(clock).put("mirror/acme/shop#1", new State("b", 2));
         assertEquals(Optional.of(new State("b", 2)), notes.get("mirror/acme/shop#1", State.class));
     }
 
+    /** Two units that lock one note take turns: the second reads what the first put. */
     @Test
-    void aNoteClaimsTheEffectsQueuedWithItThatNoReplicaClaimedYet() {
-        assertEquals(java.util.Set.of("h1", "h2"), db.notes("replica-a", clock).putAndClaim("mirror/acme/shop#2",
-                new State("a", 2), effects("h1", "h2")));
-        assertEquals(java.util.Set.of("h3"), db.notes("replica-b", clock).putAndClaim("mirror/acme/shop#2",
-                new State("b", 3), effects("h2", "h3")));
+    void aNoteLockedInAUnitIsReadByTheNextUnitOnlyOnceTheFirstCommitted() throws Exception {
+        Notes notes = db.notes(clock);
+        java.util.concurrent.CountDownLatch locked = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> first = pool.submit(() -> db.run(() -> {
+                assertEquals(Optional.empty(), notes.lock("mirror/acme/shop#4", State.class), "not written yet");
+                locked.countDown();
+                await(release);
+                notes.put("mirror/acme/shop#4", new State("a", 1));
+                return null;
+            }));
+            await(locked);
+            Future<Optional<State>> second = Executors.newSingleThreadExecutor().submit(() ->
+                    db.run(() -> notes.lock("mirror/acme/shop#4", State.class)));
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (waitingForAdvisoryLocks() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertEquals(1, waitingForAdvisoryLocks(), "the second unit waits for the lock, not reading around it");
+            assertFalse(second.isDone());
+            release.countDown();
+            first.get();
+            assertEquals(Optional.of(new State("a", 1)), second.get());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private int waitingForAdvisoryLocks() {
+        return db.autoCommit(c -> {
+            try (var s = c.prepareStatement("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+                 var r = s.executeQuery()) {
+                r.next();
+                return r.getInt(1);
+            }
+        });
+    }
+
+    private static void await(java.util.concurrent.CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void claimingEffectsInABatchClaimsThoseNoReplicaClaimedYet() {
         Instant now = clock.instant();
+        assertEquals(java.util.Set.of("h1", "h2"), a.claimEffects(effects("h1", "h2"), now));
+        assertEquals(java.util.Set.of("h3"), b.claimEffects(effects("h2", "h3"), now));
         assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h2", now, now.minus(Duration.ofMinutes(10))).claim());
         assertEquals(Claim.MINE, b.claimEffect("h3", now, now.minus(Duration.ofMinutes(10))).claim());
-        assertEquals(Optional.of(new State("b", 3)), db.notes("replica-a", clock).get("mirror/acme/shop#2",
-                State.class));
     }
 
     /** Effects by key hash, each as the JSON a claim keeps ({"n": hash}). */
@@ -157,7 +203,7 @@ class PgReplicasTest {
 
     @Test
     void theEffectsAReplicaThatIsGoneClaimedAndDidNotSendAreTakenOverOnceByAnother() {
-        db.notes("replica-a", clock).putAndClaim("mirror/acme/shop#3", new State("a", 1), effects("e1", "e2"));
+        a.claimEffects(effects("e1", "e2"), clock.instant());
         clock.advance(Duration.ofSeconds(1));
         Instant now = clock.instant();
         a.claimEffect("e3", "{\"n\":\"e3\"}", now, now.minus(Duration.ofMinutes(10)));

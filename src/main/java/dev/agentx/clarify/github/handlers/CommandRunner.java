@@ -4,11 +4,11 @@ import dev.agentx.clarify.github.commands.CommandParser;
 import dev.agentx.clarify.github.commands.CommentCommand;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
-import dev.agentx.clarify.protocol.OptionsParser;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.protocol.OptionsParser;
 import dev.agentx.clarify.protocol.Roles;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.render.CommentLimit;
@@ -32,8 +32,15 @@ public final class CommandRunner {
     private final Actors actors;
     private final MarkdownRenderer renderer = new MarkdownRenderer();
 
-    /** What happened: accepted or not, and the reply to post (null: none; the round itself is posted from the ledger). */
-    public record Result(boolean accepted, String reply) {
+    /**
+     * What happened: accepted or not, the reply to post (null: none; the round itself is posted
+     * from the ledger), and a new question still to be put to the target's channel once the
+     * delivery's changes are committed ({@link ClarificationEngine#route}; null: none).
+     */
+    public record Result(boolean accepted, String reply, Outcome unrouted) {
+        public Result(boolean accepted, String reply) {
+            this(accepted, reply, null);
+        }
     }
 
     /** The actors under the repository's config. */
@@ -114,8 +121,8 @@ public final class CommandRunner {
             // A Markdown list or task list at the end of the question offers its choices.
             OptionsParser.Extracted q = OptionsParser.extract(a.question());
             Outcome o = engine.execute(new ClarifyCommand.Ask(ctx.issue(), from, a.role(), a.topic(), q.question(),
-                    a.blocking(), q.options(), ctx.workflow(), null), request);
-            return accepted(o);
+                    a.blocking(), q.options(), ctx.workflow(), null), request, false);
+            return unrouted(o);
         }
         if (command instanceof CommentCommand.Answer a) {
             ClarificationRecord r = a.id() == null ? waitingOn(ctx, login, roles) : record(ctx, a.id());
@@ -134,7 +141,8 @@ public final class CommandRunner {
                         + ".", "Ask a member of '" + r.from() + "' to follow up, or open your own with /clarify @"
                         + r.to() + " <question>.");
             }
-            return accepted(engine.execute(new ClarifyCommand.FollowUp(r.id(), r.from(), f.question()), request));
+            return unrouted(engine.execute(new ClarifyCommand.FollowUp(r.id(), r.from(), f.question()), request,
+                    false));
         }
         if (command instanceof CommentCommand.Resolve c) {
             ClarificationRecord r = record(ctx, c.id());
@@ -183,15 +191,43 @@ public final class CommandRunner {
         }
     }
 
-    private static Result accepted(Outcome o) {
-        if (o.notes().isEmpty()) {
-            return new Result(true, null);
+    /**
+     * Looks up now what carrying out {@code commands} for {@code login} will ask GitHub (the
+     * teams of {@code [roles]}, and for commands a maintainer may give, the user's permission),
+     * so that {@link #run} finds it cached and makes no network call while the delivery's changes
+     * hold the issue's ledger. A failed look-up is left for {@link #run} to meet.
+     */
+    public void lookUp(IssueContext ctx, String login, List<CommentCommand> commands) {
+        try {
+            actors(ctx).roles(ctx.installation(), login);
+            boolean maintainerMayAct = commands.stream().anyMatch(c -> c instanceof CommentCommand.Resolve
+                    || c instanceof CommentCommand.Escalate || c instanceof CommentCommand.Abandon
+                    || c instanceof CommentCommand.Accept);
+            if (maintainerMayAct) {
+                actors(ctx).isMaintainer(ctx.installation(), ctx.repo(), login);
+            }
+        } catch (RuntimeException e) {
+            // the command meets it again and says so (or the delivery is retried)
         }
-        StringBuilder b = new StringBuilder("**").append(o.record().id()).append("**: ");
-        for (String n : o.notes()) {
+    }
+
+    /** A reply carrying notes the hub made on a record (a channel that failed, a downgrade). */
+    public static String notesReply(ClarificationRecord record, List<String> notes) {
+        StringBuilder b = new StringBuilder("**").append(record.id()).append("**: ");
+        for (String n : notes) {
             b.append(MarkdownRenderer.neutralise(n)).append(' ');
         }
-        return new Result(true, b.toString().strip());
+        return b.toString().strip();
+    }
+
+    /** Accepted, with the new question (if the command wrote one) still to be routed. */
+    private static Result unrouted(Outcome o) {
+        Result r = accepted(o);
+        return o.events().isEmpty() ? r : new Result(true, r.reply(), o);
+    }
+
+    private static Result accepted(Outcome o) {
+        return new Result(true, o.notes().isEmpty() ? null : notesReply(o.record(), o.notes()));
     }
 
     /** The requester's role for an ask: the first of the user's roles allowed to ask the target. */

@@ -19,12 +19,12 @@ import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.render.MarkdownRenderer;
 import dev.agentx.clarify.routing.ClarifyCommand;
 import dev.agentx.clarify.routing.Outcome;
 import dev.agentx.clarify.routing.Validation;
 import dev.agentx.clarify.store.DeliveryQueue.Progress;
-import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.InboundDelivery;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -40,10 +40,14 @@ import org.slf4j.LoggerFactory;
 /**
  * Processes one delivery from the inbox: {@code issue_comment} created (commands), {@code issues}
  * opened (commands in the body), labeled (the {@code clarify:<role>} trigger, or the prefix the
- * repository's {@code [labels]} names), closed (abandon the
- * issue's active clarifications), {@code ping} and {@code installation} (logged); everything else
- * is acknowledged and ignored. Then the monitor runs for the repository and the issue is brought
- * in step with its ledger. Effects go to the outbox; nothing here calls GitHub to post.
+ * repository's {@code [labels]} names), closed (abandon the issue's active clarifications),
+ * {@code ping} and {@code installation} (logged); everything else is acknowledged and ignored.
+ *
+ * <p>Top to bottom: {@link #prepare} parses the delivery and looks up what needs the network;
+ * the changes it returns carry out the commands, bring the issue in step with its ledger and
+ * queue the effects (inside the store's unit: on PostgreSQL one transaction); once committed,
+ * new questions go to their targets' channels and the monitor runs for the repository. Effects
+ * go to the outbox; nothing here calls GitHub to post.
  */
 public final class DeliveryHandler implements DeliveryProcessor {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryHandler.class);
@@ -77,15 +81,24 @@ public final class DeliveryHandler implements DeliveryProcessor {
         this.monitor = monitor;
     }
 
+    /** A delivery that changes nothing and leaves nothing to do. */
+    private static final Changes NONE = (progress, save) -> NOTHING_AFTER;
+
+    /** A question a command wrote, to be put to its target's channel once committed, and its reply's key. */
+    private record Unrouted(Outcome asked, String key) {
+    }
+
     /**
-     * Handles the delivery. {@code progress} says how many commands an earlier, interrupted attempt
-     * carried out; {@code save} records each further command, so none runs twice.
+     * Reads the delivery and looks up what needs the network (the repository's
+     * {@code .github/agentx.toml}, who the sender is), then hands back its changes: the commands
+     * carried out and the issue brought in step with its ledger, their effects queued; and, once
+     * they are committed, the new questions put to their targets' channels and the monitor run.
      */
     @Override
-    public void handle(InboundDelivery d, JsonNode p, Progress progress, Consumer<Progress> save) {
+    public Changes prepare(InboundDelivery d, JsonNode p) {
         if (p == null) {
             LOG.error("delivery {} ({}): the body is not a JSON object; ignored", d.id(), d.event());
-            return;
+            return NONE;
         }
         String action = p.path("action").asText("");
         switch (d.event()) {
@@ -95,18 +108,21 @@ public final class DeliveryHandler implements DeliveryProcessor {
                     d.event(), action, p.path("installation").path("id").asText("?"),
                     p.path("installation").path("account").path("login").asText("?"),
                     p.path("repositories").size() + p.path("repositories_added").size());
-            case "issue_comment", "issues" -> onIssueEvent(d, p, action, progress, save);
+            case "issue_comment", "issues" -> {
+                return onIssueEvent(d, p, action);
+            }
             default -> LOG.debug("delivery {}: event '{}' is not one GitHub Mode acts on; acknowledged", d.id(), d.event());
         }
+        return NONE;
     }
 
-    private void onIssueEvent(InboundDelivery d, JsonNode p, String action, Progress progress, Consumer<Progress> save) {
+    private Changes onIssueEvent(InboundDelivery d, JsonNode p, String action) {
         JsonNode installation = p.get("installation");
         if (installation == null || Payloads.id(installation.get("id")) == 0) {
             LOG.warn("delivery {} ({}.{}) has no installation object, so the app cannot act on it; ignored. "
                     + "Deliveries must come from the GitHub App's own webhook, not a repository webhook.",
                     d.id(), d.event(), action);
-            return;
+            return NONE;
         }
         RepoRef ref;
         int issueNumber = Payloads.issueNumber(p);
@@ -115,45 +131,90 @@ public final class DeliveryHandler implements DeliveryProcessor {
                     p.path("repository").path("name").asText(null));
         } catch (IllegalArgumentException e) {
             LOG.warn("delivery {} ({}.{}): {}; ignored", d.id(), d.event(), action, e.getMessage());
-            return;
+            return NONE;
         }
         if (issueNumber == Payloads.INVALID) {
             LOG.warn("delivery {} ({}.{}): issue.number {} is not an issue number; ignored", d.id(), d.event(), action,
                     p.path("issue").path("number"));
-            return;
+            return NONE;
         }
         if (issueNumber < 1) {
             LOG.warn("delivery {} ({}.{}) names no issue; ignored", d.id(), d.event(), action);
-            return;
+            return NONE;
         }
         long installationId = Payloads.id(installation.get("id"));
         // a broken .github/agentx.toml is reported once per blob sha (the outbox key), on this issue
         // looked up only for events that may act, so that the rest cost no API call
         RepoConfigs.Resolved config = mayAct(d.event() + "." + action, p) ? repoConfigs.resolve(installationId, ref)
                 : new RepoConfigs.Resolved(repoConfigs.current(ref), null, java.util.Optional.empty());
-        config.problem().ifPresent(problem -> outbox.enqueue(new Effect.Comment(ref.fullName() + "/"
-                + RepoConfigMerge.PATH + "/" + config.sha(), installationId, ref, issueNumber, brokenConfig(problem))));
+        Optional<Effect> broken = config.problem().map(problem -> new Effect.Comment(ref.fullName() + "/"
+                + RepoConfigMerge.PATH + "/" + config.sha(), installationId, ref, issueNumber, brokenConfig(problem)));
         List<String> labels = new ArrayList<>();
         p.path("issue").path("labels").forEach(l -> labels.add(l.path("name").asText("")));
         IssueContext ctx = new IssueContext(installationId, ref, repos.apply(ref), issueNumber,
                 p.path("issue").path("title").asText(""), labels);
 
         String key = "delivery/" + d.id();
-        switch (d.event() + "." + action) {
+        Step step = switch (d.event() + "." + action) {
             case "issue_comment.created" -> {
                 JsonNode comment = p.path("comment");
-                commands(ctx, key, comment.path("user"), comment.path("performed_via_github_app"),
-                        comment.path("body").asText(""), Payloads.id(comment.get("id")), progress, save);
+                yield commands(ctx, key, comment.path("user"), comment.path("performed_via_github_app"),
+                        comment.path("body").asText(""), Payloads.id(comment.get("id")));
             }
             case "issues.opened" -> commands(ctx, key, p.path("issue").path("user"),
-                    p.path("issue").path("performed_via_github_app"), p.path("issue").path("body").asText(""), null,
-                    progress, save);
-            case "issues.labeled" -> labeled(ctx, key, p.path("label").path("name").asText(""), p.path("sender"),
-                    progress, save);
-            case "issues.closed" -> closed(ctx, p.path("sender").path("login").asText("someone"));
-            default -> LOG.debug("delivery {}: {}.{} needs no action", d.id(), d.event(), action);
+                    p.path("issue").path("performed_via_github_app"), p.path("issue").path("body").asText(""), null);
+            case "issues.labeled" -> labeled(ctx, key, p.path("label").path("name").asText(""), p.path("sender"));
+            case "issues.closed" -> {
+                String login = p.path("sender").path("login").asText("someone");
+                yield (progress, save, unrouted) -> closed(ctx, login);
+            }
+            default -> {
+                LOG.debug("delivery {}: {}.{} needs no action", d.id(), d.event(), action);
+                yield (progress, save, unrouted) -> { };
+            }
+        };
+        return (progress, save) -> {
+            broken.ifPresent(outbox::enqueue);
+            List<Unrouted> unrouted = new ArrayList<>();
+            step.run(progress, save, unrouted);
+            mirror.sync(ctx.local(), ref, issueNumber, ctx.installation());
+            return () -> afterCommit(ctx, unrouted);
+        };
+    }
+
+    /** The part of a delivery that changes state, inside the worker's unit. */
+    @FunctionalInterface
+    private interface Step {
+        void run(Progress progress, Consumer<Progress> save, List<Unrouted> unrouted);
+    }
+
+    /**
+     * Once the delivery's changes are committed: each new question still waiting for its round's
+     * answer goes to its target's channel (an answer it gives is recorded and posted; a channel's
+     * note, like a failure, is a reply of its own), then the monitor runs for the repository. A
+     * crash before this leaves a question unrouted until the monitor finds it stale and asks again.
+     */
+    private void afterCommit(IssueContext ctx, List<Unrouted> unrouted) {
+        List<Effect> replies = new ArrayList<>();
+        for (Unrouted u : unrouted) {
+            ClarificationRecord asked = u.asked().record();
+            Optional<ClarificationRecord> now = ctx.local().ledgers().read(ctx.issue())
+                    .flatMap(l -> l.find(asked.id()));
+            if (now.isEmpty() || now.get().status() != Status.PENDING || now.get().round() != asked.round()) {
+                continue; // a later command of the same comment moved it on
+            }
+            Outcome routed = ctx.local().engine().route(u.asked());
+            List<String> notes = new ArrayList<>(routed.notes());
+            notes.removeAll(u.asked().notes());
+            if (!notes.isEmpty()) {
+                replies.add(new Effect.Comment(u.key() + "/channel", ctx.installation(), ctx.repo(), ctx.issue(),
+                        CommandRunner.notesReply(routed.record(), notes)));
+            }
         }
-        mirror.sync(ctx.local(), ref, issueNumber, ctx.installation());
+        if (!unrouted.isEmpty()) {
+            // what a channel answered comes first on the issue, then what the hub says about it
+            mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation(), () -> replies.forEach(outbox::enqueue));
+        }
         runMonitor(ctx);
     }
 
@@ -194,35 +255,47 @@ public final class DeliveryHandler implements DeliveryProcessor {
         return login.isEmpty() || (bot && !actors.with(config).listedByLogin(login));
     }
 
-    private void commands(IssueContext ctx, String key, JsonNode user, JsonNode viaApp, String body, Long commentId,
-                          Progress progress, Consumer<Progress> save) {
+    /**
+     * The commands of a comment (or an issue's body), parsed now; the sender's roles are looked
+     * up now too (a team's members may take an API call), so that none is made while the
+     * delivery's changes hold the issue's ledger.
+     */
+    private Step commands(IssueContext ctx, String key, JsonNode user, JsonNode viaApp, String body, Long commentId) {
         if (ignoredAuthor(ctx.local().config(), user, viaApp, body)) {
-            return;
+            return (progress, save, unrouted) -> { };
         }
         List<CommentCommand> commands = CommandParser.parse(body);
         if (commands.isEmpty()) {
-            return;
+            return (progress, save, unrouted) -> { };
         }
         if (commands.size() > MAX_COMMANDS) {
             LOG.warn("delivery {}: {} commands in one comment, over the limit of {}; none carried out", key,
                     commands.size(), MAX_COMMANDS);
-            outbox.enqueue(new Effect.Comment(key + "/too-many/reply", ctx.installation(), ctx.repo(), ctx.issue(),
-                    "This comment has " + commands.size() + " `/clarify` commands; at most " + MAX_COMMANDS
-                    + " per comment are carried out, so none of them was. Split them over several comments."));
-            outbox.enqueue(new Effect.Reaction(key + "/reaction", ctx.installation(), ctx.repo(), ctx.issue(),
-                    commentId, "confused"));
-            return;
+            return (progress, save, unrouted) -> {
+                outbox.enqueue(new Effect.Comment(key + "/too-many/reply", ctx.installation(), ctx.repo(), ctx.issue(),
+                        "This comment has " + commands.size() + " `/clarify` commands; at most " + MAX_COMMANDS
+                        + " per comment are carried out, so none of them was. Split them over several comments."));
+                outbox.enqueue(new Effect.Reaction(key + "/reaction", ctx.installation(), ctx.repo(), ctx.issue(),
+                        commentId, "confused"));
+            };
         }
         String login = user.path("login").asText();
-        boolean refused = progress.refused();
-        for (int i = progress.commandsDone(); i < commands.size(); i++) {
-            CommandRunner.Result r = run(ctx, login, commands.get(i), key + "/" + i);
-            refused |= !r.accepted();
-            progress = new Progress(i + 1, refused, progress.attempts(), progress.notBefore());
-            // the last command's reply and the comment's reaction share one outbox sync
-            Effect last = i == commands.size() - 1 ? reaction(ctx, key, commentId, refused) : null;
-            afterCommand(ctx, key + "/" + i + "/reply", r, last, progress, save);
-        }
+        runner.lookUp(ctx, login, commands);
+        return (progress, save, unrouted) -> {
+            boolean refused = progress.refused();
+            Progress at = progress;
+            for (int i = at.commandsDone(); i < commands.size(); i++) {
+                CommandRunner.Result r = run(ctx, login, commands.get(i), key + "/" + i);
+                refused |= !r.accepted();
+                at = new Progress(i + 1, refused, at.attempts(), at.notBefore());
+                if (r.unrouted() != null) {
+                    unrouted.add(new Unrouted(r.unrouted(), key + "/" + i));
+                }
+                // the last command's reply and the comment's reaction share one outbox sync
+                Effect last = i == commands.size() - 1 ? reaction(ctx, key, commentId, refused) : null;
+                afterCommand(ctx, key + "/" + i + "/reply", r, last, at, save);
+            }
+        };
     }
 
     private static Effect reaction(IssueContext ctx, String key, Long commentId, boolean refused) {
@@ -234,24 +307,21 @@ public final class DeliveryHandler implements DeliveryProcessor {
      * {@code clarify:<role>} (the trigger prefix of the repository's config): a blocking clarification
      * from the labeler's role to that role; the label is then removed.
      */
-    private void labeled(IssueContext ctx, String key, String label, JsonNode sender, Progress progress,
-                         Consumer<Progress> save) {
+    private Step labeled(IssueContext ctx, String key, String label, JsonNode sender) {
         Labels names = ctx.local().config().labels();
         Optional<String> trigger = names.triggerTarget(label);
         if (trigger.isEmpty()) {
-            return;
+            return (progress, save, unrouted) -> { };
         }
         String target = trigger.get();
         String login = sender.path("login").asText("");
-        // The question is asked once: a retry after a later step failed finds it done, its attempt having
-        // queued the trigger's removal before recording it. A labeler the app does not act for gets only
-        // the removal.
-        if (progress.commandsDone() > 0) {
-            return;
-        }
         if (ignoredAuthor(ctx.local().config(), sender, sender.path("none"), "")) {
-            outbox.enqueue(removeTrigger(ctx, key, label));
-            return;
+            // a labeler the app does not act for gets only the removal
+            return (progress, save, unrouted) -> {
+                if (progress.commandsDone() == 0) {
+                    outbox.enqueue(removeTrigger(ctx, key, label));
+                }
+            };
         }
         String topic = ctx.title().isBlank() ? "issue #" + ctx.issue() : ctx.title().strip();
         if (topic.codePointCount(0, topic.length()) > Validation.MAX_TOPIC) {
@@ -262,10 +332,21 @@ public final class DeliveryHandler implements DeliveryProcessor {
                 + "use " + names.triggerPrefix() + "<role>, like " + names.triggerPrefix() + "architect")
                 : new CommentCommand.Ask(source, target, true, topic, "Please clarify issue #" + ctx.issue()
                 + ": " + ctx.title().strip());
-        CommandRunner.Result r = run(ctx, login, ask, key + "/0");
-        // the trigger's removal shares the question's outbox sync
-        afterCommand(ctx, key + "/0/reply", r, removeTrigger(ctx, key, label), new Progress(1, !r.accepted(),
-                progress.attempts(), progress.notBefore()), save);
+        runner.lookUp(ctx, login, List.of(ask));
+        return (progress, save, unrouted) -> {
+            // The question is asked once: a retry after a later step failed finds it done, its attempt
+            // having queued the trigger's removal before recording it.
+            if (progress.commandsDone() > 0) {
+                return;
+            }
+            CommandRunner.Result r = run(ctx, login, ask, key + "/0");
+            if (r.unrouted() != null) {
+                unrouted.add(new Unrouted(r.unrouted(), key + "/0"));
+            }
+            // the trigger's removal shares the question's outbox sync
+            afterCommand(ctx, key + "/0/reply", r, removeTrigger(ctx, key, label), new Progress(1, !r.accepted(),
+                    progress.attempts(), progress.notBefore()), save);
+        };
     }
 
     private static Effect removeTrigger(IssueContext ctx, String key, String label) {

@@ -18,10 +18,11 @@ import dev.agentx.clarify.protocol.ThreadEntry;
 import dev.agentx.clarify.render.MarkdownRenderer;
 import dev.agentx.clarify.store.Notes;
 import dev.agentx.clarify.store.StoreCopy;
+import dev.agentx.clarify.store.UnitOfWork;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -42,8 +43,9 @@ import java.util.TreeMap;
  * names and made durable by the same {@link Outbox#sync()}, so the state can never say "queued"
  * of effects a crash lost, and it costs no file and no fsync of its own. Running it again is
  * harmless: the outbox drops repeated effects by their keys. On PostgreSQL the state is a shared
- * note instead ({@link Notes}), written once the effects are durable, in one transaction with
- * their claims: replicas on one database continue from what any of them queued.
+ * note instead ({@link Notes}), locked, read and written again in the store's unit (the
+ * delivery's transaction, or one of its own), which also claims the effects queued: replicas
+ * on one database take turns on an issue and continue from what any of them queued.
  *
  * <p>{@code .agentx/state/github/issue-N.json}: a state written by {@code agentx sync --write}
  * ({@link #recordMirrored}). When it is there it is newer than the note (the server removes it,
@@ -53,6 +55,7 @@ public final class IssueMirror {
     private static final int STRIPES = 64;
     private final Outbox outbox;
     private final Notes shared;
+    private final UnitOfWork unit;
     private final Actors actors;
     private final MarkdownRenderer renderer = new MarkdownRenderer();
     private final ObjectMapper json = JsonSupport.mapper();
@@ -71,16 +74,18 @@ public final class IssueMirror {
     private record Loaded(State state, boolean fromFile) {
     }
 
+    /** Each issue's state a note in the outbox's journal (the file store). */
     public IssueMirror(Outbox outbox, Actors actors) {
-        this(outbox, actors, null);
+        this(outbox, actors, null, UnitOfWork.NONE);
     }
 
     /**
      * {@code shared}: where replicas on one database keep each issue's state, so that each
-     * continues from what any of them queued; null keeps it as a note in the outbox's journal.
+     * continues from what any of them queued, in {@code unit}'s units.
      */
-    public IssueMirror(Outbox outbox, Actors actors, Notes shared) {
+    public IssueMirror(Outbox outbox, Actors actors, Notes shared, UnitOfWork unit) {
         this.shared = shared;
+        this.unit = unit;
         this.outbox = outbox;
         this.actors = actors;
         for (int i = 0; i < STRIPES; i++) {
@@ -97,11 +102,13 @@ public final class IssueMirror {
         return Notes.issueNote(ref.fullName(), issue);
     }
 
-    private Optional<Loaded> load(LocalMode repo, RepoRef ref, int issue) {
+    /** The issue's state; {@code lock}: the shared note locked until the calling thread's unit ends. */
+    private Optional<Loaded> load(LocalMode repo, RepoRef ref, int issue, boolean lock) {
         // on PostgreSQL the shared note, else this data dir's own: what a server moved from files
         // to PostgreSQL on its data dir had posted (docs/storage.md, moving a server)
         Optional<State> noted = shared != null
-                ? shared.get(noteName(ref, issue), State.class).or(() -> outbox.note(noteName(ref, issue), State.class))
+                ? (lock ? shared.lock(noteName(ref, issue), State.class) : shared.get(noteName(ref, issue), State.class))
+                        .or(() -> outbox.note(noteName(ref, issue), State.class))
                 : outbox.note(noteName(ref, issue), State.class);
         Path file = stateFile(repo, issue);
         if (!file.toFile().exists()) { // java.io: no exception thrown and caught on the common path
@@ -137,7 +144,7 @@ public final class IssueMirror {
 
     /** The installation that last acted on the issue, if any (for a restart's catch-up). */
     public Optional<Long> installationOf(LocalMode repo, RepoRef ref, int issue) {
-        return load(repo, ref, issue).map(l -> l.state().installation());
+        return load(repo, ref, issue, false).map(l -> l.state().installation());
     }
 
     /** Queues what the issue lacks on GitHub. */
@@ -152,6 +159,15 @@ public final class IssueMirror {
      * has no ledger; not when something before it failed.
      */
     public void sync(LocalMode repo, RepoRef ref, int issue, long installation, Runnable thenQueue) {
+        if (shared != null) {
+            // the issue's note is locked until the unit ends: no lock of this process is held meanwhile,
+            // so a unit waiting for it holds nothing this thread waits for
+            unit.run(() -> {
+                syncLocked(repo, ref, issue, installation, thenQueue);
+                return null;
+            });
+            return;
+        }
         synchronized (stripes[Math.floorMod(noteName(ref, issue).hashCode(), STRIPES)]) {
             syncLocked(repo, ref, issue, installation, thenQueue);
         }
@@ -164,7 +180,7 @@ public final class IssueMirror {
             return;
         }
         Ledger ledger = read.get();
-        Optional<Loaded> stored = load(repo, ref, issue);
+        Optional<Loaded> stored = load(repo, ref, issue, true);
         State state = stored.map(Loaded::state).orElse(new State(installation, Map.of(), List.of(), 0));
         Map<String, Integer> posted = new LinkedHashMap<>(state.posted());
         String prefix = ref.fullName() + "#" + issue + "/";
@@ -179,11 +195,9 @@ public final class IssueMirror {
         }
         items.sort(Comparator.comparing((Item it) -> it.entry().timestamp()).thenComparing(it -> it.record().id())
                 .thenComparingInt(Item::index));
-        // the effects this sync queued, by key hash, as JSON (claimed with the issue's state)
-        java.util.Map<String, String> queued = new java.util.LinkedHashMap<>();
         for (Item it : items) {
-            enqueue(new Effect.Comment(prefix + it.record().id() + "/" + it.index(), installation, ref, issue,
-                    comment(actors.with(repo.config()), it.record(), it.index())), queued);
+            outbox.enqueue(new Effect.Comment(prefix + it.record().id() + "/" + it.index(), installation, ref, issue,
+                    comment(actors.with(repo.config()), it.record(), it.index())));
         }
         for (ClarificationRecord r : ledger.clarifications()) {
             posted.put(r.id(), r.thread().size());
@@ -200,32 +214,34 @@ public final class IssueMirror {
             generation++;
             String labelKey = prefix + "labels/" + generation + "/";
             if (!add.isEmpty()) {
-                enqueue(new Effect.AddLabels(labelKey + "add", installation, ref, issue, List.copyOf(add)), queued);
+                outbox.enqueue(new Effect.AddLabels(labelKey + "add", installation, ref, issue, List.copyOf(add)));
             }
             for (String label : remove) {
-                enqueue(new Effect.RemoveLabel(labelKey + "remove/" + label, installation, ref, issue, label), queued);
+                outbox.enqueue(new Effect.RemoveLabel(labelKey + "remove/" + label, installation, ref, issue, label));
             }
         }
         thenQueue.run();
         State next = new State(installation, posted, desired, generation);
         if (!next.equals(state) || stored.isEmpty()) {
+            Path written = stored.isPresent() && stored.get().fromFile() ? stateFile(repo, issue) : null;
             if (shared != null) {
-                outbox.sync(); // the effects it speaks of are durable before it is
-                // and, in the same transaction, claimed for this replica among replicas
-                outbox.claimedHere(shared.putAndClaim(noteName(ref, issue), next, queued));
+                // in the unit: committed with the effects it speaks of and their claims
+                shared.put(noteName(ref, issue), next);
+                if (written != null) {
+                    unit.join(new UnitOfWork.Participant() {
+                        @Override
+                        public void committed() {
+                            removeDurably(written); // the note has taken its place; it must not come back
+                        }
+                    });
+                }
             } else {
                 outbox.note(noteName(ref, issue), next); // after the effects it speaks of
                 outbox.sync();
+                if (written != null) {
+                    removeDurably(written); // the note has taken its place; it must not come back
+                }
             }
-            if (stored.isPresent() && stored.get().fromFile()) {
-                removeDurably(stateFile(repo, issue)); // the note has taken its place; it must not come back
-            }
-        }
-    }
-
-    private void enqueue(Effect effect, java.util.Map<String, String> queued) {
-        if (outbox.enqueue(effect)) {
-            queued.put(Outbox.keyHash(effect), Outbox.effectJson(effect));
         }
     }
 

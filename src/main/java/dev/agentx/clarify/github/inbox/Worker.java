@@ -9,6 +9,7 @@ import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.InboundDelivery;
 import dev.agentx.clarify.store.Replicas;
+import dev.agentx.clarify.store.UnitOfWork;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -89,6 +90,7 @@ public final class Worker implements AutoCloseable {
 
     private final DeliveryQueue inbox;
     private final DeliveryProcessor handler;
+    private final UnitOfWork unit;
     private final Outbox outbox;
     private final Clock clock;
     private final boolean synchronous;
@@ -142,6 +144,16 @@ public final class Worker implements AutoCloseable {
     /** {@code replicas}: one of them at a time forgets old claims (a lease). */
     public Worker(DeliveryQueue inbox, DeliveryProcessor handler, Outbox outbox, Clock clock, boolean synchronous,
                   ServerMetrics metrics, Replicas replicas) {
+        this(inbox, handler, outbox, clock, synchronous, metrics, replicas, UnitOfWork.NONE);
+    }
+
+    /**
+     * {@code unit}: the store's unit, in which each delivery's changes and its done mark are made
+     * ({@link UnitOfWork#NONE}: each write on its own, the progress recorded after each command).
+     */
+    public Worker(DeliveryQueue inbox, DeliveryProcessor handler, Outbox outbox, Clock clock, boolean synchronous,
+                  ServerMetrics metrics, Replicas replicas, UnitOfWork unit) {
+        this.unit = unit;
         this.replicas = replicas;
         this.inbox = inbox;
         this.handler = handler;
@@ -162,6 +174,9 @@ public final class Worker implements AutoCloseable {
      * command's effects), the attempts and the next try as the queue keeps them ({@code kept}).
      */
     private DeliveryQueue.Progress progressOf(DeliveryQueue.Queued q, DeliveryQueue.Progress kept) {
+        if (unit.atomic()) {
+            return kept; // no progress notes: an attempt that failed left nothing behind
+        }
         return outbox.note(PROGRESS + q.seq(), DeliveryQueue.Progress.class)
                 .filter(n -> n.commandsDone() > kept.commandsDone())
                 .map(n -> new DeliveryQueue.Progress(n.commandsDone(), n.refused(), kept.attempts(), kept.notBefore()))
@@ -450,15 +465,28 @@ public final class Worker implements AutoCloseable {
         busySince.put(Thread.currentThread(), now);
         long started = System.nanoTime();
         try {
-            // a command is recorded as done by a note in the outbox journal, written after the
-            // effects it queued and made durable by the handler's sync of them (one fdatasync per
-            // command, shared with other lanes), so the inbox's journal needs no sync per command
-            handler.handle(d, payload, progress, p -> {
-                progressNoted.add(q.seq());
-                outbox.note(PROGRESS + q.seq(), p);
-            });
-            outbox.sync();
-            inbox.done(q);
+            DeliveryProcessor.Changes changes = handler.prepare(d, payload);
+            Runnable after;
+            if (unit.atomic()) {
+                // one transaction: the delivery's changes, their effects' claims and its done mark
+                // commit together, or nothing of them does and the next attempt starts afresh
+                after = unit.run(() -> {
+                    Runnable then = changes.apply(progress, p -> { });
+                    inbox.done(q);
+                    return then;
+                });
+            } else {
+                // a command is recorded as done by a note in the outbox journal, written after the
+                // effects it queued and made durable by the handler's sync of them (one fdatasync per
+                // command, shared with other lanes), so the inbox's journal needs no sync per command
+                after = changes.apply(progress, p -> {
+                    progressNoted.add(q.seq());
+                    outbox.note(PROGRESS + q.seq(), p);
+                });
+                outbox.sync();
+                inbox.done(q);
+            }
+            afterCommit(d, after);
             LOG.info("delivery {} ({}{}) processed", d.id(), d.event(), action.isEmpty() ? "" : "." + action);
             // each delivery counts once in agentx_deliveries_total, at its final outcome; attempts
             // that will be retried are only timed (outcome "retry" of the processing histogram)
@@ -486,6 +514,21 @@ public final class Worker implements AutoCloseable {
         } finally {
             busySince.remove(Thread.currentThread());
             clearContext();
+        }
+    }
+
+    /**
+     * Runs what a delivery leaves for after its changes are committed (routing new questions, the
+     * monitor): the delivery is done with whatever happens here, so a failure is logged; the
+     * monitor runs again at the next delivery.
+     */
+    private void afterCommit(InboundDelivery d, Runnable after) {
+        try {
+            after.run();
+            outbox.sync();
+        } catch (RuntimeException e) {
+            LOG.warn("delivery {} ({}): its changes are committed, but what follows them failed: {}", d.id(),
+                    d.event(), e.toString(), e);
         }
     }
 

@@ -7,14 +7,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.IsoInstant;
+import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.files.RecordFields;
-import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
-import dev.agentx.clarify.render.CommentLimit;
 import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.render.CommentLimit;
 import dev.agentx.clarify.store.Replicas;
+import dev.agentx.clarify.store.UnitOfWork;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -92,7 +93,10 @@ public final class Outbox {
     static final Duration TAKE_OVER = Duration.ofMinutes(10);
 
     private final Replicas replicas;
-    /** Key hashes of effects this replica claimed when they were queued ({@link #claimedHere}), not sent yet. */
+    private final UnitOfWork unit;
+    /** The effects queued inside the unit this thread has open, handed over once it committed. */
+    private final ThreadLocal<InUnit> inUnit = new ThreadLocal<>();
+    /** Key hashes of effects this replica claimed when they were queued (in a unit, {@link InUnit}), not sent yet. */
     private final Set<String> claimedHere = ConcurrentHashMap.newKeySet();
     /** Key hashes of effects sent or given up on whose claims are still to be marked done. */
     private final Set<String> claimsDone = ConcurrentHashMap.newKeySet();
@@ -242,6 +246,16 @@ public final class Outbox {
 
     /** {@code replicas}: an effect is sent only by the replica that claims its key first. */
     public Outbox(Path dir, GitHubGateway github, Clock clock, ServerMetrics metrics, Replicas replicas) {
+        this(dir, github, clock, metrics, replicas, UnitOfWork.NONE);
+    }
+
+    /**
+     * {@code unit}: the store's unit; effects queued inside one are claimed with it and queued
+     * here once it committed ({@link #enqueue(Effect)}).
+     */
+    public Outbox(Path dir, GitHubGateway github, Clock clock, ServerMetrics metrics, Replicas replicas,
+                  UnitOfWork unit) {
+        this.unit = unit;
         this.replicas = replicas;
         this.metrics = metrics;
         this.failed = dir.resolve("failed");
@@ -333,7 +347,7 @@ public final class Outbox {
     }
 
     /** The effect as JSON, as a claim among replicas keeps it ({@link Replicas#claimEffect}). */
-    public static String effectJson(Effect e) {
+    private static String effectJson(Effect e) {
         try {
             return JsonSupport.shared().writeValueAsString(e);
         } catch (IOException x) {
@@ -341,18 +355,45 @@ public final class Outbox {
         }
     }
 
-    /** The hash of an effect's key: its name in the journal and among replicas, and its comment's tag. */
-    public static String keyHash(Effect e) {
-        return hash(e.key());
-    }
-
     /**
-     * Tells the outbox that this replica claimed these effects already (with the issue's shared
-     * state, {@link dev.agentx.clarify.store.Notes#putAndClaim}): they are sent without asking
-     * the database again.
+     * The effects queued inside one unit ({@link UnitOfWork}), in order: claimed for this replica,
+     * with their JSON, just before the unit commits, so a crash after the commit leaves them in
+     * the database for this replica's next start or another replica to send; queued here once it
+     * committed; dropped if it rolled back.
      */
-    public void claimedHere(Collection<String> hashes) {
-        claimedHere.addAll(hashes);
+    private final class InUnit implements UnitOfWork.Participant {
+        final Map<String, Effect> effects = new LinkedHashMap<>();
+        /** Those this replica claimed (another replica may have claimed one first). */
+        Set<String> claimed = Set.of();
+
+        @Override
+        public void beforeCommit() {
+            Map<String, String> queued = new LinkedHashMap<>();
+            effects.forEach((h, e) -> queued.put(h, effectJson(e)));
+            claimed = replicas.claimEffects(queued, clock.instant());
+        }
+
+        @Override
+        public void committed() {
+            inUnit.remove();
+            try {
+                effects.forEach((h, e) -> {
+                    enqueue(e, false);
+                    if (claimed.contains(h)) {
+                        claimedHere.add(h);
+                    }
+                });
+            } catch (RuntimeException e) {
+                // claimed but not in the journal (a full disk): the next flush takes them up from their claims
+                ownClaimsChecked = false;
+                throw e;
+            }
+        }
+
+        @Override
+        public void rolledBack() {
+            inUnit.remove();
+        }
     }
 
     static String hash(String key) {
@@ -407,10 +448,29 @@ public final class Outbox {
     /**
      * Queues the effect: written to the journal, so it survives the process ending, and durable
      * against a machine crash at the next {@link #sync()} (an effect is never sent before that).
-     * False when its key was queued or done before.
+     * False when its key was queued or done before. Inside the store's unit ({@link
+     * UnitOfWork#open}) it is queued only once the unit committed, claimed with it.
      */
     public boolean enqueue(Effect effect) {
+        if (unit.open()) {
+            return enqueueInUnit(effect);
+        }
         return enqueue(effect, false);
+    }
+
+    /** Inside the calling thread's unit: kept until it ends ({@link InUnit}). */
+    private boolean enqueueInUnit(Effect effect) {
+        String h = hash(effect.key());
+        if (keys.containsKey(h)) {
+            return false; // queued or done here before
+        }
+        InUnit pending = inUnit.get();
+        if (pending == null) {
+            pending = new InUnit();
+            inUnit.set(pending);
+            unit.join(pending);
+        }
+        return pending.effects.putIfAbsent(h, effect) == null;
     }
 
     /** As {@link #enqueue(Effect)}; {@code uncertain}: a comment is looked for on the issue before it is posted. */

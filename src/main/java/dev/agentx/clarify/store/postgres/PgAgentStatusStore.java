@@ -7,11 +7,14 @@ import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.status.AgentStatus;
 import dev.agentx.clarify.status.AgentStatusCodec;
 import dev.agentx.clarify.status.AgentStatusStore;
+import dev.agentx.clarify.store.UnitOfWork;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
@@ -24,6 +27,8 @@ public final class PgAgentStatusStore implements AgentStatusStore {
     private final PostgresDatabase db;
     private final String repo;
     private final AgentStatusCodec codec = new AgentStatusCodec();
+    /** The changes waiting for the end of the transaction this thread has open, if any. */
+    private final ThreadLocal<List<UnaryOperator<Map<String, AgentStatus>>>> pending = new ThreadLocal<>();
 
     PgAgentStatusStore(PostgresDatabase db, String repo) {
         this.db = db;
@@ -56,8 +61,41 @@ public final class PgAgentStatusStore implements AgentStatusStore {
         }
     }
 
+    /**
+     * Changes the statuses. Inside a transaction ({@link PostgresDatabase#open}) the change is
+     * made just before it commits, with the transaction's other status changes in one write: the
+     * row is locked for the commit only, not for the rest of the transaction (a delivery), so the
+     * deliveries of a repository's different issues do not queue behind each other's work.
+     */
     @Override
     public void update(String actor, UnaryOperator<Map<String, AgentStatus>> change) {
+        if (!db.open()) {
+            apply(List.of(change));
+            return;
+        }
+        List<UnaryOperator<Map<String, AgentStatus>>> changes = pending.get();
+        if (changes == null) {
+            List<UnaryOperator<Map<String, AgentStatus>>> fresh = new ArrayList<>();
+            pending.set(fresh);
+            db.join(new UnitOfWork.Participant() {
+                @Override
+                public void beforeCommit() {
+                    pending.remove();
+                    apply(fresh);
+                }
+
+                @Override
+                public void rolledBack() {
+                    pending.remove();
+                }
+            });
+            changes = fresh;
+        }
+        changes.add(change);
+    }
+
+    /** Locks the row, makes the changes in order, writes it if they changed it. */
+    private void apply(List<UnaryOperator<Map<String, AgentStatus>>> changes) {
         db.inTransaction(c -> {
             db.limitLockWaits(c);
             Map<String, AgentStatus> before = read(c, true);
@@ -70,7 +108,10 @@ public final class PgAgentStatusStore implements AgentStatusStore {
                 }
                 before = read(c, true);
             }
-            Map<String, AgentStatus> after = new TreeMap<>(change.apply(before));
+            Map<String, AgentStatus> after = before;
+            for (UnaryOperator<Map<String, AgentStatus>> change : changes) {
+                after = new TreeMap<>(change.apply(after));
+            }
             if (!after.equals(before)) {
                 write(c, after);
             }

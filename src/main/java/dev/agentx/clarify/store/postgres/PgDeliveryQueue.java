@@ -2,6 +2,7 @@ package dev.agentx.clarify.store.postgres;
 
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.InboundDelivery;
+import dev.agentx.clarify.store.UnitOfWork;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -384,17 +385,23 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     }
 
     /**
-     * Marks the delivery done with, committed without waiting for the database's WAL to reach the
-     * disk ({@code synchronous_commit} off for this transaction, as the file inbox writes its done
+     * Marks the delivery done with. Inside a transaction (a delivery's unit, {@link
+     * PostgresDatabase#run}) the mark commits with the delivery's changes, and the delivery must
+     * still be this replica's: one another replica took over meanwhile (this one was paused past
+     * {@link #GONE_AFTER}) makes the unit roll back, so nothing it did counts twice.
+     *
+     * <p>A mark whose transaction wrote nothing else commits without waiting for the database's
+     * WAL to reach the disk ({@code synchronous_commit} off, as the file inbox writes its done
      * records without a sync): a crash of the database may undo the last fraction of a second of
-     * done marks, and those deliveries are processed again, which runs none of their commands
-     * twice (their keys are in the ledgers, written durably). So a delivery costs one flush of the
-     * WAL, its acknowledgement's, where marking it done would cost another.
+     * such marks, and those deliveries are processed again, which changes nothing. So a delivery
+     * that changes nothing costs one flush of the WAL, its acknowledgement's.
      */
     private void finish(Queued q, String state, String failure) {
-        db.inTransaction(c -> {
-            try (PreparedStatement s = c.prepareStatement("SET LOCAL synchronous_commit TO OFF")) {
-                s.execute();
+        boolean joined = db.open();
+        int marked = db.inTransaction(c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT set_config('synchronous_commit', 'off', true) "
+                    + "WHERE pg_current_xact_id_if_assigned() IS NULL")) {
+                s.executeQuery().close();
             }
             try (PreparedStatement s = c.prepareStatement("UPDATE deliveries SET state = ?, failure = ?, done_at = ? "
                     + "WHERE seq = ? AND replica = ? AND state = 'queued'")) {
@@ -406,7 +413,20 @@ public final class PgDeliveryQueue implements DeliveryQueue {
                 return s.executeUpdate();
             }
         });
-        open.remove(q.seq());
+        if (!joined) {
+            open.remove(q.seq());
+            return;
+        }
+        if (marked == 0) {
+            throw new IllegalStateException("delivery " + q.id() + " is no longer replica " + replica + "'s to "
+                    + "finish (another replica took it over); what this attempt did is rolled back");
+        }
+        db.join(new UnitOfWork.Participant() {
+            @Override
+            public void committed() {
+                open.remove(q.seq());
+            }
+        });
     }
 
     /** One delivery as {@link #recent} lists it; {@code state} is {@code queued}, {@code processed} or {@code failed}. */

@@ -9,10 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Timestamp;
 import java.time.Clock;
-import java.util.Collection;
-import java.util.HashSet;
 import java.util.Optional;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -22,17 +19,34 @@ public final class PgNotes implements Notes {
     private final Clock clock;
     private final ObjectMapper json = JsonSupport.mapper();
 
-    private final String replica;
-
-    PgNotes(PostgresDatabase db, String replica, Clock clock) {
+    PgNotes(PostgresDatabase db, Clock clock) {
         this.db = db;
-        this.replica = replica;
         this.clock = clock;
     }
 
     @Override
     public <T> Optional<T> get(String name, Class<T> type) {
+        return read(name, type, false);
+    }
+
+    /** The lock is a transaction-level advisory lock on the name's hash, so a note not written yet has one too. */
+    @Override
+    public <T> Optional<T> lock(String name, Class<T> type) {
+        if (!db.open()) {
+            throw new IllegalStateException("a note is locked inside a unit only");
+        }
+        return read(name, type, true);
+    }
+
+    private <T> Optional<T> read(String name, Class<T> type, boolean lock) {
         String text = db.inTransaction(c -> {
+            if (lock) {
+                db.limitLockWaits(c);
+                try (PreparedStatement s = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")) {
+                    s.setString(1, name);
+                    s.executeQuery().close();
+                }
+            }
             try (PreparedStatement s = c.prepareStatement("SELECT note::text FROM shared_notes WHERE name = ?")) {
                 s.setString(1, name);
                 try (ResultSet r = s.executeQuery()) {
@@ -52,42 +66,22 @@ public final class PgNotes implements Notes {
     }
 
     @Override
-    public Set<String> putAndClaim(String name, Object value, java.util.Map<String, String> effects) {
+    public void put(String name, Object value) {
         String text;
         try {
             text = json.writeValueAsString(value);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return db.inTransaction(c -> {
-            Timestamp now = Timestamp.from(clock.instant());
+        db.inTransaction(c -> {
             try (PreparedStatement s = c.prepareStatement("INSERT INTO shared_notes (name, note, updated_at) "
                     + "VALUES (?, ?::jsonb, ?) ON CONFLICT (name) DO UPDATE SET note = EXCLUDED.note, "
                     + "updated_at = EXCLUDED.updated_at")) {
                 s.setString(1, name);
                 s.setString(2, text);
-                s.setTimestamp(3, now);
-                s.executeUpdate();
+                s.setTimestamp(3, Timestamp.from(clock.instant()));
+                return s.executeUpdate();
             }
-            Set<String> claimed = new HashSet<>();
-            if (effects.isEmpty()) {
-                return claimed;
-            }
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO effect_claims (hash, replica, claimed_at, "
-                    + "effect) SELECT h, ?, ?, e::jsonb FROM unnest(?::text[], ?::text[]) AS t(h, e) "
-                    + "ON CONFLICT (hash) DO NOTHING RETURNING hash")) {
-                java.util.List<String> hashes = new java.util.ArrayList<>(effects.keySet());
-                s.setString(1, replica);
-                s.setTimestamp(2, now);
-                s.setArray(3, c.createArrayOf("text", hashes.toArray()));
-                s.setArray(4, c.createArrayOf("text", hashes.stream().map(effects::get).toArray()));
-                try (ResultSet r = s.executeQuery()) {
-                    while (r.next()) {
-                        claimed.add(r.getString(1));
-                    }
-                }
-            }
-            return claimed;
         });
     }
 

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.store.UnitOfWork;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,7 +20,7 @@ import org.flywaydb.core.Flyway;
  * runs once, recorded in {@code flyway_schema_history}; several processes opening at once take
  * turns on Flyway's lock). Each repository's state is {@link #repository(String)}.
  */
-public final class PostgresDatabase implements AutoCloseable {
+public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     /** How long a statement waits for a row or issue lock before it gives up with LOCK_TIMEOUT. */
     static final String LOCK_TIMEOUT = "15s";
 
@@ -30,6 +31,8 @@ public final class PostgresDatabase implements AutoCloseable {
     private final DatabaseUrl url;
     /** The transaction this thread has open, if any: work inside it joins it. */
     private final ThreadLocal<Connection> current = new ThreadLocal<>();
+    /** Who takes part in the transaction this thread has open ({@link #join}), in the order they joined. */
+    private final ThreadLocal<List<Participant>> participants = new ThreadLocal<>();
     /** Whether every connection of the pool has {@link #LOCK_TIMEOUT} set at its start; else each lock sets it. */
     private final boolean lockTimeoutPerConnection;
 
@@ -131,9 +134,9 @@ public final class PostgresDatabase implements AutoCloseable {
         return new PgDeliveryQueue(this, replica, clock);
     }
 
-    /** The notes every replica of a server on this database sees, as {@code replica} takes part. */
-    public PgNotes notes(String replica, java.time.Clock clock) {
-        return new PgNotes(this, replica, clock);
+    /** The notes every replica of a server on this database sees. */
+    public PgNotes notes(java.time.Clock clock) {
+        return new PgNotes(this, clock);
     }
 
     /** The dashboard's sessions, known to every replica. */
@@ -256,12 +259,20 @@ public final class PostgresDatabase implements AutoCloseable {
                 throw failure(e);
             }
         }
+        List<Participant> joined = new ArrayList<>();
+        boolean committed = false;
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             current.set(c);
+            participants.set(joined);
             try {
                 T result = work.run(c);
+                // a participant may join another while it runs: every one is told, in order
+                for (int i = 0; i < joined.size(); i++) {
+                    joined.get(i).beforeCommit();
+                }
                 c.commit();
+                committed = true;
                 return result;
             } catch (SQLException | RuntimeException e) {
                 try {
@@ -272,11 +283,64 @@ public final class PostgresDatabase implements AutoCloseable {
                 throw e;
             } finally {
                 current.remove();
+                participants.remove();
                 c.setAutoCommit(true);
             }
         } catch (SQLException e) {
             throw failure(e);
+        } finally {
+            tell(joined, committed);
         }
+    }
+
+    /**
+     * Tells the participants how the transaction ended, outside it (its connection back in the
+     * pool: what they do is their own unit). Every one is told; the first failure is thrown then.
+     */
+    private static void tell(List<Participant> joined, boolean committed) {
+        RuntimeException failed = null;
+        for (Participant p : joined) {
+            try {
+                if (committed) {
+                    p.committed();
+                } else {
+                    p.rolledBack();
+                }
+            } catch (RuntimeException e) {
+                if (failed == null) {
+                    failed = e;
+                } else {
+                    failed.addSuppressed(e);
+                }
+            }
+        }
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    @Override
+    public <T> T run(java.util.function.Supplier<T> work) {
+        return inTransaction(c -> work.get());
+    }
+
+    @Override
+    public boolean open() {
+        return current.get() != null;
+    }
+
+    @Override
+    public boolean atomic() {
+        return true;
+    }
+
+    @Override
+    public void join(Participant p) {
+        List<Participant> joined = participants.get();
+        if (joined == null) {
+            throw new IllegalStateException("no transaction open on this thread to take part in");
+        }
+        joined.add(p);
     }
 
     /**

@@ -36,6 +36,11 @@ class ForgetClaimsTest {
         }
 
         @Override
+        public java.util.Set<String> claimEffects(java.util.Map<String, String> effects, java.time.Instant now) {
+            return real.claimEffects(effects, now);
+        }
+
+        @Override
         public String replica() {
             return real.replica();
         }
@@ -83,7 +88,8 @@ class ForgetClaimsTest {
     }
 
     private Worker worker(String name, Counting replicas) {
-        return new Worker(new Inbox(dir.resolve(name + "/inbox"), clock), (d, payload, progress, save) -> { },
+        return new Worker(new Inbox(dir.resolve(name + "/inbox"), clock),
+                TestProcessors.of((d, payload, progress, save) -> { }),
                 new Outbox(dir.resolve(name + "/outbox"), null, clock, ServerMetrics.create(), replicas), clock, true,
                 ServerMetrics.create(), replicas);
     }

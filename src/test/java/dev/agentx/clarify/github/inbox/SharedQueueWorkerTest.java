@@ -42,7 +42,7 @@ class SharedQueueWorkerTest {
     }
 
     private Worker worker(String name, DeliveryQueue queue) {
-        return new Worker(queue, (d, payload, progress, save) -> handled.add(name + ":" + d.id()),
+        return new Worker(queue, TestProcessors.of((d, payload, progress, save) -> handled.add(name + ":" + d.id())),
                 new Outbox(dir.resolve(name + "/outbox"), null, clock, ServerMetrics.create(),
                         db.replicas("replica-" + name, clock)), clock, true, ServerMetrics.create(),
                 db.replicas("replica-" + name, clock));

@@ -43,7 +43,7 @@ class WorkerTest {
         CountDownLatch others = new CountDownLatch(20);
         List<String> handled = Collections.synchronizedList(new ArrayList<>());
         List<Integer> priorities = Collections.synchronizedList(new ArrayList<>());
-        DeliveryProcessor handler = (d, payload, progress, save) -> {
+        DeliveryProcessor handler = TestProcessors.of((d, payload, progress, save) -> {
             priorities.add(Thread.currentThread().getPriority());
             String t = text(d);
             if (t.equals("1-0")) {
@@ -58,7 +58,7 @@ class WorkerTest {
             if (!t.startsWith("1-")) {
                 others.countDown();
             }
-        };
+        });
         Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
         try (Worker worker = new Worker(inbox, handler, outbox, clock, false, ServerMetrics.create())) {
             worker.start();
@@ -101,7 +101,7 @@ class WorkerTest {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         List<String> handled = Collections.synchronizedList(new ArrayList<>());
-        DeliveryProcessor handler = (d, payload, progress, save) -> {
+        DeliveryProcessor handler = TestProcessors.of((d, payload, progress, save) -> {
             started.countDown();
             try {
                 assertTrue(release.await(30, TimeUnit.SECONDS));
@@ -109,7 +109,7 @@ class WorkerTest {
                 throw new IllegalStateException(e);
             }
             handled.add(text(d));
-        };
+        });
         Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
         Worker worker = new Worker(inbox, handler, outbox, clock, false, ServerMetrics.create());
         worker.start();
@@ -135,13 +135,13 @@ class WorkerTest {
         Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
         List<String> handled = new ArrayList<>();
         int[] failuresLeft = {1};
-        DeliveryProcessor handler = (d, payload, progress, save) -> {
+        DeliveryProcessor handler = TestProcessors.of((d, payload, progress, save) -> {
             String t = text(d);
             if (t.equals("1-0") && failuresLeft[0]-- > 0) {
                 throw new IllegalStateException("GitHub is down");
             }
             handled.add(t);
-        };
+        });
         Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
         Worker worker = new Worker(inbox, handler, outbox, clock, true, ServerMetrics.create());
         inbox.accept("a", "issue_comment", comment(1, "1-0"));
@@ -175,14 +175,14 @@ class WorkerTest {
     void aRetriedDeliveryIsCountedOnceAtItsFinalOutcome() {
         Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
         int[] failuresLeft = {1};
-        DeliveryProcessor handler = (d, payload, progress, save) -> {
+        DeliveryProcessor handler = TestProcessors.of((d, payload, progress, save) -> {
             if (text(d).equals("1-0") && failuresLeft[0]-- > 0) {
                 throw new IllegalStateException("GitHub is down");
             }
             if (text(d).equals("2-0")) {
                 throw new IllegalStateException("always fails");
             }
-        };
+        });
         var metrics = ServerMetrics.create();
         Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, metrics);
         Worker worker = new Worker(inbox, handler, outbox, clock, true, metrics);
@@ -213,11 +213,11 @@ class WorkerTest {
     void aCommandsProgressOutlivesTheProcessAndIsForgottenOnceItsDeliveryIsDurablyDone() {
         Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
         Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
-        DeliveryProcessor dies = (d, payload, progress, save) -> {
+        DeliveryProcessor dies = TestProcessors.of((d, payload, progress, save) -> {
             save.accept(new DeliveryQueue.Progress(progress.commandsDone() + 1, true, 0, null));
             outbox.sync(); // as the contract asks before the next step
             throw new AssertionError("killed after the first command");
-        };
+        });
         Worker first = new Worker(inbox, dies, outbox, clock, true, ServerMetrics.create());
         inbox.accept("a", "issue_comment", comment(1, "1-0"));
         try {
@@ -231,7 +231,8 @@ class WorkerTest {
         Outbox outbox2 = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
         assertEquals(List.of(Worker.PROGRESS + inbox2.queued().get(0).seq()), outbox2.noteNames(Worker.PROGRESS));
         List<DeliveryQueue.Progress> seen = new ArrayList<>();
-        Worker second = new Worker(inbox2, (d, payload, progress, save) -> seen.add(progress), outbox2, clock, true,
+        Worker second = new Worker(inbox2, TestProcessors.of((d, payload, progress, save) -> seen.add(progress)),
+                outbox2, clock, true,
                 ServerMetrics.create());
         second.drain();
         assertEquals(1, seen.size());

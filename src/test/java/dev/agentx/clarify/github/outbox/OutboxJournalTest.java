@@ -8,15 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.RepoFile;
-import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.metrics.ServerMetrics;
-import dev.agentx.clarify.support.Scrape;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.Scrape;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -144,69 +144,6 @@ class OutboxJournalTest {
         assertEquals(33, Scrape.value(m, "agentx_outbox_effect_age_seconds_sum{type=\"comment\"}"), 0.001, m);
         assertEquals(1, Scrape.value(m, "agentx_outbox_effect_age_seconds_bucket{type=\"comment\",le=\"60.0\"}")
                 - Scrape.value(m, "agentx_outbox_effect_age_seconds_bucket{type=\"comment\",le=\"30.0\"}"), m);
-    }
-
-    /** GitHub as the outbox's sender sees it: a comment "...-retry" fails once with a 502, "...-fail" for good. */
-    private static final class FlakyGitHub implements dev.agentx.clarify.github.api.GitHubGateway {
-        private final Set<String> failedOnce = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        private final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
-
-        @Override
-        public long createComment(long installation, RepoRef repo, int issue, String body) {
-            if (body.endsWith("-fail")) {
-                throw new GitHubApiException("422 Unprocessable", 422, null, false, null);
-            }
-            if (body.endsWith("-retry") && failedOnce.add(body)) {
-                throw new GitHubApiException("502 Bad Gateway", 502, null, false, null);
-            }
-            return ids.incrementAndGet();
-        }
-
-        @Override
-        public boolean commentContains(long installation, RepoRef repo, int issue, String text, Instant since) {
-            return false;
-        }
-
-        @Override
-        public void reactToComment(long installation, RepoRef repo, int issue, long commentId, String content) {
-        }
-
-        @Override
-        public void reactToIssue(long installation, RepoRef repo, int issue, String content) {
-        }
-
-        @Override
-        public void addLabels(long installation, RepoRef repo, int issue, List<String> labels) {
-        }
-
-        @Override
-        public void removeLabel(long installation, RepoRef repo, int issue, String label) {
-        }
-
-        @Override
-        public String permission(long installation, RepoRef repo, String login) {
-            return "write";
-        }
-
-        @Override
-        public Optional<RepoFile> fileOnDefaultBranch(long installation, RepoRef repo, String path) {
-            return Optional.empty();
-        }
-
-        @Override
-        public Set<String> teamMembers(long installation, String org, String slug) {
-            return Set.of();
-        }
-
-        @Override
-        public DeliveryPage deliveries(String cursor) {
-            return new DeliveryPage(List.of(), null);
-        }
-
-        @Override
-        public void redeliver(long id) {
-            throw new UnsupportedOperationException("not in these tests");
-        }
     }
 
     /**

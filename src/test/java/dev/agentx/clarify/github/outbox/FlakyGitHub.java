@@ -1,0 +1,79 @@
+package dev.agentx.clarify.github.outbox;
+
+import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.github.api.GitHubApiException;
+import dev.agentx.clarify.github.api.GitHubGateway;
+import dev.agentx.clarify.github.api.RepoFile;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * GitHub as the outbox's tests need it: a comment whose body ends in {@code -fail} is refused
+ * (422), one ending in {@code -retry} fails once (502); the others are recorded as posted.
+ */
+final class FlakyGitHub implements GitHubGateway {
+    private final Set<String> failedOnce = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
+    /** The bodies of the comments created, in order. */
+    final List<String> posted = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+    @Override
+    public long createComment(long installation, RepoRef repo, int issue, String body) {
+        if (body.endsWith("-fail")) {
+            throw new GitHubApiException("422 Unprocessable", 422, null, false, null);
+        }
+        if (body.endsWith("-retry") && failedOnce.add(body)) {
+            throw new GitHubApiException("502 Bad Gateway", 502, null, false, null);
+        }
+        posted.add(body);
+        return ids.incrementAndGet();
+    }
+
+    @Override
+    public boolean commentContains(long installation, RepoRef repo, int issue, String text, Instant since) {
+        return posted.stream().anyMatch(b -> b.contains(text));
+    }
+
+    @Override
+    public void reactToComment(long installation, RepoRef repo, int issue, long commentId, String content) {
+    }
+
+    @Override
+    public void reactToIssue(long installation, RepoRef repo, int issue, String content) {
+    }
+
+    @Override
+    public void addLabels(long installation, RepoRef repo, int issue, List<String> labels) {
+    }
+
+    @Override
+    public void removeLabel(long installation, RepoRef repo, int issue, String label) {
+    }
+
+    @Override
+    public String permission(long installation, RepoRef repo, String login) {
+        return "write";
+    }
+
+    @Override
+    public Optional<RepoFile> fileOnDefaultBranch(long installation, RepoRef repo, String path) {
+        return Optional.empty();
+    }
+
+    @Override
+    public Set<String> teamMembers(long installation, String org, String slug) {
+        return Set.of();
+    }
+
+    @Override
+    public DeliveryPage deliveries(String cursor) {
+        return new DeliveryPage(List.of(), null);
+    }
+
+    @Override
+    public void redeliver(long id) {
+        throw new UnsupportedOperationException("not in these tests");
+    }
+}
