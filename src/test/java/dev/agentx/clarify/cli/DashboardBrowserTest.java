@@ -175,7 +175,10 @@ class DashboardBrowserTest {
         assertEquals(0, ask.code(), ask.err());
         waiting().until(d -> !d.findElements(By.cssSelector("tr[data-thread-row='CLR-10-001']")).isEmpty());
         assertEquals(Boolean.TRUE, ((JavascriptExecutor) browser).executeScript("return window.notReloaded === true"));
-        assertTrue(browser.findElement(By.cssSelector("details[data-thread='CLR-9-001']")).getAttribute("open") != null);
+        // the page may render again meanwhile (the command's monitor pass is a second change): the thread is
+        // found anew each time, and must be open in what the page shows
+        waiting().ignoring(org.openqa.selenium.StaleElementReferenceException.class).until(d ->
+                d.findElement(By.cssSelector("details[data-thread='CLR-9-001']")).getAttribute("open") != null);
         // that command's monitor pass broke the deadlock: it is gone, and its victim waits for a person
         waiting().until(d -> d.findElements(By.cssSelector("#graph .deadlock")).isEmpty());
         assertFalse(browser.findElements(By.cssSelector("#escalations tr[data-escalation]")).size() < 2);
