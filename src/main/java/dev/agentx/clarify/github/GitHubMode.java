@@ -38,7 +38,6 @@ import dev.agentx.clarify.store.RepositoryState;
 import dev.agentx.clarify.store.UnitOfWork;
 import dev.agentx.clarify.store.files.DataDirectory;
 import dev.agentx.clarify.store.files.FileCommentLinks;
-import dev.agentx.clarify.store.files.FileRepositoryState;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import dev.agentx.clarify.workflow.WorkflowCatalog;
 import java.io.IOException;
@@ -51,7 +50,6 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -94,18 +94,18 @@ public final class ClarificationEngine {
     }
 
     /**
-     * As {@link #execute(ClarifyCommand, String)}; {@code route} false leaves a new question
+     * As {@link #execute(ClarifyCommand, String)}; {@code routeNow} false leaves a new question
      * unrouted: the caller puts it to the target's channel with {@link #route(Outcome)} once the
      * unit the command ran in committed (GitHub Mode: a delivery's transaction, which must not
      * wait on a channel's network call).
      */
-    public Outcome execute(ClarifyCommand command, String request, boolean route) {
+    public Outcome execute(ClarifyCommand command, String request, boolean routeNow) {
         if (command instanceof ClarifyCommand.Ask a) {
-            return ask(a, request, route);
+            return ask(a, request, routeNow);
         } else if (command instanceof ClarifyCommand.Answer a) {
             return answer(a, request);
         } else if (command instanceof ClarifyCommand.FollowUp f) {
-            return followUp(f, request, route);
+            return followUp(f, request, routeNow);
         } else if (command instanceof ClarifyCommand.Resolve r) {
             return resolve(r, request);
         } else if (command instanceof ClarifyCommand.Escalate e) {
@@ -124,7 +124,7 @@ public final class ClarificationEngine {
 
     // ---- ask ---------------------------------------------------------------------------------
 
-    private Outcome ask(ClarifyCommand.Ask a, String request, boolean route) {
+    private Outcome ask(ClarifyCommand.Ask a, String request, boolean routeNow) {
         int issue = Validation.issue(a.issue());
         Workflow wf = workflows.workflow(a.workflow() == null || a.workflow().isBlank()
                 ? config.defaultWorkflow() : a.workflow());
@@ -174,7 +174,7 @@ public final class ClarificationEngine {
         if (outcome.events().isEmpty()) {
             return outcome; // asked before (the same request or open question): nothing written, nothing routed
         }
-        return route ? route(outcome) : outcome;
+        return routeNow ? route(outcome) : outcome;
     }
 
     private String knownAgent(String role, String name, Workflow wf) {
@@ -230,7 +230,7 @@ public final class ClarificationEngine {
         return o;
     }
 
-    private Outcome followUp(ClarifyCommand.FollowUp f, String request, boolean route) {
+    private Outcome followUp(ClarifyCommand.FollowUp f, String request, boolean routeNow) {
         String question = Validation.text("question", f.question());
         Instant now = now();
         Outcome o = written(w -> w.record().from(), () -> onRecord(f.id(), f.actor(), request, (ledger, r) -> {
@@ -268,7 +268,7 @@ public final class ClarificationEngine {
         if (o.record().status() == Status.ESCALATED) {
             throw roundLimit(o); // only the round-limit branch above escalates here
         }
-        return route ? route(o) : o;
+        return routeNow ? route(o) : o;
     }
 
     /** The refusal of a follow-up past the round limit, whose escalation {@code o} wrote (or had written). */

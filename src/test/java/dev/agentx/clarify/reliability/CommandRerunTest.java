@@ -1,13 +1,11 @@
 package dev.agentx.clarify.reliability;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.agentx.clarify.github.GitHubMode;
 import dev.agentx.clarify.github.inbox.DeliveryProcessor;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.store.DeliveryQueue.Progress;
-import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.InboundDelivery;
 import dev.agentx.clarify.support.MutableClock;
 import java.nio.file.Path;

@@ -170,7 +170,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
             }
             default -> {
                 LOG.debug("delivery {}: {}.{} needs no action", d.id(), d.event(), action);
-                yield (progress, save, unrouted) -> { };
+                yield NOTHING;
             }
         };
         return (progress, save) -> {
@@ -187,6 +187,9 @@ public final class DeliveryHandler implements DeliveryProcessor {
     private interface Step {
         void run(Progress progress, Consumer<Progress> save, List<Unrouted> unrouted);
     }
+
+    /** A delivery about an issue that changes nothing of it. */
+    private static final Step NOTHING = (progress, save, unrouted) -> { };
 
     /**
      * Once the delivery's changes are committed: each new question still waiting for its round's
@@ -262,11 +265,11 @@ public final class DeliveryHandler implements DeliveryProcessor {
      */
     private Step commands(IssueContext ctx, String key, JsonNode user, JsonNode viaApp, String body, Long commentId) {
         if (ignoredAuthor(ctx.local().config(), user, viaApp, body)) {
-            return (progress, save, unrouted) -> { };
+            return NOTHING;
         }
         List<CommentCommand> commands = CommandParser.parse(body);
         if (commands.isEmpty()) {
-            return (progress, save, unrouted) -> { };
+            return NOTHING;
         }
         if (commands.size() > MAX_COMMANDS) {
             LOG.warn("delivery {}: {} commands in one comment, over the limit of {}; none carried out", key,
@@ -311,7 +314,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
         Labels names = ctx.local().config().labels();
         Optional<String> trigger = names.triggerTarget(label);
         if (trigger.isEmpty()) {
-            return (progress, save, unrouted) -> { };
+            return NOTHING;
         }
         String target = trigger.get();
         String login = sender.path("login").asText("");

@@ -33,34 +33,27 @@ public final class PgReplicas implements Replicas {
 
     @Override
     public java.util.Set<String> claimEffects(Map<String, String> effects, Instant now) {
-        return db.inTransaction(c -> insertClaims(c, replica, Timestamp.from(now), effects));
-    }
-
-    /**
-     * Claims for {@code replica} those of {@code effects} (key hash to the effect as JSON) that
-     * no replica claimed yet, on {@code c} (committed as it commits); returns the hashes claimed.
-     */
-    static java.util.Set<String> insertClaims(java.sql.Connection c, String replica, Timestamp now,
-                                              Map<String, String> effects) throws SQLException {
         java.util.Set<String> claimed = new java.util.HashSet<>();
         if (effects.isEmpty()) {
             return claimed;
         }
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO effect_claims (hash, replica, claimed_at, "
-                + "effect) SELECT h, ?, ?, e::jsonb FROM unnest(?::text[], ?::text[]) AS t(h, e) "
-                + "ON CONFLICT (hash) DO NOTHING RETURNING hash")) {
-            List<String> hashes = new ArrayList<>(effects.keySet());
-            s.setString(1, replica);
-            s.setTimestamp(2, now);
-            s.setArray(3, c.createArrayOf("text", hashes.toArray()));
-            s.setArray(4, c.createArrayOf("text", hashes.stream().map(effects::get).toArray()));
-            try (ResultSet r = s.executeQuery()) {
-                while (r.next()) {
-                    claimed.add(r.getString(1));
+        return db.inTransaction(c -> {
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO effect_claims (hash, replica, claimed_at, "
+                    + "effect) SELECT h, ?, ?, e::jsonb FROM unnest(?::text[], ?::text[]) AS t(h, e) "
+                    + "ON CONFLICT (hash) DO NOTHING RETURNING hash")) {
+                List<String> hashes = new ArrayList<>(effects.keySet());
+                s.setString(1, replica);
+                s.setTimestamp(2, Timestamp.from(now));
+                s.setArray(3, c.createArrayOf("text", hashes.toArray()));
+                s.setArray(4, c.createArrayOf("text", hashes.stream().map(effects::get).toArray()));
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        claimed.add(r.getString(1));
+                    }
                 }
             }
-        }
-        return claimed;
+            return claimed;
+        });
     }
 
     @Override
