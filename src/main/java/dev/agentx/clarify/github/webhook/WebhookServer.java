@@ -54,6 +54,7 @@ public final class WebhookServer implements AutoCloseable {
     /** Strict: trailing content after the object (like {@code {} {}}) is not a JSON object either. */
     private final ObjectMapper json = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private volatile boolean stopping;
+    private static final String SHUTTING_DOWN = "agentx serve is shutting down; redeliver this delivery once it is back";
     /** Why deliveries cannot be committed now (the database is unreachable), or empty; read per request. */
     private volatile java.util.function.Supplier<java.util.Optional<String>> unavailable = java.util.Optional::empty;
     private Javalin app;
@@ -85,6 +86,7 @@ public final class WebhookServer implements AutoCloseable {
     public synchronized WebhookServer start(String host, int port) {
         app = Javalin.create(cfg -> {
             HttpServerDefaults.apply(cfg);
+            cfg.jetty.modifyServer(server -> server.setErrorHandler(new StoppingErrorHandler()));
             cfg.http.maxRequestSize = maxBody;
             cfg.jetty.port = port;
             if (host != null) {
@@ -155,6 +157,31 @@ public final class WebhookServer implements AutoCloseable {
         return this;
     }
 
+    /**
+     * The answers Jetty writes itself, with no handler of ours involved: a connection that fails
+     * while no request is under way on it (closed as the server stops) gets Jetty's 500 page for
+     * a made-up {@code GET /badRequest}, which a client that has just sent its next request on
+     * that connection reads as the answer to it. While stopping that answer is the webhook's own
+     * 503 (send it again), not a server error; otherwise Jetty's default.
+     */
+    private final class StoppingErrorHandler extends org.eclipse.jetty.server.handler.ErrorHandler {
+        @Override
+        public boolean handle(org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response,
+                              org.eclipse.jetty.util.Callback callback) throws Exception {
+            if (!stopping) {
+                return super.handle(request, response, callback);
+            }
+            LOG.info("a request cut short as the server stops ({}): answered 503",
+                    request.getAttribute(ERROR_EXCEPTION));
+            metrics.webhookRefused(503);
+            response.setStatus(503);
+            response.getHeaders().put(org.eclipse.jetty.http.HttpHeader.CONNECTION, "close");
+            response.getHeaders().put(org.eclipse.jetty.http.HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
+            response.write(true, ByteBuffer.wrap((SHUTTING_DOWN + "\n").getBytes(StandardCharsets.UTF_8)), callback);
+            return true;
+        }
+    }
+
     /** Shutting down: webhooks are answered 503 (GitHub shows them failed; redeliver them later). */
     public void stopTaking() {
         stopping = true;
@@ -180,7 +207,7 @@ public final class WebhookServer implements AutoCloseable {
     /** {@code started}: when the handler began (System.nanoTime), for the 202's Server-Timing. */
     private void accept(Context ctx, long started) {
         if (stopping) {
-            refused(ctx, 503, "agentx serve is shutting down; redeliver this delivery once it is back");
+            refused(ctx, 503, SHUTTING_DOWN);
             return;
         }
         String type = ctx.header("Content-Type");
