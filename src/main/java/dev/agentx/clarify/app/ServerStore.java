@@ -9,6 +9,7 @@ import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -29,8 +30,9 @@ public final class ServerStore {
     }
 
     /**
-     * Opens the server's database at {@code url} (a command's {@code --database-url}) with a pool of
-     * {@code connections}; a malformed URL is a USAGE error naming the option.
+     * Opens the server's database at {@code url} (a command's {@code --database-url}) to read, with
+     * a pool of {@code connections}: its schema must be this build's, and is left as it is. A
+     * malformed URL is a USAGE error naming the option.
      */
     public static PostgresDatabase openDatabase(String url, Map<String, String> env, int connections) {
         DatabaseUrl parsed;
@@ -39,7 +41,7 @@ public final class ServerStore {
         } catch (IllegalArgumentException e) {
             throw new ClarifyException(ErrorCode.USAGE, "--database-url: " + e.getMessage());
         }
-        return PostgresDatabase.open(parsed, connections);
+        return PostgresDatabase.open(parsed, connections, Duration.ZERO, PostgresDatabase.Schema.EXPECT_CURRENT);
     }
 
     /**

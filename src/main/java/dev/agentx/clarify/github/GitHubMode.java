@@ -132,7 +132,7 @@ public final class GitHubMode implements AutoCloseable {
         this.files = new DataDirectory(data, locks);
         // worker lanes, outbox senders, the monitor, the dashboard and readiness each use a connection at a time
         this.database = settings.database() == null ? null : PostgresDatabase.open(settings.database(), 12,
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10), PostgresDatabase.Schema.MIGRATE);
         String replica = files.replicaName();
         this.replica = replica;
         this.replicas = database == null ? Replicas.alone(replica) : database.replicas(replica, clock);

@@ -145,7 +145,8 @@ public final class StoreCopy {
         if (from.equals(to)) {
             throw new ClarifyException(ErrorCode.USAGE, "--from and --to are the same store: " + from);
         }
-        try (Side source = open(from); Side destination = open(to)) {
+        try (Side source = open(from, PostgresDatabase.Schema.EXPECT_CURRENT);
+                Side destination = open(to, PostgresDatabase.Schema.MIGRATE)) {
             List<String> repos = source.repositories();
             if (repos.isEmpty()) {
                 throw new ClarifyException(ErrorCode.NOT_FOUND, from + " holds no repository state" + (from instanceof Files
@@ -253,7 +254,8 @@ public final class StoreCopy {
         }
     }
 
-    private Side open(Location where) {
+    /** One end of the copy; a database is migrated ({@code schema}) only as the destination. */
+    private Side open(Location where, PostgresDatabase.Schema schema) {
         if (where instanceof Files f) {
             DataDirectory dir = new DataDirectory(f.dir(), locks);
             IssueStates[] states = new IssueStates[1]; // read on first use: only a source's are
@@ -290,7 +292,7 @@ public final class StoreCopy {
                 }
             };
         }
-        PostgresDatabase db = PostgresDatabase.open(((Database) where).url(), 2);
+        PostgresDatabase db = PostgresDatabase.open(((Database) where).url(), 2, java.time.Duration.ZERO, schema);
         PgNotes notes = db.notes(Clock.systemUTC());
         return new Side() {
             @Override

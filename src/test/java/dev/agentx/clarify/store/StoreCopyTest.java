@@ -104,6 +104,65 @@ class StoreCopyTest {
     }
 
     @Test
+    void aReadCommandLeavesTheSchemaAsItIsAndRefusesOneItDoesNotKnow() throws Exception {
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        Run none = cwd.cli("clarify", "--database-url", db.url());
+        assertEquals(1, none.code(), none.err());
+        assertTrue(none.err().contains("holds no agentx schema yet"), none.err());
+        Run copyFromNothing = cwd.cli("store", "copy", "--from", db.url(), "--to", "files:" + tmp.resolve("out"));
+        assertEquals(1, copyFromNothing.code(), copyFromNothing.err());
+        assertEquals(List.of(), versions(db), "looking made no schema");
+
+        ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url()); // the destination is migrated
+        List<String> current = versions(db);
+        String latest = current.get(current.size() - 1);
+        sql(db, "DELETE FROM flyway_schema_history WHERE version = '" + latest + "'");
+        Run behind = cwd.cli("state", "--database-url", db.url(), "--repo", "acme/shop");
+        assertEquals(1, behind.code(), behind.err());
+        assertTrue(behind.err().contains("this agentx reads version " + latest + ". The server of this version brings "
+                + "it up to date"), behind.err());
+        assertEquals(current.subList(0, current.size() - 1), versions(db), "not migrated by a read");
+
+        sql(db, "INSERT INTO flyway_schema_history (installed_rank, version, description, type, script, checksum, "
+                + "installed_by, execution_time, success) VALUES (98, '" + latest + "', 'back', 'SQL', 'V" + latest
+                + "__back.sql', 0, 'test', 1, true), (99, '999', 'newer', 'SQL', 'V999__newer.sql', 0, 'test', 1, true)");
+        Run newer = cwd.cli("clarify", "--database-url", db.url(), "--repo", "acme/shop");
+        assertEquals(1, newer.code(), newer.err());
+        assertTrue(newer.err().contains("is at version 999, made by a newer agentx"), newer.err());
+
+        sql(db, "DELETE FROM flyway_schema_history WHERE version = '999'");
+        Run now = cwd.cli("clarify", "--database-url", db.url(), "--repo", "acme/shop");
+        assertEquals(0, now.code(), now.err());
+        assertTrue(now.out().contains("CLR-43-001"), now.out());
+    }
+
+    /** The schema versions applied to {@code db}, oldest first; none when it has no history table. */
+    private static List<String> versions(TestPostgres.Database db) throws Exception {
+        try (java.sql.Connection c = db.dataSource().getConnection(); java.sql.Statement s = c.createStatement()) {
+            try (java.sql.ResultSet r = s.executeQuery("SELECT to_regclass('flyway_schema_history') IS NOT NULL")) {
+                r.next();
+                if (!r.getBoolean(1)) {
+                    return List.of();
+                }
+            }
+            List<String> out = new java.util.ArrayList<>();
+            try (java.sql.ResultSet r = s.executeQuery("SELECT version FROM flyway_schema_history WHERE version IS NOT "
+                    + "NULL ORDER BY installed_rank")) {
+                while (r.next()) {
+                    out.add(r.getString(1));
+                }
+            }
+            return out;
+        }
+    }
+
+    private static void sql(TestPostgres.Database db, String statement) throws Exception {
+        try (java.sql.Connection c = db.dataSource().getConnection(); java.sql.Statement s = c.createStatement()) {
+            s.execute(statement);
+        }
+    }
+
+    @Test
     void badStoresAreUsageErrorsThatSayWhatToGive() {
         Run notAStore = cwd.cli("store", "copy", "--from", "/var/lib/agentx", "--to", "postgresql://u:secret@h/db");
         assertEquals(2, notAStore.code());

@@ -10,17 +10,32 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.MigrationInfo;
+import org.flywaydb.core.api.MigrationInfoService;
+import org.flywaydb.core.api.MigrationState;
 
 /**
- * The PostgreSQL store: a connection pool over one database, its schema brought up to date by
- * the SQL migrations in {@code src/main/resources/db/migration} when it opens (each migration
- * runs once, recorded in {@code flyway_schema_history}; several processes opening at once take
- * turns on Flyway's lock). Each repository's state is {@link #repository(String)}.
+ * The PostgreSQL store: a connection pool over one database. Opened to write ({@link Schema#MIGRATE}:
+ * the server, the destination of a copy), its schema is brought up to date by the SQL migrations
+ * in {@code src/main/resources/db/migration} (each migration runs once, recorded in
+ * {@code flyway_schema_history}; several processes opening at once take turns on Flyway's lock).
+ * Opened to look ({@link Schema#EXPECT_CURRENT}: the CLI's read commands, the source of a copy),
+ * it changes nothing and refuses a schema that is not the one this build knows. Each
+ * repository's state is {@link #repository(String)}.
  */
 public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
+    /** What opening does with the database's schema. */
+    public enum Schema {
+        /** Brings it up to date: who writes (the server, a copy's destination). */
+        MIGRATE,
+        /** Leaves it alone and refuses one this build does not know: who only looks. */
+        EXPECT_CURRENT
+    }
+
     /** How long a statement waits for a row or issue lock before it gives up with LOCK_TIMEOUT. */
     static final String LOCK_TIMEOUT = "15s";
 
@@ -38,20 +53,21 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
 
     /** A database over a data source the caller owns (tests); migrated now. */
     public PostgresDatabase(DataSource dataSource, String description) {
-        this(dataSource, description, null);
+        this(dataSource, description, null, null, Schema.MIGRATE);
     }
 
-    private PostgresDatabase(DataSource dataSource, String description, AutoCloseable pool) {
-        this(dataSource, description, pool, null);
-    }
-
-    private PostgresDatabase(DataSource dataSource, String description, AutoCloseable pool, DatabaseUrl url) {
+    private PostgresDatabase(DataSource dataSource, String description, AutoCloseable pool, DatabaseUrl url,
+                             Schema schema) {
         this.url = url;
         this.lockTimeoutPerConnection = pool != null;
         this.dataSource = dataSource;
         this.description = description;
         this.pool = pool;
-        migrate();
+        if (schema == Schema.MIGRATE) {
+            migrate();
+        } else {
+            expectCurrent();
+        }
     }
 
     /**
@@ -60,14 +76,18 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      * @throws ClarifyException INTERNAL when the database cannot be reached or migrated, saying which
      */
     public static PostgresDatabase open(DatabaseUrl url, int poolSize) {
-        return open(url, poolSize, java.time.Duration.ZERO);
+        return open(url, poolSize, java.time.Duration.ZERO, Schema.MIGRATE);
     }
 
     /**
-     * As {@link #open(DatabaseUrl, int)}, trying to connect for up to {@code startWait} before
-     * giving up (a server starting beside its database); zero tries once (a CLI command).
+     * Opens a pool of at most {@code poolSize} (and at least two) connections to the URL, trying
+     * to connect for up to {@code startWait} before giving up (a server starting beside its
+     * database; zero tries once: a CLI command), and does {@code schema} with its schema.
+     *
+     * @throws ClarifyException INTERNAL when the database cannot be reached or migrated, or (to
+     *     look) its schema is not this build's, saying which
      */
-    public static PostgresDatabase open(DatabaseUrl url, int poolSize, java.time.Duration startWait) {
+    public static PostgresDatabase open(DatabaseUrl url, int poolSize, java.time.Duration startWait, Schema schema) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url.jdbcUrl());
         if (url.user() != null) {
@@ -94,20 +114,59 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                     e);
         }
         try {
-            return new PostgresDatabase(pool, url.toString(), pool, url);
+            return new PostgresDatabase(pool, url.toString(), pool, url, schema);
         } catch (RuntimeException e) {
             pool.close();
             throw e;
         }
     }
 
+    private Flyway flyway() {
+        return Flyway.configure(PostgresDatabase.class.getClassLoader()).dataSource(dataSource)
+                .locations("classpath:db/migration").load();
+    }
+
     private void migrate() {
         try {
-            Flyway.configure(PostgresDatabase.class.getClassLoader()).dataSource(dataSource)
-                    .locations("classpath:db/migration").load().migrate();
+            flyway().migrate();
         } catch (RuntimeException e) {
             throw new ClarifyException(ErrorCode.INTERNAL, "cannot bring the schema of " + description
                     + " up to date: " + rootMessage(e), e);
+        }
+    }
+
+    /**
+     * Refuses a schema other than the one this build's migrations make, without changing it: none
+     * yet, one a migration behind (the server of this build brings it up to date when it starts),
+     * or one a newer build made.
+     */
+    private void expectCurrent() {
+        MigrationInfoService info;
+        try {
+            info = flyway().info();
+        } catch (RuntimeException e) {
+            throw new ClarifyException(ErrorCode.INTERNAL, "cannot read the schema version of " + description + ": "
+                    + rootMessage(e), e);
+        }
+        MigrationInfo current = info.current();
+        String latest = Arrays.stream(info.all()).filter(m -> m.getState().isResolved())
+                .reduce((a, b) -> b).map(m -> m.getVersion().getVersion()).orElse("?");
+        if (current == null) {
+            throw new ClarifyException(ErrorCode.INTERNAL, description + " holds no agentx schema yet: it is made "
+                    + "when 'agentx serve' (or 'agentx store copy --to' it) first opens the database; this command "
+                    + "only reads.");
+        }
+        String version = current.getVersion().getVersion();
+        if (info.pending().length > 0) {
+            throw new ClarifyException(ErrorCode.INTERNAL, "the schema of " + description + " is at version "
+                    + version + "; this agentx reads version " + latest + ". The server of this version brings "
+                    + "it up to date when it starts; this command only reads and changes nothing.");
+        }
+        if (Arrays.stream(info.all()).anyMatch(m -> m.getState() == MigrationState.FUTURE_SUCCESS
+                || m.getState() == MigrationState.FUTURE_FAILED)) {
+            throw new ClarifyException(ErrorCode.INTERNAL, "the schema of " + description + " is at version "
+                    + version + ", made by a newer agentx; this one reads version " + latest + ". Use the "
+                    + "agentx of the server's version.");
         }
     }
 
