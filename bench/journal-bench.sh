@@ -15,7 +15,7 @@ echo "machine: $(nproc) cores, $(java -version 2>&1 | head -n 1), $(date -u +%Y-
   "load average before: $(cut -d' ' -f1-3 /proc/loadavg); data dir on $(df -T "$work" 2>/dev/null | awk 'NR==2 {print $2" ("$1")"}')"
 echo
 echo "Each figure a fresh JVM with the deployment's heap flags, median of 3 (ms). Floor: reading the journal's"
-echo "records (framing and checksums), nothing else. Start: \`new Outbox\` or \`new Inbox\` as the server's start"
+echo "records (framing and checksums), nothing else. Start: \`new Outbox\` or \`new FileDeliveryQueue\` as the server's start"
 echo "makes it (read, parse, rebuild the memory; the worker's first tick compacts it). Compaction: 5 on the opened"
 echo "journal, as that tick, the daily prune and a growth compaction do, median."
 echo

@@ -4,11 +4,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.app.ServerStore;
 import dev.agentx.clarify.github.EnvFile;
-import dev.agentx.clarify.github.inbox.DeliveryLog;
 import dev.agentx.clarify.github.recovery.DeliveryRecovery;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.render.Visible;
+import dev.agentx.clarify.store.files.FileDeliveryLog;
 import dev.agentx.clarify.store.postgres.PgDeliveryQueue;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import java.nio.file.Files;
@@ -51,7 +51,7 @@ final class DeliveriesCommand implements Runnable {
         String url = databaseUrl != null ? databaseUrl : ctx.env.get("AGENTX_DATABASE_URL");
         java.util.Set<String> recovered = Files.exists(data.resolve("recovery.json"))
                 ? DeliveryRecovery.asked(data.resolve("recovery.json")).keySet() : java.util.Set.of();
-        List<DeliveryLog.Entry> shown;
+        List<FileDeliveryLog.Entry> shown;
         int total;
         String where;
         if (url != null && !url.isBlank()) {
@@ -59,7 +59,7 @@ final class DeliveriesCommand implements Runnable {
             try (PostgresDatabase db = ServerStore.openDatabase(url, ctx.env, 1)) {
                 PgDeliveryQueue.Listing listing = db.deliveries("cli", ctx.clock).recent(limit);
                 total = listing.total();
-                shown = listing.rows().stream().map(r -> new DeliveryLog.Entry(r.id(), r.event(), r.receivedAt(),
+                shown = listing.rows().stream().map(r -> new FileDeliveryLog.Entry(r.id(), r.event(), r.receivedAt(),
                         r.doneAt(), "queued".equals(r.state()) ? "acknowledged" : r.state(),
                         recovered.contains(r.id()))).toList();
                 where = db.describe();
@@ -69,7 +69,7 @@ final class DeliveriesCommand implements Runnable {
                 throw new ClarifyException(ErrorCode.USAGE, data + " has no inbox/: point AGENTX_DATA_DIR at the data "
                         + "dir of 'agentx serve', or --database-url at its database.");
             }
-            List<DeliveryLog.Entry> all = DeliveryLog.read(data.resolve("inbox"), recovered);
+            List<FileDeliveryLog.Entry> all = FileDeliveryLog.read(data.resolve("inbox"), recovered);
             total = all.size();
             shown = all.subList(0, Math.min(limit, all.size()));
             where = data.resolve("inbox").toString();
@@ -78,7 +78,7 @@ final class DeliveriesCommand implements Runnable {
             ObjectNode root = ctx.mapper().createObjectNode();
             root.put("total", total);
             ArrayNode arr = root.putArray("deliveries");
-            for (DeliveryLog.Entry e : shown) {
+            for (FileDeliveryLog.Entry e : shown) {
                 ObjectNode n = arr.addObject();
                 n.put("id", e.id());
                 n.put("event", e.event());
@@ -93,7 +93,7 @@ final class DeliveriesCommand implements Runnable {
         if (total == 0) {
             ctx.out.println("No deliveries in " + where + ".");
         }
-        for (DeliveryLog.Entry e : shown) {
+        for (FileDeliveryLog.Entry e : shown) {
             ctx.out.println(String.format("%-38s %-14s %-22s %s%s", Visible.text(e.id()),
                     e.event() == null ? "-" : Visible.text(e.event()), e.receivedAt() == null ? "-" : e.receivedAt(),
                     e.state(), e.recovered() ? " (recovered)" : ""));

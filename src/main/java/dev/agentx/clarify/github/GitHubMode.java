@@ -13,7 +13,6 @@ import dev.agentx.clarify.github.handlers.Actors;
 import dev.agentx.clarify.github.handlers.DeliveryHandler;
 import dev.agentx.clarify.github.handlers.IssueMirror;
 import dev.agentx.clarify.github.inbox.DeliveryProcessor;
-import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
 import dev.agentx.clarify.github.ops.ManagementServer;
 import dev.agentx.clarify.github.ops.Readiness;
@@ -38,6 +37,7 @@ import dev.agentx.clarify.store.RepositoryState;
 import dev.agentx.clarify.store.UnitOfWork;
 import dev.agentx.clarify.store.files.DataDirectory;
 import dev.agentx.clarify.store.files.FileCommentLinks;
+import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import dev.agentx.clarify.workflow.WorkflowCatalog;
 import java.io.IOException;
@@ -137,7 +137,7 @@ public final class GitHubMode implements AutoCloseable {
         this.replica = replica;
         this.replicas = database == null ? Replicas.alone(replica) : database.replicas(replica, clock);
         // on PostgreSQL the acknowledgement is a row every replica sees, not a file on this one's disk
-        this.inbox = database == null ? new Inbox(data.resolve("inbox"), clock) : database.deliveries(replica, clock);
+        this.inbox = database == null ? new FileDeliveryQueue(data.resolve("inbox"), clock) : database.deliveries(replica, clock);
         this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics, replicas,
                 database == null ? UnitOfWork.NONE : database);
         Actors actors = new Actors(config, github, clock);

@@ -27,4 +27,15 @@ public final class Payloads {
     public static long id(JsonNode n) {
         return n != null && n.isIntegralNumber() && n.canConvertToLong() && n.longValue() > 0 ? n.longValue() : 0;
     }
+
+    /**
+     * What orders deliveries: those with the same key are processed one after another in the order
+     * received; others may run side by side. The repository and issue the payload is about, or ""
+     * for one about no issue (ping, installation).
+     */
+    public static String orderKey(JsonNode payload) {
+        String repo = payload.path("repository").path("full_name").asText("");
+        int issue = issueNumber(payload);
+        return repo.isEmpty() || issue <= 0 ? "" : repo + "#" + issue;
+    }
 }

@@ -9,7 +9,7 @@ import java.util.function.LongPredicate;
  * The durable queue of verified webhook deliveries: what the server acknowledged and has not
  * processed yet, and the ids of deliveries it received lately (a second copy is a duplicate).
  *
- * <p>Two implementations: the data dir's inbox ({@code github/inbox/Inbox}: one server, its own
+ * <p>Two implementations: the data dir's inbox ({@code store/files/FileDeliveryQueue}: one server, its own
  * disk) and the table {@code deliveries} on PostgreSQL, shared by every replica on the database:
  * there the acknowledgement is the commit of the delivery's row, a copy of the same delivery sent
  * to another replica is a duplicate there too, and a delivery left by a replica that is gone (no

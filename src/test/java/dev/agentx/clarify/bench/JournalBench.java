@@ -1,9 +1,9 @@
 package dev.agentx.clarify.bench;
 
 import dev.agentx.clarify.files.Journal;
-import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -62,7 +62,7 @@ public final class JournalBench {
         long t0 = System.nanoTime();
         Runnable prune;
         if (inbox) {
-            prune = new Inbox(dir, clock)::prune;
+            prune = new FileDeliveryQueue(dir, clock)::prune;
         } else {
             prune = new Outbox(dir, null, clock, ServerMetrics.create())::prune;
         }

@@ -4,12 +4,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import dev.agentx.clarify.events.ClarificationEvent;
 import dev.agentx.clarify.events.EventType;
-import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.routing.Outcome;
 import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.support.MutableClock;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -146,14 +146,14 @@ class GitHubResilienceTest {
     @Test
     void deliveriesLeftInTheInboxAreProcessedAfterRestart() {
         // a crash after the 202 and before processing: the delivery is only in the inbox
-        Inbox inbox = new Inbox(rig.data.resolve("inbox"), clock);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(rig.data.resolve("inbox"), clock);
         ObjectNode c = rig.comment("eng", 1, "/clarify @architect First?\n/clarify @pm Second?");
-        inbox.accept("crashed-1", "issue_comment", rig.bytes(c));
+        inbox.accept("crashed-1", "issue_comment", rig.bytes(c), dev.agentx.clarify.github.Payloads.orderKey(c));
         // a second one whose first command was already carried out before the crash
         rig.start().close();
         ObjectNode d = rig.comment("eng", 2, "/clarify @architect Done before?\n/clarify @pm Not yet?");
-        inbox = new Inbox(rig.data.resolve("inbox"), clock);
-        inbox.accept("crashed-2", "issue_comment", rig.bytes(d));
+        inbox = new FileDeliveryQueue(rig.data.resolve("inbox"), clock);
+        inbox.accept("crashed-2", "issue_comment", rig.bytes(d), dev.agentx.clarify.github.Payloads.orderKey(d));
         inbox.saveProgress(inbox.queued().get(0), new DeliveryQueue.Progress(1, false, 0, null));
 
         rig.start();

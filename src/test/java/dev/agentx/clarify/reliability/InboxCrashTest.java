@@ -1,8 +1,8 @@
 package dev.agentx.clarify.reliability;
 
-import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.InboxWorker;
 import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.support.Jvm;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -53,7 +53,7 @@ class InboxCrashTest {
             while ((line = out.readLine()) != null) {
                 note(line, acked, done);
             }
-            Inbox inbox = new Inbox(dir, Clock.systemUTC());
+            FileDeliveryQueue inbox = new FileDeliveryQueue(dir, Clock.systemUTC());
             Set<String> queued = new HashSet<>();
             for (DeliveryQueue.Queued q : inbox.queued()) {
                 queued.add(q.id());
@@ -64,7 +64,7 @@ class InboxCrashTest {
             lost.removeAll(done);
             lost.removeAll(queued);
             // done just before the kill, too late to say so: then the inbox knows the id as seen
-            lost.removeIf(id -> inbox.accept(id, "ping", new byte[] {'{', '}'}) == DeliveryQueue.Accepted.DUPLICATE);
+            lost.removeIf(id -> inbox.accept(id, "ping", new byte[] {'{', '}'}, "") == DeliveryQueue.Accepted.DUPLICATE);
             assertEquals(Set.of(), lost, "acknowledged deliveries lost after kill " + k);
             Set<String> back = new HashSet<>(done);
             back.retainAll(queued);

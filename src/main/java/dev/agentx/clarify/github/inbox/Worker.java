@@ -36,7 +36,7 @@ import org.slf4j.MDC;
 /**
  * Works through the inbox and sends what the deliveries queued in the outbox.
  *
- * <p>Order: deliveries with the same {@link Inbox#orderKey order key} (the same issue) form a
+ * <p>Order: deliveries with the same {@link dev.agentx.clarify.github.Payloads#orderKey order key} (the same issue) form a
  * line and are processed one at a time, in the order received; on a queue that replicas share,
  * a line waits while an earlier delivery of its issue is held by another replica
  * ({@link DeliveryQueue.Turn.Wait}), and the tick takes up deliveries left by replicas that are

@@ -6,12 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.github.Payloads;
 import dev.agentx.clarify.github.inbox.AckPriority;
-import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.http.HttpServerDefaults;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.InboundDelivery;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
@@ -222,7 +222,7 @@ public final class WebhookServer implements AutoCloseable {
             refused(ctx, 400, "missing or malformed X-GitHub-Event header");
             return;
         }
-        if (delivery == null || !Inbox.validId(delivery)) {
+        if (delivery == null || !InboundDelivery.validId(delivery)) {
             refused(ctx, 400, "missing or malformed X-GitHub-Delivery header");
             return;
         }
@@ -285,7 +285,7 @@ public final class WebhookServer implements AutoCloseable {
             return;
         }
         long queueing = System.nanoTime();
-        DeliveryQueue.Accepted accepted = inbox.accept(delivery, event, body, Inbox.orderKey(node));
+        DeliveryQueue.Accepted accepted = inbox.accept(delivery, event, body, Payloads.orderKey(node));
         long queued = System.nanoTime() - queueing;
         String action = node.path("action").asText("");
         if (accepted == DeliveryQueue.Accepted.DUPLICATE) {

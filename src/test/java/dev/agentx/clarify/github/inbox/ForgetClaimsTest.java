@@ -1,11 +1,9 @@
 package dev.agentx.clarify.github.inbox;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.store.Replicas;
+import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestPostgres;
@@ -17,6 +15,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /** Replicas on one database forget old claims of effects one at a time, under a lease. */
 class ForgetClaimsTest {
@@ -87,7 +87,7 @@ class ForgetClaimsTest {
     }
 
     private Worker worker(String name, Counting replicas) {
-        return new Worker(new Inbox(dir.resolve(name + "/inbox"), clock),
+        return new Worker(new FileDeliveryQueue(dir.resolve(name + "/inbox"), clock),
                 TestProcessors.of((d, payload, progress, save) -> { }),
                 new Outbox(dir.resolve(name + "/outbox"), null, clock, ServerMetrics.create(), replicas), clock, true,
                 ServerMetrics.create(), replicas);

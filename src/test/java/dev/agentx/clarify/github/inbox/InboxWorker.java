@@ -1,6 +1,7 @@
 package dev.agentx.clarify.github.inbox;
 
 import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -23,7 +24,7 @@ public final class InboxWorker {
         String prefix = args[1];
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
                 StandardCharsets.UTF_8);
-        Inbox inbox = new Inbox(dir, Clock.systemUTC(), 64 * 1024);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir, Clock.systemUTC(), 64 * 1024);
         AtomicInteger next = new AtomicInteger();
         for (int t = 0; t < 4; t++) {
             Thread th = new Thread(() -> {
@@ -31,7 +32,7 @@ public final class InboxWorker {
                     String id = prefix + "-" + next.incrementAndGet();
                     byte[] body = ("{\"id\":\"" + id + "\",\"pad\":\"" + "x".repeat(2000) + "\"}")
                             .getBytes(StandardCharsets.UTF_8);
-                    inbox.accept(id, "ping", body);
+                    inbox.accept(id, "ping", body, "");
                     synchronized (out) {
                         out.println("ACK " + id + " .");
                     }

@@ -1,9 +1,12 @@
 package dev.agentx.clarify.github.inbox;
 
+import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.github.Payloads;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.InboundDelivery;
+import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.Scrape;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +40,7 @@ class WorkerTest {
 
     @Test
     void aSlowIssueDoesNotHoldUpTheOthersAndEachIssueKeepsItsOrder() throws Exception {
-        Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir.resolve("inbox"), clock);
         CountDownLatch slowStarted = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch others = new CountDownLatch(20);
@@ -62,12 +65,12 @@ class WorkerTest {
         Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
         try (Worker worker = new Worker(inbox, handler, outbox, clock, false, ServerMetrics.create())) {
             worker.start();
-            inbox.accept("d-1-0", "issue_comment", comment(1, "1-0"));
+            accept(inbox, "d-1-0", "issue_comment", comment(1, "1-0"));
             assertTrue(slowStarted.await(30, TimeUnit.SECONDS));
             for (int i = 1; i <= 5; i++) {
-                inbox.accept("d-1-" + i, "issue_comment", comment(1, "1-" + i));
+                accept(inbox, "d-1-" + i, "issue_comment", comment(1, "1-" + i));
                 for (int issue = 2; issue <= 5; issue++) {
-                    inbox.accept("d-" + issue + "-" + i, "issue_comment", comment(issue, issue + "-" + i));
+                    accept(inbox, "d-" + issue + "-" + i, "issue_comment", comment(issue, issue + "-" + i));
                 }
             }
             // every other issue is processed while issue 1 is stuck in its first delivery
@@ -97,7 +100,7 @@ class WorkerTest {
 
     @Test
     void closingWorksOffTheDeliveriesAlreadyAcknowledged() throws Exception {
-        Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir.resolve("inbox"), clock);
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         List<String> handled = Collections.synchronizedList(new ArrayList<>());
@@ -116,7 +119,7 @@ class WorkerTest {
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 40; i++) { // issue 1 has more deliveries than a lane's turn
             int issue = i % 4 == 0 ? 2 : 1;
-            inbox.accept("d-" + i, "issue_comment", comment(issue, issue + "-" + i));
+            accept(inbox, "d-" + i, "issue_comment", comment(issue, issue + "-" + i));
             expected.add(issue + "-" + i);
         }
         assertTrue(started.await(30, TimeUnit.SECONDS));
@@ -132,7 +135,7 @@ class WorkerTest {
 
     @Test
     void aFailingDeliveryHoldsBackOnlyItsOwnIssueUntilItsRetryIsDue() {
-        Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir.resolve("inbox"), clock);
         List<String> handled = new ArrayList<>();
         int[] failuresLeft = {1};
         DeliveryProcessor handler = TestProcessors.of((d, payload, progress, save) -> {
@@ -144,9 +147,9 @@ class WorkerTest {
         });
         Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
         Worker worker = new Worker(inbox, handler, outbox, clock, true, ServerMetrics.create());
-        inbox.accept("a", "issue_comment", comment(1, "1-0"));
-        inbox.accept("b", "issue_comment", comment(1, "1-1"));
-        inbox.accept("c", "issue_comment", comment(2, "2-0"));
+        accept(inbox, "a", "issue_comment", comment(1, "1-0"));
+        accept(inbox, "b", "issue_comment", comment(1, "1-1"));
+        accept(inbox, "c", "issue_comment", comment(2, "2-0"));
         worker.drain();
         assertEquals(List.of("2-0"), handled, "issue 2 goes on; issue 1 waits behind its failed delivery");
         assertEquals(1, inbox.progress(inbox.queued().get(0)).attempts());
@@ -160,11 +163,11 @@ class WorkerTest {
         assertEquals(0, inbox.size());
 
         // a restart keeps a planned retry: the progress is in the inbox's journal
-        inbox.accept("d", "issue_comment", comment(3, "3-0"));
+        accept(inbox, "d", "issue_comment", comment(3, "3-0"));
         failuresLeft[0] = 0;
-        Inbox again = new Inbox(dir.resolve("inbox"), clock);
+        FileDeliveryQueue again = new FileDeliveryQueue(dir.resolve("inbox"), clock);
         assertEquals(1, again.size());
-        assertEquals(DeliveryQueue.Accepted.DUPLICATE, again.accept("a", "issue_comment", comment(1, "1-0")));
+        assertEquals(DeliveryQueue.Accepted.DUPLICATE, accept(again, "a", "issue_comment", comment(1, "1-0")));
     }
     /**
      * {@code agentx_deliveries_total} counts a delivery once, at its final outcome: a delivery that
@@ -173,7 +176,7 @@ class WorkerTest {
      */
     @Test
     void aRetriedDeliveryIsCountedOnceAtItsFinalOutcome() {
-        Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir.resolve("inbox"), clock);
         int[] failuresLeft = {1};
         DeliveryProcessor handler = TestProcessors.of((d, payload, progress, save) -> {
             if (text(d).equals("1-0") && failuresLeft[0]-- > 0) {
@@ -186,8 +189,8 @@ class WorkerTest {
         var metrics = ServerMetrics.create();
         Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, metrics);
         Worker worker = new Worker(inbox, handler, outbox, clock, true, metrics);
-        inbox.accept("a", "issue_comment", comment(1, "1-0"));
-        inbox.accept("b", "issue_comment", comment(2, "2-0"));
+        accept(inbox, "a", "issue_comment", comment(1, "1-0"));
+        accept(inbox, "b", "issue_comment", comment(2, "2-0"));
         for (int i = 0; i < 12 && inbox.size() > 0; i++) {
             worker.drain();
             clock.advance(Duration.ofHours(2));
@@ -211,7 +214,7 @@ class WorkerTest {
      */
     @Test
     void aCommandsProgressOutlivesTheProcessAndIsForgottenOnceItsDeliveryIsDurablyDone() {
-        Inbox inbox = new Inbox(dir.resolve("inbox"), clock);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir.resolve("inbox"), clock);
         Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
         DeliveryProcessor dies = TestProcessors.of((d, payload, progress, save) -> {
             save.accept(new DeliveryQueue.Progress(progress.commandsDone() + 1, true, 0, null));
@@ -219,7 +222,7 @@ class WorkerTest {
             throw new AssertionError("killed after the first command");
         });
         Worker first = new Worker(inbox, dies, outbox, clock, true, ServerMetrics.create());
-        inbox.accept("a", "issue_comment", comment(1, "1-0"));
+        accept(inbox, "a", "issue_comment", comment(1, "1-0"));
         try {
             first.drain();
         } catch (AssertionError expected) {
@@ -227,7 +230,7 @@ class WorkerTest {
         }
         assertEquals(0, inbox.progress(inbox.queued().get(0)).commandsDone(), "the inbox's journal has no record");
 
-        Inbox inbox2 = new Inbox(dir.resolve("inbox"), clock);
+        FileDeliveryQueue inbox2 = new FileDeliveryQueue(dir.resolve("inbox"), clock);
         Outbox outbox2 = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
         assertEquals(List.of(Worker.PROGRESS + inbox2.queued().get(0).seq()), outbox2.noteNames(Worker.PROGRESS));
         List<DeliveryQueue.Progress> seen = new ArrayList<>();
@@ -245,5 +248,14 @@ class WorkerTest {
         assertEquals(List.of(), outbox2.noteNames(Worker.PROGRESS));
         Outbox outbox3 = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
         assertEquals(List.of(), outbox3.noteNames(Worker.PROGRESS), "and stays forgotten");
+    }
+
+    /** Queues a delivery with the order key the webhook gives it (its repository and issue). */
+    private static DeliveryQueue.Accepted accept(FileDeliveryQueue inbox, String id, String event, byte[] body) {
+        try {
+            return inbox.accept(id, event, body, Payloads.orderKey(JsonSupport.mapper().readTree(body)));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }

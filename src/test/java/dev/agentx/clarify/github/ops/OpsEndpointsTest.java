@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.github.GitHubSettings;
-import dev.agentx.clarify.github.inbox.Inbox;
 import dev.agentx.clarify.github.inbox.Worker;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
 import dev.agentx.clarify.github.webhook.WebhookServer;
 import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.Scrape;
 import java.nio.file.Files;
@@ -176,7 +176,7 @@ class OpsEndpointsTest {
     @Test
     void readinessReasons() throws Exception {
         Path data = Files.createDirectories(dir.resolve("other"));
-        Inbox inbox = new Inbox(data.resolve("inbox"), clock);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(data.resolve("inbox"), clock);
         Outbox outbox = new Outbox(data.resolve("outbox"), null, clock, ServerMetrics.create());
         Worker stopped = new Worker(inbox, null, outbox, clock, false, ServerMetrics.create());
         Readiness.Result r = new Readiness(data, stopped, clock, java.util.Optional::empty).check();
@@ -186,7 +186,7 @@ class OpsEndpointsTest {
         Worker running = new Worker(inbox, null, outbox, clock, true, ServerMetrics.create());
         Readiness readiness = new Readiness(data, running, clock, java.util.Optional::empty);
         assertTrue(readiness.check().ready(), readiness.check().toString());
-        inbox.accept("00000000-0000-0000-0000-000000000001", "ping", "{}".getBytes());
+        inbox.accept("00000000-0000-0000-0000-000000000001", "ping", "{}".getBytes(), "");
         assertTrue(readiness.check().ready());
         clock.advance(Readiness.STUCK_AFTER.plusSeconds(1));
         r = readiness.check();
@@ -194,7 +194,7 @@ class OpsEndpointsTest {
         assertTrue(r.reasons().get(0).startsWith("the oldest due delivery has waited since"), r.toString());
 
         Path file = Files.writeString(dir.resolve("a-file"), "x");
-        Worker idle = new Worker(new Inbox(dir.resolve("inbox2"), clock), null, outbox, clock, true,
+        Worker idle = new Worker(new FileDeliveryQueue(dir.resolve("inbox2"), clock), null, outbox, clock, true,
                 ServerMetrics.create());
         r = new Readiness(file, idle, clock, java.util.Optional::empty).check();
         assertFalse(r.ready());
@@ -211,7 +211,7 @@ class OpsEndpointsTest {
     @Test
     void whileStoppingWebhooksGet503AndReadinessFails() throws Exception {
         Path data = Files.createDirectories(dir.resolve("stopping"));
-        Inbox inbox = new Inbox(data.resolve("inbox"), clock);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(data.resolve("inbox"), clock);
         ServerMetrics metrics = ServerMetrics.create();
         Outbox outbox = new Outbox(data.resolve("outbox"), null, clock, metrics);
         Worker worker = new Worker(inbox, null, outbox, clock, true, metrics);

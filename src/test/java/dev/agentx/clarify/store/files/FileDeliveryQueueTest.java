@@ -1,4 +1,4 @@
-package dev.agentx.clarify.github.inbox;
+package dev.agentx.clarify.store.files;
 
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.InboundDelivery;
@@ -13,51 +13,51 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class InboxTest {
+class FileDeliveryQueueTest {
     @TempDir
     Path dir;
 
     @Test
     void deliveryIdsAreRememberedLongerThanGitHubsRedeliveryWindow() {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-        Inbox inbox = new Inbox(dir, clock);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir, clock);
         byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
-        assertEquals(DeliveryQueue.Accepted.QUEUED, inbox.accept("d-1", "ping", body));
+        assertEquals(DeliveryQueue.Accepted.QUEUED, inbox.accept("d-1", "ping", body, ""));
         inbox.done(inbox.queued().get(0));
         clock.advance(Duration.ofDays(3).plusHours(1));
         inbox.prune();
-        assertEquals(DeliveryQueue.Accepted.DUPLICATE, new Inbox(dir, clock).accept("d-1", "ping", body));
-        clock.advance(Inbox.KEEP_SEEN);
+        assertEquals(DeliveryQueue.Accepted.DUPLICATE, new FileDeliveryQueue(dir, clock).accept("d-1", "ping", body, ""));
+        clock.advance(FileDeliveryQueue.KEEP_SEEN);
         inbox.prune();
-        assertEquals(DeliveryQueue.Accepted.QUEUED, inbox.accept("d-1", "ping", body));
+        assertEquals(DeliveryQueue.Accepted.QUEUED, inbox.accept("d-1", "ping", body, ""));
     }
 
     @Test
     void pendingDeliveriesKeepTheirOrderAcrossRestarts() {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-        Inbox inbox = new Inbox(dir, clock);
-        inbox.accept("b", "ping", new byte[] {1});
-        inbox.accept("a", "ping", new byte[] {2});
-        Inbox again = new Inbox(dir, clock);
-        again.accept("c", "ping", new byte[] {3});
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir, clock);
+        inbox.accept("b", "ping", new byte[] {1}, "");
+        inbox.accept("a", "ping", new byte[] {2}, "");
+        FileDeliveryQueue again = new FileDeliveryQueue(dir, clock);
+        again.accept("c", "ping", new byte[] {3}, "");
         assertEquals(java.util.List.of("b", "a", "c"), again.queued().stream().map(q -> again.read(q).id()).toList());
         assertEquals(3, again.read(again.queued().get(2)).body()[0]);
-        assertThrows(IllegalArgumentException.class, () -> again.accept("../x", "ping", new byte[0]));
+        assertThrows(IllegalArgumentException.class, () -> again.accept("../x", "ping", new byte[0], ""));
     }
 
     @Test
     void segmentsRollOverAndGoOnceTheirDeliveriesAreDone() throws Exception {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-        Inbox inbox = new Inbox(dir, clock, 1_000);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir, clock, 1_000);
         byte[] big = padded(400);
         for (int i = 0; i < 10; i++) {
-            inbox.accept("d-" + i, "ping", big);
+            inbox.accept("d-" + i, "ping", big, "");
         }
         assertTrue(segments().size() >= 4, "about two deliveries per segment: " + segments());
         for (DeliveryQueue.Queued q : inbox.queued().subList(0, 6)) {
             inbox.done(q);
         }
-        Inbox again = new Inbox(dir, clock, 1_000);
+        FileDeliveryQueue again = new FileDeliveryQueue(dir, clock, 1_000);
         assertEquals(java.util.List.of("d-6", "d-7", "d-8", "d-9"), again.queued().stream().map(DeliveryQueue.Queued::id)
                 .toList());
         for (DeliveryQueue.Queued q : again.queued()) {
@@ -66,16 +66,16 @@ class InboxTest {
             again.done(q);
         }
         assertEquals(1, segments().size(), "only the segment appended to is left: " + segments());
-        assertEquals(0, new Inbox(dir, clock, 1_000).size());
+        assertEquals(0, new FileDeliveryQueue(dir, clock, 1_000).size());
     }
 
     @Test
     void aDoneRecordIsNotWaitedForButIsOnDiskBeforeItsSegmentGoes() throws Exception {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-        Inbox inbox = new Inbox(dir, clock, 1_000);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir, clock, 1_000);
         byte[] big = padded(600); // two of these fill a segment of 1,000 bytes
         for (int i = 0; i < 3; i++) {
-            inbox.accept("d-" + i, "ping", big);
+            inbox.accept("d-" + i, "ping", big, "");
         }
         java.nio.file.Path first = segments().get(0);
         assertEquals(2, segments().size(), "two deliveries fill a segment: " + segments());
@@ -94,48 +94,48 @@ class InboxTest {
         long[] gone = inbox.journalWrittenAndDurable();
         assertEquals(gone[0], gone[1], "both done records are on disk before the segment is deleted");
         assertEquals(false, java.nio.file.Files.exists(first));
-        assertEquals(java.util.List.of("d-2"), new Inbox(dir, clock, 1_000).queued().stream().map(DeliveryQueue.Queued::id)
+        assertEquals(java.util.List.of("d-2"), new FileDeliveryQueue(dir, clock, 1_000).queued().stream().map(DeliveryQueue.Queued::id)
                 .toList());
     }
 
     @Test
     void aDeliveryDoneBeforeACrashUndidItsSegmentsDeletionIsNotQueuedAgain() throws Exception {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-        Inbox inbox = new Inbox(dir, clock, 1_000);
-        inbox.accept("a", "ping", body());
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir, clock, 1_000);
+        inbox.accept("a", "ping", body(), "");
         java.nio.file.Path segment = segments().get(0);
         byte[] kept = java.nio.file.Files.readAllBytes(segment);
-        inbox.accept("b", "ping", body());
+        inbox.accept("b", "ping", body(), "");
         inbox.done(inbox.queued().get(0));
         // as if the segment had been deleted and a crash undid it: the journal says "a" is done
         java.nio.file.Files.write(segment, kept, java.nio.file.StandardOpenOption.APPEND);
-        Inbox again = new Inbox(dir, clock, 1_000);
+        FileDeliveryQueue again = new FileDeliveryQueue(dir, clock, 1_000);
         assertEquals(java.util.List.of("b"), again.queued().stream().map(DeliveryQueue.Queued::id).toList());
     }
 
     @Test
     void aTornLastAppendIsCutOffAndEverythingAcknowledgedBeforeItIsKept() throws Exception {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-        Inbox inbox = new Inbox(dir, clock);
-        inbox.accept("a", "ping", body());
-        inbox.accept("b", "ping", body());
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir, clock);
+        inbox.accept("a", "ping", body(), "");
+        inbox.accept("b", "ping", body(), "");
         java.nio.file.Path segment = segments().get(0);
         long size = java.nio.file.Files.size(segment);
         try (var ch = java.nio.channels.FileChannel.open(segment, java.nio.file.StandardOpenOption.WRITE)) {
             ch.truncate(size - 3); // a crash in the middle of appending "b": never acknowledged
         }
-        Inbox again = new Inbox(dir, clock);
+        FileDeliveryQueue again = new FileDeliveryQueue(dir, clock);
         assertEquals(java.util.List.of("a"), again.queued().stream().map(DeliveryQueue.Queued::id).toList());
-        assertEquals(DeliveryQueue.Accepted.QUEUED, again.accept("b", "ping", body()), "GitHub redelivers it");
-        assertEquals(java.util.List.of("a", "b"), new Inbox(dir, clock).queued().stream().map(DeliveryQueue.Queued::id)
+        assertEquals(DeliveryQueue.Accepted.QUEUED, again.accept("b", "ping", body(), ""), "GitHub redelivers it");
+        assertEquals(java.util.List.of("a", "b"), new FileDeliveryQueue(dir, clock).queued().stream().map(DeliveryQueue.Queued::id)
                 .toList());
     }
 
     @Test
     void aFailedDeliveryIsKeptInFailedAsAFileAPersonCanRead() throws Exception {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-        Inbox inbox = new Inbox(dir, clock);
-        inbox.accept("bad-1", "issue_comment", body());
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir, clock);
+        inbox.accept("bad-1", "issue_comment", body(), "");
         DeliveryQueue.Queued q = inbox.queued().get(0);
         inbox.fail(q, "failed 8 times");
         java.nio.file.Path kept = dir.resolve(String.format("failed/%020d-bad-1.json", q.seq()));
@@ -143,14 +143,14 @@ class InboxTest {
                 java.nio.file.Files.readAllBytes(kept));
         assertEquals("bad-1", d.id());
         assertArrayEquals(body(), d.body());
-        assertEquals(0, new Inbox(dir, clock).size());
-        assertEquals(DeliveryQueue.Accepted.DUPLICATE, new Inbox(dir, clock).accept("bad-1", "issue_comment", body()));
+        assertEquals(0, new FileDeliveryQueue(dir, clock).size());
+        assertEquals(DeliveryQueue.Accepted.DUPLICATE, new FileDeliveryQueue(dir, clock).accept("bad-1", "issue_comment", body(), ""));
     }
 
     @Test
     void concurrentAcceptsAreAllQueuedAndReadableAfterARestart() throws Exception {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-        Inbox inbox = new Inbox(dir, clock, 64 * 1024);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir, clock, 64 * 1024);
         int threads = 8;
         int each = 100;
         var pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
@@ -160,7 +160,7 @@ class InboxTest {
             done.add(pool.submit(() -> {
                 for (int i = 0; i < each; i++) {
                     String id = "t" + thread + "-" + i;
-                    inbox.accept(id, "ping", ("{\"id\":\"" + id + "\"}").getBytes(StandardCharsets.UTF_8));
+                    inbox.accept(id, "ping", ("{\"id\":\"" + id + "\"}").getBytes(StandardCharsets.UTF_8), "");
                 }
             }));
         }
@@ -168,7 +168,7 @@ class InboxTest {
             f.get();
         }
         pool.shutdown();
-        Inbox again = new Inbox(dir, clock, 64 * 1024);
+        FileDeliveryQueue again = new FileDeliveryQueue(dir, clock, 64 * 1024);
         assertEquals(threads * each, again.size());
         for (DeliveryQueue.Queued q : again.queued()) {
             assertEquals("{\"id\":\"" + q.id() + "\"}", new String(again.read(q).body(), StandardCharsets.UTF_8));
@@ -200,7 +200,7 @@ class InboxTest {
     @org.junit.jupiter.api.Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
     void compactionsWhileDeliveriesComeAndGoLeaveAJournalThatRebuildsTheState() throws Exception {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-        Inbox inbox = new Inbox(dir, clock);
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir, clock);
         byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
         java.util.List<java.util.concurrent.Future<?>> work = new java.util.ArrayList<>();
@@ -231,7 +231,7 @@ class InboxTest {
         assertTrue(compactions > 5, "compactions while deliveries came and went: " + compactions);
         inbox.syncDone();
 
-        Inbox again = new Inbox(dir, clock);
+        FileDeliveryQueue again = new FileDeliveryQueue(dir, clock);
         assertEquals(inbox.size(), again.size());
         assertEquals(1_000, again.size(), "every fourth delivery is still queued");
         for (DeliveryQueue.Queued q : again.queued()) {
@@ -240,7 +240,7 @@ class InboxTest {
         }
         for (int t = 0; t < 4; t++) {
             for (int i = 0; i < 1_000; i++) {
-                assertEquals(DeliveryQueue.Accepted.DUPLICATE, again.accept("d-" + t + "-" + i, "issue_comment", body), "d-" + t + "-" + i);
+                assertEquals(DeliveryQueue.Accepted.DUPLICATE, again.accept("d-" + t + "-" + i, "issue_comment", body, ""), "d-" + t + "-" + i);
             }
         }
         again.prune();
@@ -248,7 +248,7 @@ class InboxTest {
         int doneRecords = 0;
         try (dev.agentx.clarify.files.Journal j = new dev.agentx.clarify.files.Journal(dir.resolve("journal"))) {
             for (byte[] r : j.records()) {
-                Inbox.Rec rec = json.readValue(r, Inbox.Rec.class);
+                FileDeliveryQueue.Rec rec = json.readValue(r, FileDeliveryQueue.Rec.class);
                 if (rec.op().equals("done")) {
                     assertEquals(new String(json.writeValueAsBytes(rec), StandardCharsets.UTF_8),
                             new String(r, StandardCharsets.UTF_8));
@@ -264,8 +264,8 @@ class InboxTest {
     @org.junit.jupiter.api.Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
     void aCompactionMarksTheJournalOnlyWhenNoChangeIsHalfDone() throws Exception {
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-        Inbox inbox = new Inbox(dir, clock);
-        inbox.accept("d-1", "ping", "{}".getBytes(StandardCharsets.UTF_8));
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir, clock);
+        inbox.accept("d-1", "ping", "{}".getBytes(StandardCharsets.UTF_8), "");
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
         java.util.concurrent.atomic.AtomicReference<Thread> compactor = new java.util.concurrent.atomic.AtomicReference<>();
         java.util.concurrent.Future<?> compaction;
@@ -286,7 +286,7 @@ class InboxTest {
         }
         compaction.get(30, java.util.concurrent.TimeUnit.SECONDS);
         pool.shutdown();
-        assertEquals(1, new Inbox(dir, clock).size());
+        assertEquals(1, new FileDeliveryQueue(dir, clock).size());
     }
 
     /** A start reads every record: the inbox's own reader must read them exactly as binding them to Rec does. */
@@ -294,14 +294,14 @@ class InboxTest {
     void theJournalReaderReadsEveryKindOfRecordAsDataBindingDoes() throws Exception {
         var json = dev.agentx.clarify.files.JsonSupport.mapper();
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-        Inbox inbox = new Inbox(dir, clock);
-        for (Inbox.Rec r : java.util.List.of(new Inbox.Rec("seq", 41, null, null, null),
-                new Inbox.Rec("progress", 42, null, new DeliveryQueue.Progress(2, true, 3, clock.instant().plusSeconds(20)), null),
-                new Inbox.Rec("progress", 43, null, DeliveryQueue.Progress.NONE, null),
-                new Inbox.Rec("done", 42, "72d3162e-cc78-11e3-81ab-4c9367dc0958", null, clock.instant()),
-                new Inbox.Rec("done", 0, "d-1", null, java.time.Instant.parse("2026-02-26T10:00:00.000000001Z")))) {
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir, clock);
+        for (FileDeliveryQueue.Rec r : java.util.List.of(new FileDeliveryQueue.Rec("seq", 41, null, null, null),
+                new FileDeliveryQueue.Rec("progress", 42, null, new DeliveryQueue.Progress(2, true, 3, clock.instant().plusSeconds(20)), null),
+                new FileDeliveryQueue.Rec("progress", 43, null, DeliveryQueue.Progress.NONE, null),
+                new FileDeliveryQueue.Rec("done", 42, "72d3162e-cc78-11e3-81ab-4c9367dc0958", null, clock.instant()),
+                new FileDeliveryQueue.Rec("done", 0, "d-1", null, java.time.Instant.parse("2026-02-26T10:00:00.000000001Z")))) {
             byte[] bytes = json.writeValueAsBytes(r);
-            assertEquals(json.readValue(bytes, Inbox.Rec.class), inbox.readRec(bytes), r.op());
+            assertEquals(json.readValue(bytes, FileDeliveryQueue.Rec.class), inbox.readRec(bytes), r.op());
         }
         for (String bad : java.util.List.of("[]", "{\"op\":\"done\",\"extra\":1}", "{\"op\":7}",
                 "{\"seq\":\"1\"}", "{\"op\":\"done\"} {}", "{\"op\":\"done\",\"at\":\"yesterday\"}")) {

@@ -1,4 +1,4 @@
-package dev.agentx.clarify.github.inbox;
+package dev.agentx.clarify.store.files;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,12 +23,12 @@ import java.util.Set;
  * (processed), kept in {@code failed/} (failed); those the recovery pass asked GitHub for are
  * marked recovered.
  */
-public final class DeliveryLog {
+public final class FileDeliveryLog {
     /** One delivery: {@code event} and {@code receivedAt} are null when only its id is still kept. */
     public record Entry(String id, String event, Instant receivedAt, Instant doneAt, String state, boolean recovered) {
     }
 
-    private DeliveryLog() {
+    private FileDeliveryLog() {
     }
 
     /** The deliveries of the inbox under {@code inbox}, newest first; {@code recovered} are GUIDs asked for again. */

@@ -1,16 +1,14 @@
-package dev.agentx.clarify.github.inbox;
+package dev.agentx.clarify.store.files;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.files.RecordFields;
-import dev.agentx.clarify.github.Payloads;
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.InboundDelivery;
 import java.io.IOException;
@@ -30,7 +28,6 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,10 +51,9 @@ import org.slf4j.LoggerFactory;
  * segment may go, so at every moment one of the two is on disk; a queued delivery whose id the
  * journal has as done (a crash undid a segment's deletion) is skipped at start.
  */
-public final class Inbox implements DeliveryQueue {
-    private static final Logger LOG = LoggerFactory.getLogger(Inbox.class);
+public final class FileDeliveryQueue implements DeliveryQueue {
+    private static final Logger LOG = LoggerFactory.getLogger(FileDeliveryQueue.class);
     public static final Duration KEEP_SEEN = Duration.ofDays(8);
-    private static final Pattern DELIVERY_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
     /** The journal is compacted when it holds more than this many records beyond twice what it must keep. */
     static final int COMPACT_SLACK = 20_000;
     /** A queue segment takes no more appends once it holds this many bytes (a few thousand deliveries). */
@@ -119,12 +115,12 @@ public final class Inbox implements DeliveryQueue {
         }
     }
 
-    public Inbox(Path dir, Clock clock) {
+    public FileDeliveryQueue(Path dir, Clock clock) {
         this(dir, clock, SEGMENT_BYTES);
     }
 
-    /** With a smaller segment size, for tests of the segments' lifecycle. */
-    Inbox(Path dir, Clock clock, long segmentBytes) {
+    /** With a smaller segment size, for tests of the segments' lifecycle (also in child processes). */
+    public FileDeliveryQueue(Path dir, Clock clock, long segmentBytes) {
         this.queueDir = dir.resolve("queue");
         this.failed = dir.resolve("failed");
         this.clock = clock;
@@ -303,39 +299,10 @@ public final class Inbox implements DeliveryQueue {
         }
     }
 
-    public static boolean validId(String id) {
-        return id != null && DELIVERY_ID.matcher(id).matches();
-    }
-
-    /**
-     * What orders deliveries: those with the same key are processed one after another in the order
-     * received; others may run side by side. The repository and issue the payload is about, or ""
-     * for one about no issue (ping, installation).
-     */
-    public static String orderKey(JsonNode payload) {
-        String repo = payload.path("repository").path("full_name").asText("");
-        int issue = Payloads.issueNumber(payload);
-        return repo.isEmpty() || issue <= 0 ? "" : repo + "#" + issue;
-    }
-
-    private String orderKey(byte[] body) {
-        try {
-            JsonNode node = json.readTree(body);
-            return node == null ? "" : orderKey(node);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
     /** Who is told of each delivery once it is queued durably (the worker); deliveries queued before are in {@link #queued()}. */
     @Override
     public void onQueued(Consumer<Queued> listener) {
         this.listener = listener;
-    }
-
-    /** As {@link #accept(String, String, byte[], String)}, the order key read from the body. */
-    public Accepted accept(String id, String event, byte[] body) {
-        return accept(id, event, body, orderKey(body));
     }
 
     /**
@@ -345,7 +312,7 @@ public final class Inbox implements DeliveryQueue {
      */
     @Override
     public Accepted accept(String id, String event, byte[] body, String key) {
-        if (!validId(id)) {
+        if (!InboundDelivery.validId(id)) {
             throw new IllegalArgumentException("invalid delivery id '" + id + "'");
         }
         if (!known.add(id)) {
@@ -578,7 +545,7 @@ public final class Inbox implements DeliveryQueue {
                     out.accept(json.writeValueAsBytes(new Rec("seq", seq.get(), null, null, null)));
                     StringBuilder done = new StringBuilder(96);
                     for (Map.Entry<String, Instant> e : seen.entrySet()) {
-                        if (!validId(e.getKey())) { // never seen: ids are checked on receipt
+                        if (!InboundDelivery.validId(e.getKey())) { // never seen: ids are checked on receipt
                             out.accept(json.writeValueAsBytes(new Rec("done", 0, e.getKey(), null, e.getValue())));
                             continue;
                         }

@@ -1,4 +1,4 @@
-package dev.agentx.clarify.github.inbox;
+package dev.agentx.clarify.store.files;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
