@@ -159,7 +159,7 @@ public final class GitHubMode implements AutoCloseable {
             }
         });
         this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::repository, actors,
-                mirror, outbox, timed, metrics);
+                mirror, outbox, timed, metrics, database == null ? UnitOfWork.NONE : database);
         this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics, replicas,
                 database == null ? UnitOfWork.NONE : database);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),

@@ -40,6 +40,38 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
     }
 
     @Test
+    void aMonitorPassThatDiesAfterMarkingAQuestionStaleLeavesItToTheNextPassWithItsNotice() {
+        rig.close();
+        java.util.concurrent.atomic.AtomicBoolean die = new java.util.concurrent.atomic.AtomicBoolean();
+        rig = configure(new GitHubRig(dir.resolve("data-monitor"), clock)).monitor(repo -> {
+            List<dev.agentx.clarify.routing.Outcome> outcomes = RepositoryMonitor.STANDARD.run(repo);
+            if (!outcomes.isEmpty() && die.getAndSet(false)) {
+                // as a process killed here: after the pass wrote its stale mark, before its notice was queued
+                throw new IllegalStateException("killed");
+            }
+            return outcomes;
+        });
+        rig.start();
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?"), "m-1")
+                .status());
+        assertEquals(1, rig.comments(1).size());
+
+        die.set(true);
+        clock.advance(Duration.ofMinutes(31)); // past the SLA: the next delivery's pass marks it stale
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("rev", 2, "unrelated"), "m-2").status());
+        assertEquals(Status.PENDING, rig.ledger(1).clarifications().get(0).status(),
+                "the mark went with the pass: marked without its notice, no later pass would post one");
+        assertEquals(1, rig.comments(1).size());
+
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("rev", 2, "again"), "m-3").status());
+        assertEquals(Status.STALE, rig.ledger(1).clarifications().get(0).status());
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("rev", 2, "and again"), "m-4").status());
+        List<String> comments = rig.comments(1);
+        assertEquals(2, comments.size(), comments.toString());
+        assertTrue(comments.get(1).contains("\"kind\":\"stale\""), comments.get(1));
+    }
+
+    @Test
     void aDeliveryIsARowOfTheDatabaseAndNoFile() {
         assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?"), "row-1")
                 .status());

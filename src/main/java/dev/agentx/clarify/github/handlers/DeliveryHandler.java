@@ -26,12 +26,13 @@ import dev.agentx.clarify.routing.Outcome;
 import dev.agentx.clarify.routing.Validation;
 import dev.agentx.clarify.store.DeliveryQueue.Progress;
 import dev.agentx.clarify.store.InboundDelivery;
+import dev.agentx.clarify.store.UnitOfWork;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -65,11 +66,15 @@ public final class DeliveryHandler implements DeliveryProcessor {
     private final CommandRunner runner;
     private final IssueMirror mirror;
     private final Outbox outbox;
+    /** The store's unit: a monitor pass and what it queues commit together ({@link #runMonitor}). */
+    private final UnitOfWork unit;
     private final RepositoryMonitor monitor;
     private final ServerMetrics metrics;
 
     public DeliveryHandler(long appId, RepoConfigs repoConfigs, Function<RepoRef, LocalMode> repos, Actors actors,
-                           IssueMirror mirror, Outbox outbox, RepositoryMonitor monitor, ServerMetrics metrics) {
+                           IssueMirror mirror, Outbox outbox, RepositoryMonitor monitor, ServerMetrics metrics,
+                           UnitOfWork unit) {
+        this.unit = unit;
         this.metrics = metrics;
         this.appId = appId;
         this.repoConfigs = repoConfigs;
@@ -422,20 +427,31 @@ public final class DeliveryHandler implements DeliveryProcessor {
         }
     }
 
+    /**
+     * The repository's monitor pass, the stale notices it calls for and the issues' mirrors, as
+     * one unit of the store: on PostgreSQL a record is marked stale and its notice claimed in the
+     * same transaction, so a crash cannot leave a record marked with no notice to post (the next
+     * pass would not mark it again). A pass that changes nothing writes nothing. On the file store
+     * each write is its own, and a crash between a stale mark and its notice's journal record
+     * loses that notice.
+     */
     private void runMonitor(IssueContext ctx) {
-        List<Outcome> outcomes = monitor.run(ctx.local());
-        Set<Integer> issues = new LinkedHashSet<>();
-        for (Outcome o : outcomes) {
-            if (o.record() == null) {
-                continue;
+        unit.run(() -> {
+            List<Outcome> outcomes = monitor.run(ctx.local());
+            Map<Integer, List<ClarificationRecord>> stale = new LinkedHashMap<>();
+            for (Outcome o : outcomes) {
+                if (o.record() == null) {
+                    continue;
+                }
+                List<ClarificationRecord> notices = stale.computeIfAbsent(o.issue(), i -> new ArrayList<>());
+                if (o.events().stream().anyMatch(e -> e.event() == EventType.STALE)) {
+                    notices.add(o.record());
+                }
             }
-            if (o.events().stream().anyMatch(e -> e.event() == EventType.STALE)) {
-                mirror.staleNotice(ctx.local(), ctx.repo(), o.issue(), ctx.installation(), o.record());
-            }
-            issues.add(o.issue());
-        }
-        for (int issue : issues) {
-            mirror.sync(ctx.local(), ctx.repo(), issue, ctx.installation());
-        }
+            stale.forEach((issue, records) -> mirror.sync(ctx.local(), ctx.repo(), issue, ctx.installation(),
+                    () -> records.forEach(r -> mirror.staleNotice(ctx.local(), ctx.repo(), issue, ctx.installation(),
+                            r))));
+            return null;
+        });
     }
 }
