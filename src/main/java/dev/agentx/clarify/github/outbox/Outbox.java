@@ -1,15 +1,11 @@
 package dev.agentx.clarify.github.outbox;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
-import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.Journal;
+import dev.agentx.clarify.store.files.OutboxJournal;
 import dev.agentx.clarify.files.JsonSupport;
-import dev.agentx.clarify.files.RecordFields;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.metrics.ServerMetrics;
@@ -53,7 +49,7 @@ import org.slf4j.MDC;
  * fails holds back the later effects of its issue (so a question never appears after its answer).
  * Different issues are sent side by side.
  *
- * <p>Storage: an append-only {@link Journal} of queue, retry, done and failed records with group
+ * <p>Storage: an append-only journal ({@link OutboxJournal}) of queue, retry, done and failed records with group
  * commit, so the effects and confirmations of deliveries handled at the same time share their
  * fsyncs; it is compacted by {@link #prune()} (the worker's first tick after a start, then daily)
  * and when it has grown well past what it must keep.
@@ -104,7 +100,7 @@ public final class Outbox {
     private final Clock clock;
     private final ServerMetrics metrics;
     private final ObjectMapper json = JsonSupport.mapper();
-    private final Journal journal;
+    private final OutboxJournal journal;
     /** Keys (hashed) queued ({@link #QUEUED}) or done (when): an effect with one of them is not queued again. */
     private final Map<String, Instant> keys = new ConcurrentHashMap<>();
     /** The queued effects, per issue, in order. */
@@ -143,20 +139,6 @@ public final class Outbox {
     }
 
     /**
-     * One journal record. {@code op}: {@code queue} (seq, hash, entry), {@code retry} (seq, entry),
-     * {@code done} (seq, hash, at), {@code failed} (seq), {@code key} (a done key kept by a
-     * compaction: hash, at), {@code seq} (the highest seq handed out, kept by a compaction),
-     * {@code note} (name, note: the latest value replaces earlier ones), {@code forget} (name: the
-     * note is gone).
-     */
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    record Rec(String op, long seq, String hash, Entry entry, Instant at, String name, JsonNode note) {
-        Rec(String op, long seq, String hash, Entry entry, Instant at) {
-            this(op, seq, hash, entry, at, null, null);
-        }
-    }
-
-    /**
      * One queued effect: its place in line, key hash, what is to be done, and the journal number of
      * its queue record (0 when it was read from disk), which must be durable before it is sent.
      */
@@ -184,50 +166,6 @@ public final class Outbox {
     public record Flush(int done, int failed, int waiting) {
         Flush plus(Flush o) {
             return new Flush(done + o.done, failed + o.failed, waiting + o.waiting);
-        }
-    }
-
-    /**
-     * What the journal's records add up to: the effects still queued, the done keys, the notes and
-     * the last seq. A queued effect and a note are kept as the raw record that last set them and
-     * read in full only if they are still there at the end ({@link #readRec(byte[], boolean)}):
-     * most were done or replaced later in the journal.
-     */
-    private static final class Folded {
-        final TreeMap<Long, Raw> pending = new TreeMap<>();
-        final Map<String, Instant> done = new LinkedHashMap<>();
-        final Map<String, byte[]> notes = new LinkedHashMap<>();
-        long maxSeq;
-
-        /** A queued effect's key hash and the queue or retry record that last set it. */
-        record Raw(String hash, byte[] record) {
-        }
-
-        /** Applies {@code r}, read from {@code raw} (its entry and note need not have been read). */
-        void apply(Rec r, byte[] raw) {
-            maxSeq = Math.max(maxSeq, r.seq());
-            switch (r.op()) {
-                case "queue" -> pending.put(r.seq(), new Raw(r.hash(), raw));
-                case "retry" -> pending.computeIfPresent(r.seq(), (k, v) -> new Raw(v.hash(), raw));
-                case "done" -> {
-                    pending.remove(r.seq());
-                    done.put(r.hash(), r.at());
-                }
-                case "failed" -> {
-                    pending.remove(r.seq());
-                    done.put(r.hash(), r.at()); // a failed effect's key is remembered: it is not queued again
-                }
-                case "key" -> done.put(r.hash(), r.at());
-                case "seq" -> { }
-                case "note" -> {
-                    if (r.name() == null) {
-                        throw new IllegalStateException("an outbox journal note without a name");
-                    }
-                    notes.put(r.name(), raw);
-                }
-                case "forget" -> notes.remove(r.name());
-                default -> throw new IllegalStateException("unknown outbox journal record '" + r.op() + "'");
-            }
         }
     }
 
@@ -265,34 +203,26 @@ public final class Outbox {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the outbox in " + dir + ": " + e.getMessage(), e);
         }
-        this.journal = new Journal(dir.resolve("journal"));
-        Folded state = new Folded();
+        this.journal = new OutboxJournal(dir.resolve("journal"));
+        OutboxJournal.Contents state = journal.read();
         try {
-            for (byte[] record : journal.records()) {
-                state.apply(readRec(record, false), record);
+            seq.set(state.lastSeq());
+            state.done().forEach(keys::put);
+            for (Map.Entry<String, JsonNode> n : state.notes().entrySet()) {
+                notes.put(n.getKey(), json.writeValueAsBytes(n.getValue()));
             }
-        } catch (IOException | RuntimeException e) {
-            throw new IllegalStateException("cannot read the outbox journal " + journal.file() + ": " + e.getMessage(),
-                    e);
-        }
-        try {
-            seq.set(state.maxSeq);
-            state.done.forEach(keys::put);
-            for (Map.Entry<String, byte[]> n : state.notes.entrySet()) {
-                notes.put(n.getKey(), json.writeValueAsBytes(noteValue(json, n)));
-            }
-            for (Map.Entry<Long, Folded.Raw> p : state.pending.entrySet()) {
-                Entry entry = readRec(p.getValue().record(), true).entry();
-                if (entry == null || entry.effect() == null) {
-                    throw new IllegalStateException("the queued effect " + p.getKey() + " has no entry");
+            for (OutboxJournal.Pending p : state.pending()) {
+                Entry entry = json.treeToValue(p.entry(), Entry.class);
+                if (entry.effect() == null) {
+                    throw new IllegalStateException("the queued effect " + p.seq() + " has no effect");
                 }
                 if (entry.effect() instanceof Effect.Comment && !entry.uncertain()) {
                     // it may have been on its way to GitHub when the last process ended: look for its tag
                     // before posting it (one listing of the issue's comments, only for what was pending)
                     entry = entry.retried(entry.attempts(), entry.notBefore(), true, entry.lastError());
                 }
-                keys.put(p.getValue().hash(), QUEUED);
-                queue(issueKey(entry.effect())).slots.put(p.getKey(), new Slot(p.getKey(), p.getValue().hash(), entry, 0));
+                keys.put(p.hash(), QUEUED);
+                queue(issueKey(entry.effect())).slots.put(p.seq(), new Slot(p.seq(), p.hash(), entry, 0));
                 dirty.add(issueKey(entry.effect()));
             }
         } catch (IOException | RuntimeException e) {
@@ -300,49 +230,6 @@ public final class Outbox {
                     e);
         }
         // not compacted here: the worker's first tick prunes (compacts) it, off the start's path
-    }
-
-    /**
-     * Reads one journal record as binding it to {@link Rec} would (unknown fields and wrong types
-     * refused), in half the time: a start reads every record, and the done keys of 30 days can be
-     * a million. Instants go through {@link IsoInstant}; an effect and a note through the mapper.
-     */
-    Rec readRec(byte[] record) throws IOException {
-        return readRec(record, true);
-    }
-
-    /** As {@link #readRec(byte[])}; without {@code values}, an entry and a note are skipped (left null). */
-    private Rec readRec(byte[] record, boolean values) throws IOException {
-        return readRec(json, record, values);
-    }
-
-    private static Rec readRec(ObjectMapper json, byte[] record, boolean values) throws IOException {
-        try (JsonParser p = json.getFactory().createParser(record)) {
-            RecordFields.start(p, "an outbox journal record");
-            String op = null;
-            long seq = 0;
-            String hash = null;
-            Entry entry = null;
-            Instant at = null;
-            String name = null;
-            JsonNode note = null;
-            for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
-                String field = p.currentName();
-                JsonToken v = p.nextToken();
-                switch (field) {
-                    case "op" -> op = RecordFields.string(p, v);
-                    case "seq" -> seq = RecordFields.integer(p, v);
-                    case "hash" -> hash = RecordFields.string(p, v);
-                    case "entry" -> entry = RecordFields.value(p, v, Entry.class, values);
-                    case "at" -> at = RecordFields.instant(p, v);
-                    case "name" -> name = RecordFields.string(p, v);
-                    case "note" -> note = RecordFields.value(p, v, JsonNode.class, values);
-                    default -> throw RecordFields.unknown(p, field);
-                }
-            }
-            RecordFields.end(p);
-            return new Rec(op, seq, hash, entry, at, name, note);
-        }
     }
 
     /** The effect as JSON, as a claim among replicas keeps it ({@link Replicas#claimEffect}). */
@@ -417,10 +304,10 @@ public final class Outbox {
         return issues.computeIfAbsent(key, IssueQueue::new);
     }
 
-    /** Writes the record without waiting for the disk; returns its journal number ({@link Journal#write}). */
-    private long write(Rec r) {
+    /** The entry as JSON, as the journal keeps it. */
+    private byte[] entryJson(Entry entry) {
         try {
-            return journal.write(json.writeValueAsBytes(r));
+            return json.writeValueAsBytes(entry);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -498,7 +385,7 @@ public final class Outbox {
                     Entry entry = new Entry(effect, clock.instant(), 0, null, uncertain, null, MDC.get("delivery"));
                     long mark;
                     try {
-                        mark = write(new Rec("queue", n, h, entry, null));
+                        mark = journal.queued(n, h, entryJson(entry));
                         q.slots.put(n, new Slot(n, h, entry, mark));
                     } catch (RuntimeException e) {
                         keys.remove(h);
@@ -528,34 +415,18 @@ public final class Outbox {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        byte[] record = noteRecord(name, bytes);
         long[] mark = new long[1];
         changing.readLock().lock();
         try {
             // under the name's lock: notes of one name reach the journal in the order they are kept
             notes.compute(name, (k, before) -> {
-                mark[0] = journal.write(record);
+                mark[0] = journal.note(name, bytes);
                 return bytes;
             });
         } finally {
             changing.readLock().unlock();
         }
         coverHere(mark[0]);
-    }
-
-    /** The journal record of note {@code name} with the value {@code bytes} (JSON), built around the bytes as they are. */
-    private byte[] noteRecord(String name, byte[] bytes) {
-        byte[] head;
-        try {
-            head = ("{\"op\":\"note\",\"name\":" + json.writeValueAsString(name) + ",\"note\":")
-                    .getBytes(StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        byte[] record = java.util.Arrays.copyOf(head, head.length + bytes.length + 1);
-        System.arraycopy(bytes, 0, record, head.length, bytes.length);
-        record[record.length - 1] = '}';
-        return record;
     }
 
     /**
@@ -566,7 +437,7 @@ public final class Outbox {
         changing.readLock().lock();
         try {
             notes.computeIfPresent(name, (k, v) -> {
-                write(new Rec("forget", 0, null, null, null, name, null));
+                journal.forget(name);
                 return null;
             });
         } finally {
@@ -580,32 +451,13 @@ public final class Outbox {
      * is left out): what {@code agentx store copy} hands over. Empty without a journal.
      */
     public static Map<String, JsonNode> notesIn(Path dir, String prefix) {
-        ObjectMapper json = JsonSupport.mapper();
-        Path file = dir.resolve("journal");
-        try {
-            Folded state = new Folded(); // the fold a start makes, over the whole records only
-            for (byte[] record : Journal.readOnly(file)) {
-                state.apply(readRec(json, record, false), record);
+        Map<String, JsonNode> out = new TreeMap<>();
+        OutboxJournal.readOnly(dir.resolve("journal")).notes().forEach((name, value) -> {
+            if (name.startsWith(prefix)) {
+                out.put(name, value);
             }
-            Map<String, JsonNode> out = new TreeMap<>();
-            for (Map.Entry<String, byte[]> n : state.notes.entrySet()) {
-                if (n.getKey().startsWith(prefix)) {
-                    out.put(n.getKey(), noteValue(json, n));
-                }
-            }
-            return out;
-        } catch (IOException | RuntimeException e) {
-            throw new IllegalStateException("cannot read the outbox journal " + file + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** The value of a folded note record. */
-    private static JsonNode noteValue(ObjectMapper json, Map.Entry<String, byte[]> note) throws IOException {
-        JsonNode value = readRec(json, note.getValue(), true).note();
-        if (value == null || value.isNull()) {
-            throw new IllegalStateException("the note " + note.getKey() + " has no value");
-        }
-        return value;
+        });
+        return out;
     }
 
     /** The names of the notes that start with {@code prefix}. */
@@ -806,7 +658,7 @@ public final class Outbox {
                         ex.getMessage());
                 changing.readLock().lock();
                 try {
-                    write(new Rec("retry", slot.seq(), null, retried, null));
+                    journal.retried(slot.seq(), entryJson(retried));
                     synchronized (q) {
                         q.slots.put(slot.seq(), new Slot(slot.seq(), slot.hash(), retried, 0));
                     }
@@ -919,7 +771,7 @@ public final class Outbox {
         Instant at = clock.instant();
         changing.readLock().lock();
         try {
-            write(new Rec("done", slot.seq(), slot.hash(), null, at));
+            journal.done(slot.seq(), slot.hash(), at);
             keys.put(slot.hash(), at);
             remove(q, slot);
         } finally {
@@ -955,7 +807,7 @@ public final class Outbox {
         changing.readLock().lock();
         try {
             Instant at = clock.instant();
-            mark = write(new Rec("failed", slot.seq(), slot.hash(), null, at));
+            mark = journal.failed(slot.seq(), slot.hash(), at);
             keys.put(slot.hash(), at);
             remove(q, slot);
         } finally {
@@ -1008,33 +860,24 @@ public final class Outbox {
     }
 
     /** The records that rebuild what this outbox keeps in memory. */
-    private void snapshot(java.util.function.Consumer<byte[]> out) {
-        try {
-            out.accept(json.writeValueAsBytes(new Rec("seq", seq.get(), null, null, null)));
-            StringBuilder key = new StringBuilder(96);
-            for (Map.Entry<String, Instant> k : keys.entrySet()) {
-                Instant at = k.getValue();
-                if (at != QUEUED) { // a done key: written by hand, there can be millions (Rec's JSON, checked by a test)
-                    key.setLength(0);
-                    key.append("{\"op\":\"key\",\"seq\":0,\"hash\":\"").append(k.getKey()).append("\",\"at\":\"");
-                    IsoInstant.append(key, at).append("\"}");
-                    out.accept(key.toString().getBytes(StandardCharsets.US_ASCII));
-                }
+    private void snapshot(OutboxJournal.Head out) {
+        out.lastSeq(seq.get());
+        for (Map.Entry<String, Instant> k : keys.entrySet()) {
+            if (k.getValue() != QUEUED) {
+                out.doneKey(k.getKey(), k.getValue());
             }
-            for (IssueQueue q : issues.values()) {
-                List<Slot> slots;
-                synchronized (q) {
-                    slots = List.copyOf(q.slots.values());
-                }
-                for (Slot slot : slots) {
-                    out.accept(json.writeValueAsBytes(new Rec("queue", slot.seq(), slot.hash(), slot.entry(), null)));
-                }
+        }
+        for (IssueQueue q : issues.values()) {
+            List<Slot> slots;
+            synchronized (q) {
+                slots = List.copyOf(q.slots.values());
             }
-            for (Map.Entry<String, byte[]> n : notes.entrySet()) {
-                out.accept(noteRecord(n.getKey(), n.getValue()));
+            for (Slot slot : slots) {
+                out.queued(slot.seq(), slot.hash(), entryJson(slot.entry()));
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot compact the outbox journal: " + e.getMessage(), e);
+        }
+        for (Map.Entry<String, byte[]> n : notes.entrySet()) {
+            out.note(n.getKey(), n.getValue());
         }
     }
 
