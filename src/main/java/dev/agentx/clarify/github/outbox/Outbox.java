@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.Journal;
-import dev.agentx.clarify.store.files.OutboxJournal;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
@@ -12,6 +11,7 @@ import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.render.CommentLimit;
 import dev.agentx.clarify.store.Replicas;
 import dev.agentx.clarify.store.UnitOfWork;
+import dev.agentx.clarify.store.files.OutboxJournal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -49,8 +49,8 @@ import org.slf4j.MDC;
  * fails holds back the later effects of its issue (so a question never appears after its answer).
  * Different issues are sent side by side.
  *
- * <p>Storage: an append-only journal ({@link OutboxJournal}) of queue, retry, done and failed records with group
- * commit, so the effects and confirmations of deliveries handled at the same time share their
+ * <p>Storage: an append-only journal ({@link OutboxJournal}) of queue, retry, done and failed
+ * records with group commit, so the effects and confirmations of deliveries handled at the same time share their
  * fsyncs; it is compacted by {@link #prune()} (the worker's first tick after a start, then daily)
  * and when it has grown well past what it must keep.
  *
