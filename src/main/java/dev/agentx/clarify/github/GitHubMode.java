@@ -144,8 +144,8 @@ public final class GitHubMode implements AutoCloseable {
         this.repoConfigs = new RepoConfigs(config,
                 ref -> new WorkflowCatalog(ref.rootIn(data).resolve(".agentx").resolve("workflows")), github, clock,
                 REPO_CONFIG_CHECK);
-        this.mirror = database == null ? new IssueMirror(outbox, actors)
-                : new IssueMirror(outbox, actors, database.notes(clock), database);
+        this.mirror = database == null ? new IssueMirror(outbox, actors, clock)
+                : new IssueMirror(outbox, actors, clock, database.notes(clock), database);
         // received by this server (on PostgreSQL: by any replica on the same database)
         this.recovery = new DeliveryRecovery(github, inbox::received,
                 data.resolve("recovery.json"), clock, metrics, DeliveryRecovery.standardBackoff());

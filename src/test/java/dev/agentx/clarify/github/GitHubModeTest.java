@@ -332,6 +332,42 @@ class GitHubModeTest {
         assertEquals(0, rig.allRequests());
     }
 
+    /**
+     * A monitor pass that dies after its stale mark (as a process killed there): on files the mark
+     * is written and the notice is not; the issue's next sync queues it. On PostgreSQL the mark goes
+     * with the pass, and the next pass makes both. Either way one notice, also after a restart.
+     */
+    @Test
+    void aStaleNoticeThatAPassDiedBeforeQueuingIsPostedOnceByTheIssuesNextSync() {
+        rig.close();
+        java.util.concurrent.atomic.AtomicBoolean die = new java.util.concurrent.atomic.AtomicBoolean();
+        RepositoryMonitor dying = repo -> {
+            List<dev.agentx.clarify.routing.Outcome> outcomes = RepositoryMonitor.STANDARD.run(repo);
+            if (!outcomes.isEmpty() && die.getAndSet(false)) {
+                throw new IllegalStateException("killed after the stale mark");
+            }
+            return outcomes;
+        };
+        rig = configure(new GitHubRig(dir.resolve("data-stale"), clock)).monitor(dying);
+        rig.start();
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?"), "s-1")
+                .status());
+        die.set(true);
+        clock.advance(Duration.ofMinutes(31)); // past the SLA
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("rev", 2, "unrelated"), "s-2").status());
+        assertEquals(1, rig.comments(1).size(), "no notice yet");
+
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "Any news?"), "s-3").status());
+        assertEquals(Status.STALE, rig.ledger(1).clarifications().get(0).status());
+        List<String> comments = rig.comments(1);
+        assertEquals(2, comments.size(), comments.toString());
+        assertTrue(comments.get(1).contains("\"kind\":\"stale\""), comments.get(1));
+
+        rig.start(); // a restart: its catch-up syncs every issue again
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "Still there?"), "s-4").status());
+        assertEquals(comments, rig.comments(1), "nothing posted again");
+    }
+
     @Test
     void bodiesOverTheLimitGet413() {
         rig.close();

@@ -2,8 +2,6 @@ package dev.agentx.clarify.github;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
-import dev.agentx.clarify.events.ClarificationEvent;
-import dev.agentx.clarify.events.EventType;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Status;
@@ -263,14 +261,14 @@ class GitHubResilienceTest {
             List<Outcome> out = new ArrayList<>();
             for (int issue : repo.ledgers().issues()) {
                 for (ClarificationRecord r : repo.ledgers().read(issue).orElseThrow().active()) {
+                    Outcome o = null;
                     if (r.status() == Status.PENDING && !clock.instant().isBefore(r.staleAfter())) {
-                        Outcome o = repo.engine().escalateByHub(r.id(), "no answer within the SLA", x -> true);
-                        if (o != null) {
-                            out.add(o);
-                        }
-                    } else if (r.status() == Status.PENDING) {
-                        out.add(new Outcome(issue, r, List.of(ClarificationEvent.of(EventType.STALE, issue, r,
-                                clock.instant())), List.of()));
+                        o = repo.engine().markStale(r.id());
+                    } else if (r.status() == Status.STALE) {
+                        o = repo.engine().escalateByHub(r.id(), "no answer within the SLA", x -> true);
+                    }
+                    if (o != null) {
+                        out.add(o);
                     }
                 }
             }
@@ -279,14 +277,18 @@ class GitHubResilienceTest {
         rig.start();
         rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q?"));
         assertEquals(List.of(rig.data.resolve("repos/Codertocat/Hello-World")), roots);
-        List<String> comments = rig.comments(1);
-        assertEquals(2, comments.size());
-        assertTrue(comments.get(1).contains("\"kind\":\"stale\"") && comments.get(1).contains("@arch"), comments.get(1));
+        assertEquals(1, rig.comments(1).size());
 
         clock.advance(Duration.ofMinutes(31));
         ping(); // no repository installation: the monitor needs an issue event of the repository
         rig.deliver("issues", rig.issueEvent("edited", "eng", 1));
         assertEquals(2, roots.size());
+        List<String> comments = rig.comments(1);
+        assertEquals(2, comments.size());
+        assertTrue(comments.get(1).contains("\"kind\":\"stale\"") && comments.get(1).contains("@arch"), comments.get(1));
+
+        rig.deliver("issues", rig.issueEvent("edited", "eng", 1));
+        assertEquals(3, roots.size());
         assertEquals(Status.ESCALATED, rig.ledger(1).clarifications().get(0).status());
         String last = rig.comments(1).get(rig.comments(1).size() - 1);
         assertTrue(last.contains("\"kind\":\"escalation\"") && last.contains("no answer within the SLA"), last);

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.config.AgentxConfig;
 import dev.agentx.clarify.config.Labels;
-import dev.agentx.clarify.events.EventType;
 import dev.agentx.clarify.github.Payloads;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.RepositoryMonitor;
@@ -28,11 +27,11 @@ import dev.agentx.clarify.store.DeliveryQueue.Progress;
 import dev.agentx.clarify.store.InboundDelivery;
 import dev.agentx.clarify.store.UnitOfWork;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -428,29 +427,24 @@ public final class DeliveryHandler implements DeliveryProcessor {
     }
 
     /**
-     * The repository's monitor pass, the stale notices it calls for and the issues' mirrors, as
-     * one unit of the store: on PostgreSQL a record is marked stale and its notice claimed in the
-     * same transaction, so a crash cannot leave a record marked with no notice to post (the next
-     * pass would not mark it again). A pass that changes nothing writes nothing. On the file store
-     * each write is its own, and a crash between a stale mark and its notice's journal record
-     * loses that notice.
+     * The repository's monitor pass and the mirrors of the issues it changed (which queue the
+     * stale notices and escalations it calls for), as one unit of the store: on PostgreSQL a
+     * record is marked stale and its notice claimed in the same transaction. A pass that changes
+     * nothing writes nothing. On the file store each write is its own; a notice a crash kept
+     * from the outbox after its record's stale mark is queued by the issue's next sync
+     * ({@link IssueMirror#STALE_NOTICE_WINDOW}).
      */
     private void runMonitor(IssueContext ctx) {
         unit.run(() -> {
-            List<Outcome> outcomes = monitor.run(ctx.local());
-            Map<Integer, List<ClarificationRecord>> stale = new LinkedHashMap<>();
-            for (Outcome o : outcomes) {
-                if (o.record() == null) {
-                    continue;
-                }
-                List<ClarificationRecord> notices = stale.computeIfAbsent(o.issue(), i -> new ArrayList<>());
-                if (o.events().stream().anyMatch(e -> e.event() == EventType.STALE)) {
-                    notices.add(o.record());
+            Set<Integer> issues = new LinkedHashSet<>();
+            for (Outcome o : monitor.run(ctx.local())) {
+                if (o.record() != null) {
+                    issues.add(o.issue());
                 }
             }
-            stale.forEach((issue, records) -> mirror.sync(ctx.local(), ctx.repo(), issue, ctx.installation(),
-                    () -> records.forEach(r -> mirror.staleNotice(ctx.local(), ctx.repo(), issue, ctx.installation(),
-                            r))));
+            for (int issue : issues) {
+                mirror.sync(ctx.local(), ctx.repo(), issue, ctx.installation());
+            }
             return null;
         });
     }

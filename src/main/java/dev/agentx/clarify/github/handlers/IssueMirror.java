@@ -24,6 +24,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -37,8 +39,9 @@ import java.util.TreeMap;
 
 /**
  * Keeps an issue on GitHub in step with its ledger. The ledger is the source of truth: every
- * thread entry not yet posted is queued as a comment (rendered by {@link MarkdownRenderer}), and
- * the status labels are set to what the ledger says. What was queued is remembered as a note in
+ * thread entry not yet posted is queued as a comment (rendered by {@link MarkdownRenderer}), a
+ * record the monitor marked stale gets its notice, and the status labels are set to what the
+ * ledger says. What was queued is remembered as a note in
  * the outbox's journal ({@link Outbox#note(String, Object)}), written after the effects it
  * names and made durable by the same {@link Outbox#sync()}, so the state can never say "queued"
  * of effects a crash lost, and it costs no file and no fsync of its own. Running it again is
@@ -53,6 +56,16 @@ import java.util.TreeMap;
  */
 public final class IssueMirror {
     private static final int STRIPES = 64;
+    /**
+     * How long after the monitor marked a record stale its notice is queued by each sync of the
+     * issue: the notice follows from the ledger as its thread's comments do, so one that a crash
+     * kept from the outbox (the file store writes the mark and the notice one after the other)
+     * is queued by the issue's next sync, at the latest the restart's catch-up. Well within what
+     * the outbox and the replicas' claims remember of an effect's key (30 and 7 days), so a
+     * record left stale longer (no delivery ran a pass that would escalate it) is not noticed twice.
+     */
+    static final Duration STALE_NOTICE_WINDOW = Duration.ofDays(1);
+    private final Clock clock;
     private final Outbox outbox;
     private final Notes shared;
     private final UnitOfWork unit;
@@ -75,15 +88,16 @@ public final class IssueMirror {
     }
 
     /** Each issue's state a note in the outbox's journal (the file store). */
-    public IssueMirror(Outbox outbox, Actors actors) {
-        this(outbox, actors, null, UnitOfWork.NONE);
+    public IssueMirror(Outbox outbox, Actors actors, Clock clock) {
+        this(outbox, actors, clock, null, UnitOfWork.NONE);
     }
 
     /**
      * {@code shared}: where replicas on one database keep each issue's state, so that each
      * continues from what any of them queued, in {@code unit}'s units.
      */
-    public IssueMirror(Outbox outbox, Actors actors, Notes shared, UnitOfWork unit) {
+    public IssueMirror(Outbox outbox, Actors actors, Clock clock, Notes shared, UnitOfWork unit) {
+        this.clock = clock;
         this.shared = shared;
         this.unit = unit;
         this.outbox = outbox;
@@ -220,6 +234,10 @@ public final class IssueMirror {
                 outbox.enqueue(new Effect.RemoveLabel(labelKey + "remove/" + label, installation, ref, issue, label));
             }
         }
+        Actors roles = actors.with(repo.config());
+        for (ClarificationRecord r : ledger.clarifications()) {
+            staleNotice(roles, ref, issue, installation, r).ifPresent(outbox::enqueue);
+        }
         thenQueue.run();
         State next = new State(installation, posted, desired, generation);
         if (!next.equals(state) || stored.isEmpty()) {
@@ -306,10 +324,17 @@ public final class IssueMirror {
         return out;
     }
 
-    /** The stale notice for a record the monitor found stale. */
-    public void staleNotice(LocalMode repo, RepoRef ref, int issue, long installation, ClarificationRecord r) {
-        Actors actors = this.actors.with(repo.config());
-        outbox.enqueue(new Effect.Comment(ref.fullName() + "#" + issue + "/" + r.id() + "/stale/" + r.round() + "/"
-                + r.staleAfter(), installation, ref, issue, renderer.stale(r, actors.mentions(r.to()))));
+    /**
+     * The stale notice of a record the monitor marked stale, while the outbox surely remembers its
+     * key ({@link #STALE_NOTICE_WINDOW} after the mark), so queuing it again is dropped as a repeat.
+     */
+    private Optional<Effect> staleNotice(Actors actors, RepoRef ref, int issue, long installation,
+                                         ClarificationRecord r) {
+        if (r.status() != Status.STALE || r.reaskedAt() == null
+                || !clock.instant().isBefore(r.reaskedAt().plus(STALE_NOTICE_WINDOW))) {
+            return Optional.empty();
+        }
+        return Optional.of(new Effect.Comment(ref.fullName() + "#" + issue + "/" + r.id() + "/stale/" + r.round()
+                + "/" + r.staleAfter(), installation, ref, issue, renderer.stale(r, actors.mentions(r.to()))));
     }
 }
