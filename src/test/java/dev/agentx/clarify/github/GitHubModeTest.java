@@ -368,6 +368,32 @@ class GitHubModeTest {
         assertEquals(comments, rig.comments(1), "nothing posted again");
     }
 
+    /**
+     * A record left stale past what the outbox and the claims remember of its notice's key (no
+     * delivery ran a pass that would escalate it): the issue's next sync does not post the notice
+     * again, and the pass after it escalates.
+     */
+    @Test
+    void aRecordStaleLongerThanTheNoticeKeysAreKeptIsNotNoticedTwice() {
+        rig.close();
+        rig = configure(new GitHubRig(dir.resolve("data-old-stale"), clock)).monitor(RepositoryMonitor.STANDARD);
+        rig.start();
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?"), "o-1")
+                .status());
+        clock.advance(Duration.ofMinutes(31));
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("rev", 2, "unrelated"), "o-2").status());
+        assertEquals(Status.STALE, rig.ledger(1).clarifications().get(0).status());
+        assertEquals(1, rig.comments(1).stream().filter(c -> c.contains("\"kind\":\"stale\"")).count());
+
+        clock.advance(Duration.ofDays(31)); // no delivery all this time
+        rig.mode().drain(); // the daily upkeep forgets effect keys past 30 days, claims past 7
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "Anyone?"), "o-3").status());
+        List<String> comments = rig.comments(1);
+        assertEquals(1, comments.stream().filter(c -> c.contains("\"kind\":\"stale\"")).count(), comments.toString());
+        assertEquals(Status.ESCALATED, rig.ledger(1).clarifications().get(0).status());
+        assertTrue(comments.get(comments.size() - 1).contains("\"kind\":\"escalation\""), comments.toString());
+    }
+
     @Test
     void bodiesOverTheLimitGet413() {
         rig.close();
