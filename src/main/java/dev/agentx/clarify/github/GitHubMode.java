@@ -137,9 +137,11 @@ public final class GitHubMode implements AutoCloseable {
         this.replica = replica;
         this.replicas = database == null ? Replicas.alone(replica) : database.replicas(replica, clock);
         // on PostgreSQL the acknowledgement is a row every replica sees, not a file on this one's disk
-        this.inbox = database == null ? new FileDeliveryQueue(data.resolve("inbox"), clock) : database.deliveries(replica, clock);
-        this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics, replicas,
-                database == null ? UnitOfWork.NONE : database);
+        // on PostgreSQL a delivery's changes are one transaction; the file store writes each on its own
+        UnitOfWork unit = database == null ? UnitOfWork.NONE : database;
+        this.inbox = database == null ? new FileDeliveryQueue(data.resolve("inbox"), clock)
+                : database.deliveries(replica, clock);
+        this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics, replicas, unit);
         Actors actors = new Actors(config, github, clock);
         this.repoConfigs = new RepoConfigs(config,
                 ref -> new WorkflowCatalog(ref.rootIn(data).resolve(".agentx").resolve("workflows")), github, clock,
@@ -159,9 +161,8 @@ public final class GitHubMode implements AutoCloseable {
             }
         });
         this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::repository, actors,
-                mirror, outbox, timed, metrics, database == null ? UnitOfWork.NONE : database);
-        this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics, replicas,
-                database == null ? UnitOfWork.NONE : database);
+                mirror, outbox, timed, metrics, unit);
+        this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics, replicas, unit);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
                 new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker, metrics);
         if (settings.clientId() != null) {

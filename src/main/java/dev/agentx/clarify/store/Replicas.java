@@ -50,11 +50,6 @@ public interface Replicas {
      */
     java.util.Set<String> claimEffects(java.util.Map<String, String> effects, Instant now);
 
-    /** As {@link #claimEffect(String, String, Instant, Instant)}, keeping no effect with a new claim. */
-    default EffectClaim claimEffect(String hash, Instant now, Instant takeOverBefore) {
-        return claimEffect(hash, null, now, takeOverBefore);
-    }
-
     /**
      * Takes over, for this replica, up to {@code limit} unfinished claims of replicas that are
      * gone (no heartbeat), oldest first, and returns the effects they carry (JSON) for this

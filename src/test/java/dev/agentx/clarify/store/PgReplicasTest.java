@@ -45,41 +45,41 @@ class PgReplicasTest {
     void anEffectIsSentByItsClaimerAndDroppedByOthersOnceDone() {
         Instant now = clock.instant();
         Instant takeOver = now.minus(Duration.ofMinutes(10));
-        assertEquals(Claim.MINE, a.claimEffect("h1", now, takeOver).claim());
-        Replicas.EffectClaim other = b.claimEffect("h1", now, takeOver);
+        assertEquals(Claim.MINE, a.claimEffect("h1", null, now, takeOver).claim());
+        Replicas.EffectClaim other = b.claimEffect("h1", null, now, takeOver);
         assertEquals(Claim.PENDING_ELSEWHERE, other.claim(), "not sent yet: the other replica waits");
         assertEquals("replica-a", other.holder());
-        assertEquals(Claim.MINE, a.claimEffect("h1", now, takeOver).claim(), "the claimer again (a retry)");
+        assertEquals(Claim.MINE, a.claimEffect("h1", null, now, takeOver).claim(), "the claimer again (a retry)");
         b.effectsDone(List.of("h1")); // not b's claim: changes nothing
-        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h1", now, takeOver).claim());
+        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h1", null, now, takeOver).claim());
         a.effectsDone(List.of("h1"));
-        assertEquals(Claim.DONE, b.claimEffect("h1", now, takeOver).claim());
-        assertEquals(Claim.DONE, a.claimEffect("h1", now, takeOver).claim(), "sent before a restart");
+        assertEquals(Claim.DONE, b.claimEffect("h1", null, now, takeOver).claim());
+        assertEquals(Claim.DONE, a.claimEffect("h1", null, now, takeOver).claim(), "sent before a restart");
     }
 
     @Test
     void anEffectLeftUnsentByAReplicaThatIsStuckIsTakenOverAfterTenMinutes() {
-        a.claimEffect("h2", clock.instant(), clock.instant().minus(Duration.ofMinutes(10)));
+        a.claimEffect("h2", null, clock.instant(), clock.instant().minus(Duration.ofMinutes(10)));
         clock.advance(Duration.ofMinutes(9));
         Instant now = clock.instant();
-        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h2", now, now.minus(Duration.ofMinutes(10))).claim());
+        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h2", null, now, now.minus(Duration.ofMinutes(10))).claim());
         clock.advance(Duration.ofMinutes(2));
         now = clock.instant();
-        Replicas.EffectClaim taken = b.claimEffect("h2", now, now.minus(Duration.ofMinutes(10)));
+        Replicas.EffectClaim taken = b.claimEffect("h2", null, now, now.minus(Duration.ofMinutes(10)));
         assertEquals(Claim.MINE, taken.claim());
         assertTrue(taken.takenOver());
         assertEquals("replica-a", taken.holder());
-        assertEquals(Claim.PENDING_ELSEWHERE, a.claimEffect("h2", now, now.minus(Duration.ofMinutes(10))).claim(),
+        assertEquals(Claim.PENDING_ELSEWHERE, a.claimEffect("h2", null, now, now.minus(Duration.ofMinutes(10))).claim(),
                 "the old claimer, back, leaves it to the new one");
     }
 
     @Test
     void anEffectClaimedByAReplicaThatIsGoneIsTakenOverAtOnce() {
         Instant now = clock.instant();
-        a.claimEffect("h3", now, now.minus(Duration.ofMinutes(10)));
-        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h3", now, now.minus(Duration.ofMinutes(10))).claim());
+        a.claimEffect("h3", null, now, now.minus(Duration.ofMinutes(10)));
+        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h3", null, now, now.minus(Duration.ofMinutes(10))).claim());
         db.leave("replica-a"); // a stopped, or has not beaten for GONE_AFTER
-        Replicas.EffectClaim taken = b.claimEffect("h3", now, now.minus(Duration.ofMinutes(10)));
+        Replicas.EffectClaim taken = b.claimEffect("h3", null, now, now.minus(Duration.ofMinutes(10)));
         assertEquals(Claim.MINE, taken.claim());
         assertTrue(taken.takenOver(), "taken over: a comment is looked for before it is posted");
     }
@@ -109,14 +109,14 @@ class PgReplicasTest {
 
     @Test
     void oldClaimsAreForgotten() {
-        a.claimEffect("old", clock.instant(), clock.instant());
+        a.claimEffect("old", null, clock.instant(), clock.instant());
         clock.advance(Duration.ofDays(8));
-        a.claimEffect("new", clock.instant(), clock.instant());
+        a.claimEffect("new", null, clock.instant(), clock.instant());
         assertEquals(1, a.forgetClaims(clock.instant().minus(Duration.ofDays(7))));
         Instant now = clock.instant();
-        assertEquals(Claim.MINE, b.claimEffect("old", now, now.minus(Duration.ofMinutes(10))).claim(),
+        assertEquals(Claim.MINE, b.claimEffect("old", null, now, now.minus(Duration.ofMinutes(10))).claim(),
                 "forgotten: free to claim");
-        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("new", now, now.minus(Duration.ofMinutes(10))).claim());
+        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("new", null, now, now.minus(Duration.ofMinutes(10))).claim());
     }
 
     record State(String who, int posted) {
@@ -186,8 +186,8 @@ class PgReplicasTest {
         Instant now = clock.instant();
         assertEquals(java.util.Set.of("h1", "h2"), a.claimEffects(effects("h1", "h2"), now));
         assertEquals(java.util.Set.of("h3"), b.claimEffects(effects("h2", "h3"), now));
-        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h2", now, now.minus(Duration.ofMinutes(10))).claim());
-        assertEquals(Claim.MINE, b.claimEffect("h3", now, now.minus(Duration.ofMinutes(10))).claim());
+        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("h2", null, now, now.minus(Duration.ofMinutes(10))).claim());
+        assertEquals(Claim.MINE, b.claimEffect("h3", null, now, now.minus(Duration.ofMinutes(10))).claim());
     }
 
     /** Effects by key hash, each as the JSON a claim keeps ({"n": hash}). */
@@ -205,7 +205,7 @@ class PgReplicasTest {
         clock.advance(Duration.ofSeconds(1));
         Instant now = clock.instant();
         a.claimEffect("e3", "{\"n\":\"e3\"}", now, now.minus(Duration.ofMinutes(10)));
-        a.claimEffect("e4", now, now.minus(Duration.ofMinutes(10))); // no effect kept: cannot be taken over
+        a.claimEffect("e4", null, now, now.minus(Duration.ofMinutes(10))); // no effect kept: cannot be taken over
         a.effectsDone(List.of("e2"));
         assertEquals(List.of(), b.adoptEffects(now, 100), "a beats: its claims stay its own");
         assertEquals(List.of("{\"n\": \"e1\"}", "{\"n\": \"e3\"}"), a.unsentEffectsClaimedHere(),
@@ -217,8 +217,8 @@ class PgReplicasTest {
         assertEquals(List.of("{\"n\": \"e1\"}"), taken, "the oldest first, at most the limit");
         assertEquals(List.of("{\"n\": \"e3\"}"), c.adoptEffects(now, 100), "another replica takes the rest");
         assertEquals(List.of(), b.adoptEffects(now, 100), "each once");
-        assertEquals(Claim.MINE, b.claimEffect("e1", now, now.minus(Duration.ofMinutes(10))).claim(), "b's now");
-        assertEquals(Claim.PENDING_ELSEWHERE, a.claimEffect("e1", now, now.minus(Duration.ofMinutes(10))).claim(),
+        assertEquals(Claim.MINE, b.claimEffect("e1", null, now, now.minus(Duration.ofMinutes(10))).claim(), "b's now");
+        assertEquals(Claim.PENDING_ELSEWHERE, a.claimEffect("e1", null, now, now.minus(Duration.ofMinutes(10))).claim(),
                 "a, back, leaves it to b");
     }
 }

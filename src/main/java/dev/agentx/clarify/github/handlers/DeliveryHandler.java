@@ -203,10 +203,11 @@ public final class DeliveryHandler implements DeliveryProcessor {
      */
     private void afterCommit(IssueContext ctx, List<Unrouted> unrouted) {
         List<Effect> replies = new ArrayList<>();
+        // read once: routing one question records at most its own answer, never another's round
+        Optional<Ledger> ledger = unrouted.isEmpty() ? Optional.empty() : ctx.local().ledgers().read(ctx.issue());
         for (Unrouted u : unrouted) {
             ClarificationRecord asked = u.asked().record();
-            Optional<ClarificationRecord> now = ctx.local().ledgers().read(ctx.issue())
-                    .flatMap(l -> l.find(asked.id()));
+            Optional<ClarificationRecord> now = ledger.flatMap(l -> l.find(asked.id()));
             if (now.isEmpty() || now.get().status() != Status.PENDING || now.get().round() != asked.round()) {
                 continue; // a later command of the same comment moved it on
             }

@@ -209,9 +209,10 @@ public final class IssueMirror {
         }
         items.sort(Comparator.comparing((Item it) -> it.entry().timestamp()).thenComparing(it -> it.record().id())
                 .thenComparingInt(Item::index));
+        Actors roles = actors.with(repo.config());
         for (Item it : items) {
             outbox.enqueue(new Effect.Comment(prefix + it.record().id() + "/" + it.index(), installation, ref, issue,
-                    comment(actors.with(repo.config()), it.record(), it.index())));
+                    comment(roles, it.record(), it.index())));
         }
         for (ClarificationRecord r : ledger.clarifications()) {
             posted.put(r.id(), r.thread().size());
@@ -234,7 +235,6 @@ public final class IssueMirror {
                 outbox.enqueue(new Effect.RemoveLabel(labelKey + "remove/" + label, installation, ref, issue, label));
             }
         }
-        Actors roles = actors.with(repo.config());
         for (ClarificationRecord r : ledger.clarifications()) {
             staleNotice(roles, ref, issue, installation, r).ifPresent(outbox::enqueue);
         }

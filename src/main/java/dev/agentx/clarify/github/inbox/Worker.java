@@ -36,9 +36,10 @@ import org.slf4j.MDC;
 /**
  * Works through the inbox and sends what the deliveries queued in the outbox.
  *
- * <p>Order: deliveries with the same {@link dev.agentx.clarify.github.Payloads#orderKey order key} (the same issue) form a
- * line and are processed one at a time, in the order received; on a queue that replicas share,
- * a line waits while an earlier delivery of its issue is held by another replica
+ * <p>Order: deliveries with the same {@link dev.agentx.clarify.github.Payloads#orderKey order key}
+ * (the same issue) form a line and are processed one at a time, in the order received; on a
+ * queue that replicas share, a line waits while an earlier delivery of its issue is held by
+ * another replica
  * ({@link DeliveryQueue.Turn.Wait}), and the tick takes up deliveries left by replicas that are
  * gone ({@link DeliveryQueue#adoptable}). Lines run side by side on
  * {@link #LANES} threads, so a slow issue (a lock held by an agent, a slow permission check)

@@ -827,11 +827,7 @@ public final class Outbox {
 
     private void maybeCompact() {
         if (journal.size() > 2L * (keys.size() + notes.size()) + COMPACT_SLACK) {
-            try {
-                compact();
-            } catch (RuntimeException e) {
-                LOG.warn("outbox: {}", e.getMessage());
-            }
+            prune();
         }
     }
 

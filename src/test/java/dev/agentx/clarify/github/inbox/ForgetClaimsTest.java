@@ -99,7 +99,7 @@ class ForgetClaimsTest {
             Counting a = new Counting(db.replicas("replica-a", clock));
             Counting b = new Counting(db.replicas("replica-b", clock));
             java.time.Instant start = clock.instant();
-            assertEquals(Replicas.Claim.MINE, a.claimEffect("old-effect", start, start).claim());
+            assertEquals(Replicas.Claim.MINE, a.claimEffect("old-effect", null, start, start).claim());
             try (Worker wa = worker("a", a); Worker wb = worker("b", b)) {
                 clock.advance(Duration.ofDays(8));
                 wa.drain();
@@ -107,7 +107,7 @@ class ForgetClaimsTest {
                 assertEquals(1, a.forgot.get());
                 assertEquals(0, b.forgot.get(), "a holds the lease");
                 java.time.Instant now = clock.instant();
-                Replicas.EffectClaim anew = b.claimEffect("old-effect", now, now.minus(Duration.ofMinutes(10)));
+                Replicas.EffectClaim anew = b.claimEffect("old-effect", null, now, now.minus(Duration.ofMinutes(10)));
                 assertEquals(Replicas.Claim.MINE, anew.claim(), "forgotten, for both");
                 assertFalse(anew.takenOver(), "claimed anew, not taken over from a");
 
