@@ -30,6 +30,22 @@ public final class FileLedgerStore implements LedgerStore {
     private final Path dir;
     private final LockManager locks;
     private final LedgerCodec codec = new LedgerCodec();
+    /**
+     * The ledgers this process last wrote or read, with the file's signature at the time: a read
+     * that finds the file unchanged (every write is a rename, which changes the signature: see
+     * ActiveLedgerIndex) returns the ledger without reading and decoding it again. What makes it
+     * pay: the status writer reads the ledger its process has just written.
+     */
+    private final Map<Integer, Known> known = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Integer, Known> eldest) {
+            return size() > KNOWN_LEDGERS;
+        }
+    };
+    private static final int KNOWN_LEDGERS = 64;
+
+    private record Known(ActiveLedgerIndex.Signature signature, Ledger ledger) {
+    }
 
     /** @param stateDir the {@code .agentx/state} directory */
     public FileLedgerStore(Path stateDir, LockManager locks) {
@@ -52,7 +68,37 @@ public final class FileLedgerStore implements LedgerStore {
 
     @Override
     public Optional<Ledger> read(int issue) {
-        return read(issue, false);
+        ActiveLedgerIndex.Signature before = signatureOf(issue);
+        if (before == null) {
+            return read(issue, false);
+        }
+        synchronized (known) {
+            Known k = known.get(issue);
+            if (k != null && k.signature().equals(before)) {
+                return Optional.of(k.ledger());
+            }
+        }
+        // the signature taken before the read: a write landing in between makes the entry stale, never wrong
+        Optional<Ledger> read = read(issue, false);
+        read.ifPresent(l -> remember(issue, before, l));
+        return read;
+    }
+
+    /** The ledger file's signature, or null if it has none (no file, or the file system does not tell). */
+    private ActiveLedgerIndex.Signature signatureOf(int issue) {
+        try {
+            java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(fileOf(issue),
+                    java.nio.file.attribute.BasicFileAttributes.class);
+            return a.fileKey() == null ? null : ActiveLedgerIndex.Signature.of(a);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private void remember(int issue, ActiveLedgerIndex.Signature signature, Ledger ledger) {
+        synchronized (known) {
+            known.put(issue, new Known(signature, ledger));
+        }
     }
 
     /**
@@ -141,6 +187,11 @@ public final class FileLedgerStore implements LedgerStore {
                     locks.commit(file, () -> AtomicFiles.commit(temp, file));
                 } finally {
                     AtomicFiles.discard(temp);
+                }
+                // still under the lock: the file is the one just written
+                ActiveLedgerIndex.Signature written = signatureOf(issue);
+                if (written != null) {
+                    remember(issue, written, m.ledger());
                 }
             }
             return m.result();

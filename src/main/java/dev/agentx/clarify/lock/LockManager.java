@@ -47,6 +47,19 @@ public final class LockManager {
 
     /** Runs {@code body} while holding both locks of {@code file}. Never call out to the network inside. */
     public <T> T withLock(Path file, String agent, Supplier<T> body) {
+        return withLock(file, agent, false, body);
+    }
+
+    /**
+     * As {@link #withLock(Path, String, Supplier)}, waiting for other processes by polling rather
+     * than in the kernel: for a background thread that takes a lock while other threads of its
+     * process wait for theirs (POSIX locks belong to the process: see Turnstile).
+     */
+    public <T> T withLockPolling(Path file, String agent, Supplier<T> body) {
+        return withLock(file, agent, true, body);
+    }
+
+    private <T> T withLock(Path file, String agent, boolean poll, Supplier<T> body) {
         Path key = file.toAbsolutePath().normalize();
         Local entry = local.compute(key, (k, v) -> {
             Local e = v == null ? new Local() : v;
@@ -54,7 +67,7 @@ public final class LockManager {
             return e;
         });
         try {
-            return withLocks(file, key, entry.mutex, agent, body);
+            return withLocks(file, key, entry.mutex, agent, poll, body);
         } finally {
             // the last user removes the entry: a server that touches many issues keeps no lock per file it ever locked
             local.computeIfPresent(key, (k, e) -> --e.users == 0 ? null : e);
@@ -88,7 +101,7 @@ public final class LockManager {
         return e != null && e.mutex.hasQueuedThreads();
     }
 
-    private <T> T withLocks(Path file, Path key, ReentrantLock mutex, String agent, Supplier<T> body) {
+    private <T> T withLocks(Path file, Path key, ReentrantLock mutex, String agent, boolean poll, Supplier<T> body) {
         if (mutex.isHeldByCurrentThread()) {
             throw new IllegalStateException("nested lock of " + key + " in one thread");
         }
@@ -104,7 +117,7 @@ public final class LockManager {
             throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Interrupted while waiting for " + file.getFileName(), e);
         }
         Duration left = settings.maxWait().minus(Duration.between(start, clock.instant()));
-        try (FileLock.Held held = fileLock.acquire(key, agent, left.isNegative() ? Duration.ZERO : left)) {
+        try (FileLock.Held held = fileLock.acquire(key, agent, left.isNegative() ? Duration.ZERO : left, poll)) {
             observer.acquired(key, Duration.between(start, clock.instant()));
             holding.get().put(key, held);
             try {

@@ -6,6 +6,7 @@ import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLockInterruptionException;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -93,6 +95,19 @@ final class Turnstile {
      * {@link #MAX_QUEUE_WAIT}. {@code file} names the ledger in the message.
      */
     static Turn enter(Path lockPath, Path file, Duration budget, Supplier<Object> holder) {
+        return enter(lockPath, file, budget, holder, false);
+    }
+
+    /**
+     * As {@link #enter(Path, Path, Duration, Supplier)}; with {@code poll} the wait polls the OS
+     * lock instead of blocking in the kernel. POSIX record locks belong to the process, and the
+     * kernel refuses a blocking wait (EDEADLK) when its waits-for graph of processes has a cycle:
+     * one runs through two threads of one process when one of them holds a file's turn while
+     * another waits for a second file's. A background thread that takes turns while the process's
+     * other threads wait for theirs (the status writer of {@code agentx mcp}) polls, so that the
+     * kernel never counts it as waiting and the others keep their fair, blocking waits.
+     */
+    static Turn enter(Path lockPath, Path file, Duration budget, Supplier<Object> holder, boolean poll) {
         Path key = queuePathOf(lockPath);
         long deadline = System.nanoTime() + Math.max(0, budget.toNanos());
         Local local = LOCAL.compute(key, (k, v) -> {
@@ -117,7 +132,7 @@ final class Turnstile {
             FileChannel ch = open(key);
             try {
                 if (ch.tryLock() == null) {
-                    ch = waitFor(ch, key, file, budget, holder);
+                    ch = waitFor(ch, key, file, budget, holder, poll);
                 }
             } catch (IOException | RuntimeException e) {
                 closeQuietly(ch);
@@ -141,13 +156,13 @@ final class Turnstile {
      * goes on, on a new channel; if not, LOCK_TIMEOUT. Returns the channel that holds the lock.
      */
     private static FileChannel waitFor(FileChannel first, Path key, Path file, Duration budget,
-                                       Supplier<Object> holder) throws IOException {
+                                       Supplier<Object> holder, boolean poll) throws IOException {
         long end = System.nanoTime() + MAX_QUEUE_WAIT.toNanos();
         long step = Math.max(1, budget.toNanos());
         FileChannel ch = first;
         Object seen = holder.get();
         while (true) {
-            if (wait(ch, Math.min(step, left(end)))) {
+            if (poll ? poll(ch, Math.min(step, left(end))) : wait(ch, Math.min(step, left(end)))) {
                 return ch;
             }
             Object now = holder.get();
@@ -168,6 +183,7 @@ final class Turnstile {
             closeQuietly(ch);
             return false;
         }
+        long started = System.nanoTime();
         Thread me = Thread.currentThread();
         ScheduledFuture<?> alarm = alarms().schedule(me::interrupt, nanos, TimeUnit.NANOSECONDS);
         try {
@@ -176,6 +192,13 @@ final class Turnstile {
         } catch (FileLockInterruptionException | ClosedByInterruptException e) {
             closeQuietly(ch);
             return false;
+        } catch (IOException e) {
+            if (!ch.isOpen()) {
+                throw e;
+            }
+            // EDEADLK (see enter): a thread of this process holds a turn, which a thread of the
+            // holder we wait for waits on. Ours do not wait on each other: poll for the rest
+            return poll(ch, nanos - (System.nanoTime() - started));
         } finally {
             if (!alarm.cancel(false)) {
                 // the alarm ran (or is running): wait for it, then drop the interrupt it set
@@ -186,6 +209,51 @@ final class Turnstile {
                 }
                 Thread.interrupted();
             }
+        }
+    }
+
+    /**
+     * Takes {@code ch}'s OS lock, waiting as long as it takes (the lock guards, held for moments):
+     * blocking in the kernel, or by polling every millisecond or two where the kernel refuses the
+     * blocking wait with EDEADLK (see {@link #enter(Path, Path, Duration, Supplier, boolean)}).
+     */
+    static java.nio.channels.FileLock lockOrPoll(FileChannel ch) throws IOException, InterruptedException {
+        try {
+            return ch.lock();
+        } catch (ClosedChannelException e) {
+            throw e;
+        } catch (IOException e) {
+            if (!ch.isOpen()) {
+                throw e;
+            }
+            while (true) {
+                java.nio.channels.FileLock held = ch.tryLock();
+                if (held != null) {
+                    return held;
+                }
+                Thread.sleep(1 + ThreadLocalRandom.current().nextInt(2));
+            }
+        }
+    }
+
+    /**
+     * One wait for the OS lock of at most {@code nanos} by polling it every millisecond or two: true
+     * when held, false (channel closed) when time ran out or the thread was interrupted.
+     */
+    private static boolean poll(FileChannel ch, long nanos) throws IOException {
+        long end = System.nanoTime() + nanos;
+        try {
+            while (ch.tryLock() == null) {
+                if (System.nanoTime() - end >= 0) {
+                    closeQuietly(ch);
+                    return false;
+                }
+                Thread.sleep(1 + ThreadLocalRandom.current().nextInt(2));
+            }
+            return true;
+        } catch (InterruptedException | ClosedByInterruptException e) {
+            closeQuietly(ch);
+            return false;
         }
     }
 
