@@ -67,6 +67,11 @@ public final class CliContext {
 
     /** Closes what the command opened (the database's connections). */
     void close() {
+        if (local != null) {
+            // the statuses this command changed are on disk when it returns (the JVM's exit would also
+            // write them; a command run in-process, as tests run it, does not exit)
+            local.statuses().flush();
+        }
         if (opened != null) {
             try {
                 opened.close();

@@ -50,6 +50,9 @@ final class McpCommand implements Runnable {
         }
         ctx.noteIfNoProject();
         LocalMode local = ctx.local();
+        // one process per agent session: a tool call returns after its ledger write, and the
+        // statuses follow from this process's writer thread (docs/protocol.md, Agent statuses)
+        local.statuses().writeBehind();
         McpWorkspace workspace = new McpWorkspace(who.strip(), ctx.clock, local.engine(), local.ledgers(),
                 local.statuses(), local.activeLedgers(), new Supplier<MonitorReport>() {
                     @Override

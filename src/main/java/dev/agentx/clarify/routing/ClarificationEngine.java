@@ -21,7 +21,6 @@ import dev.agentx.clarify.protocol.Roles;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.protocol.ThreadEntry;
 import dev.agentx.clarify.status.AgentStatusStore;
-import dev.agentx.clarify.status.StatusRules;
 import dev.agentx.clarify.workflow.Step;
 import dev.agentx.clarify.workflow.Workflow;
 import dev.agentx.clarify.workflow.WorkflowSource;
@@ -34,6 +33,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -470,7 +470,12 @@ public final class ClarificationEngine {
             return;
         }
         try {
-            statuses.update(actor, m -> StatusRules.apply(m, o.events()));
+            Set<String> agents = new TreeSet<>();
+            for (ClarificationEvent e : o.events()) {
+                agents.add(e.fromAgent());
+                agents.add(e.toAgent());
+            }
+            statuses.mirror(actor, o.issue(), agents);
         } catch (RuntimeException e) {
             log().warn("agent statuses not updated after {}: {}", o.record().id(), e.getMessage());
         }

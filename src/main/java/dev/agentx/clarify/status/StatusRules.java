@@ -1,16 +1,26 @@
 package dev.agentx.clarify.status;
 
-import dev.agentx.clarify.events.ClarificationEvent;
-import java.util.List;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.protocol.ThreadEntry;
+import java.time.Instant;
+import java.util.Collection;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * How clarification events move agent statuses (docs/protocol.md): a blocking request puts the
- * requester in {@code blocked-clarification}; the target is {@code clarifying} while it owes an
- * answer; both go back to {@code working} when answered or closed. An escalated blocking record
- * blocks its requester on {@code human} until a human closes it. An agent's status changes only if it refers to the
- * record of the event (or is being set by it), so work on other records is not disturbed.
+ * How the ledgers move agent statuses (docs/protocol.md): a blocking request puts the requester
+ * in {@code blocked-clarification}; the target is {@code clarifying} while it owes an answer; both
+ * go back to {@code working} when answered or closed. An escalated blocking record blocks its
+ * requester on {@code human} until a human closes it. A non-blocking request leaves its requester's
+ * status alone.
+ *
+ * <p>What an issue makes of an agent is a function of the issue's ledger as it is now, not of the
+ * change just made: {@link #reconcile} may run late, more than once, or after a later change of
+ * the same issue was already reconciled, and the result is the same. That is what lets the file
+ * store write {@code agent-status.json} behind the command (its writer reads the ledger when it
+ * gets to it) without a late write ever putting back a status the ledger has moved past.
  */
 public final class StatusRules {
     /** What an escalated requester waits on. */
@@ -19,40 +29,75 @@ public final class StatusRules {
     private StatusRules() {
     }
 
-    public static Map<String, AgentStatus> apply(Map<String, AgentStatus> current, List<ClarificationEvent> events) {
+    /**
+     * The statuses with those of {@code agents} brought in line with {@code ledger}. What the issue
+     * makes of an agent is what its newest record there makes of it (by the record's last activity):
+     * clarifying or blocked while open, working from the moment it was answered or closed, blocked on
+     * {@code human} while escalated. That replaces the agent's status unless the status is newer
+     * (a hook ran since), and a {@code working} from this issue does not replace a clarification
+     * on another issue: an agent's work on another record is not disturbed.
+     */
+    public static Map<String, AgentStatus> reconcile(Map<String, AgentStatus> current, Ledger ledger,
+                                                     Collection<String> agents) {
         Map<String, AgentStatus> out = new TreeMap<>(current);
-        for (ClarificationEvent e : events) {
-            String id = e.clarificationId();
-            switch (e.event()) {
-                case REQUESTED -> {
-                    if (e.blocking()) {
-                        out.put(e.fromAgent(), AgentStatus.blocked(e.issueNumber(), e.timestamp(), id, e.toAgent()));
-                    }
-                    out.put(e.toAgent(), AgentStatus.clarifying(e.issueNumber(), e.timestamp(), id, e.fromAgent()));
-                }
-                case ANSWERED, RESOLVED, ABANDONED -> {
-                    release(out, e.toAgent(), e);
-                    release(out, e.fromAgent(), e);
-                }
-                case ESCALATED -> {
-                    release(out, e.toAgent(), e);
-                    if (e.blocking()) {
-                        out.put(e.fromAgent(), AgentStatus.blocked(e.issueNumber(), e.timestamp(), id, HUMAN));
-                    }
-                }
-                case STALE -> {
-                    // nothing changes: the target still owes the answer
-                }
-                default -> throw new IllegalStateException("unhandled event " + e.event());
+        int issue = ledger.issueNumber();
+        for (String agent : agents) {
+            AgentStatus derived = fromNewestRecord(ledger, agent);
+            if (derived == null) {
+                continue;
+            }
+            AgentStatus s = out.get(agent);
+            boolean newer = s == null || s.lastActivity() == null || !s.lastActivity().isAfter(derived.lastActivity());
+            boolean otherIssue = s != null && (s.issue() == null || s.issue() != issue);
+            boolean clarifyingElsewhere = otherIssue && (s.status() == AgentState.CLARIFYING
+                    || s.status() == AgentState.BLOCKED_CLARIFICATION);
+            if (newer && !(clarifyingElsewhere && derived.status() == AgentState.WORKING)) {
+                out.put(agent, derived);
             }
         }
         return out;
     }
 
-    private static void release(Map<String, AgentStatus> out, String agent, ClarificationEvent e) {
-        AgentStatus s = out.get(agent);
-        if (s != null && e.clarificationId().equals(s.clarificationId())) {
-            out.put(agent, AgentStatus.working(e.issueNumber(), e.timestamp()));
+    /** The status the agent's newest record in the ledger gives it, or null if it has none there. */
+    private static AgentStatus fromNewestRecord(Ledger ledger, String agent) {
+        ClarificationRecord newest = null;
+        Instant at = null;
+        for (ClarificationRecord r : ledger.clarifications()) {
+            boolean counts = r.to().equals(agent) || r.from().equals(agent) && r.blocking();
+            if (counts) {
+                Instant t = lastActivity(r);
+                if (newest == null || !t.isBefore(at)) { // ledger order breaks ties: the later record
+                    newest = r;
+                    at = t;
+                }
+            }
         }
+        if (newest == null) {
+            return null;
+        }
+        int issue = ledger.issueNumber();
+        boolean requester = newest.from().equals(agent);
+        if (newest.status().awaitingAnswer()) {
+            return requester ? AgentStatus.blocked(issue, at, newest.id(), newest.to())
+                    : AgentStatus.clarifying(issue, at, newest.id(), newest.from());
+        }
+        if (newest.status() == Status.ESCALATED && requester) {
+            return AgentStatus.blocked(issue, at, newest.id(), HUMAN);
+        }
+        return AgentStatus.working(issue, at);
+    }
+
+    /** The record's last activity: its newest entry, its closing, or its creation. */
+    static Instant lastActivity(ClarificationRecord r) {
+        Instant t = r.created();
+        for (ThreadEntry e : r.thread()) {
+            if (e.timestamp().isAfter(t)) {
+                t = e.timestamp();
+            }
+        }
+        if (r.resolvedAt() != null && r.resolvedAt().isAfter(t)) {
+            t = r.resolvedAt();
+        }
+        return t;
     }
 }

@@ -48,34 +48,52 @@ public final class LedgerBench {
         }
     }
 
+    /**
+     * One request+answer at a time, with the statuses written inline (as a CLI command writes them
+     * before it exits) and written behind (as {@code agentx mcp} runs: the writer thread's work is
+     * finished, untimed, before the next figure is taken), each against the floor of its two
+     * durable ledger writes.
+     */
     private static void uncontended(Path dir, int n) throws Exception {
-        LocalMode local = LocalMode.open(dir.resolve("engine"), Clock.systemUTC());
+        LocalMode inline = LocalMode.open(dir.resolve("inline"), Clock.systemUTC());
+        LocalMode behind = LocalMode.open(dir.resolve("behind"), Clock.systemUTC());
+        behind.statuses().writeBehind();
         Path floorDir = dir.resolve("floor");
         Files.createDirectories(floorDir);
         // warm-up: the JIT compiles the engine's paths, as in a long-lived process (the server, an agent's JVM)
         for (int i = 0; i < 500; i++) {
-            pair(local, 100_000 + i, "warm");
+            pair(inline, 100_000 + i, "warm");
+            pair(behind, 100_000 + i, "warm");
+            behind.statuses().flush();
         }
-        List<Long> engine = new ArrayList<>();
+        List<Long> inlineTimes = new ArrayList<>();
+        List<Long> behindTimes = new ArrayList<>();
         List<Long> floor = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             int issue = i + 1;
             long t0 = System.nanoTime();
-            pair(local, issue, "q" + i);
-            engine.add(System.nanoTime() - t0);
+            pair(inline, issue, "q" + i);
+            inlineTimes.add(System.nanoTime() - t0);
+            t0 = System.nanoTime();
+            pair(behind, issue, "q" + i);
+            behindTimes.add(System.nanoTime() - t0);
+            behind.statuses().flush();
             // the floor: the same two ledger states written bare
-            byte[] asked = Files.readAllBytes(local.files().ledgers().fileOf(issue));
+            byte[] asked = Files.readAllBytes(inline.files().ledgers().fileOf(issue));
             Path target = floorDir.resolve("issue-" + issue + ".json");
             long t1 = System.nanoTime();
             AtomicFiles.write(target, asked);
             AtomicFiles.write(target, asked);
             floor.add(System.nanoTime() - t1);
         }
-        Stats e = Stats.ofNanos(engine);
+        Stats e = Stats.ofNanos(inlineTimes);
+        Stats b = Stats.ofNanos(behindTimes);
         Stats f = Stats.ofNanos(floor);
-        System.out.println("| request+answer (engine: 2 locked ledger writes + statuses + events) | " + e.row() + " |");
+        System.out.println("| request+answer, statuses inline (a CLI command) | " + e.row() + " |");
+        System.out.println("| request+answer, statuses written behind (agentx mcp) | " + b.row() + " |");
         System.out.println("| floor: 2 x write+fsync+rename+dir fsync of the same bytes | " + f.row() + " |");
-        System.out.printf("| ratio engine/floor (p50) | %.1fx | | | |%n", e.p50() / f.p50());
+        System.out.printf("| ratio inline/floor (p50) | %.1fx | | | |%n", e.p50() / f.p50());
+        System.out.printf("| ratio behind/floor (p50) | %.1fx | | | |%n", b.p50() / f.p50());
     }
 
     /** A root with N issues, each with one answered and one pending clarification (for the CLI benchmark). */
@@ -174,6 +192,7 @@ public final class LedgerBench {
         LockManager locks = new LockManager(clock, LockSettings.defaults(), Sleeper.real(), ProcessIdentity.current(),
                 observer);
         LocalMode local = new LocalMode(dir, clock, locks, new HumanChannel());
+        local.statuses().writeBehind(); // a long-lived agent process: agentx mcp
         int[] timeouts = {0};
         // warm up on an issue of its own (class loading, the compiler), as a long-lived agent process
         // is: the measured span is the contention on the shared issue, not 16 JVMs compiling

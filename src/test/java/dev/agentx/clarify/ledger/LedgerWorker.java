@@ -15,6 +15,8 @@ import java.util.function.Supplier;
  * A separate process for the multi-process tests. Modes:
  * <ul>
  *   <li>{@code pairs ROOT ISSUE WORKER N}: N asks and answers on one issue; prints "ACK id" after each answer</li>
+ *   <li>{@code pairs-behind ROOT ISSUE WORKER N}: the same with the statuses written behind, as {@code agentx mcp}
+ *   runs</li>
  *   <li>{@code loop ROOT ISSUE WORKER}: asks until killed, printing "ACK id" after each write</li>
  *   <li>{@code hold ROOT ISSUE}: takes the issue's lock, prints "LOCKED" and waits to be killed</li>
  * </ul>
@@ -30,7 +32,10 @@ public final class LedgerWorker {
         int issue = Integer.parseInt(args[2]);
         LocalMode local = LocalMode.open(root, Clock.systemUTC());
         switch (mode) {
-            case "pairs" -> {
+            case "pairs", "pairs-behind" -> {
+                if (mode.equals("pairs-behind")) {
+                    local.statuses().writeBehind();
+                }
                 String worker = args[3];
                 int n = Integer.parseInt(args[4]);
                 int[] retries = {0};

@@ -15,6 +15,8 @@ import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.status.AgentState;
+import dev.agentx.clarify.status.AgentStatus;
 import dev.agentx.clarify.support.Jvm;
 import dev.agentx.clarify.support.MutableClock;
 import java.io.BufferedReader;
@@ -28,6 +30,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -74,6 +77,37 @@ class MultiProcessLedgerTest {
             assertTrue(line.startsWith("{\"event\":\"clarification-") && line.endsWith("}"), line);
         }
         System.out.println("multi-process: " + outputs.stream().map(o -> o.substring(o.indexOf("DONE")).trim()).toList());
+    }
+
+    /**
+     * Processes that write the statuses behind (agentx mcp) hold the status file's turn on one
+     * thread while another waits for the issue's: the kernel sees a cycle between processes that
+     * is none between threads, and its refusal (EDEADLK) must not fail an operation.
+     */
+    @Test
+    void processesWritingTheStatusesBehindLoseNothingAndEndWithTheStatusesOfTheLedger() throws Exception {
+        int workers = 8;
+        int pairs = 25;
+        List<Process> procs = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            procs.add(Jvm.start(LedgerWorker.class, "pairs-behind", root.toString(), String.valueOf(1 + w % 2),
+                    "w" + w, String.valueOf(pairs)));
+        }
+        for (Process p : procs) {
+            assertTrue(p.waitFor(240, TimeUnit.SECONDS), "worker finished");
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, p.exitValue(), out);
+        }
+        LocalMode local = LocalMode.open(root, Clock.systemUTC());
+        for (int issue = 1; issue <= 2; issue++) {
+            Ledger ledger = local.ledgers().read(issue).orElseThrow();
+            assertEquals(workers / 2 * pairs, ledger.clarifications().size());
+            ledger.clarifications().forEach(r -> assertEquals(Status.ANSWERED, r.status(), r.id()));
+        }
+        // every process wrote its last statuses before it exited: both agents are back at work
+        Map<String, AgentStatus> statuses = local.statuses().read();
+        assertEquals(AgentState.WORKING, statuses.get("engineer").status(), statuses.toString());
+        assertEquals(AgentState.WORKING, statuses.get("architect").status(), statuses.toString());
     }
 
     @Test

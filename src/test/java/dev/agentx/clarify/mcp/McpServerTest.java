@@ -9,6 +9,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.cli.Main;
+import dev.agentx.clarify.status.AgentState;
+import dev.agentx.clarify.status.AgentStatus;
+import dev.agentx.clarify.status.AgentStatusCodec;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestRoot;
 import dev.agentx.clarify.support.Workflows;
@@ -149,6 +152,45 @@ class McpServerTest {
         TestRoot.Run cli = root.cli("clarify", "show", "CLR-42-001", "--json");
         assertEquals(0, cli.code(), cli.err());
         assertEquals(JSON.readTree(cli.out()).get("status").asText(), "resolved");
+    }
+
+    /**
+     * A session writes the statuses behind its tool calls: they reach agent-status.json while the
+     * session runs (another process reads them there) and are all on disk once it has ended.
+     */
+    @Test
+    void aSessionsStatusesReachTheFileWhileItRunsAndAllAreThereWhenItEnds() throws Exception {
+        TestRoot root = mesh();
+        McpSyncClient engineer = client(root.root, "engineer");
+        McpSyncClient architect = client(root.root, "architect");
+        ok(call(engineer, "clarify_ask", Map.of("issue", 9, "to", "architect", "question", "Which queue?")));
+        Map<String, AgentStatus> seen = awaitStatus(root, "engineer", AgentState.BLOCKED_CLARIFICATION);
+        assertEquals("architect", seen.get("engineer").waitingOn());
+        assertEquals(AgentState.CLARIFYING, seen.get("architect").status());
+
+        ok(call(architect, "clarify_answer", Map.of("id", "CLR-9-001", "answer", "The durable one.")));
+        architect.close();
+        engineer.close();
+        Map<String, AgentStatus> after = new AgentStatusCodec().decode(
+                Files.readAllBytes(root.state().resolve("agent-status.json")));
+        assertEquals(AgentState.WORKING, after.get("engineer").status(), after.toString());
+        assertEquals(AgentState.WORKING, after.get("architect").status(), after.toString());
+    }
+
+    /** agent-status.json as another process reads it, once it shows {@code agent} in {@code state}. */
+    private static Map<String, AgentStatus> awaitStatus(TestRoot root, String agent, AgentState state)
+            throws Exception {
+        Path file = root.state().resolve("agent-status.json");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            Map<String, AgentStatus> read = Files.exists(file)
+                    ? new AgentStatusCodec().decode(Files.readAllBytes(file)) : Map.of();
+            if (read.containsKey(agent) && read.get(agent).status() == state || System.nanoTime() > deadline) {
+                assertEquals(state, read.containsKey(agent) ? read.get(agent).status() : null, read.toString());
+                return read;
+            }
+            Thread.sleep(50);
+        }
     }
 
     @Test

@@ -4,7 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.agentx.clarify.app.LocalMode;
+import dev.agentx.clarify.ledger.FileLedgerStore;
 import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.routing.ClarifyCommand;
+import dev.agentx.clarify.routing.Outcome;
+import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestRoot;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -26,6 +32,11 @@ class FileAgentStatusStoreTest {
 
     private static final Instant AT = Instant.parse("2026-11-22T10:00:00Z");
 
+    private static FileAgentStatusStore store(Path dir) {
+        LockManager locks = LockManager.standard(Clock.systemUTC());
+        return new FileAgentStatusStore(dir, locks, new FileLedgerStore(dir, locks));
+    }
+
     private static Map<String, AgentStatus> with(Map<String, AgentStatus> m, String agent, int issue) {
         Map<String, AgentStatus> out = new TreeMap<>(m);
         out.put(agent, AgentStatus.working(issue, AT));
@@ -34,7 +45,7 @@ class FileAgentStatusStoreTest {
 
     @Test
     void concurrentUpdatesOfOneProcessAllLandAndEachReturnsWithItsChangeOnDisk() throws Exception {
-        FileAgentStatusStore store = new FileAgentStatusStore(dir, LockManager.standard(Clock.systemUTC()));
+        FileAgentStatusStore store = store(dir);
         ExecutorService pool = Executors.newFixedThreadPool(12);
         CountDownLatch start = new CountDownLatch(1);
         List<Future<?>> all = new ArrayList<>();
@@ -47,8 +58,7 @@ class FileAgentStatusStoreTest {
                         String agent = "agent-" + thread + "-" + i;
                         store.update(agent, m -> with(m, agent, thread));
                         // a fresh reader (another process) sees it as soon as update returns
-                        assertEquals(AgentState.WORKING, new FileAgentStatusStore(dir,
-                                LockManager.standard(Clock.systemUTC())).read().get(agent).status());
+                        assertEquals(AgentState.WORKING, store(dir).read().get(agent).status());
                     }
                     return null;
                 }));
@@ -65,7 +75,7 @@ class FileAgentStatusStoreTest {
 
     @Test
     void aChangeThatThrowsFailsAloneAndTheOthersAreKept() {
-        FileAgentStatusStore store = new FileAgentStatusStore(dir, LockManager.standard(Clock.systemUTC()));
+        FileAgentStatusStore store = store(dir);
         store.update("a", m -> with(m, "a", 1));
         IllegalStateException boom = new IllegalStateException("boom");
         IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> store.update("b", m -> {
@@ -74,5 +84,36 @@ class FileAgentStatusStoreTest {
         assertSame(boom, thrown);
         store.update("c", m -> with(m, "c", 3));
         assertEquals(List.of("a", "c"), new ArrayList<>(store.read().keySet()));
+    }
+    @Test
+    void writtenBehindTheProcessReadsItsOwnStatusesAtOnceAndAFlushPutsThemOnDisk() {
+        MutableClock clock = MutableClock.at("2026-11-22T10:00:00Z");
+        LocalMode local = new TestRoot(dir, clock).local();
+        local.statuses().writeBehind();
+        Outcome asked = local.engine().execute(new ClarifyCommand.Ask(3, "engineer", "architect", null, "Q?", true,
+                List.of(), null));
+        assertEquals(AgentState.BLOCKED_CLARIFICATION, local.statuses().read().get("engineer").status());
+        local.engine().execute(new ClarifyCommand.Answer(asked.record().id(), "architect", "A."));
+        local.statuses().flush();
+        Map<String, AgentStatus> onDisk = store(dir.resolve(".agentx").resolve("state")).read();
+        assertEquals(AgentStatus.working(3, AT), onDisk.get("engineer"));
+        assertEquals(AgentStatus.working(3, AT), onDisk.get("architect"));
+    }
+
+    @Test
+    void aLateWriteForAnIssueDoesNotPutBackAStatusItsLedgerHasMovedPast() {
+        MutableClock clock = MutableClock.at("2026-11-22T10:00:00Z");
+        LocalMode local = new TestRoot(dir, clock).local();
+        Outcome asked = local.engine().execute(new ClarifyCommand.Ask(3, "engineer", "architect", null, "Q?", true,
+                List.of(), null));
+        clock.advance(java.time.Duration.ofMinutes(2));
+        local.engine().execute(new ClarifyCommand.Answer(asked.record().id(), "architect", "A."));
+        Map<String, AgentStatus> answered = local.statuses().read();
+        assertEquals(AgentState.WORKING, answered.get("engineer").status());
+        // the request's write reaching the file only now (another process, late): it reads the
+        // ledger as it is, answered, and changes nothing
+        store(dir.resolve(".agentx").resolve("state")).mirror("engineer", 3, java.util.Set.of("engineer",
+                "architect"));
+        assertEquals(answered, store(dir.resolve(".agentx").resolve("state")).read());
     }
 }

@@ -24,7 +24,7 @@ public final class FileRepositoryState implements RepositoryState {
     public FileRepositoryState(Path stateDir, LockManager locks) {
         this.state = stateDir;
         this.ledgers = new FileLedgerStore(stateDir, locks);
-        this.statuses = new FileAgentStatusStore(stateDir, locks);
+        this.statuses = new FileAgentStatusStore(stateDir, locks, ledgers);
         this.events = new JsonlEventLog(stateDir.resolve("events.jsonl"));
         this.activeLedgers = new ActiveLedgerIndex(ledgers, stateDir.resolve("monitor-index.json"));
     }

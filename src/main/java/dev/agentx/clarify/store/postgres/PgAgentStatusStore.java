@@ -4,9 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.status.AgentStatus;
 import dev.agentx.clarify.status.AgentStatusCodec;
 import dev.agentx.clarify.status.AgentStatusStore;
+import dev.agentx.clarify.status.StatusRules;
 import dev.agentx.clarify.store.UnitOfWork;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -16,6 +18,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
@@ -26,13 +29,15 @@ import java.util.function.UnaryOperator;
 public final class PgAgentStatusStore implements AgentStatusStore {
     private final PostgresDatabase db;
     private final String repo;
+    private final PgLedgerStore ledgers;
     private final AgentStatusCodec codec = new AgentStatusCodec();
     /** The changes waiting for the end of the transaction this thread has open, if any. */
     private final ThreadLocal<List<UnaryOperator<Map<String, AgentStatus>>>> pending = new ThreadLocal<>();
 
-    PgAgentStatusStore(PostgresDatabase db, String repo) {
+    PgAgentStatusStore(PostgresDatabase db, String repo, PgLedgerStore ledgers) {
         this.db = db;
         this.repo = repo;
+        this.ledgers = ledgers;
     }
 
     @Override
@@ -92,6 +97,21 @@ public final class PgAgentStatusStore implements AgentStatusStore {
             changes = fresh;
         }
         changes.add(change);
+    }
+
+    /**
+     * Reconciles the agents with the issue's ledger as the transaction has it when it commits (the
+     * ledger's row lock orders the transactions of one issue, so this is the ledger as it now is).
+     */
+    @Override
+    public void mirror(String actor, int issue, Set<String> agents) {
+        Set<String> copy = Set.copyOf(agents);
+        update(actor, new UnaryOperator<Map<String, AgentStatus>>() {
+            @Override
+            public Map<String, AgentStatus> apply(Map<String, AgentStatus> m) {
+                return StatusRules.reconcile(m, ledgers.read(issue).orElse(Ledger.empty(issue)), copy);
+            }
+        });
     }
 
     /** Locks the row, makes the changes in order, writes it if they changed it. */

@@ -15,7 +15,7 @@ public final class PostgresRepositoryState implements RepositoryState {
         this.db = db;
         this.repo = repo;
         this.ledgers = new PgLedgerStore(db, repo);
-        this.statuses = new PgAgentStatusStore(db, repo);
+        this.statuses = new PgAgentStatusStore(db, repo, ledgers);
         this.events = new PgEventLog(db, repo);
         this.activeLedgers = new PgActiveLedgers(db, repo, ledgers);
     }
