@@ -34,7 +34,7 @@ public final class FileLedgerStore implements LedgerStore {
      * The ledgers this process last wrote or read, with the file's signature at the time: a read
      * that finds the file unchanged (every write is a rename, which changes the signature: see
      * ActiveLedgerIndex) returns the ledger without reading and decoding it again. What makes it
-     * pay: the status writer reads the ledger its process has just written.
+     * pay: every status mirror reads the ledger its process has just written.
      */
     private final Map<Integer, Known> known = new java.util.LinkedHashMap<>(16, 0.75f, true) {
         @Override

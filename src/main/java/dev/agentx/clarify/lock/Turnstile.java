@@ -6,7 +6,6 @@ import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.ClosedByInterruptException;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLockInterruptionException;
 import java.nio.file.Path;
@@ -220,8 +219,6 @@ final class Turnstile {
     static java.nio.channels.FileLock lockOrPoll(FileChannel ch) throws IOException, InterruptedException {
         try {
             return ch.lock();
-        } catch (ClosedChannelException e) {
-            throw e;
         } catch (IOException e) {
             if (!ch.isOpen()) {
                 throw e;

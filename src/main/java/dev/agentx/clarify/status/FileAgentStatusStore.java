@@ -6,7 +6,6 @@ import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
-import dev.agentx.clarify.protocol.Ledger;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -14,7 +13,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -66,27 +64,24 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     private volatile boolean behind;
 
     /**
-     * One queued change: an operator ({@link #update}) or an issue whose agents to reconcile
-     * ({@link #mirror}). {@code done} and {@code failure} are set by the thread that applied it,
-     * under the combiner.
+     * One queued change; {@code issue} is that of a {@link #mirror} (0 for an {@link #update}).
+     * {@code done} and {@code failure} are set by the thread that applied it, under the combiner.
      */
     private static final class Change {
         final String actor;
         final UnaryOperator<Map<String, AgentStatus>> op;
         final int issue;
-        final Set<String> agents;
         boolean done;
         RuntimeException failure;
 
-        Change(String actor, UnaryOperator<Map<String, AgentStatus>> op, int issue, Set<String> agents) {
+        Change(String actor, UnaryOperator<Map<String, AgentStatus>> op, int issue) {
             this.actor = actor;
             this.op = op;
             this.issue = issue;
-            this.agents = agents;
         }
 
         boolean mirrored() {
-            return op == null;
+            return issue > 0;
         }
     }
 
@@ -117,7 +112,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
 
     @Override
     public void update(String actor, UnaryOperator<Map<String, AgentStatus>> change) {
-        Change me = new Change(actor, change, 0, null);
+        Change me = new Change(actor, change, 0);
         waiting.add(me);
         combiner.lock();
         try {
@@ -140,7 +135,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     @Override
     public void mirror(String actor, int issue, Set<String> agents) {
         unwritten.incrementAndGet();
-        waiting.add(new Change(actor, null, issue, Set.copyOf(agents)));
+        waiting.add(new Change(actor, StatusRules.mirroring(ledgers, issue, agents), issue));
         if (!behind) {
             flush();
         } else if (scheduled.compareAndSet(false, true)) {
@@ -203,20 +198,10 @@ public final class FileAgentStatusStore implements AgentStatusStore {
             Supplier<Object> write = () -> {
                 Map<String, AgentStatus> before = readFile();
                 Map<String, AgentStatus> after = before;
-                // the ledgers are read here, under the status file's lock: see the class comment
-                Map<Integer, Ledger> read = new HashMap<>();
+                // a mirrored change reads its ledger here, under the status file's lock: see the class comment
                 for (Change c : batch) {
                     try {
-                        if (c.mirrored()) {
-                            Ledger ledger = read.get(c.issue);
-                            if (ledger == null) {
-                                ledger = ledgers.read(c.issue).orElse(Ledger.empty(c.issue));
-                                read.put(c.issue, ledger);
-                            }
-                            after = StatusRules.reconcile(after, ledger, c.agents);
-                        } else {
-                            after = new TreeMap<>(c.op.apply(after));
-                        }
+                        after = new TreeMap<>(c.op.apply(after));
                     } catch (RuntimeException e) {
                         c.failure = e;
                     }

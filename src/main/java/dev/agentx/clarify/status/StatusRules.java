@@ -1,5 +1,6 @@
 package dev.agentx.clarify.status;
 
+import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
@@ -7,7 +8,9 @@ import dev.agentx.clarify.protocol.ThreadEntry;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 
 /**
  * How the ledgers move agent statuses (docs/protocol.md): a blocking request puts the requester
@@ -56,6 +59,22 @@ public final class StatusRules {
             }
         }
         return out;
+    }
+
+    /**
+     * The change {@link AgentStatusStore#mirror} makes: {@link #reconcile} with the issue's ledger
+     * as {@code ledgers} has it when the change is applied (under the store's lock or in its
+     * transaction), not when it was queued.
+     */
+    public static UnaryOperator<Map<String, AgentStatus>> mirroring(LedgerStore ledgers, int issue,
+                                                                     Collection<String> agents) {
+        Set<String> named = Set.copyOf(agents);
+        return new UnaryOperator<Map<String, AgentStatus>>() {
+            @Override
+            public Map<String, AgentStatus> apply(Map<String, AgentStatus> current) {
+                return reconcile(current, ledgers.read(issue).orElse(Ledger.empty(issue)), named);
+            }
+        };
     }
 
     /** The status the agent's newest record in the ledger gives it, or null if it has none there. */

@@ -49,12 +49,7 @@ class MultiProcessLedgerTest {
         for (int w = 0; w < workers; w++) {
             procs.add(Jvm.start(LedgerWorker.class, "pairs", root.toString(), "1", "w" + w, String.valueOf(pairs)));
         }
-        List<String> outputs = new ArrayList<>();
-        for (Process p : procs) {
-            assertTrue(p.waitFor(240, TimeUnit.SECONDS), "worker finished");
-            outputs.add(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-            assertEquals(0, p.exitValue(), outputs.get(outputs.size() - 1));
-        }
+        List<String> outputs = finished(procs);
         Ledger ledger = LocalMode.open(root, Clock.systemUTC()).ledgers().read(1).orElseThrow();
         assertEquals(workers * pairs, ledger.clarifications().size());
         Set<String> questions = new HashSet<>();
@@ -93,11 +88,7 @@ class MultiProcessLedgerTest {
             procs.add(Jvm.start(LedgerWorker.class, "pairs-behind", root.toString(), String.valueOf(1 + w % 2),
                     "w" + w, String.valueOf(pairs)));
         }
-        for (Process p : procs) {
-            assertTrue(p.waitFor(240, TimeUnit.SECONDS), "worker finished");
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertEquals(0, p.exitValue(), out);
-        }
+        finished(procs);
         LocalMode local = LocalMode.open(root, Clock.systemUTC());
         for (int issue = 1; issue <= 2; issue++) {
             Ledger ledger = local.ledgers().read(issue).orElseThrow();
@@ -177,6 +168,17 @@ class MultiProcessLedgerTest {
                 assertEquals(String.format("CLR-9-%03d", i + 1), ledger.clarifications().get(i).id());
             }
         }
+    }
+
+    /** What each worker printed, once all have exited successfully. */
+    private static List<String> finished(List<Process> procs) throws Exception {
+        List<String> outputs = new ArrayList<>();
+        for (Process p : procs) {
+            assertTrue(p.waitFor(240, TimeUnit.SECONDS), "worker finished");
+            outputs.add(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            assertEquals(0, p.exitValue(), outputs.get(outputs.size() - 1));
+        }
+        return outputs;
     }
 
     private static ProcessIdentity otherHost() {

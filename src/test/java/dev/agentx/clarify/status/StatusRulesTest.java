@@ -29,6 +29,7 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,6 +43,14 @@ class StatusRulesTest {
 
     @TempDir
     Path dir;
+    MutableClock clock;
+    LocalMode local;
+
+    @BeforeEach
+    void setUp() {
+        clock = MutableClock.at("2026-03-01T09:00:00Z");
+        local = new TestRoot(dir, clock).local();
+    }
 
     /** One operation of a script: the ledger right after it and the agents its events name. */
     private record Step(Ledger ledger, Set<String> agents) {
@@ -49,8 +58,6 @@ class StatusRulesTest {
 
     @Test
     void aRequestBlocksAndAnAnswerReleasesBothAtItsTime() {
-        MutableClock clock = MutableClock.at("2026-03-01T09:00:00Z");
-        LocalMode local = new TestRoot(dir, clock).local();
         Outcome asked = local.engine().execute(new ClarifyCommand.Ask(7, "engineer", "architect", "Auth", "JWT?", true,
                 List.of(), null));
         Ledger l1 = local.ledgers().read(7).orElseThrow();
@@ -73,8 +80,6 @@ class StatusRulesTest {
 
     @Test
     void aNonBlockingRequestLeavesTheRequesterAlone() {
-        MutableClock clock = MutableClock.at("2026-03-01T09:00:00Z");
-        LocalMode local = new TestRoot(dir, clock).local();
         Outcome asked = local.engine().execute(new ClarifyCommand.Ask(7, "engineer", "architect", "Auth", "JWT?",
                 false, List.of(), null));
         Map<String, AgentStatus> s = StatusRules.reconcile(Map.of(), local.ledgers().read(7).orElseThrow(),
@@ -90,8 +95,6 @@ class StatusRulesTest {
 
     @Test
     void olderNewsOfOneIssueDoesNotDisturbAnAgentsNewerWorkOnAnother() {
-        MutableClock clock = MutableClock.at("2026-03-01T09:00:00Z");
-        LocalMode local = new TestRoot(dir, clock).local();
         Outcome old = local.engine().execute(new ClarifyCommand.Ask(1, "engineer", "architect", "A", "Old?", true,
                 List.of(), null));
         clock.advance(Duration.ofMinutes(1));

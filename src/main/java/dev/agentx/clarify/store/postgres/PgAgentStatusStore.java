@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
-import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.status.AgentStatus;
 import dev.agentx.clarify.status.AgentStatusCodec;
 import dev.agentx.clarify.status.AgentStatusStore;
@@ -105,13 +104,7 @@ public final class PgAgentStatusStore implements AgentStatusStore {
      */
     @Override
     public void mirror(String actor, int issue, Set<String> agents) {
-        Set<String> copy = Set.copyOf(agents);
-        update(actor, new UnaryOperator<Map<String, AgentStatus>>() {
-            @Override
-            public Map<String, AgentStatus> apply(Map<String, AgentStatus> m) {
-                return StatusRules.reconcile(m, ledgers.read(issue).orElse(Ledger.empty(issue)), copy);
-            }
-        });
+        update(actor, StatusRules.mirroring(ledgers, issue, agents));
     }
 
     /** Locks the row, makes the changes in order, writes it if they changed it. */
