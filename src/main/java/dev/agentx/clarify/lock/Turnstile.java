@@ -18,6 +18,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -183,8 +184,7 @@ final class Turnstile {
             return false;
         }
         long started = System.nanoTime();
-        Thread me = Thread.currentThread();
-        ScheduledFuture<?> alarm = alarms().schedule(me::interrupt, nanos, TimeUnit.NANOSECONDS);
+        Alarm alarm = Alarm.set(nanos);
         try {
             ch.lock();
             return true;
@@ -199,15 +199,48 @@ final class Turnstile {
             // holder we wait for waits on. Ours do not wait on each other: poll for the rest
             return poll(ch, nanos - (System.nanoTime() - started));
         } finally {
-            if (!alarm.cancel(false)) {
-                // the alarm ran (or is running): wait for it, then drop the interrupt it set
-                try {
-                    alarm.get();
-                } catch (Exception ignored) {
-                    // it only interrupts
-                }
-                Thread.interrupted();
+            alarm.disarm();
+        }
+    }
+
+    /**
+     * Interrupts the thread that set it when its time is up, and never once that thread disarmed
+     * it. Disarming an alarm that rang (or is ringing) waits for it and clears the interrupt it set,
+     * so that the waiter's next wait is not cut short by it. A future's {@code cancel} cannot tell
+     * this: it succeeds on a task that is running, so the interrupt could land after it.
+     */
+    private static final class Alarm implements Runnable {
+        private static final int ARMED = 0;
+        private static final int RINGING = 1;
+        private static final int RANG = 2;
+        private static final int DISARMED = 3;
+        private final Thread waiter = Thread.currentThread();
+        private final AtomicInteger state = new AtomicInteger(ARMED);
+        private ScheduledFuture<?> task;
+
+        static Alarm set(long nanos) {
+            Alarm a = new Alarm();
+            a.task = alarms().schedule(a, nanos, TimeUnit.NANOSECONDS);
+            return a;
+        }
+
+        @Override
+        public void run() {
+            if (state.compareAndSet(ARMED, RINGING)) {
+                waiter.interrupt();
+                state.set(RANG);
             }
+        }
+
+        void disarm() {
+            if (state.compareAndSet(ARMED, DISARMED)) {
+                task.cancel(false);
+                return;
+            }
+            while (state.get() != RANG) {
+                Thread.onSpinWait();
+            }
+            Thread.interrupted();
         }
     }
 
