@@ -185,6 +185,26 @@ public final class FileLock {
         }
     }
 
+    /**
+     * The lock of {@code file} if no process of ours holds or waits for its turn now, else null at
+     * once. Holding the turn, it waits up to {@code budget} for a holder of another kind, as
+     * {@link #acquire} does.
+     */
+    public Held tryAcquire(Path file, String agent, Duration budget) {
+        Path lockPath = lockPathOf(file);
+        Instant start = clock.instant();
+        Turnstile.Turn turn = Turnstile.tryEnter(lockPath);
+        if (turn == null) {
+            return null;
+        }
+        try {
+            return acquireFile(file, lockPath, agent, budget, start, turn);
+        } catch (RuntimeException e) {
+            turn.close();
+            throw e;
+        }
+    }
+
     /** With the turn held: creates the lock file, waiting out (by polling) a holder of another kind. */
     private Held acquireFile(Path file, Path lockPath, String agent, Duration budget, Instant start,
                              Turnstile.Turn turn) {

@@ -59,18 +59,74 @@ public final class LockManager {
         return withLock(file, agent, true, body);
     }
 
+    /**
+     * Runs {@code body} holding both locks of {@code file} if no thread of this process and no
+     * process of ours holds or waits for them now, and says whether it ran; false at once
+     * otherwise. Whoever holds them then is one of ours and can be left work to pick up (see
+     * FileAgentStatusStore). A holder of another kind (a process that knows only the lock-file
+     * protocol) is waited out as {@link #withLock} does.
+     */
+    public boolean withLockIfFree(Path file, String agent, Runnable body) {
+        Path key = file.toAbsolutePath().normalize();
+        Local entry = enter(key);
+        try {
+            if (entry.mutex.isHeldByCurrentThread()) {
+                throw new IllegalStateException("nested lock of " + key + " in one thread");
+            }
+            if (!entry.mutex.tryLock()) {
+                return false;
+            }
+            try {
+                Instant start = clock.instant();
+                FileLock.Held held = fileLock.tryAcquire(key, agent, settings.maxWait());
+                if (held == null) {
+                    return false;
+                }
+                try (held) {
+                    observer.acquired(key, Duration.between(start, clock.instant()));
+                    holding(key, held, () -> {
+                        body.run();
+                        return null;
+                    });
+                    return true;
+                }
+            } finally {
+                entry.mutex.unlock();
+            }
+        } finally {
+            leave(key);
+        }
+    }
+
     private <T> T withLock(Path file, String agent, boolean poll, Supplier<T> body) {
         Path key = file.toAbsolutePath().normalize();
-        Local entry = local.compute(key, (k, v) -> {
+        Local entry = enter(key);
+        try {
+            return withLocks(file, key, entry.mutex, agent, poll, body);
+        } finally {
+            leave(key);
+        }
+    }
+
+    private Local enter(Path key) {
+        return local.compute(key, (k, v) -> {
             Local e = v == null ? new Local() : v;
             e.users++;
             return e;
         });
+    }
+
+    /** The last user removes the entry: a server that touches many issues keeps no lock per file it ever locked. */
+    private void leave(Path key) {
+        local.computeIfPresent(key, (k, e) -> --e.users == 0 ? null : e);
+    }
+
+    private <T> T holding(Path key, FileLock.Held held, Supplier<T> body) {
+        holding.get().put(key, held);
         try {
-            return withLocks(file, key, entry.mutex, agent, poll, body);
+            return body.get();
         } finally {
-            // the last user removes the entry: a server that touches many issues keeps no lock per file it ever locked
-            local.computeIfPresent(key, (k, e) -> --e.users == 0 ? null : e);
+            holding.get().remove(key);
         }
     }
 
@@ -119,12 +175,7 @@ public final class LockManager {
         Duration left = settings.maxWait().minus(Duration.between(start, clock.instant()));
         try (FileLock.Held held = fileLock.acquire(key, agent, left.isNegative() ? Duration.ZERO : left, poll)) {
             observer.acquired(key, Duration.between(start, clock.instant()));
-            holding.get().put(key, held);
-            try {
-                return body.get();
-            } finally {
-                holding.get().remove(key);
-            }
+            return holding(key, held, body);
         } finally {
             mutex.unlock();
         }

@@ -151,6 +151,41 @@ final class Turnstile {
     }
 
     /**
+     * The turn at {@code lockPath}'s queue if nobody holds or waits for it now (no thread of this
+     * process, no other process): null otherwise, at once.
+     */
+    static Turn tryEnter(Path lockPath) {
+        Path key = queuePathOf(lockPath);
+        Local local = LOCAL.compute(key, (k, v) -> {
+            Local e = v == null ? new Local() : v;
+            e.users++;
+            return e;
+        });
+        if (!local.mutex.tryLock()) {
+            leave(key);
+            return null;
+        }
+        FileChannel ch = null;
+        try {
+            ch = open(key);
+            if (ch.tryLock() != null) {
+                return new Turn(key, local, ch);
+            }
+            closeQuietly(ch);
+        } catch (IOException e) {
+            if (ch != null) {
+                closeQuietly(ch);
+            }
+            local.mutex.unlock();
+            leave(key);
+            throw new UncheckedIOException("lock queue " + key + ": " + e.getMessage(), e);
+        }
+        local.mutex.unlock();
+        leave(key);
+        return null;
+    }
+
+    /**
      * Blocks in the kernel for the OS lock. Every {@code budget} an alarm interrupts the wait (which
      * closes the channel) to look at the lock's holder: if it changed, the queue moves and the wait
      * goes on, on a new channel; if not, LOCK_TIMEOUT. Returns the channel that holds the lock.

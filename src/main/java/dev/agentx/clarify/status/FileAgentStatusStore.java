@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -26,7 +27,6 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.slf4j.LoggerFactory;
 
@@ -40,16 +40,20 @@ import org.slf4j.LoggerFactory;
  * one process combine: whoever takes the combiner applies every change queued so far in one
  * read-modify-write under the file lock.
  *
- * <p>After {@link #writeBehind} (a long-lived process: {@code agentx mcp}, the server),
- * {@link #mirror} queues the issue and returns, and this process's writer thread does the rest:
- * an operation's latency holds its ledger write and no status write, operations on different
- * issues never wait on the status file's lock, and under load a process writes the file once for
- * many operations. {@link #read} and {@link #update} first store what is queued (a process reads
- * its own writes), {@link #flush} does so on demand, and a shutdown hook does it before the JVM
- * exits. A process killed before its writer ran leaves the file a step behind the ledgers (they
- * are the truth, written durably); the next operation that touches the agents on that issue puts
- * it right. The file is not fsynced: a crash of the machine may lose its last change, never tear
- * it.
+ * <p>An operation never waits for the file's lock: when one of our processes holds it, the
+ * operation leaves its mirror to that holder ({@link StatusHandOff}) and returns, and the holder
+ * applies it before it lets go of the lock or straight after. So operations on different issues
+ * never wait for each other, and under load one write of the file serves many operations.
+ * {@link #read} and {@link #update} wait for the lock, and apply what is queued and left first: a
+ * reader sees every operation that returned before it.
+ *
+ * <p>After {@link #writeBehind} (a long-lived process: {@code agentx mcp}), {@link #mirror}
+ * queues the issue and returns, and this process's writer thread does the rest: an operation's
+ * latency holds its ledger write and no status write. {@link #flush} stores (or leaves) what is
+ * queued on demand, and a shutdown hook does it before the JVM exits. A process killed before its
+ * writer ran leaves the file a step behind the ledgers (they are the truth, written durably); the
+ * next operation that touches the agents on that issue puts it right. The file is not fsynced: a
+ * crash of the machine may lose its last change, never tear it.
  */
 public final class FileAgentStatusStore implements AgentStatusStore {
     private final Path file;
@@ -58,26 +62,30 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     private final AgentStatusCodec codec = new AgentStatusCodec();
     private final ReentrantLock combiner = new ReentrantLock();
     private final Queue<Change> waiting = new ConcurrentLinkedQueue<>();
+    private final StatusHandOff handOff;
     /** Mirrored changes queued or being written: {@link #flush} has nothing to do at zero. */
     private final AtomicInteger unwritten = new AtomicInteger();
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private volatile boolean behind;
 
     /**
-     * One queued change; {@code issue} is that of a {@link #mirror} (0 for an {@link #update}).
-     * {@code done} and {@code failure} are set by the thread that applied it, under the combiner.
+     * One queued change: a mirror of {@code issue} for {@code agents}, or (issue 0) an
+     * {@link #update}. {@code done} and {@code failure} are set by the thread that applied it,
+     * under the combiner.
      */
     private static final class Change {
         final String actor;
         final UnaryOperator<Map<String, AgentStatus>> op;
         final int issue;
+        final Set<String> agents;
         boolean done;
         RuntimeException failure;
 
-        Change(String actor, UnaryOperator<Map<String, AgentStatus>> op, int issue) {
+        Change(String actor, UnaryOperator<Map<String, AgentStatus>> op, int issue, Set<String> agents) {
             this.actor = actor;
             this.op = op;
             this.issue = issue;
+            this.agents = agents;
         }
 
         boolean mirrored() {
@@ -85,15 +93,35 @@ public final class FileAgentStatusStore implements AgentStatusStore {
         }
     }
 
+    /** How a batch takes the file's lock. */
+    private enum Wait {
+        /** Wait for it: the caller needs the file as it will be (a read, an explicit update). */
+        FOR_LOCK,
+        /**
+         * Wait for it by polling: the writer thread, which holds the file's lock while the
+         * process's other threads may wait for an issue's (see LockManager#withLockPolling). It
+         * writes its own process's changes, whose ledgers it mostly has in memory: leaving them to
+         * another process would have that one read and decode them.
+         */
+        POLLING,
+        /** Not at all: if one of ours holds it, leave the mirrors to that holder (see StatusHandOff). */
+        HAND_OFF
+    }
+
     public FileAgentStatusStore(Path stateDir, LockManager locks, LedgerStore ledgers) {
         this.file = stateDir.resolve("agent-status.json");
         this.locks = locks;
         this.ledgers = ledgers;
+        this.handOff = new StatusHandOff(stateDir);
     }
 
+    /**
+     * The file after everything queued in this process and everything other processes left is
+     * applied: a reader sees its own process's writes and every operation that returned before.
+     */
     @Override
     public Map<String, AgentStatus> read() {
-        flush();
+        drain(Wait.FOR_LOCK);
         return readFile();
     }
 
@@ -112,12 +140,12 @@ public final class FileAgentStatusStore implements AgentStatusStore {
 
     @Override
     public void update(String actor, UnaryOperator<Map<String, AgentStatus>> change) {
-        Change me = new Change(actor, change, 0);
+        Change me = new Change(actor, change, 0, Set.of());
         waiting.add(me);
         combiner.lock();
         try {
             if (!me.done) { // else the thread before us applied it with its own
-                drain(false);
+                drainHeld(Wait.FOR_LOCK);
             }
         } finally {
             combiner.unlock();
@@ -135,7 +163,8 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     @Override
     public void mirror(String actor, int issue, Set<String> agents) {
         unwritten.incrementAndGet();
-        waiting.add(new Change(actor, StatusRules.mirroring(ledgers, issue, agents), issue));
+        Set<String> named = Set.copyOf(agents);
+        waiting.add(new Change(actor, StatusRules.mirroring(ledgers, issue, named), issue, named));
         if (!behind) {
             flush();
         } else if (scheduled.compareAndSet(false, true)) {
@@ -143,49 +172,60 @@ public final class FileAgentStatusStore implements AgentStatusStore {
         }
     }
 
+    /** Stores what this process queued, or leaves it to the process that holds the file's lock now. */
     @Override
     public void flush() {
-        flush(false);
+        if (unwritten.get() > 0) {
+            drain(Wait.HAND_OFF);
+        }
     }
 
-    /** @param poll wait for the file's lock by polling (the writer thread: see LockManager#withLockPolling) */
-    private void flush(boolean poll) {
-        if (unwritten.get() == 0) {
-            return;
+    /** The writer thread's turn: whatever is queued by now. */
+    private void writerTurn() {
+        scheduled.set(false);
+        if (unwritten.get() > 0) {
+            drain(Wait.POLLING);
         }
+    }
+
+    private void drain(Wait wait) {
         combiner.lock();
         try {
-            drain(poll);
+            drainHeld(wait);
         } finally {
             combiner.unlock();
         }
     }
 
     /**
-     * The writer thread's turn: whatever is queued by now. It holds the file's lock while the
-     * process's other threads may wait for an issue's, so it waits for the lock by polling.
+     * Applies everything queued, in one batch, and what other processes left; the caller holds the
+     * combiner. A batch with an {@link #update} in it waits for the lock whatever {@code wait} says.
      */
-    private void writerTurn() {
-        scheduled.set(false);
-        flush(true);
-    }
-
-    /** Applies everything queued, in one batch; the caller holds the combiner. */
-    private void drain(boolean poll) {
+    private void drainHeld(Wait wait) {
         List<Change> batch = new ArrayList<>();
         for (Change c = waiting.poll(); c != null; c = waiting.poll()) {
             batch.add(c);
+            if (!c.mirrored()) {
+                wait = Wait.FOR_LOCK;
+            }
         }
-        if (!batch.isEmpty()) {
-            apply(batch, poll);
+        if (!batch.isEmpty() || wait == Wait.FOR_LOCK && handOff.any()) {
+            apply(batch, wait);
         }
     }
 
     /** Whether this JVM has read and encoded the file once (see FileLedgerStore.update: the same reason). */
     private static volatile boolean warm;
 
-    /** Applies the changes in the order queued, in one locked read-modify-write; a change that throws fails alone. */
-    private void apply(List<Change> batch, boolean poll) {
+    /**
+     * Applies the changes in the order queued, and the mirrors other processes left, in one locked
+     * read-modify-write; a change that throws fails alone. With {@link Wait#HAND_OFF}, a lock held
+     * by one of ours is not waited for: the mirrors are left to its holder. Whoever held the lock
+     * looks again once it has let go, and applies what was left meanwhile (while nobody else holds
+     * the lock): a process that found it held and left its mirrors relies on that, so that nothing
+     * left is ever left without a holder to apply it.
+     */
+    private void apply(List<Change> batch, Wait wait) {
         if (!warm) {
             try {
                 codec.encode(readFile());
@@ -194,32 +234,29 @@ public final class FileAgentStatusStore implements AgentStatusStore {
             }
             warm = true;
         }
+        String actor = batch.isEmpty() ? "agentx" : batch.get(0).actor;
         try {
-            Supplier<Object> write = () -> {
-                Map<String, AgentStatus> before = readFile();
-                Map<String, AgentStatus> after = before;
-                // a mirrored change reads its ledger here, under the status file's lock: see the class comment
+            if (wait == Wait.FOR_LOCK) {
+                locks.withLock(file, actor, () -> {
+                    write(batch);
+                    return null;
+                });
+            } else if (wait == Wait.POLLING) {
+                locks.withLockPolling(file, actor, () -> {
+                    write(batch);
+                    return null;
+                });
+            } else if (!locks.withLockIfFree(file, actor, () -> write(batch))) {
+                Map<Integer, Set<String>> byIssue = new TreeMap<>();
                 for (Change c : batch) {
-                    try {
-                        after = new TreeMap<>(c.op.apply(after));
-                    } catch (RuntimeException e) {
-                        c.failure = e;
-                    }
+                    byIssue.computeIfAbsent(c.issue, i -> new TreeSet<>()).addAll(c.agents);
                 }
-                if (!after.equals(before)) {
-                    Path temp = AtomicFiles.prepare(file, codec.encode(after), false);
-                    try {
-                        locks.commit(file, () -> AtomicFiles.commit(temp, file, false));
-                    } finally {
-                        AtomicFiles.discard(temp);
-                    }
-                }
-                return null;
-            };
-            if (poll) {
-                locks.withLockPolling(file, batch.get(0).actor, write);
-            } else {
-                locks.withLock(file, batch.get(0).actor, write);
+                byIssue.forEach(handOff::leave);
+                // the holder may have let go and looked before our mirrors were there: try once more
+                locks.withLockIfFree(file, actor, () -> write(List.of()));
+            }
+            while (handOff.any() && locks.withLockIfFree(file, actor, () -> write(List.of()))) {
+                // left while we held the lock: applied by the write just done; look again
             }
         } catch (RuntimeException e) {
             for (Change c : batch) {
@@ -233,13 +270,55 @@ public final class FileAgentStatusStore implements AgentStatusStore {
                 if (c.mirrored()) {
                     unwritten.decrementAndGet();
                     if (c.failure != null) {
-                        LoggerFactory.getLogger(FileAgentStatusStore.class).warn(
-                                "agent statuses not updated after a change of issue {}: {}", c.issue,
-                                c.failure.getMessage());
+                        notUpdated(c.issue, c.failure);
                     }
                 }
             }
         }
+    }
+
+    /**
+     * Under the file's lock: the batch's changes, then the mirrors left by other processes (each
+     * issue's ledger read once, as it is now), written if anything changed; the mirrors left are
+     * removed once written.
+     */
+    private void write(List<Change> batch) {
+        Map<String, AgentStatus> before = readFile();
+        Map<String, AgentStatus> after = before;
+        // a mirrored change reads its ledger here, under the status file's lock: see the class comment
+        for (Change c : batch) {
+            try {
+                after = new TreeMap<>(c.op.apply(after));
+            } catch (RuntimeException e) {
+                c.failure = e;
+            }
+        }
+        List<StatusHandOff.Pending> left = handOff.list();
+        Map<Integer, Set<String>> byIssue = new TreeMap<>();
+        for (StatusHandOff.Pending p : left) {
+            byIssue.computeIfAbsent(p.issue(), i -> new TreeSet<>()).addAll(p.agents());
+        }
+        for (Map.Entry<Integer, Set<String>> e : byIssue.entrySet()) {
+            try {
+                after = new TreeMap<>(StatusRules.mirroring(ledgers, e.getKey(), e.getValue()).apply(after));
+            } catch (RuntimeException failure) {
+                notUpdated(e.getKey(), failure);
+            }
+        }
+        if (!after.equals(before)) {
+            Path temp = AtomicFiles.prepare(file, codec.encode(after), false);
+            try {
+                locks.commit(file, () -> AtomicFiles.commit(temp, file, false));
+            } finally {
+                AtomicFiles.discard(temp);
+            }
+        }
+        handOff.done(left);
+    }
+
+    private static void notUpdated(int issue, RuntimeException why) {
+        LoggerFactory.getLogger(FileAgentStatusStore.class).warn("agent statuses not updated after a change of issue {}: {}",
+                issue, why.getMessage() != null ? why.getMessage() : why.toString());
     }
 
     /** The one thread of a process that writes mirrored changes, and the hook that finishes its work at exit. */

@@ -17,6 +17,7 @@ import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.status.AgentState;
 import dev.agentx.clarify.status.AgentStatus;
+import dev.agentx.clarify.status.AgentStatusCodec;
 import dev.agentx.clarify.support.Jvm;
 import dev.agentx.clarify.support.MutableClock;
 import java.io.BufferedReader;
@@ -33,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -95,8 +97,43 @@ class MultiProcessLedgerTest {
             assertEquals(workers / 2 * pairs, ledger.clarifications().size());
             ledger.clarifications().forEach(r -> assertEquals(Status.ANSWERED, r.status(), r.id()));
         }
-        // every process wrote its last statuses before it exited: both agents are back at work
-        Map<String, AgentStatus> statuses = local.statuses().read();
+        // every process wrote its last statuses, or left them to a holder that wrote them, before it exited
+        assertEndWithBothAgentsAtWork();
+    }
+
+    /**
+     * Operations on different issues do not wait for the status file's lock: one that finds it
+     * held leaves its mirror to the holder. Nothing left is ever left without a holder: when the
+     * last process has exited, the file as it is on disk holds every issue's outcome.
+     */
+    @Test
+    void processesOnDifferentIssuesLeaveTheirStatusesToTheHolderAndNoneIsLeftUndone() throws Exception {
+        int workers = 8;
+        int pairs = 15;
+        List<Process> procs = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            procs.add(Jvm.start(LedgerWorker.class, "pairs", root.toString(), String.valueOf(1 + w), "w" + w,
+                    String.valueOf(pairs)));
+        }
+        finished(procs);
+        LocalMode local = LocalMode.open(root, Clock.systemUTC());
+        for (int issue = 1; issue <= workers; issue++) {
+            Ledger ledger = local.ledgers().read(issue).orElseThrow();
+            assertEquals(pairs, ledger.clarifications().size());
+            ledger.clarifications().forEach(r -> assertEquals(Status.ANSWERED, r.status(), r.id()));
+        }
+        assertEndWithBothAgentsAtWork();
+    }
+
+    /** Read from the file itself, not through a store (whose read applies what was left). */
+    private void assertEndWithBothAgentsAtWork() throws Exception {
+        Path state = root.resolve(".agentx/state");
+        Path pending = state.resolve(".agent-status.pending");
+        try (Stream<Path> left = Files.exists(pending) ? Files.list(pending) : Stream.empty()) {
+            assertEquals(List.of(), left.toList(), "mirrors left with no holder to apply them");
+        }
+        Map<String, AgentStatus> statuses = new AgentStatusCodec().decode(
+                Files.readAllBytes(state.resolve("agent-status.json")));
         assertEquals(AgentState.WORKING, statuses.get("engineer").status(), statuses.toString());
         assertEquals(AgentState.WORKING, statuses.get("architect").status(), statuses.toString());
     }

@@ -229,6 +229,38 @@ class FileLockTest {
     }
 
     @Test
+    void withLockIfFreeRunsAtOnceWhenFreeAndNotAtAllWhileAnotherOfOursHoldsIt() throws Exception {
+        LockManager real = LockManager.standard(java.time.Clock.systemUTC());
+        LockManager other = LockManager.standard(java.time.Clock.systemUTC());
+        int[] ran = {0};
+        assertTrue(real.withLockIfFree(ledger, "a", () -> ran[0]++));
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> holder = pool.submit(() -> other.withLock(ledger, "b", () -> {
+                held.countDown();
+                try {
+                    return release.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+            assertTrue(held.await(30, TimeUnit.SECONDS));
+            assertFalse(real.withLockIfFree(ledger, "a", () -> ran[0]++), "held: not run, and no wait");
+            release.countDown();
+            holder.get(30, TimeUnit.SECONDS);
+        } finally {
+            release.countDown();
+            pool.shutdownNow();
+        }
+        assertTrue(real.withLockIfFree(ledger, "a", () -> ran[0]++));
+        assertEquals(2, ran[0]);
+        assertFalse(Files.exists(lockFile));
+        assertEquals(0, real.filesInUse());
+    }
+
+    @Test
     void noInProcessLockIsKeptForAFileNoThreadUses() throws Exception {
         for (int i = 0; i < 1000; i++) {
             locks.withLock(dir.resolve("issue-" + i + ".json"), "a", () -> null);

@@ -116,4 +116,45 @@ class FileAgentStatusStoreTest {
                 "architect"));
         assertEquals(answered, store(dir.resolve(".agentx").resolve("state")).read());
     }
+
+    @Test
+    void anOperationLeavesItsStatusesToWhoeverHoldsTheFilesLockAndTheNextReaderAppliesThem() throws Exception {
+        MutableClock clock = MutableClock.at("2026-11-22T10:00:00Z");
+        LocalMode local = new TestRoot(dir, clock).local();
+        Path state = dir.resolve(".agentx").resolve("state");
+        Path file = state.resolve("agent-status.json");
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            // another process of ours holding the file's lock (a lock manager of its own)
+            Future<?> holder = other.submit(() -> LockManager.standard(Clock.systemUTC()).withLock(file, "other",
+                    () -> {
+                        held.countDown();
+                        try {
+                            return release.await(60, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }));
+            held.await(30, TimeUnit.SECONDS);
+            // returns while the lock is held: it does not wait for it
+            Outcome asked = local.engine().execute(new ClarifyCommand.Ask(3, "engineer", "architect", null, "Q?", true,
+                    List.of(), null));
+            try (java.util.stream.Stream<Path> left = java.nio.file.Files.list(state.resolve(".agent-status.pending"))) {
+                assertEquals(1, left.count(), "its mirror is left for the holder");
+            }
+            release.countDown();
+            holder.get(30, TimeUnit.SECONDS);
+            // the holder here was no status store: the next reader applies what it left
+            Map<String, AgentStatus> read = store(state).read();
+            assertEquals(AgentStatus.blocked(3, AT, asked.record().id(), "architect"), read.get("engineer"));
+            try (java.util.stream.Stream<Path> left = java.nio.file.Files.list(state.resolve(".agent-status.pending"))) {
+                assertEquals(0, left.count());
+            }
+        } finally {
+            release.countDown();
+            other.shutdownNow();
+        }
+    }
 }
