@@ -5,13 +5,16 @@ import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.store.UnitOfWork;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -29,6 +32,8 @@ public final class PgLedgerStore implements LedgerStore {
     private final PostgresDatabase db;
     private final String repo;
     private final LedgerCodec codec = new LedgerCodec();
+    /** The ledgers the thread's open transaction has written, by issue (see {@link #remember}). */
+    private final ThreadLocal<Map<Integer, Ledger>> written = new ThreadLocal<>();
 
     PgLedgerStore(PostgresDatabase db, String repo) {
         this.db = db;
@@ -41,6 +46,10 @@ public final class PgLedgerStore implements LedgerStore {
     }
 
     private Optional<Ledger> read(Connection c, int issue, boolean forWrite) throws SQLException {
+        Map<Integer, Ledger> mine = written.get();
+        if (mine != null && mine.containsKey(issue)) {
+            return Optional.of(mine.get(issue));
+        }
         try (PreparedStatement s = c.prepareStatement("SELECT ledger::text FROM ledgers WHERE repo = ? AND issue = ?")) {
             s.setString(1, repo);
             s.setInt(2, issue);
@@ -91,9 +100,36 @@ public final class PgLedgerStore implements LedgerStore {
             Mutation<T> m = change.apply(current);
             if (m.ledger() != null && !LedgerStore.unchanged(m.ledger(), current)) {
                 write(c, m.ledger());
+                remember(m.ledger());
             }
             return m.result();
         });
+    }
+
+    /**
+     * Keeps a ledger this transaction wrote for its later reads (the statuses mirrored at its
+     * commit, a delivery's next command on the issue): the issue's lock, held to the end of the
+     * transaction, keeps it the ledger as stored, so it is not selected and decoded again.
+     */
+    private void remember(Ledger ledger) {
+        Map<Integer, Ledger> mine = written.get();
+        if (mine == null) {
+            Map<Integer, Ledger> fresh = new HashMap<>();
+            written.set(fresh);
+            db.join(new UnitOfWork.Participant() {
+                @Override
+                public void committed() {
+                    written.remove();
+                }
+
+                @Override
+                public void rolledBack() {
+                    written.remove();
+                }
+            });
+            mine = fresh;
+        }
+        mine.put(ledger.issueNumber(), ledger);
     }
 
     /** One transaction: the ledger writes, statuses and events inside commit together. */
