@@ -67,6 +67,8 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     private final AtomicInteger unwritten = new AtomicInteger();
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private volatile boolean behind;
+    /** Runs while a write holds the lock, after it listed what was left (for tests: see {@link #afterListing}). */
+    private volatile Runnable afterListing = () -> { };
 
     /**
      * One queued change: a mirror of {@code issue} for {@code agents}, or (issue 0) an
@@ -153,6 +155,15 @@ public final class FileAgentStatusStore implements AgentStatusStore {
         if (me.failure != null) {
             throw me.failure;
         }
+    }
+
+    /**
+     * Has {@code hook} run inside every write of this store, after it listed what other processes
+     * left and before it lets go of the lock: the moment where what is left next can only be
+     * applied by the holder's look after it lets go. For tests.
+     */
+    void afterListing(Runnable hook) {
+        this.afterListing = hook;
     }
 
     @Override
@@ -294,6 +305,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
             }
         }
         List<StatusHandOff.Pending> left = handOff.list();
+        afterListing.run();
         Map<Integer, Set<String>> byIssue = new TreeMap<>();
         for (StatusHandOff.Pending p : left) {
             byIssue.computeIfAbsent(p.issue(), i -> new TreeSet<>()).addAll(p.agents());

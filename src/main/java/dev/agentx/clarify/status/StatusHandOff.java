@@ -8,6 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,6 +29,7 @@ import org.slf4j.LoggerFactory;
  */
 final class StatusHandOff {
     private static final String TEMP = ".tmp";
+    private static final Duration ABANDONED = Duration.ofMinutes(1);
     private static final AtomicLong SEQUENCE = new AtomicLong();
     private static final String PROCESS = Long.toString(ProcessHandle.current().pid());
 
@@ -86,6 +90,7 @@ final class StatusHandOff {
         List<Pending> out = new ArrayList<>();
         for (String name : names()) {
             if (!complete(name)) {
+                removeIfAbandoned(dir.resolve(name));
                 continue;
             }
             Path f = dir.resolve(name);
@@ -122,6 +127,21 @@ final class StatusHandOff {
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot remove " + p.file() + ": " + e.getMessage(), e);
             }
+        }
+    }
+
+    /**
+     * Removes a temporary file whose writer is gone (killed between its write and its rename, which
+     * are microseconds apart): one older than a minute.
+     */
+    private static void removeIfAbandoned(Path temp) {
+        try {
+            FileTime modified = Files.getLastModifiedTime(temp);
+            if (modified.toInstant().isBefore(Instant.now().minus(ABANDONED))) {
+                Files.deleteIfExists(temp);
+            }
+        } catch (IOException e) {
+            // gone already, or to be looked at again by the next holder
         }
     }
 

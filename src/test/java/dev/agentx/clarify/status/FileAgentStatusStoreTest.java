@@ -11,18 +11,23 @@ import dev.agentx.clarify.routing.ClarifyCommand;
 import dev.agentx.clarify.routing.Outcome;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestRoot;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -106,13 +111,13 @@ class FileAgentStatusStoreTest {
         LocalMode local = new TestRoot(dir, clock).local();
         Outcome asked = local.engine().execute(new ClarifyCommand.Ask(3, "engineer", "architect", null, "Q?", true,
                 List.of(), null));
-        clock.advance(java.time.Duration.ofMinutes(2));
+        clock.advance(Duration.ofMinutes(2));
         local.engine().execute(new ClarifyCommand.Answer(asked.record().id(), "architect", "A."));
         Map<String, AgentStatus> answered = local.statuses().read();
         assertEquals(AgentState.WORKING, answered.get("engineer").status());
         // the request's write reaching the file only now (another process, late): it reads the
         // ledger as it is, answered, and changes nothing
-        store(dir.resolve(".agentx").resolve("state")).mirror("engineer", 3, java.util.Set.of("engineer",
+        store(dir.resolve(".agentx").resolve("state")).mirror("engineer", 3, Set.of("engineer",
                 "architect"));
         assertEquals(answered, store(dir.resolve(".agentx").resolve("state")).read());
     }
@@ -141,7 +146,7 @@ class FileAgentStatusStoreTest {
             // returns while the lock is held: it does not wait for it
             Outcome asked = local.engine().execute(new ClarifyCommand.Ask(3, "engineer", "architect", null, "Q?", true,
                     List.of(), null));
-            try (java.util.stream.Stream<Path> left = java.nio.file.Files.list(state.resolve(".agent-status.pending"))) {
+            try (Stream<Path> left = Files.list(state.resolve(".agent-status.pending"))) {
                 assertEquals(1, left.count(), "its mirror is left for the holder");
             }
             release.countDown();
@@ -149,12 +154,53 @@ class FileAgentStatusStoreTest {
             // the holder here was no status store: the next reader applies what it left
             Map<String, AgentStatus> read = store(state).read();
             assertEquals(AgentStatus.blocked(3, AT, asked.record().id(), "architect"), read.get("engineer"));
-            try (java.util.stream.Stream<Path> left = java.nio.file.Files.list(state.resolve(".agent-status.pending"))) {
+            try (Stream<Path> left = Files.list(state.resolve(".agent-status.pending"))) {
                 assertEquals(0, left.count());
             }
         } finally {
             release.countDown();
             other.shutdownNow();
         }
+    }
+
+    /**
+     * What another process leaves after the holder listed what was left, and before it lets go,
+     * is applied by the holder's look after it lets go: nothing left is ever left without a
+     * holder to apply it.
+     */
+    @Test
+    void whatIsLeftWhileTheHolderWritesIsAppliedByTheHolderOnceItLetsGo() throws Exception {
+        MutableClock clock = MutableClock.at("2026-11-22T10:00:00Z");
+        LocalMode local = new TestRoot(dir, clock).local();
+        LocalMode other = new TestRoot(dir, clock).local(); // another process: its own locks and stores
+        Path state = dir.resolve(".agentx").resolve("state");
+        AtomicBoolean once = new AtomicBoolean();
+        ExecutorService elsewhere = Executors.newSingleThreadExecutor();
+        try {
+            ((FileAgentStatusStore) local.statuses()).afterListing(() -> {
+                if (once.compareAndSet(false, true)) {
+                    try {
+                        // it finds the lock held, leaves its statuses and returns without waiting
+                        elsewhere.submit(() -> other.engine().execute(new ClarifyCommand.Ask(5, "engineer",
+                                "product-manager", null, "Scope?", true, List.of(), null))).get(30, TimeUnit.SECONDS);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            });
+            local.engine().execute(new ClarifyCommand.Ask(3, "engineer", "architect", null, "Q?", true, List.of(),
+                    null));
+        } finally {
+            elsewhere.shutdownNow();
+        }
+        assertEquals(true, once.get());
+        try (Stream<Path> left = Files.list(state.resolve(".agent-status.pending"))) {
+            assertEquals(0, left.count(), "applied by the holder once it let go");
+        }
+        Map<String, AgentStatus> onDisk = new AgentStatusCodec().decode(
+                Files.readAllBytes(state.resolve("agent-status.json")));
+        assertEquals(AgentState.CLARIFYING, onDisk.get("product-manager").status(), onDisk.toString());
+        assertEquals(Integer.valueOf(5), onDisk.get("product-manager").issue());
+        assertEquals(AgentState.CLARIFYING, onDisk.get("architect").status(), onDisk.toString());
     }
 }
