@@ -110,11 +110,7 @@ final class Turnstile {
     static Turn enter(Path lockPath, Path file, Duration budget, Supplier<Object> holder, boolean poll) {
         Path key = queuePathOf(lockPath);
         long deadline = System.nanoTime() + Math.max(0, budget.toNanos());
-        Local local = LOCAL.compute(key, (k, v) -> {
-            Local e = v == null ? new Local() : v;
-            e.users++;
-            return e;
-        });
+        Local local = join(key);
         try {
             if (!local.mutex.tryLock() && !local.mutex.tryLock(left(deadline), TimeUnit.NANOSECONDS)) {
                 throw timeout(file, budget, "another task of this process holds it");
@@ -156,11 +152,7 @@ final class Turnstile {
      */
     static Turn tryEnter(Path lockPath) {
         Path key = queuePathOf(lockPath);
-        Local local = LOCAL.compute(key, (k, v) -> {
-            Local e = v == null ? new Local() : v;
-            e.users++;
-            return e;
-        });
+        Local local = join(key);
         if (!local.mutex.tryLock()) {
             leave(key);
             return null;
@@ -352,6 +344,15 @@ final class Turnstile {
 
     private static long left(long deadline) {
         return deadline - System.nanoTime();
+    }
+
+    /** The in-process turns of {@code key}, counting this thread as a user until it calls {@link #leave}. */
+    private static Local join(Path key) {
+        return LOCAL.compute(key, (k, v) -> {
+            Local e = v == null ? new Local() : v;
+            e.users++;
+            return e;
+        });
     }
 
     private static void leave(Path key) {

@@ -23,13 +23,16 @@ public interface AgentStatusStore {
 
     /**
      * Lets {@link #mirror} return before the statuses are stored, for a long-lived process whose
-     * callers should not wait on the status writes ({@code agentx mcp}, the server). A store whose
-     * statuses commit with the ledger (PostgreSQL) ignores it.
+     * callers should not wait on the status writes ({@code agentx mcp}). A store whose statuses
+     * commit with the ledger (PostgreSQL) ignores it.
      */
     default void writeBehind() {
     }
 
-    /** Stores what {@link #mirror} has left to store. */
+    /**
+     * Stores what {@link #mirror} has left to store, or (the file store) leaves it to the process
+     * that holds the statuses' lock now, which stores it before or just after it lets go.
+     */
     default void flush() {
     }
 }

@@ -3,6 +3,7 @@ package dev.agentx.clarify.status;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.ledger.LedgerStore;
+import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
@@ -71,9 +72,9 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     private volatile Runnable afterListing = () -> { };
 
     /**
-     * One queued change: a mirror of {@code issue} for {@code agents}, or (issue 0) an
-     * {@link #update}. {@code done} and {@code failure} are set by the thread that applied it,
-     * under the combiner.
+     * One queued change: a mirror of {@code issue} for {@code agents} ({@code op} null), or an
+     * {@link #update} ({@code op}; issue 0). {@code done} and {@code failure} are set by the thread
+     * that applied it, under the combiner.
      */
     private static final class Change {
         final String actor;
@@ -83,15 +84,23 @@ public final class FileAgentStatusStore implements AgentStatusStore {
         boolean done;
         RuntimeException failure;
 
-        Change(String actor, UnaryOperator<Map<String, AgentStatus>> op, int issue, Set<String> agents) {
+        private Change(String actor, UnaryOperator<Map<String, AgentStatus>> op, int issue, Set<String> agents) {
             this.actor = actor;
             this.op = op;
             this.issue = issue;
             this.agents = agents;
         }
 
+        static Change update(String actor, UnaryOperator<Map<String, AgentStatus>> op) {
+            return new Change(actor, op, 0, Set.of());
+        }
+
+        static Change mirror(String actor, int issue, Set<String> agents) {
+            return new Change(actor, null, issue, Set.copyOf(agents));
+        }
+
         boolean mirrored() {
-            return issue > 0;
+            return op == null;
         }
     }
 
@@ -142,7 +151,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
 
     @Override
     public void update(String actor, UnaryOperator<Map<String, AgentStatus>> change) {
-        Change me = new Change(actor, change, 0, Set.of());
+        Change me = Change.update(actor, change);
         waiting.add(me);
         combiner.lock();
         try {
@@ -174,8 +183,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     @Override
     public void mirror(String actor, int issue, Set<String> agents) {
         unwritten.incrementAndGet();
-        Set<String> named = Set.copyOf(agents);
-        waiting.add(new Change(actor, StatusRules.mirroring(ledgers, issue, named), issue, named));
+        waiting.add(Change.mirror(actor, issue, agents));
         if (!behind) {
             flush();
         } else if (scheduled.compareAndSet(false, true)) {
@@ -258,11 +266,11 @@ public final class FileAgentStatusStore implements AgentStatusStore {
                     return null;
                 });
             } else if (!locks.withLockIfFree(file, actor, () -> write(batch))) {
-                Map<Integer, Set<String>> byIssue = new TreeMap<>();
+                Map<Integer, Set<String>> mirrors = new TreeMap<>();
                 for (Change c : batch) {
-                    byIssue.computeIfAbsent(c.issue, i -> new TreeSet<>()).addAll(c.agents);
+                    add(mirrors, c.issue, c.agents);
                 }
-                byIssue.forEach(handOff::leave);
+                mirrors.forEach(handOff::leave);
                 // the holder may have let go and looked before our mirrors were there: try once more
                 locks.withLockIfFree(file, actor, () -> write(List.of()));
             }
@@ -289,15 +297,20 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     }
 
     /**
-     * Under the file's lock: the batch's changes, then the mirrors left by other processes (each
-     * issue's ledger read once, as it is now), written if anything changed; the mirrors left are
-     * removed once written.
+     * Under the file's lock: the batch's updates, then its mirrors and those other processes left,
+     * each issue reconciled once with its ledger as it is now ({@link StatusRules#reconcile}: the
+     * order of mirrors and hooks does not matter), written if anything changed; the mirrors left
+     * are removed once written.
      */
     private void write(List<Change> batch) {
         Map<String, AgentStatus> before = readFile();
         Map<String, AgentStatus> after = before;
-        // a mirrored change reads its ledger here, under the status file's lock: see the class comment
+        Map<Integer, Set<String>> mirrors = new TreeMap<>();
         for (Change c : batch) {
+            if (c.mirrored()) {
+                add(mirrors, c.issue, c.agents);
+                continue;
+            }
             try {
                 after = new TreeMap<>(c.op.apply(after));
             } catch (RuntimeException e) {
@@ -306,15 +319,16 @@ public final class FileAgentStatusStore implements AgentStatusStore {
         }
         List<StatusHandOff.Pending> left = handOff.list();
         afterListing.run();
-        Map<Integer, Set<String>> byIssue = new TreeMap<>();
         for (StatusHandOff.Pending p : left) {
-            byIssue.computeIfAbsent(p.issue(), i -> new TreeSet<>()).addAll(p.agents());
+            add(mirrors, p.issue(), p.agents());
         }
-        for (Map.Entry<Integer, Set<String>> e : byIssue.entrySet()) {
+        for (Map.Entry<Integer, Set<String>> e : mirrors.entrySet()) {
+            int issue = e.getKey();
             try {
-                after = new TreeMap<>(StatusRules.mirroring(ledgers, e.getKey(), e.getValue()).apply(after));
+                // read here, under the status file's lock: see the class comment
+                after = StatusRules.reconcile(after, ledgers.read(issue).orElse(Ledger.empty(issue)), e.getValue());
             } catch (RuntimeException failure) {
-                notUpdated(e.getKey(), failure);
+                notUpdated(issue, failure);
             }
         }
         if (!after.equals(before)) {
@@ -326,6 +340,10 @@ public final class FileAgentStatusStore implements AgentStatusStore {
             }
         }
         handOff.done(left);
+    }
+
+    private static void add(Map<Integer, Set<String>> mirrors, int issue, Set<String> agents) {
+        mirrors.computeIfAbsent(issue, i -> new TreeSet<>()).addAll(agents);
     }
 
     private static void notUpdated(int issue, RuntimeException why) {

@@ -62,9 +62,9 @@ public final class StatusRules {
     }
 
     /**
-     * The change {@link AgentStatusStore#mirror} makes: {@link #reconcile} with the issue's ledger
-     * as {@code ledgers} has it when the change is applied (under the store's lock or in its
-     * transaction), not when it was queued.
+     * A mirror as a change of the statuses, for a store that queues it with its other changes
+     * (PostgreSQL, to the commit): {@link #reconcile} with the issue's ledger as {@code ledgers}
+     * has it when the change is applied, not when it was queued.
      */
     public static UnaryOperator<Map<String, AgentStatus>> mirroring(LedgerStore ledgers, int issue,
                                                                      Collection<String> agents) {

@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntUnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,11 +48,7 @@ class MultiProcessLedgerTest {
     void eightProcessesOfTwentyFivePairsLoseNothing() throws Exception {
         int workers = 8;
         int pairs = 25;
-        List<Process> procs = new ArrayList<>();
-        for (int w = 0; w < workers; w++) {
-            procs.add(Jvm.start(LedgerWorker.class, "pairs", root.toString(), "1", "w" + w, String.valueOf(pairs)));
-        }
-        List<String> outputs = finished(procs);
+        List<String> outputs = finished(workers("pairs", workers, w -> 1, pairs));
         Ledger ledger = LocalMode.open(root, Clock.systemUTC()).ledgers().read(1).orElseThrow();
         assertEquals(workers * pairs, ledger.clarifications().size());
         Set<String> questions = new HashSet<>();
@@ -85,18 +82,8 @@ class MultiProcessLedgerTest {
     void processesWritingTheStatusesBehindLoseNothingAndEndWithTheStatusesOfTheLedger() throws Exception {
         int workers = 8;
         int pairs = 25;
-        List<Process> procs = new ArrayList<>();
-        for (int w = 0; w < workers; w++) {
-            procs.add(Jvm.start(LedgerWorker.class, "pairs-behind", root.toString(), String.valueOf(1 + w % 2),
-                    "w" + w, String.valueOf(pairs)));
-        }
-        finished(procs);
-        LocalMode local = LocalMode.open(root, Clock.systemUTC());
-        for (int issue = 1; issue <= 2; issue++) {
-            Ledger ledger = local.ledgers().read(issue).orElseThrow();
-            assertEquals(workers / 2 * pairs, ledger.clarifications().size());
-            ledger.clarifications().forEach(r -> assertEquals(Status.ANSWERED, r.status(), r.id()));
-        }
+        finished(workers("pairs-behind", workers, w -> 1 + w % 2, pairs));
+        assertAllAnswered(2, workers / 2 * pairs);
         // every process wrote its last statuses, or left them to a holder that wrote them, before it exited
         assertEndWithBothAgentsAtWork();
     }
@@ -110,19 +97,29 @@ class MultiProcessLedgerTest {
     void processesOnDifferentIssuesLeaveTheirStatusesToTheHolderAndNoneIsLeftUndone() throws Exception {
         int workers = 8;
         int pairs = 15;
+        finished(workers("pairs", workers, w -> 1 + w, pairs));
+        assertAllAnswered(workers, pairs);
+        assertEndWithBothAgentsAtWork();
+    }
+
+    /** {@code workers} LedgerWorker processes in {@code mode}, worker w on issue {@code issueOf(w)}. */
+    private List<Process> workers(String mode, int workers, IntUnaryOperator issueOf, int pairs) {
         List<Process> procs = new ArrayList<>();
         for (int w = 0; w < workers; w++) {
-            procs.add(Jvm.start(LedgerWorker.class, "pairs", root.toString(), String.valueOf(1 + w), "w" + w,
-                    String.valueOf(pairs)));
+            procs.add(Jvm.start(LedgerWorker.class, mode, root.toString(), String.valueOf(issueOf.applyAsInt(w)),
+                    "w" + w, String.valueOf(pairs)));
         }
-        finished(procs);
+        return procs;
+    }
+
+    /** Issues 1 to {@code issues} each hold {@code records} records, all answered. */
+    private void assertAllAnswered(int issues, int records) {
         LocalMode local = LocalMode.open(root, Clock.systemUTC());
-        for (int issue = 1; issue <= workers; issue++) {
+        for (int issue = 1; issue <= issues; issue++) {
             Ledger ledger = local.ledgers().read(issue).orElseThrow();
-            assertEquals(pairs, ledger.clarifications().size());
+            assertEquals(records, ledger.clarifications().size());
             ledger.clarifications().forEach(r -> assertEquals(Status.ANSWERED, r.status(), r.id()));
         }
-        assertEndWithBothAgentsAtWork();
     }
 
     /** Read from the file itself, not through a store (whose read applies what was left). */
