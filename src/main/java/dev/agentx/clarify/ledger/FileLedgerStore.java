@@ -30,6 +30,7 @@ public final class FileLedgerStore implements LedgerStore {
     private final Path dir;
     private final LockManager locks;
     private final LedgerCodec codec = new LedgerCodec();
+    private final ChangeQueue queue;
     /**
      * The ledgers this process last wrote or read, with the file's signature at the time: a read
      * that finds the file unchanged (every write is a rename, which changes the signature: see
@@ -44,13 +45,39 @@ public final class FileLedgerStore implements LedgerStore {
     };
     private static final int KNOWN_LEDGERS = 64;
 
-    private record Known(ActiveLedgerIndex.Signature signature, Ledger ledger) {
+    /**
+     * A ledger as last read or written, with its file's signature then, and its records by the text
+     * they were read from or written as (those known: a record this process wrote new has none),
+     * so that the next read of a changed file decodes only what changed (see LedgerCodec).
+     */
+    private record Known(ActiveLedgerIndex.Signature signature, Ledger ledger, Map<String, ClarificationRecord> byText) {
+    }
+
+    /** The records of the issue's ledger as last read or written, by their text: none if not known. */
+    private Map<String, ClarificationRecord> decoded(int issue) {
+        synchronized (known) {
+            Known k = known.get(issue);
+            return k == null ? Map.of() : k.byText();
+        }
+    }
+
+    /** The records of {@code ledger} by their texts in {@code texts} (record to text, by identity). */
+    private static Map<String, ClarificationRecord> byText(Ledger ledger, Map<ClarificationRecord, String> texts) {
+        Map<String, ClarificationRecord> out = new java.util.HashMap<>(texts.size() * 2);
+        for (ClarificationRecord r : ledger.clarifications()) {
+            String text = texts.get(r);
+            if (text != null) {
+                out.put(text, r);
+            }
+        }
+        return out;
     }
 
     /** @param stateDir the {@code .agentx/state} directory */
     public FileLedgerStore(Path stateDir, LockManager locks) {
         this.dir = stateDir.resolve("clarifications");
         this.locks = locks;
+        this.queue = new ChangeQueue(dir, locks.identity(), locks.clock());
     }
 
     public Path directory() {
@@ -70,7 +97,7 @@ public final class FileLedgerStore implements LedgerStore {
     public Optional<Ledger> read(int issue) {
         ActiveLedgerIndex.Signature before = signatureOf(issue);
         if (before == null) {
-            return read(issue, false);
+            return read(issue, new TreeSet<>(), new IdentityHashMap<>());
         }
         synchronized (known) {
             Known k = known.get(issue);
@@ -79,8 +106,10 @@ public final class FileLedgerStore implements LedgerStore {
             }
         }
         // the signature taken before the read: a write landing in between makes the entry stale, never wrong
-        Optional<Ledger> read = read(issue, false);
-        read.ifPresent(l -> remember(issue, before, l));
+        Map<ClarificationRecord, String> texts = new IdentityHashMap<>();
+        Set<String> unknown = new TreeSet<>();
+        Optional<Ledger> read = read(issue, unknown, texts);
+        read.ifPresent(l -> remember(issue, before, l, unknown.isEmpty() ? byText(l, texts) : Map.of()));
         return read;
     }
 
@@ -95,22 +124,18 @@ public final class FileLedgerStore implements LedgerStore {
         }
     }
 
-    private void remember(int issue, ActiveLedgerIndex.Signature signature, Ledger ledger) {
+    private void remember(int issue, ActiveLedgerIndex.Signature signature, Ledger ledger,
+                          Map<String, ClarificationRecord> byText) {
         synchronized (known) {
-            known.put(issue, new Known(signature, ledger));
+            known.put(issue, new Known(signature, ledger, byText));
         }
     }
 
     /**
-     * The issue's ledger. A reader takes fields this version does not know in its stride; a writer
-     * ({@code forWrite}) refuses them, since writing the ledger back would lose them.
+     * The issue's ledger, read leniently: fields this version does not know are skipped and named in
+     * {@code unknown}; {@code texts} receives each record's text.
      */
-    private Optional<Ledger> read(int issue, boolean forWrite) {
-        return read(issue, forWrite, null);
-    }
-
-    /** As {@link #read(int, boolean)}; {@code texts} (may be null) receives each record's text, for the write. */
-    private Optional<Ledger> read(int issue, boolean forWrite, Map<ClarificationRecord, String> texts) {
+    private Optional<Ledger> read(int issue, Set<String> unknown, Map<ClarificationRecord, String> texts) {
         Path file = fileOf(issue);
         byte[] bytes;
         try {
@@ -120,16 +145,25 @@ public final class FileLedgerStore implements LedgerStore {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
+        return Optional.of(decode(file, issue, bytes, unknown, texts, decoded(issue)));
+    }
+
+    /**
+     * The issue's ledger for a write, which refuses fields this version does not know (writing the
+     * ledger back would lose them); {@code texts} receives each record's text, for the write.
+     */
+    private Optional<Ledger> readForWrite(int issue, Map<ClarificationRecord, String> texts) {
         Set<String> unknown = new TreeSet<>();
-        Ledger ledger = decode(file, issue, bytes, unknown, texts);
-        if (forWrite && !unknown.isEmpty()) {
+        Optional<Ledger> ledger = read(issue, unknown, texts);
+        if (!unknown.isEmpty()) {
+            Path file = fileOf(issue);
             throw new ClarifyException(ErrorCode.LEDGER_NEWER, "Ledger " + file + " has " + (unknown.size() == 1
                     ? "a field" : "fields") + " this version of agentx does not know (" + String.join(", ", unknown)
                     + "): a newer version wrote it. It can be read, but changing it here would lose "
                     + (unknown.size() == 1 ? "that field" : "those fields") + ", so nothing was changed. Upgrade agentx "
                     + "to change this issue's clarifications.");
         }
-        return Optional.of(ledger);
+        return ledger;
     }
 
     /**
@@ -137,14 +171,14 @@ public final class FileLedgerStore implements LedgerStore {
      * file is refused with a message that says what to do.
      */
     public Ledger decode(Path file, int issue, byte[] bytes) {
-        return decode(file, issue, bytes, new TreeSet<>(), null);
+        return decode(file, issue, bytes, new TreeSet<>(), new IdentityHashMap<>(), Map.of());
     }
 
     private Ledger decode(Path file, int issue, byte[] bytes, Set<String> unknown,
-                          Map<ClarificationRecord, String> texts) {
+                          Map<ClarificationRecord, String> texts, Map<String, ClarificationRecord> decoded) {
         Ledger ledger;
         try {
-            ledger = codec.decode(bytes, unknown, texts);
+            ledger = codec.decode(bytes, unknown, texts, decoded);
         } catch (IllegalArgumentException e) {
             throw damaged(file, issue, e.getMessage());
         }
@@ -167,35 +201,281 @@ public final class FileLedgerStore implements LedgerStore {
     @Override
     public <T> T update(int issue, String actor, Function<Ledger, Mutation<T>> change) {
         Path file = fileOf(issue);
+        warmUp(issue);
+        try {
+            return locks.withLock(file, actor, () -> {
+                // the records a change leaves alone are written back as the text they were read from
+                Map<ClarificationRecord, String> texts = new IdentityHashMap<>();
+                Ledger current = readForWrite(issue, texts).orElse(Ledger.empty(issue));
+                Mutation<T> m = change.apply(current);
+                if (m.ledger() != null) {
+                    write(issue, current, m.ledger(), texts);
+                }
+                return m.result();
+            });
+        } finally {
+            Doorbell.ring(queue.waitingBells(issue)); // the lock is free: one of those waiting takes it
+        }
+    }
+
+    /**
+     * Group commit: {@code change} goes into the issue's queue (see {@link ChangeQueue}); then, until
+     * it is carried out, this thread looks every millisecond or so for its reply and tries the
+     * issue's lock without waiting for it. Whoever gets the lock carries out every change in the
+     * queue, its own and those of other processes, in order of arrival, on one read of the
+     * ledger, writes the ledger once, and leaves the others their replies: under contention one
+     * durable write serves every waiter instead of one each, and a waiter whose change was carried
+     * out needs no turn of the lock. No waiter starves: a change that waits when a holder looks is
+     * carried out by that holder. A waiter that runs out of time withdraws its change and fails
+     * with LOCK_TIMEOUT; if a holder claimed it first, the reply is coming and it waits on.
+     */
+    @Override
+    public <T> T submit(int issue, String actor, SharedChange<T> change, SharedChange.Codec<T> changes) {
+        Path file = fileOf(issue);
+        warmUp(issue);
+        Path lockFile = dev.agentx.clarify.lock.FileLock.lockPathOf(file);
+        long since = System.nanoTime();
+        // uncontended, the usual case: the lock is free, and the change goes straight to the ledger
+        if (!lockFile.toFile().exists()) {
+            Optional<Result<T>> done = tryTurn(issue, actor, since, null, change, changes);
+            if (done.isPresent()) {
+                return done.get().value();
+            }
+        }
+        long deadline = since + locks.maxWait().toNanos();
+        try (Doorbell bell = new Doorbell()) {
+            ChangeQueue.Request mine = queue.enqueue(issue, changes.writeChange(change), bell.port());
+            boolean rang = true;
+            while (true) {
+                Optional<ChangeQueue.Reply> reply = queue.takeReply(mine);
+                if (reply.isPresent()) {
+                    locks.waitEnded(file, since);
+                    return result(reply.get(), changes);
+                }
+                // the lock file is there while someone holds the lock: a look costs far less than a try;
+                // after a wait that heard no bell, try anyway (the holder may be gone, or not one of ours)
+                if (!rang || !lockFile.toFile().exists()) {
+                    Optional<Result<T>> done;
+                    try {
+                        done = tryTurn(issue, actor, since, mine, change, changes);
+                    } catch (ClarifyException e) {
+                        // no turn (a holder of another kind outlasted the wait, or the lock was lost):
+                        // the change must not be carried out later, unless a holder has claimed it
+                        if ((e.code() == ErrorCode.LOCK_TIMEOUT || e.code() == ErrorCode.LOCK_LOST)
+                                && !queue.withdraw(mine)) {
+                            continue;
+                        }
+                        throw e;
+                    }
+                    if (done.isPresent()) {
+                        return done.get().value();
+                    }
+                }
+                if (System.nanoTime() - deadline > 0 && queue.withdraw(mine)) {
+                    throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Failed to acquire lock for "
+                            + file.getFileName() + " within " + locks.maxWait().toSeconds()
+                            + "s. Nothing was changed: retry shortly.");
+                }
+                rang = bell.await(LOOK_AGAIN);
+            }
+        }
+    }
+
+    /** How long a waiter that hears no bell waits before it looks at the lock and its reply again. */
+    private static final java.time.Duration LOOK_AGAIN = java.time.Duration.ofMillis(50);
+
+    /**
+     * A turn if the lock is free now (empty if not); once it is let go, the doorbells of those the
+     * turn replied to and of those still waiting are rung.
+     */
+    private <T> Optional<Result<T>> tryTurn(int issue, String actor, long since, ChangeQueue.Request mine,
+                                            SharedChange<T> change, SharedChange.Codec<T> changes) {
+        List<Result<T>> done = new ArrayList<>(1);
+        List<Integer> bells = new ArrayList<>();
+        try {
+            if (locks.withLockIfFree(fileOf(issue), actor, since,
+                    () -> done.add(new Result<>(turn(issue, mine, change, changes, bells))))) {
+                return Optional.of(done.get(0));
+            }
+            return Optional.empty();
+        } finally {
+            if (!bells.isEmpty()) {
+                bells.addAll(queue.waitingBells(issue));
+                Doorbell.ring(bells);
+            }
+        }
+    }
+
+    private static <T> T result(ChangeQueue.Reply reply, SharedChange.Codec<T> changes) {
+        if (reply instanceof ChangeQueue.Refused r) {
+            throw r.exception();
+        }
+        return changes.readResult(((ChangeQueue.Done) reply).result());
+    }
+
+    /**
+     * One holder's turn: every change waiting in the queue and its own ({@code mine}: the request
+     * it queued, null if it went straight for the lock and queued none), in order of arrival, on
+     * one read of the ledger and in one write. {@code bells} receives the doorbells of those it
+     * replied to.
+     */
+    private <T> T turn(int issue, ChangeQueue.Request mine, SharedChange<T> change, SharedChange.Codec<T> changes,
+                       List<Integer> bells) {
+        if (mine != null) {
+            Optional<ChangeQueue.Reply> reply = queue.takeReply(mine); // replied to between the look and the lock
+            if (reply.isPresent()) {
+                return result(reply.get(), changes);
+            }
+        }
+        List<ChangeQueue.Claimed> others = new ArrayList<>();
+        boolean queued = false;
+        for (ChangeQueue.Claimed c : queue.claim(issue)) {
+            if (mine != null && c.name().equals(mine.name())) {
+                queued = true;
+            } else {
+                others.add(c);
+                if (c.bell() != null) {
+                    bells.add(c.bell());
+                }
+            }
+        }
+        if (mine != null && !queued) {
+            throw new IllegalStateException("request " + mine.name() + " left " + queue.directory()
+                    + " without a reply");
+        }
+        Map<ClarificationRecord, String> texts = new IdentityHashMap<>();
+        Ledger current;
+        try {
+            current = readForWrite(issue, texts).orElse(Ledger.empty(issue));
+        } catch (RuntimeException e) {
+            throw failAll(others, mine, e); // a damaged or newer ledger refuses every change alike
+        }
+        // in order of arrival: the queue's names sort so, and a change that went straight for the lock came last
+        Ledger next = current;
+        Map<ChangeQueue.Claimed, Object> results = new IdentityHashMap<>(); // a Result, or the exception
+        Object own = null;
+        for (ChangeQueue.Claimed c : others) {
+            try {
+                Mutation<T> m = changes.readChange(c.change()).apply(next);
+                next = m.ledger() != null ? m.ledger() : next;
+                results.put(c, new Result<>(m.result()));
+            } catch (RuntimeException e) {
+                results.put(c, e); // refused: changes nothing, the next change goes on from the same ledger
+            }
+        }
+        try {
+            Mutation<T> m = change.apply(next);
+            next = m.ledger() != null ? m.ledger() : next;
+            own = new Result<>(m.result());
+        } catch (RuntimeException e) {
+            own = e;
+        }
+        try {
+            write(issue, current, next, texts);
+        } catch (RuntimeException e) {
+            throw failAll(others, mine, e); // nothing written: no change of the batch happened
+        }
+        List<T> forOthers = new ArrayList<>();
+        for (Object r : results.values()) {
+            if (r instanceof Result<?> done) {
+                @SuppressWarnings("unchecked")
+                T value = ((Result<T>) done).value();
+                forOthers.add(value);
+            }
+        }
+        if (!forOthers.isEmpty()) {
+            try {
+                changes.carriedOut(issue, forOthers);
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(FileLedgerStore.class).warn("after the changes of other processes "
+                        + "to issue {}: {}", issue, e.getMessage());
+            }
+        }
+        for (ChangeQueue.Claimed c : others) {
+            replyTo(c, results.get(c), changes);
+        }
+        if (mine != null) {
+            queue.finish(mine);
+        }
+        if (own instanceof RuntimeException e) {
+            throw e;
+        }
+        @SuppressWarnings("unchecked")
+        T result = ((Result<T>) own).value();
+        return result;
+    }
+
+    /** A change's result, boxed: a result may itself be null. */
+    private record Result<T>(T value) {
+    }
+
+    private <T> void replyTo(ChangeQueue.Claimed c, Object outcome, SharedChange.Codec<T> changes) {
+        try {
+            if (outcome instanceof RuntimeException e) {
+                queue.reply(c, refusal(e));
+            } else {
+                @SuppressWarnings("unchecked")
+                T value = ((Result<T>) outcome).value();
+                queue.reply(c, new ChangeQueue.Done(changes.writeResult(value)));
+            }
+        } catch (RuntimeException e) {
+            // the ledger holds the change: its submitter, finding no reply, carries it out again and
+            // finds it done by its key
+            org.slf4j.LoggerFactory.getLogger(FileLedgerStore.class).warn("no reply to {}: {}", c.name(),
+                    e.getMessage());
+        }
+    }
+
+    /** Refuses every change of the batch with {@code e} (none was carried out); returns {@code e} to throw. */
+    private RuntimeException failAll(List<ChangeQueue.Claimed> others, ChangeQueue.Request mine, RuntimeException e) {
+        for (ChangeQueue.Claimed c : others) {
+            replyTo(c, e, null);
+        }
+        if (mine != null) {
+            queue.finish(mine);
+        }
+        return e;
+    }
+
+    private static ChangeQueue.Refused refusal(RuntimeException e) {
+        if (e instanceof ClarifyException ce) {
+            return new ChangeQueue.Refused(ce.code(), ce.getMessage());
+        }
+        return new ChangeQueue.Refused(ErrorCode.INTERNAL, "The process that held the lock failed to carry out "
+                + "this change: " + e);
+    }
+
+    /** Writes {@code next} over {@code current} (nothing if it holds the same). Call holding the issue's lock. */
+    private void write(int issue, Ledger current, Ledger next, Map<ClarificationRecord, String> texts) {
+        if (LedgerStore.unchanged(next, current)) {
+            return;
+        }
+        Path file = fileOf(issue);
+        Path temp = AtomicFiles.prepare(file, codec.encode(next, texts));
+        try {
+            // the rename only while the lock on disk is still ours: a takeover never loses a write
+            locks.commit(file, () -> AtomicFiles.commit(temp, file));
+        } finally {
+            AtomicFiles.discard(temp);
+        }
+        // still under the lock: the file is the one just written
+        ActiveLedgerIndex.Signature written = signatureOf(issue);
+        if (written != null) {
+            remember(issue, written, next, byText(next, texts));
+        }
+    }
+
+    /**
+     * A new process (each CLI command is one) reads and encodes the ledger once before it takes
+     * the lock, so that loading and first running the codec's classes happen outside the lock: with
+     * many agents starting JVMs on few cores, that first run is slow, and inside the lock every
+     * waiter would wait for it.
+     */
+    private void warmUp(int issue) {
         if (!warm) {
-            // A new process (each CLI command is one) reads and encodes the ledger once before it
-            // takes the lock, so that loading and first running the codec's classes happen outside
-            // the lock: with many agents starting JVMs on few cores, that first run is slow, and
-            // inside the lock every waiter would wait for it.
             read(issue).ifPresent(codec::encode);
             warm = true;
         }
-        return locks.withLock(file, actor, () -> {
-            // the records a change leaves alone are written back as the text they were read from
-            Map<ClarificationRecord, String> texts = new IdentityHashMap<>();
-            Ledger current = read(issue, true, texts).orElse(Ledger.empty(issue));
-            Mutation<T> m = change.apply(current);
-            if (m.ledger() != null && !LedgerStore.unchanged(m.ledger(), current)) {
-                Path temp = AtomicFiles.prepare(file, codec.encode(m.ledger(), texts));
-                try {
-                    // the rename only while the lock on disk is still ours: a takeover never loses a write
-                    locks.commit(file, () -> AtomicFiles.commit(temp, file));
-                } finally {
-                    AtomicFiles.discard(temp);
-                }
-                // still under the lock: the file is the one just written
-                ActiveLedgerIndex.Signature written = signatureOf(issue);
-                if (written != null) {
-                    remember(issue, written, m.ledger());
-                }
-            }
-            return m.result();
-        });
     }
 
     /** The issue number of a ledger file name ({@code issue-N.json}), or empty if it is not one. */

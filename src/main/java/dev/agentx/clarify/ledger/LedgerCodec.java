@@ -163,8 +163,35 @@ public final class LedgerCodec {
      * there, keyed by the record (an {@link java.util.IdentityHashMap}), for {@link #encode(Ledger, Map)}.
      */
     public Ledger decode(byte[] bytes, Set<String> unknown, Map<ClarificationRecord, String> texts) {
+        return decode(bytes, unknown, texts, Map.of());
+    }
+
+    /**
+     * As {@link #decode(byte[], Set, Map)} ({@code texts} not null); a record whose text is a key of
+     * {@code decoded} (records this codec decoded before, by their text, none with a field it does
+     * not know) is that record, not decoded again. Reading a ledger that changed in a few records
+     * since it was last read so costs a scan of the text and the decoding of those records: what
+     * a process pays that reads the ledgers other processes write.
+     */
+    public Ledger decode(byte[] bytes, Set<String> unknown, Map<ClarificationRecord, String> texts,
+                         Map<String, ClarificationRecord> decoded) {
+        if (!decoded.isEmpty()) {
+            try (JsonParser p = factory.createParser(bytes)) {
+                Ledger ledger = readLedger(p, unknown, bytes, texts, decoded);
+                if (p.nextToken() == null) {
+                    check(ledger);
+                    return ledger;
+                }
+            } catch (IOException | RuntimeException e) {
+                // a damaged ledger: decoded again from the start below, for the message that says where
+            }
+            if (unknown != null) {
+                unknown.clear();
+            }
+            texts.clear();
+        }
         try (JsonParser p = factory.createParser(bytes)) {
-            Ledger ledger = readLedger(p, unknown, bytes, texts);
+            Ledger ledger = readLedger(p, unknown, bytes, texts, Map.of());
             if (p.nextToken() != null) {
                 throw JsonErrors.problem(p, "unexpected content after the ledger object");
             }
@@ -187,8 +214,9 @@ public final class LedgerCodec {
         return true;
     }
 
-    private static Ledger readLedger(JsonParser p, Set<String> unknown, byte[] bytes,
-                                     Map<ClarificationRecord, String> texts) throws IOException {
+    private Ledger readLedger(JsonParser p, Set<String> unknown, byte[] bytes,
+                              Map<ClarificationRecord, String> texts, Map<String, ClarificationRecord> decoded)
+            throws IOException {
         if (p.nextToken() != JsonToken.START_OBJECT) {
             throw JsonErrors.problem(p, "the file must hold one JSON object {\"issueNumber\": N, \"clarifications\": [...]}");
         }
@@ -203,6 +231,10 @@ public final class LedgerCodec {
                     expect(p, JsonToken.START_ARRAY, field, "an array");
                     records = new ArrayList<>();
                     while (p.nextToken() != JsonToken.END_ARRAY) {
+                        if (!decoded.isEmpty() && p.currentToken() == JsonToken.START_OBJECT) {
+                            records.add(known(p, unknown, bytes, texts, decoded));
+                            continue;
+                        }
                         long start = texts == null ? -1 : p.currentTokenLocation().getByteOffset();
                         ClarificationRecord r = readRecord(p, unknown);
                         records.add(r);
@@ -226,6 +258,25 @@ public final class LedgerCodec {
             throw JsonErrors.problem(p, "issueNumber must be positive, got " + issue);
         }
         return new Ledger(issue, records);
+    }
+
+    /** The record that starts at the parser: the one decoded before if its text is the same, else decoded. */
+    private ClarificationRecord known(JsonParser p, Set<String> unknown, byte[] bytes,
+                                      Map<ClarificationRecord, String> texts, Map<String, ClarificationRecord> decoded)
+            throws IOException {
+        int start = (int) p.currentTokenLocation().getByteOffset();
+        p.skipChildren();
+        int end = (int) p.currentLocation().getByteOffset();
+        String text = new String(bytes, start, end - start, StandardCharsets.UTF_8);
+        ClarificationRecord r = decoded.get(text);
+        if (r == null) {
+            try (JsonParser one = factory.createParser(bytes, start, end - start)) {
+                one.nextToken();
+                r = readRecord(one, unknown);
+            }
+        }
+        texts.put(r, text);
+        return r;
     }
 
     private static ClarificationRecord readRecord(JsonParser p, Set<String> unknown) throws IOException {

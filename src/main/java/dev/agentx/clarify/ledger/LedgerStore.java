@@ -17,6 +17,15 @@ public interface LedgerStore {
     <T> T update(int issue, String actor, Function<Ledger, Mutation<T>> change);
 
     /**
+     * Carries out {@code change} as {@link #update} does. A store shared by several processes may
+     * carry it out together with the changes other processes submitted for the same issue, in one
+     * write (group commit: see FileLedgerStore); {@code codec} writes it down for them.
+     */
+    default <T> T submit(int issue, String actor, SharedChange<T> change, SharedChange.Codec<T> codec) {
+        return update(issue, actor, change::apply);
+    }
+
+    /**
      * Runs {@code work} (ledger updates and the status and event writes that mirror them) as one
      * unit where the store has transactions: they commit together or not at all. The file store
      * runs it as it is: each file is written on its own, the ledger first.

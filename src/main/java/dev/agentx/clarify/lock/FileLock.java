@@ -163,11 +163,6 @@ public final class FileLock {
      * own start-up work never eats into the wait.
      */
     public Held acquire(Path file, String agent, Duration budget) {
-        return acquire(file, agent, budget, false);
-    }
-
-    /** As {@link #acquire(Path, String, Duration)}; with {@code poll} the turn is waited for by polling (see Turnstile). */
-    public Held acquire(Path file, String agent, Duration budget, boolean poll) {
         Path lockPath = lockPathOf(file);
         Instant start = clock.instant();
         Turnstile.Turn turn = Turnstile.enter(lockPath, file, budget, new java.util.function.Supplier<Object>() {
@@ -175,7 +170,7 @@ public final class FileLock {
             public Object get() {
                 return holderOf(lockPath);
             }
-        }, poll);
+        });
         try {
             // at the head of the queue: the budget starts again, for a holder of another kind
             return acquireFile(file, lockPath, agent, budget, start, turn);

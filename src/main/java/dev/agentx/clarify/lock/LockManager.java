@@ -25,6 +25,7 @@ public final class LockManager {
     /** The in-process locks of the files in use: an entry lives while a thread holds or waits for it. */
     private final Map<Path, Local> local = new ConcurrentHashMap<>();
     private final LockObserver observer;
+    private final ProcessIdentity self;
 
     public LockManager(Clock clock, LockSettings settings, Sleeper sleeper, ProcessIdentity self,
                        LockObserver observer) {
@@ -32,6 +33,31 @@ public final class LockManager {
         this.settings = settings;
         this.fileLock = new FileLock(clock, settings, sleeper, self);
         this.observer = observer;
+        this.self = self;
+    }
+
+    /** This process, as its locks name it. */
+    public ProcessIdentity identity() {
+        return self;
+    }
+
+    /**
+     * Tells the observer that a wait for {@code file}'s lock that began at {@code waitingSince} (a
+     * {@link System#nanoTime()}) ended without the lock: what the waiter wanted done was done by
+     * the holder (see FileLedgerStore#submit). To the waiter it is a wait like any other.
+     */
+    public void waitEnded(Path file, long waitingSince) {
+        observer.acquired(file.toAbsolutePath().normalize(), Duration.ofNanos(System.nanoTime() - waitingSince));
+    }
+
+    /** How long a wait for a lock may last before LOCK_TIMEOUT. */
+    public Duration maxWait() {
+        return settings.maxWait();
+    }
+
+    /** The clock the locks' ages are told by. */
+    public Clock clock() {
+        return clock;
     }
 
     /** A file's in-process lock and how many threads hold or wait for it (changed only inside the map's compute). */
@@ -47,16 +73,13 @@ public final class LockManager {
 
     /** Runs {@code body} while holding both locks of {@code file}. Never call out to the network inside. */
     public <T> T withLock(Path file, String agent, Supplier<T> body) {
-        return withLock(file, agent, false, body);
-    }
-
-    /**
-     * As {@link #withLock(Path, String, Supplier)}, waiting for other processes by polling rather
-     * than in the kernel: for a background thread that takes a lock while other threads of its
-     * process wait for theirs (POSIX locks belong to the process: see Turnstile).
-     */
-    public <T> T withLockPolling(Path file, String agent, Supplier<T> body) {
-        return withLock(file, agent, true, body);
+        Path key = file.toAbsolutePath().normalize();
+        Local entry = enter(key);
+        try {
+            return withLocks(file, key, entry.mutex, agent, body);
+        } finally {
+            leave(key);
+        }
     }
 
     /**
@@ -67,6 +90,15 @@ public final class LockManager {
      * protocol) is waited out as {@link #withLock} does.
      */
     public boolean withLockIfFree(Path file, String agent, Runnable body) {
+        return withLockIfFree(file, agent, null, body);
+    }
+
+    /**
+     * As {@link #withLockIfFree(Path, String, Runnable)}, for a caller that has been waiting for
+     * the lock since {@code waitingSince} (a {@link System#nanoTime()}; null: it has not): that is
+     * the wait told to the observer.
+     */
+    public boolean withLockIfFree(Path file, String agent, Long waitingSince, Runnable body) {
         Path key = file.toAbsolutePath().normalize();
         Local entry = enter(key);
         try {
@@ -77,13 +109,13 @@ public final class LockManager {
                 return false;
             }
             try {
-                Instant start = clock.instant();
+                long start = waitingSince != null ? waitingSince : System.nanoTime();
                 FileLock.Held held = fileLock.tryAcquire(key, agent, settings.maxWait());
                 if (held == null) {
                     return false;
                 }
                 try (held) {
-                    observer.acquired(key, Duration.between(start, clock.instant()));
+                    observer.acquired(key, Duration.ofNanos(System.nanoTime() - start));
                     holding(key, held, () -> {
                         body.run();
                         return null;
@@ -93,16 +125,6 @@ public final class LockManager {
             } finally {
                 entry.mutex.unlock();
             }
-        } finally {
-            leave(key);
-        }
-    }
-
-    private <T> T withLock(Path file, String agent, boolean poll, Supplier<T> body) {
-        Path key = file.toAbsolutePath().normalize();
-        Local entry = enter(key);
-        try {
-            return withLocks(file, key, entry.mutex, agent, poll, body);
         } finally {
             leave(key);
         }
@@ -157,7 +179,7 @@ public final class LockManager {
         return e != null && e.mutex.hasQueuedThreads();
     }
 
-    private <T> T withLocks(Path file, Path key, ReentrantLock mutex, String agent, boolean poll, Supplier<T> body) {
+    private <T> T withLocks(Path file, Path key, ReentrantLock mutex, String agent, Supplier<T> body) {
         if (mutex.isHeldByCurrentThread()) {
             throw new IllegalStateException("nested lock of " + key + " in one thread");
         }
@@ -173,7 +195,7 @@ public final class LockManager {
             throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Interrupted while waiting for " + file.getFileName(), e);
         }
         Duration left = settings.maxWait().minus(Duration.between(start, clock.instant()));
-        try (FileLock.Held held = fileLock.acquire(key, agent, left.isNegative() ? Duration.ZERO : left, poll)) {
+        try (FileLock.Held held = fileLock.acquire(key, agent, left.isNegative() ? Duration.ZERO : left)) {
             observer.acquired(key, Duration.between(start, clock.instant()));
             return holding(key, held, body);
         } finally {

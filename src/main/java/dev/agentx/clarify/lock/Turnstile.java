@@ -95,19 +95,6 @@ final class Turnstile {
      * {@link #MAX_QUEUE_WAIT}. {@code file} names the ledger in the message.
      */
     static Turn enter(Path lockPath, Path file, Duration budget, Supplier<Object> holder) {
-        return enter(lockPath, file, budget, holder, false);
-    }
-
-    /**
-     * As {@link #enter(Path, Path, Duration, Supplier)}; with {@code poll} the wait polls the OS
-     * lock instead of blocking in the kernel. POSIX record locks belong to the process, and the
-     * kernel refuses a blocking wait (EDEADLK) when its waits-for graph of processes has a cycle:
-     * one runs through two threads of one process when one of them holds a file's turn while
-     * another waits for a second file's. A background thread that takes turns while the process's
-     * other threads wait for theirs (the status writer of {@code agentx mcp}) polls, so that the
-     * kernel never counts it as waiting and the others keep their fair, blocking waits.
-     */
-    static Turn enter(Path lockPath, Path file, Duration budget, Supplier<Object> holder, boolean poll) {
         Path key = queuePathOf(lockPath);
         long deadline = System.nanoTime() + Math.max(0, budget.toNanos());
         Local local = join(key);
@@ -128,7 +115,7 @@ final class Turnstile {
             FileChannel ch = open(key);
             try {
                 if (ch.tryLock() == null) {
-                    ch = waitFor(ch, key, file, budget, holder, poll);
+                    ch = waitFor(ch, key, file, budget, holder);
                 }
             } catch (IOException | RuntimeException e) {
                 closeQuietly(ch);
@@ -183,13 +170,13 @@ final class Turnstile {
      * goes on, on a new channel; if not, LOCK_TIMEOUT. Returns the channel that holds the lock.
      */
     private static FileChannel waitFor(FileChannel first, Path key, Path file, Duration budget,
-                                       Supplier<Object> holder, boolean poll) throws IOException {
+                                       Supplier<Object> holder) throws IOException {
         long end = System.nanoTime() + MAX_QUEUE_WAIT.toNanos();
         long step = Math.max(1, budget.toNanos());
         FileChannel ch = first;
         Object seen = holder.get();
         while (true) {
-            if (poll ? poll(ch, Math.min(step, left(end))) : wait(ch, Math.min(step, left(end)))) {
+            if (wait(ch, Math.min(step, left(end)))) {
                 return ch;
             }
             Object now = holder.get();

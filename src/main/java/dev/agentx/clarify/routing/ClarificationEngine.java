@@ -16,7 +16,6 @@ import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
-import dev.agentx.clarify.protocol.OptionsParser;
 import dev.agentx.clarify.protocol.Roles;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.protocol.ThreadEntry;
@@ -31,7 +30,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
@@ -61,6 +59,7 @@ public final class ClarificationEngine {
     private final WorkflowSource workflows;
     private final AgentxConfig config;
     private final AnswerChannel channel;
+    private final LedgerChangeCodec changes = new LedgerChangeCodec(this::mirrorForOthers);
 
     public ClarificationEngine(Clock clock, LedgerStore ledgers, AgentStatusStore statuses, EventSink events,
                                WorkflowSource workflows, AgentxConfig config, AnswerChannel channel) {
@@ -150,27 +149,9 @@ public final class ClarificationEngine {
         Duration sla = Duration.ofMinutes(step.slaMinutes() != null ? step.slaMinutes() : DEFAULT_SLA_MINUTES);
         Autonomy autonomy = config.autonomyFor(to, wf.autonomy());
         Instant now = now();
-        boolean isBlocking = blocking;
-        Outcome outcome = written(from, () -> ledgers.update(issue, from, ledger -> {
-            Optional<Ledger.Applied> done = request == null ? Optional.empty() : ledger.applied(request);
-            if (done.isPresent()) {
-                return Mutation.none(Outcome.replayed(issue, done.get().record()));
-            }
-            if (a.openQuestionId() != null) {
-                Optional<ClarificationRecord> seen = ingested(ledger, from, a.openQuestionId());
-                if (seen.isPresent()) {
-                    return Mutation.none(new Outcome(issue, seen.get(), List.of(), List.of("Skipped open question '"
-                            + a.openQuestionId() + "' of " + from + ": already asked as " + seen.get().id() + ".")));
-                }
-            }
-            String id = ledger.nextId().toString();
-            ClarificationRecord rec = new ClarificationRecord(id, from, to, topic, isBlocking, Status.PENDING, 1,
-                    maxRounds, now, now.plus(sla), null, options,
-                    List.of(new ThreadEntry(1, from, EntryType.QUESTION, question, now)
-                            .withOpenQuestionId(a.openQuestionId()).withRequest(request)), autonomy);
-            return Mutation.write(ledger.add(rec), new Outcome(issue, rec,
-                    List.of(ClarificationEvent.of(EventType.REQUESTED, issue, rec, now)), notes));
-        }));
+        LedgerChange.Ask change = new LedgerChange.Ask(issue, from, to, topic, blocking, maxRounds, now, now.plus(sla),
+                options, question, a.openQuestionId(), autonomy, notes, key(request));
+        Outcome outcome = written(from, () -> submit(from, change));
         if (outcome.events().isEmpty()) {
             return outcome; // asked before (the same request or open question): nothing written, nothing routed
         }
@@ -207,58 +188,20 @@ public final class ClarificationEngine {
 
     private Outcome answer(ClarifyCommand.Answer a, String request) {
         String text = Validation.text("answer", a.text());
-        Instant now = now();
-        Outcome o = written(w -> w.record().to(), () -> onRecord(a.id(), a.actor(), request, (ledger, r) -> {
-            String by = a.by() == null ? r.to() : Roles.canonical(a.by());
-            if (!by.equals(r.to())) {
-                throw new ClarifyException(ErrorCode.VALIDATION, r.id() + " is addressed to '" + r.to() + "'; '" + by
-                        + "' cannot answer it.");
-            }
-            if (!r.status().awaitingAnswer()) {
-                throw invalidState(r, "answer it", switch (r.status()) {
-                    case ANSWERED -> "round " + r.round() + " is already answered; the requester may follow up with "
-                            + "'agentx clarify followup " + r.id() + " \"...\"' or resolve it";
-                    case ESCALATED -> "it waits for a human: resolve it with 'agentx clarify resolve " + r.id()
-                            + " -m \"<decision>\"'";
-                    default -> "it is closed";
-                });
-            }
-            ClarificationRecord next = r.with(Status.ANSWERED, ThreadEntry.answer(r.round(), by, text, now,
-                    choiceFor(r, a.choice(), text)));
-            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ANSWERED, now));
-        }));
-        return o;
+        String id = canonical(a.id());
+        return written(w -> w.record().to(), () -> onRecord(a.actor(), new LedgerChange.Answer(id, a.by(), text,
+                a.choice(), now(), key(request))));
     }
 
     private Outcome followUp(ClarifyCommand.FollowUp f, String request, boolean routeNow) {
         String question = Validation.text("question", f.question());
-        Instant now = now();
-        Outcome o = written(w -> w.record().from(), () -> onRecord(f.id(), f.actor(), request, (ledger, r) -> {
-            String by = f.by() == null ? r.from() : Roles.canonical(f.by());
-            if (!by.equals(r.from())) {
-                throw new ClarifyException(ErrorCode.VALIDATION, "Only the requester '" + r.from()
-                        + "' may follow up on " + r.id() + ", not '" + by + "'.");
-            }
-            if (r.status() != Status.ANSWERED) {
-                throw invalidState(r, "follow up", r.status().awaitingAnswer()
-                        ? "round " + r.round() + " still waits for " + r.to() + "'s answer"
-                        : r.status() == Status.ESCALATED ? "it waits for a human to resolve it" : "it is closed");
-            }
-            if (r.round() >= r.maxRounds()) {
-                String summary = EscalationSummary.of(r, "round limit reached (" + r.maxRounds()
-                        + " rounds); a follow-up would open round " + (r.round() + 1), question);
-                ClarificationRecord next = r.with(Status.ESCALATED, new ThreadEntry(r.round(), HUB,
-                        EntryType.ESCALATION, summary, now));
-                return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ESCALATED, now));
-            }
-            int round = r.round() + 1;
-            ClarificationRecord next = r.withRound(round, now.plus(r.sla()))
-                    .with(Status.PENDING, new ThreadEntry(round, by, EntryType.QUESTION, question, now));
-            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.REQUESTED, now));
-        }));
+        String id = canonical(f.id());
+        String key = key(request);
+        Outcome o = written(w -> w.record().from(), () -> onRecord(f.actor(), new LedgerChange.FollowUp(id, f.by(),
+                question, now(), key)));
         if (o.replayed()) {
             // carried out before: refused again if that run met the round limit, else nothing to route
-            boolean limit = ledgers.read(o.issue()).flatMap(l -> l.applied(request))
+            boolean limit = ledgers.read(o.issue()).flatMap(l -> l.applied(key))
                     .map(done -> done.entry().type() == EntryType.ESCALATION).orElse(false);
             if (limit) {
                 throw roundLimit(o);
@@ -296,33 +239,16 @@ public final class ClarificationEngine {
 
     private Outcome resolve(ClarifyCommand.Resolve c, String request) {
         String note = Validation.optionalText("note", c.note());
-        Instant now = now();
-        Outcome o = written(w -> w.record().from(), () -> onRecord(c.id(), c.actor(), request, (ledger, r) -> {
-            if (r.status().terminal()) {
-                throw invalidState(r, "resolve it", "it is already " + r.status().wire());
-            }
-            String by = c.by() != null ? c.by() : r.status() == Status.ESCALATED ? "human" : r.from();
-            ClarificationRecord next = r.with(Status.RESOLVED, new ThreadEntry(r.round(), by, EntryType.RESOLUTION,
-                    note == null ? "Resolved." : note, now)).withResolvedAt(now);
-            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.RESOLVED, now));
-        }));
-        return o;
+        String id = canonical(c.id());
+        return written(w -> w.record().from(), () -> onRecord(c.actor(), new LedgerChange.Resolve(id, c.by(), note,
+                now(), key(request))));
     }
 
     private Outcome escalate(ClarifyCommand.Escalate c, String request) {
         String reason = Validation.optionalText("reason", c.reason());
-        Instant now = now();
-        Outcome o = written(w -> w.record().from(), () -> onRecord(c.id(), c.actor(), request, (ledger, r) -> {
-            if (r.status() == Status.ESCALATED || r.status().terminal()) {
-                throw invalidState(r, "escalate it", "it is already " + r.status().wire());
-            }
-            String by = c.by() != null ? c.by() : "human";
-            String summary = EscalationSummary.of(r, reason == null ? "escalated by " + by : reason, null);
-            ClarificationRecord next = r.with(Status.ESCALATED, new ThreadEntry(r.round(), by, EntryType.ESCALATION,
-                    summary, now));
-            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ESCALATED, now));
-        }));
-        return o;
+        String id = canonical(c.id());
+        return written(w -> w.record().from(), () -> onRecord(c.actor(), new LedgerChange.Escalate(id, c.by(),
+                reason, now(), key(request))));
     }
 
     /**
@@ -341,7 +267,7 @@ public final class ClarificationEngine {
     public Outcome escalateByHub(String id, String reason,
                                  java.util.function.BiPredicate<Ledger, ClarificationRecord> still) {
         Instant now = now();
-        Outcome o = written(w -> HUB, () -> onRecord(id, HUB, null, (ledger, r) -> {
+        Outcome o = written(w -> HUB, () -> onRecord(id, HUB, (ledger, r) -> {
             if (r.status() == Status.ESCALATED || r.status().terminal() || !still.test(ledger, r)) {
                 return Mutation.none(null);
             }
@@ -363,7 +289,7 @@ public final class ClarificationEngine {
      */
     public Outcome markStale(String id) {
         Instant now = now();
-        Outcome o = written(w -> HUB, () -> onRecord(id, HUB, null, (ledger, r) -> {
+        Outcome o = written(w -> HUB, () -> onRecord(id, HUB, (ledger, r) -> {
             if (r.status() != Status.PENDING || !now.isAfter(r.staleAfter())) {
                 return Mutation.none(null);
             }
@@ -375,70 +301,62 @@ public final class ClarificationEngine {
 
     private Outcome abandon(ClarifyCommand.Abandon c, String request) {
         String reason = Validation.optionalText("reason", c.reason());
-        Instant now = now();
-        Outcome o = written(w -> w.record().from(), () -> onRecord(c.id(), c.actor(), request, (ledger, r) -> {
-            if (r.status().terminal()) {
-                throw invalidState(r, "abandon it", "it is already " + r.status().wire());
-            }
-            String by = c.by() != null ? c.by() : "human";
-            ClarificationRecord next = r.with(Status.ABANDONED, new ThreadEntry(r.round(), by, EntryType.RESOLUTION,
-                    "Abandoned" + (reason == null ? "." : ": " + reason), now)).withResolvedAt(now);
-            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ABANDONED, now));
-        }));
-        return o;
+        String id = canonical(c.id());
+        return written(w -> w.record().from(), () -> onRecord(c.actor(), new LedgerChange.Abandon(id, c.by(), reason,
+                now(), key(request))));
     }
 
     // ---- helpers -----------------------------------------------------------------------------
 
+    /** A change of one record under its issue's lock, for the monitor's conditional changes (no request key). */
     @FunctionalInterface
     private interface RecordChange {
         Mutation<Outcome> apply(Ledger ledger, ClarificationRecord record);
     }
 
-    /**
-     * Applies {@code change} to the record under the issue's lock. With a {@code request} key: a
-     * request the ledger holds already is {@link Outcome#replayed}; otherwise the key goes on the
-     * entry the change adds (a change that adds none, e.g. a refusal, carries no key).
-     */
-    private Outcome onRecord(String idText, String actor, String request, RecordChange change) {
-        ClarificationId id = ClarificationId.parse(idText);
-        String canonicalId = id.toString();
-        // An issue without a ledger is refused before locking, so that an unknown id leaves no trace
-        // on disk (no lock files beside a ledger that does not exist); an unknown id on an existing
-        // ledger is refused under the lock, which writes nothing then.
-        if (!ledgers.exists(id.issue())) {
-            throw notFound(canonicalId);
+    private Outcome onRecord(String idText, String actor, RecordChange change) {
+        String id = canonical(idText);
+        int issue = ClarificationId.parse(id).issue();
+        if (!ledgers.exists(issue)) {
+            throw LedgerChange.notFound(id);
         }
-        return ledgers.update(id.issue(), actor, ledger -> {
-            ClarificationRecord r = ledger.find(canonicalId).orElseThrow(() -> notFound(canonicalId));
-            if (request == null) {
-                return change.apply(ledger, r);
-            }
-            Optional<Ledger.Applied> done = ledger.applied(request);
-            if (done.isPresent()) {
-                return Mutation.none(Outcome.replayed(id.issue(), done.get().record()));
-            }
-            Mutation<Outcome> m = change.apply(ledger, r);
-            if (m.ledger() == null || m.result() == null || m.result().record().thread().size() <= r.thread().size()) {
-                return m;
-            }
-            ClarificationRecord next = m.result().record();
-            List<ThreadEntry> thread = new ArrayList<>(next.thread());
-            thread.set(thread.size() - 1, thread.get(thread.size() - 1).withRequest(request));
-            ClarificationRecord keyed = next.withThread(thread);
-            Outcome o = m.result();
-            return Mutation.write(m.ledger().replace(keyed), new Outcome(o.issue(), keyed, o.events(), o.notes()));
-        });
+        return ledgers.update(issue, actor, ledger -> change.apply(ledger,
+                ledger.find(id).orElseThrow(() -> LedgerChange.notFound(id))));
     }
 
-    private static ClarifyException notFound(String id) {
-        return new ClarifyException(ErrorCode.NOT_FOUND, "Clarification " + id + " not found in ledger. List the "
-                + "issue's records with 'agentx clarify --issue N'.");
+    /**
+     * Carries out a change of one record. An issue without a ledger is refused before locking, so
+     * that an unknown id leaves no trace on disk (no lock files beside a ledger that does not
+     * exist); an unknown id on an existing ledger is refused under the lock, which writes nothing then.
+     */
+    private Outcome onRecord(String actor, LedgerChange.OnRecord change) {
+        if (!ledgers.exists(change.issue())) {
+            throw LedgerChange.notFound(change.id());
+        }
+        return submit(actor, change);
     }
 
-    private static ClarifyException invalidState(ClarificationRecord r, String action, String why) {
-        return new ClarifyException(ErrorCode.INVALID_STATE, "Cannot " + action + ": " + r.id() + " is "
-                + r.status().wire() + " (" + why + ").");
+    private Outcome submit(String actor, LedgerChange change) {
+        return ledgers.submit(change.issue(), actor, change, changes);
+    }
+
+    /** The canonical form of a clarification id (VALIDATION if it is not one). */
+    private static String canonical(String id) {
+        return ClarificationId.parse(id).toString();
+    }
+
+    /**
+     * The request key of a change: the caller's (GitHub Mode: the delivery and the command's place
+     * in it), else a new random one, so that every entry a change adds names the change that wrote
+     * it and a change carried out twice (a holder that wrote the ledger and died before its reply)
+     * is recognised.
+     */
+    private static String key(String request) {
+        if (request != null) {
+            return request;
+        }
+        java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
+        return LedgerChange.LOCAL + Long.toHexString(r.nextLong() | Long.MIN_VALUE) + Long.toHexString(r.nextLong() | Long.MIN_VALUE);
     }
 
     private static Outcome outcome(Ledger ledger, ClarificationRecord next, EventType type, Instant now) {
@@ -469,20 +387,43 @@ public final class ClarificationEngine {
         if (o.events().isEmpty()) {
             return;
         }
-        try {
-            Set<String> agents = new TreeSet<>();
-            for (ClarificationEvent e : o.events()) {
-                agents.add(e.fromAgent());
-                agents.add(e.toAgent());
+        if (!o.mirrored()) {
+            try {
+                statuses.mirror(actor, o.issue(), agentsOf(o));
+            } catch (RuntimeException e) {
+                log().warn("agent statuses not updated after {}: {}", o.record().id(), e.getMessage());
             }
-            statuses.mirror(actor, o.issue(), agents);
-        } catch (RuntimeException e) {
-            log().warn("agent statuses not updated after {}: {}", o.record().id(), e.getMessage());
         }
         try {
             events.publish(o.events());
         } catch (RuntimeException e) {
             log().warn("events not recorded after {}: {}", o.record().id(), e.getMessage());
+        }
+    }
+
+    private static Set<String> agentsOf(Outcome o) {
+        Set<String> agents = new TreeSet<>();
+        for (ClarificationEvent e : o.events()) {
+            agents.add(e.fromAgent());
+            agents.add(e.toAgent());
+        }
+        return agents;
+    }
+
+    /**
+     * The statuses of other processes' changes this process carried out in one ledger write (see
+     * LedgerStore#submit), mirrored from the ledger it holds in memory before they get their
+     * replies, so that none of them has to read the ledger for it. Stored at once (left to the
+     * holder of the status file's lock if it is busy), whatever this process does with its own.
+     */
+    private void mirrorForOthers(int issue, List<Outcome> outcomes) {
+        Set<String> agents = new TreeSet<>();
+        for (Outcome o : outcomes) {
+            agents.addAll(agentsOf(o));
+        }
+        if (!agents.isEmpty()) {
+            statuses.mirror(HUB, issue, agents);
+            statuses.flush();
         }
     }
 
@@ -536,26 +477,6 @@ public final class ClarificationEngine {
 
     // ---- answer channels: choices, autonomy, proposals and acceptance (issue 5) ---------------
 
-    /** The option an answer chose: the given 0-based index (checked), else the one its text names, else null. */
-    private static Integer choiceFor(ClarificationRecord r, Integer given, String text) {
-        if (given == null) {
-            return OptionsParser.choose(r.options(), text).orElse(null);
-        }
-        if (given < 0 || given >= r.options().size()) {
-            throw new ClarifyException(ErrorCode.VALIDATION, r.id() + (r.options().isEmpty() ? " offers no options"
-                    : " offers options 1 to " + r.options().size()) + "; choice " + (given + 1) + " is not one of them.");
-        }
-        return given;
-    }
-
-    /** The record opened earlier on this ledger by {@code from} for its open question {@code questionId}. */
-    private static Optional<ClarificationRecord> ingested(Ledger ledger, String from, String questionId) {
-        return ledger.clarifications().stream()
-                .filter(r -> r.from().equals(from)
-                        && r.thread().stream().anyMatch(e -> questionId.equals(e.openQuestionId())))
-                .findFirst();
-    }
-
     /**
      * Records an automatic channel's answer by the record's autonomy: full counts at once; notify
      * counts and says the target role's people are told; approve (blocking questions) records a
@@ -580,33 +501,14 @@ public final class ClarificationEngine {
     /** Writes the agent's answer as a proposal: the round stays pending until a person accepts it. */
     private Outcome propose(ClarificationRecord asked, Delivery.Answered ans) {
         String text = Validation.text("answer", ans.text());
-        Instant now = now();
-        return onRecord(asked.id(), asked.to(), null, (ledger, r) -> {
-            if (!r.status().awaitingAnswer() || r.round() != asked.round()) {
-                throw invalidState(r, "propose an answer to round " + asked.round(), "that round no longer waits");
-            }
-            ClarificationRecord next = r.with(r.status(), ThreadEntry.proposal(r.round(), r.to(), text, now,
-                    choiceFor(r, ans.choice(), text)));
-            return Mutation.write(ledger.replace(next), new Outcome(ledger.issueNumber(), next, List.of(),
-                    List.of(r.to() + " proposed an answer through its " + ans.channel() + " channel; with autonomy "
-                            + "'approve' it counts once a person in role " + r.to() + " accepts it: 'agentx clarify "
-                            + "accept " + r.id() + "' (or answers it with 'agentx clarify answer " + r.id()
-                            + " \"...\"').")));
-        });
+        return onRecord(asked.to(), new LedgerChange.Propose(asked.id(), asked.round(), text, ans.choice(),
+                ans.channel(), now(), key(null)));
     }
 
     private Outcome accept(ClarifyCommand.Accept c, String request) {
-        Instant now = now();
-        Outcome o = written(w -> w.record().to(), () -> onRecord(c.id(), c.actor(), request, (ledger, r) -> {
-            ThreadEntry proposal = r.pendingProposal().orElseThrow(() -> invalidState(r, "accept an answer",
-                    r.status().awaitingAnswer() ? "no agent answer to round " + r.round() + " waits for acceptance; "
-                            + "answer it with 'agentx clarify answer " + r.id() + " \"...\"'"
-                            : "only a proposed answer of a pending round can be accepted"));
-            String by = c.by() == null || c.by().isBlank() ? "human" : c.by().strip();
-            ClarificationRecord next = r.with(Status.ANSWERED, proposal.acceptedAt(now, by));
-            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ANSWERED, now));
-        }));
-        return o;
+        String id = canonical(c.id());
+        return written(w -> w.record().to(), () -> onRecord(c.actor(), new LedgerChange.Accept(id, c.by(), now(),
+                key(request))));
     }
 
     /** After a failed channel: the record as it is now (the channel may have escalated it) with a note. */

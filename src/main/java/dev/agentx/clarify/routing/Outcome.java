@@ -9,12 +9,19 @@ import java.util.List;
  * The result of a command: the record as written, the events it caused and notes for the user.
  * {@code replayed}: the command's request had been carried out before (its key is in the ledger),
  * so nothing was written now; the record is as that earlier run left it, or as it is now.
+ * {@code mirrored}: the agent statuses of {@code events} were mirrored already, by the process that
+ * carried the change out for this one (group commit: see LedgerChangeCodec).
  */
 public record Outcome(int issue, ClarificationRecord record, List<ClarificationEvent> events, List<String> notes,
-                      boolean replayed) {
+                      boolean replayed, boolean mirrored) {
     public Outcome {
         events = List.copyOf(events);
         notes = List.copyOf(notes);
+    }
+
+    public Outcome(int issue, ClarificationRecord record, List<ClarificationEvent> events, List<String> notes,
+                   boolean replayed) {
+        this(issue, record, events, notes, replayed, false);
     }
 
     public Outcome(int issue, ClarificationRecord record, List<ClarificationEvent> events, List<String> notes) {
@@ -32,6 +39,6 @@ public record Outcome(int issue, ClarificationRecord record, List<ClarificationE
         ev.addAll(later.events);
         List<String> n = new ArrayList<>(notes);
         n.addAll(later.notes);
-        return new Outcome(later.issue, later.record, ev, n);
+        return new Outcome(later.issue, later.record, ev, n, false, mirrored && later.mirrored);
     }
 }

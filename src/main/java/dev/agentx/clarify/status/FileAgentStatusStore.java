@@ -108,13 +108,6 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     private enum Wait {
         /** Wait for it: the caller needs the file as it will be (a read, an explicit update). */
         FOR_LOCK,
-        /**
-         * Wait for it by polling: the writer thread, which holds the file's lock while the
-         * process's other threads may wait for an issue's (see LockManager#withLockPolling). It
-         * writes its own process's changes, whose ledgers it mostly has in memory: leaving them to
-         * another process would have that one read and decode them.
-         */
-        POLLING,
         /** Not at all: if one of ours holds it, leave the mirrors to that holder (see StatusHandOff). */
         HAND_OFF
     }
@@ -203,7 +196,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     private void writerTurn() {
         scheduled.set(false);
         if (unwritten.get() > 0) {
-            drain(Wait.POLLING);
+            drain(Wait.HAND_OFF);
         }
     }
 
@@ -257,11 +250,6 @@ public final class FileAgentStatusStore implements AgentStatusStore {
         try {
             if (wait == Wait.FOR_LOCK) {
                 locks.withLock(file, actor, () -> {
-                    write(batch);
-                    return null;
-                });
-            } else if (wait == Wait.POLLING) {
-                locks.withLockPolling(file, actor, () -> {
                     write(batch);
                     return null;
                 });

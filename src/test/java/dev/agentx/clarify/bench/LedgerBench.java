@@ -115,6 +115,9 @@ public final class LedgerBench {
     /** Request+answer pairs each contending process makes on its own issue before the measured span. */
     static final int WARM_UP_PAIRS = 100;
 
+    /** The issue the workers share for the second half of their warm-up. */
+    static final int WARM_UP_ISSUE = 999_999;
+
     /**
      * {@code processes} workers each making {@code pairs} request+answer pairs: all on issue 1, or
      * with {@code spread} each on an issue of its own (what then still serialises them is shared:
@@ -194,11 +197,14 @@ public final class LedgerBench {
         LocalMode local = new LocalMode(dir, clock, locks, new HumanChannel());
         local.statuses().writeBehind(); // a long-lived agent process: agentx mcp
         int[] timeouts = {0};
-        // warm up on an issue of its own (class loading, the compiler), as a long-lived agent process
-        // is: the measured span is the contention on the shared issue, not 16 JVMs compiling
+        // warm up (class loading, the compiler), as a long-lived agent process is: the measured span is
+        // the contention on the shared issue, not 16 JVMs compiling. Half on an issue of its own, half
+        // on one all workers share, so that the paths taken under contention are compiled too (one
+        // process carrying out the changes of others: see FileLedgerStore#submit)
         int own = 1000 + Math.abs(name.hashCode() % 100_000);
         for (int i = 0; i < WARM_UP_PAIRS; i++) {
-            Outcome warm = retry(timeouts, () -> local.engine().execute(new ClarifyCommand.Ask(own, "engineer",
+            int warmIssue = i < WARM_UP_PAIRS / 2 ? own : WARM_UP_ISSUE;
+            Outcome warm = retry(timeouts, () -> local.engine().execute(new ClarifyCommand.Ask(warmIssue, "engineer",
                     "architect", null, "warm-" + name, true, List.of(), null)));
             retry(timeouts, () -> local.engine().execute(new ClarifyCommand.Answer(warm.record().id(), null, "a")));
         }

@@ -1,0 +1,346 @@
+package dev.agentx.clarify.ledger;
+
+import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.lock.ProcessIdentity;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The changes waiting for an issue's lock, as files in {@code <state>/clarifications/.queue/}, so
+ * that whichever process gets the lock carries out all of them in one ledger write (see
+ * FileLedgerStore#submit). One request, named {@code <issue>-<millis>-<pid>-<seq>} (names sort in
+ * order of arrival), moves through three files:
+ * <ul>
+ *   <li>{@code NAME.req}: waiting. Its submitter may withdraw it (delete it) while it is;</li>
+ *   <li>{@code NAME.taken}: claimed by the lock's holder (a rename: a withdrawal and a claim
+ *       cannot both succeed);</li>
+ *   <li>{@code NAME.out}: the reply, written after the ledger; the submitter reads and removes it.</li>
+ * </ul>
+ * Requests and replies are written under a temporary name and renamed into place, never fsynced:
+ * a request is not acknowledged until its reply is read, and a lost reply is recovered from the
+ * ledger (the change finds itself there by its key). A request whose process is gone is removed
+ * unread: nobody waits for its reply.
+ */
+final class ChangeQueue {
+    private static final String WAITING = ".req";
+    private static final String TAKEN = ".taken";
+    private static final String REPLY = ".out";
+    /** A temporary file or reply older than this was left by a process that died. */
+    private static final Duration ABANDONED = Duration.ofMinutes(10);
+    private static final AtomicLong SEQUENCE = new AtomicLong();
+
+    private final Path dir;
+    private final ProcessIdentity self;
+    private final Clock clock;
+
+    ChangeQueue(Path clarificationsDir, ProcessIdentity self, Clock clock) {
+        this.dir = clarificationsDir.resolve(".queue");
+        this.self = self;
+        this.clock = clock;
+    }
+
+    Path directory() {
+        return dir;
+    }
+
+    /** A request of this process. */
+    record Request(String name) {
+    }
+
+    /**
+     * A request claimed by the lock's holder: its name, the change as its submitter wrote it, and
+     * the port of its submitter's doorbell (null: none, or on another host).
+     */
+    record Claimed(String name, byte[] change, Integer bell) {
+    }
+
+    /** What the holder answers: the result as the codec wrote it, or a refusal. */
+    sealed interface Reply {
+    }
+
+    record Done(byte[] result) implements Reply {
+    }
+
+    record Refused(ErrorCode code, String message) implements Reply {
+        ClarifyException exception() {
+            return new ClarifyException(code, message);
+        }
+    }
+
+    /** Puts {@code change} in the queue of {@code issue}; {@code bell} is the port of the submitter's doorbell. */
+    Request enqueue(int issue, byte[] change, int bell) {
+        String name = issue + "-" + String.format("%013d", clock.millis()) + "-" + self.pid() + "-"
+                + SEQUENCE.incrementAndGet();
+        Instant start = self.processStart();
+        byte[] header = (self.host() + " " + self.pid() + " " + (start == null ? "-" : start.toEpochMilli()) + " " + bell + "\n")
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] content = Arrays.copyOf(header, header.length + change.length);
+        System.arraycopy(change, 0, content, header.length, change.length);
+        publish(dir.resolve(name + WAITING), content);
+        return new Request(name);
+    }
+
+    /** The reply to {@code r} if a holder wrote one (then removed: it is read once). */
+    Optional<Reply> takeReply(Request r) {
+        Path f = dir.resolve(r.name() + REPLY);
+        if (!f.toFile().exists()) {
+            return Optional.empty(); // the usual answer while waiting, told without an exception
+        }
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(f);
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + f + ": " + e.getMessage(), e);
+        }
+        delete(f);
+        return Optional.of(decodeReply(f, bytes));
+    }
+
+    /** Takes {@code r} back if no holder claimed it: true if it will never be carried out. */
+    boolean withdraw(Request r) {
+        try {
+            boolean withdrawn = Files.deleteIfExists(dir.resolve(r.name() + WAITING));
+            if (withdrawn) {
+                try {
+                    Files.delete(dir); // a queue left empty is no queue: nothing of it stays on disk
+                } catch (IOException e) {
+                    // others wait in it
+                }
+            }
+            return withdrawn;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot withdraw " + r.name() + " from " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Claims every request of {@code issue} that waits, in order of arrival, with those a holder
+     * claimed and died before replying to. Call holding the issue's lock. Requests of processes that
+     * are gone are removed, and so are what dead processes left half-written or never read.
+     */
+    List<Claimed> claim(int issue) {
+        String[] names = dir.toFile().list();
+        if (names == null) {
+            return List.of();
+        }
+        Arrays.sort(names);
+        String prefix = issue + "-";
+        List<Claimed> out = new ArrayList<>();
+        for (String name : names) {
+            if (name.startsWith(".") || name.endsWith(REPLY)) {
+                removeIfAbandoned(dir.resolve(name));
+                continue;
+            }
+            if (!name.startsWith(prefix)) {
+                continue;
+            }
+            String base;
+            if (name.endsWith(WAITING)) {
+                base = name.substring(0, name.length() - WAITING.length());
+                try {
+                    Files.move(dir.resolve(name), dir.resolve(base + TAKEN), StandardCopyOption.ATOMIC_MOVE);
+                } catch (NoSuchFileException e) {
+                    continue; // withdrawn meanwhile
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot claim " + name + " in " + dir + ": " + e.getMessage(), e);
+                }
+            } else if (name.endsWith(TAKEN)) {
+                base = name.substring(0, name.length() - TAKEN.length());
+                if (Files.exists(dir.resolve(base + REPLY))) {
+                    delete(dir.resolve(name)); // replied to by a holder that died before it removed the claim
+                    continue;
+                }
+            } else {
+                continue;
+            }
+            Path taken = dir.resolve(base + TAKEN);
+            byte[] bytes;
+            try {
+                bytes = Files.readAllBytes(taken);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + taken + ": " + e.getMessage(), e);
+            }
+            int eol = indexOf(bytes, (byte) '\n');
+            String[] header = eol < 0 ? new String[0] : new String(bytes, 0, eol, StandardCharsets.UTF_8).split(" ");
+            if (!fresh(base) && !submitterAlive(header)) {
+                delete(taken);
+                continue;
+            }
+            out.add(new Claimed(base, Arrays.copyOfRange(bytes, eol + 1, bytes.length), bellOf(header)));
+        }
+        return out;
+    }
+
+    /** Answers a claimed request and removes the claim: its submitter reads the reply when its turn comes. */
+    void reply(Claimed c, Reply reply) {
+        byte[] content;
+        if (reply instanceof Done d) {
+            byte[] head = "done\n".getBytes(StandardCharsets.UTF_8);
+            content = Arrays.copyOf(head, head.length + d.result().length);
+            System.arraycopy(d.result(), 0, content, head.length, d.result().length);
+        } else {
+            Refused r = (Refused) reply;
+            content = ("refused " + r.code().name() + "\n" + r.message()).getBytes(StandardCharsets.UTF_8);
+        }
+        publish(dir.resolve(c.name() + REPLY), content);
+        delete(dir.resolve(c.name() + TAKEN));
+    }
+
+    /** Removes the holder's own claim (its result goes straight back to its caller). */
+    void finish(Request mine) {
+        delete(dir.resolve(mine.name() + TAKEN));
+    }
+
+    private static Reply decodeReply(Path f, byte[] bytes) {
+        int eol = indexOf(bytes, (byte) '\n');
+        String head = new String(bytes, 0, eol < 0 ? bytes.length : eol, StandardCharsets.UTF_8);
+        byte[] rest = eol < 0 ? new byte[0] : Arrays.copyOfRange(bytes, eol + 1, bytes.length);
+        if (head.equals("done")) {
+            return new Done(rest);
+        }
+        if (head.startsWith("refused ")) {
+            try {
+                return new Refused(ErrorCode.valueOf(head.substring("refused ".length())),
+                        new String(rest, StandardCharsets.UTF_8));
+            } catch (IllegalArgumentException e) {
+                // an error code this version does not know: reported as it is
+            }
+        }
+        return new Refused(ErrorCode.INTERNAL, "Unreadable reply " + f + ": '" + head + "'.");
+    }
+
+    /**
+     * Whether the request named {@code base} was made less than {@link #FRESH} ago: its submitter
+     * is taken to be alive without asking the system (which costs a look at /proc per request,
+     * while a holder carries out a batch). A submitter that died that young lost nothing: its
+     * change is carried out as if it had died just after its reply.
+     */
+    private boolean fresh(String base) {
+        String[] f = base.split("-");
+        try {
+            return f.length == 4 && clock.millis() - Long.parseLong(f[1]) < FRESH.toMillis();
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    private static final Duration FRESH = Duration.ofSeconds(2);
+
+    /**
+     * The doorbells of this host's submitters whose requests for {@code issue} wait: a holder that
+     * lets go rings them, so that one of them takes the lock next.
+     */
+    List<Integer> waitingBells(int issue) {
+        String[] names = dir.toFile().list();
+        if (names == null) {
+            return List.of();
+        }
+        String prefix = issue + "-";
+        List<Integer> out = new ArrayList<>();
+        for (String name : names) {
+            if (!name.startsWith(prefix) || !name.endsWith(WAITING)) {
+                continue;
+            }
+            try {
+                byte[] bytes = Files.readAllBytes(dir.resolve(name));
+                int eol = indexOf(bytes, (byte) '\n');
+                Integer bell = eol < 0 ? null : bellOf(new String(bytes, 0, eol, StandardCharsets.UTF_8).split(" "));
+                if (bell != null) {
+                    out.add(bell);
+                }
+            } catch (IOException e) {
+                // claimed or withdrawn meanwhile
+            }
+        }
+        return out;
+    }
+
+    /** The doorbell port in a request's header {@code host pid start bell}, if its submitter runs on this host. */
+    private Integer bellOf(String[] header) {
+        if (header.length != 4 || !header[0].equals(self.host())) {
+            return null;
+        }
+        try {
+            return Integer.valueOf(header[3]);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** Whether the process that wrote a request (its header {@code host pid start bell}) may still wait for its reply. */
+    private boolean submitterAlive(String[] f) {
+        if (f.length != 4) {
+            return false;
+        }
+        if (!f[0].equals(self.host())) {
+            return true; // another host's process (a shared folder): its liveness cannot be told
+        }
+        try {
+            long pid = Long.parseLong(f[1]);
+            Instant start = f[2].equals("-") ? null : Instant.ofEpochMilli(Long.parseLong(f[2]));
+            return pid == self.pid() || self.isAlive(pid, start);
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    private void publish(Path target, byte[] content) {
+        Path temp;
+        try {
+            temp = AtomicFiles.prepare(target, content, false);
+        } catch (UncheckedIOException e) {
+            throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e.getCause());
+        }
+        try {
+            AtomicFiles.commit(temp, target, false);
+        } finally {
+            AtomicFiles.discard(temp);
+        }
+    }
+
+    private void removeIfAbandoned(Path f) {
+        try {
+            if (Files.getLastModifiedTime(f).toInstant().isBefore(clock.instant().minus(ABANDONED))) {
+                Files.deleteIfExists(f);
+                LoggerFactory.getLogger(ChangeQueue.class).info("removed {}: left by a process that is gone", f);
+            }
+        } catch (IOException e) {
+            // gone already, or looked at again by the next holder
+        }
+    }
+
+    private static void delete(Path f) {
+        try {
+            Files.deleteIfExists(f);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + f + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static int indexOf(byte[] bytes, byte b) {
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] == b) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,193 @@
+package dev.agentx.clarify.ledger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.app.LocalMode;
+import dev.agentx.clarify.ledger.LedgerStore.Mutation;
+import dev.agentx.clarify.lock.ProcessIdentity;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.EntryType;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.protocol.ThreadEntry;
+import dev.agentx.clarify.routing.ClarifyCommand;
+import dev.agentx.clarify.routing.LedgerChange;
+import dev.agentx.clarify.routing.LedgerChangeCodec;
+import dev.agentx.clarify.routing.Outcome;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Group commit (FileLedgerStore#submit): the changes queued behind a holder, carried out by it. */
+class GroupCommitTest {
+    @TempDir
+    Path dir;
+
+    private static final int ISSUE = 7;
+
+    private static ClarifyCommand.Ask ask(String question) {
+        return new ClarifyCommand.Ask(ISSUE, "engineer", "architect", null, question, true, List.of(), null);
+    }
+
+    private static List<ThreadEntry> entries(Ledger ledger) {
+        List<ThreadEntry> out = new ArrayList<>();
+        ledger.clarifications().forEach(r -> out.addAll(r.thread()));
+        return out;
+    }
+
+    private static Path queueDir(LocalMode local) {
+        return local.root().resolve(".agentx/state/clarifications/.queue");
+    }
+
+    private static int waiting(Path queue) {
+        String[] names = queue.toFile().list();
+        int n = 0;
+        for (String name : names == null ? new String[0] : names) {
+            n += name.endsWith(".req") ? 1 : 0;
+        }
+        return n;
+    }
+
+    @Test
+    void theChangesQueuedBehindAHolderAreCarriedOutByOneOfThemInOneTurn() throws Exception {
+        LocalMode local = LocalMode.open(dir, Clock.systemUTC());
+        local.engine().execute(ask("first"));
+        LedgerStore store = local.ledgers();
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = new Thread(() -> store.update(ISSUE, "test", ledger -> {
+            holding.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Mutation.none(null);
+        }));
+        holder.start();
+        assertTrue(holding.await(10, TimeUnit.SECONDS));
+        ExecutorService pool = Executors.newFixedThreadPool(5);
+        try {
+            List<Future<Outcome>> asked = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                String q = "queued " + i;
+                asked.add(pool.submit(() -> local.engine().execute(ask(q))));
+            }
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (waiting(queueDir(local)) < 5) {
+                assertTrue(System.nanoTime() < until, "the five asks never queued");
+                Thread.sleep(5);
+            }
+            release.countDown();
+            holder.join(10_000);
+            Set<String> ids = new HashSet<>();
+            for (Future<Outcome> f : asked) {
+                Outcome o = f.get(30, TimeUnit.SECONDS);
+                assertEquals(Status.PENDING, o.record().status());
+                ids.add(o.record().id());
+            }
+            assertEquals(5, ids.size(), ids.toString());
+        } finally {
+            pool.shutdownNow();
+        }
+        Ledger ledger = store.read(ISSUE).orElseThrow();
+        assertEquals(6, ledger.clarifications().size());
+        // one of the five took the turn and carried out the other four: theirs carry their keys,
+        // its own (and the first ask, made alone) carry none
+        long keyed = entries(ledger).stream().filter(e -> e.request() != null).count();
+        assertEquals(4, keyed, entries(ledger).toString());
+        assertTrue(entries(ledger).stream().filter(e -> e.request() != null)
+                .allMatch(e -> e.request().startsWith(LedgerChange.LOCAL)));
+        assertEquals(0, waiting(queueDir(local)));
+        String[] left = queueDir(local).toFile().list();
+        assertEquals(0, left == null ? 0 : left.length, left == null ? "" : String.join(", ", left));
+    }
+
+    @Test
+    void aChangeWrittenByAHolderThatDiedBeforeItsReplyIsFoundByItsKeyAndNotDoneTwice() throws Exception {
+        LocalMode local = LocalMode.open(dir, Clock.systemUTC());
+        Outcome asked = local.engine().execute(ask("Which auth?"));
+        LedgerChangeCodec codec = new LedgerChangeCodec((issue, outcomes) -> { });
+        LedgerChange.Answer answer = new LedgerChange.Answer(asked.record().id(), null, "OAuth", null,
+                Instant.parse("2026-11-26T10:00:00Z"), LedgerChange.LOCAL + "abc123");
+        // the dead holder's work: the answer in the ledger, with its key; the request still claimed
+        local.ledgers().update(ISSUE, "holder", ledger -> answer.forAnother().apply(ledger));
+        ChangeQueue queue = new ChangeQueue(dir.resolve(".agentx/state/clarifications"), ProcessIdentity.current(),
+                Clock.systemUTC());
+        ChangeQueue.Request request = queue.enqueue(ISSUE, codec.writeChange(answer), 0);
+        Files.move(queue.directory().resolve(request.name() + ".req"), queue.directory().resolve(request.name() + ".taken"));
+
+        local.engine().execute(ask("Which database?")); // the next holder finds the claim left behind
+
+        ClarificationRecord answered = local.ledgers().read(ISSUE).orElseThrow().find(asked.record().id()).orElseThrow();
+        assertEquals(Status.ANSWERED, answered.status());
+        assertEquals(1, answered.thread().stream().filter(e -> e.type() == EntryType.ANSWER).count());
+        Optional<ChangeQueue.Reply> reply = queue.takeReply(request);
+        assertTrue(reply.isPresent(), "the waiting submitter gets a reply");
+        Outcome replayed = codec.readResult(((ChangeQueue.Done) reply.get()).result());
+        assertTrue(replayed.replayed());
+        assertEquals(Status.ANSWERED, replayed.record().status());
+        assertFalse(Files.exists(queue.directory().resolve(request.name() + ".taken")));
+    }
+
+    @Test
+    void aRequestWhoseProcessIsGoneIsRemovedUnread() throws Exception {
+        LocalMode local = LocalMode.open(dir, Clock.systemUTC());
+        Outcome asked = local.engine().execute(ask("Which auth?"));
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        ProcessIdentity real = ProcessIdentity.current();
+        ProcessIdentity dead = new ProcessIdentity() {
+            @Override
+            public long pid() {
+                return gone.pid();
+            }
+
+            @Override
+            public String host() {
+                return real.host();
+            }
+
+            @Override
+            public Instant processStart() {
+                return gone.info().startInstant().orElse(Instant.parse("2026-11-26T09:00:00Z"));
+            }
+
+            @Override
+            public boolean isAlive(long pid, Instant start) {
+                return real.isAlive(pid, start);
+            }
+        };
+        // made a minute ago by a process that has since exited
+        Clock past = Clock.fixed(Instant.now().minus(Duration.ofMinutes(1)), ZoneOffset.UTC);
+        ChangeQueue queue = new ChangeQueue(dir.resolve(".agentx/state/clarifications"), dead, past);
+        LedgerChangeCodec codec = new LedgerChangeCodec((issue, outcomes) -> { });
+        ChangeQueue.Request request = queue.enqueue(ISSUE, codec.writeChange(new LedgerChange.Answer(
+                asked.record().id(), null, "never", null, Instant.now(), LedgerChange.LOCAL + "dead")), 0);
+
+        local.engine().execute(ask("Which database?"));
+
+        assertEquals(Status.PENDING, local.ledgers().read(ISSUE).orElseThrow().find(asked.record().id()).orElseThrow()
+                .status());
+        File[] left = queue.directory().toFile().listFiles((d, name) -> name.startsWith(request.name()));
+        assertEquals(0, left == null ? 0 : left.length);
+    }
+}
