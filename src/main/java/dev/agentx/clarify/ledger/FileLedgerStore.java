@@ -343,12 +343,18 @@ public final class FileLedgerStore implements LedgerStore {
             throw new IllegalStateException("request " + mine.name() + " left " + queue.directory()
                     + " without a reply");
         }
+        if (mine != null) {
+            // its own claim goes before the ledger is written: its change is carried out without its
+            // key (see LedgerChange), so a claim left by a holder that died after the write would be
+            // carried out again by the next; dying, the holder takes its caller with it anyway
+            queue.finish(mine);
+        }
         Map<ClarificationRecord, String> texts = new IdentityHashMap<>();
         Ledger current;
         try {
             current = readForWrite(issue, texts).orElse(Ledger.empty(issue));
         } catch (RuntimeException e) {
-            throw failAll(others, mine, e); // a damaged or newer ledger refuses every change alike
+            throw failAll(others, e); // a damaged or newer ledger refuses every change alike
         }
         // in order of arrival: the queue's names sort so, and a change that went straight for the lock came last
         Ledger next = current;
@@ -373,7 +379,7 @@ public final class FileLedgerStore implements LedgerStore {
         try {
             write(issue, current, next, texts);
         } catch (RuntimeException e) {
-            throw failAll(others, mine, e); // nothing written: no change of the batch happened
+            throw failAll(others, e); // nothing written: no change of the batch happened
         }
         List<T> forOthers = new ArrayList<>();
         for (Object r : results.values()) {
@@ -393,9 +399,6 @@ public final class FileLedgerStore implements LedgerStore {
         }
         for (ChangeQueue.Claimed c : others) {
             replyTo(c, results.get(c), changes);
-        }
-        if (mine != null) {
-            queue.finish(mine);
         }
         if (own instanceof RuntimeException e) {
             throw e;
@@ -427,12 +430,9 @@ public final class FileLedgerStore implements LedgerStore {
     }
 
     /** Refuses every change of the batch with {@code e} (none was carried out); returns {@code e} to throw. */
-    private RuntimeException failAll(List<ChangeQueue.Claimed> others, ChangeQueue.Request mine, RuntimeException e) {
+    private RuntimeException failAll(List<ChangeQueue.Claimed> others, RuntimeException e) {
         for (ChangeQueue.Claimed c : others) {
             replyTo(c, e, null);
-        }
-        if (mine != null) {
-            queue.finish(mine);
         }
         return e;
     }

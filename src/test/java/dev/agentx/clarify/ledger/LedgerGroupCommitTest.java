@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Group commit (FileLedgerStore#submit): the changes queued behind a holder, carried out by it. */
-class GroupCommitTest {
+class LedgerGroupCommitTest {
     @TempDir
     Path dir;
 
