@@ -219,15 +219,18 @@ public final class FileLedgerStore implements LedgerStore {
     }
 
     /**
-     * Group commit: {@code change} goes into the issue's queue (see {@link ChangeQueue}); then, until
-     * it is carried out, this thread looks every millisecond or so for its reply and tries the
-     * issue's lock without waiting for it. Whoever gets the lock carries out every change in the
-     * queue, its own and those of other processes, in order of arrival, on one read of the
-     * ledger, writes the ledger once, and leaves the others their replies: under contention one
-     * durable write serves every waiter instead of one each, and a waiter whose change was carried
-     * out needs no turn of the lock. No waiter starves: a change that waits when a holder looks is
-     * carried out by that holder. A waiter that runs out of time withdraws its change and fails
-     * with LOCK_TIMEOUT; if a holder claimed it first, the reply is coming and it waits on.
+     * Group commit. If the issue's lock is free, {@code change} is carried out at once (with any
+     * changes waiting in the queue). If not, it goes into the issue's queue (see {@link ChangeQueue})
+     * and this thread sleeps on its {@link Doorbell} until a holder that lets go rings it, or 50 ms
+     * pass; then it looks for its reply and, if there is none and the lock is free, tries the lock
+     * without waiting for it. Whoever gets the lock carries out every change in the queue, its own
+     * and those of other processes, on one read of the ledger, writes the ledger once, mirrors the
+     * others' statuses ({@link SharedChange.Codec#carriedOut}) and leaves them their replies:
+     * under contention one durable write serves every waiter instead of one each, and a waiter
+     * whose change was carried out needs no turn of the lock. No waiter starves: a change that
+     * waits when a holder looks is carried out by that holder. A waiter that runs out of time
+     * withdraws its change and fails with LOCK_TIMEOUT; if a holder claimed it first, the reply is
+     * coming and it waits on.
      */
     @Override
     public <T> T submit(int issue, String actor, SharedChange<T> change, SharedChange.Codec<T> changes) {
@@ -356,7 +359,8 @@ public final class FileLedgerStore implements LedgerStore {
         } catch (RuntimeException e) {
             throw failAll(others, e); // a damaged or newer ledger refuses every change alike
         }
-        // in order of arrival: the queue's names sort so, and a change that went straight for the lock came last
+        // the others in order of arrival (the queue's names sort so), then its own: all of them were
+        // waiting at once, so any order is one they could have taken the lock in
         Ledger next = current;
         Map<ChangeQueue.Claimed, Object> results = new IdentityHashMap<>(); // a Result, or the exception
         Object own = null;
