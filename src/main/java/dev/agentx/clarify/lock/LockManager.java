@@ -90,15 +90,15 @@ public final class LockManager {
      * protocol) is waited out as {@link #withLock} does.
      */
     public boolean withLockIfFree(Path file, String agent, Runnable body) {
-        return withLockIfFree(file, agent, null, body);
+        return withLockIfFree(file, agent, System.nanoTime(), body);
     }
 
     /**
      * As {@link #withLockIfFree(Path, String, Runnable)}, for a caller that has been waiting for
-     * the lock since {@code waitingSince} (a {@link System#nanoTime()}; null: it has not): that is
+     * the lock since {@code waitingSince} (a {@link System#nanoTime()}): that is
      * the wait told to the observer.
      */
-    public boolean withLockIfFree(Path file, String agent, Long waitingSince, Runnable body) {
+    public boolean withLockIfFree(Path file, String agent, long waitingSince, Runnable body) {
         Path key = file.toAbsolutePath().normalize();
         Local entry = enter(key);
         try {
@@ -109,13 +109,12 @@ public final class LockManager {
                 return false;
             }
             try {
-                long start = waitingSince != null ? waitingSince : System.nanoTime();
                 FileLock.Held held = fileLock.tryAcquire(key, agent, settings.maxWait());
                 if (held == null) {
                     return false;
                 }
                 try (held) {
-                    observer.acquired(key, Duration.ofNanos(System.nanoTime() - start));
+                    observer.acquired(key, Duration.ofNanos(System.nanoTime() - waitingSince));
                     holding(key, held, () -> {
                         body.run();
                         return null;

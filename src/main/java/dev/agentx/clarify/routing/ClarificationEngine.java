@@ -271,10 +271,8 @@ public final class ClarificationEngine {
             if (r.status() == Status.ESCALATED || r.status().terminal() || !still.test(ledger, r)) {
                 return Mutation.none(null);
             }
-            String summary = EscalationSummary.of(r, reason, null);
-            ClarificationRecord next = r.with(Status.ESCALATED, new ThreadEntry(r.round(), HUB, EntryType.ESCALATION,
-                    summary, now));
-            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.ESCALATED, now));
+            // a manual escalation's transition, under the hub's name (no key: only one process runs the monitor's change)
+            return new LedgerChange.Escalate(r.id(), HUB, reason, now, null).change(ledger, r);
         }));
         return o;
     }
@@ -293,8 +291,7 @@ public final class ClarificationEngine {
             if (r.status() != Status.PENDING || !now.isAfter(r.staleAfter())) {
                 return Mutation.none(null);
             }
-            ClarificationRecord next = r.reasked(now);
-            return Mutation.write(ledger.replace(next), outcome(ledger, next, EventType.STALE, now));
+            return LedgerChange.written(ledger, r.reasked(now), EventType.STALE, now);
         }));
         return o;
     }
@@ -357,11 +354,6 @@ public final class ClarificationEngine {
         }
         java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
         return LedgerChange.LOCAL + Long.toHexString(r.nextLong() | Long.MIN_VALUE) + Long.toHexString(r.nextLong() | Long.MIN_VALUE);
-    }
-
-    private static Outcome outcome(Ledger ledger, ClarificationRecord next, EventType type, Instant now) {
-        return new Outcome(ledger.issueNumber(), next, List.of(ClarificationEvent.of(type, ledger.issueNumber(), next, now)),
-                List.of());
     }
 
     /** The write, then the statuses and events that mirror it, as one unit of the store (see {@link LedgerStore#atomically}). */

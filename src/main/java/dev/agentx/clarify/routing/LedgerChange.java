@@ -267,7 +267,8 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
         return written(ledger, next, type, at);
     }
 
-    private static Mutation<Outcome> written(Ledger ledger, ClarificationRecord next, EventType type, Instant at) {
+    /** {@code next} in place of its record, with the event {@code type} of it. */
+    static Mutation<Outcome> written(Ledger ledger, ClarificationRecord next, EventType type, Instant at) {
         return Mutation.write(ledger.replace(next), new Outcome(ledger.issueNumber(), next,
                 List.of(ClarificationEvent.of(type, ledger.issueNumber(), next, at)), List.of()));
     }
