@@ -2,7 +2,6 @@ package dev.agentx.clarify.ledger;
 
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.lock.LockManager;
-import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
@@ -46,31 +45,19 @@ public final class FileLedgerStore implements LedgerStore {
     private static final int KNOWN_LEDGERS = 64;
 
     /**
-     * A ledger as last read or written, with its file's signature then, and its records by the text
-     * they were read from or written as (those known: a record this process wrote new has none),
-     * so that the next read of a changed file decodes only what changed (see LedgerCodec).
+     * A ledger as last read or written, with its file's signature then and the bytes it was read from
+     * or written as, so that the next read of a changed file decodes only what changed, and the next
+     * write encodes only what changed (see LedgerCodec).
      */
-    private record Known(ActiveLedgerIndex.Signature signature, Ledger ledger, Map<String, ClarificationRecord> byText) {
+    private record Known(ActiveLedgerIndex.Signature signature, LedgerCodec.Encoded encoded) {
     }
 
-    /** The records of the issue's ledger as last read or written, by their text: none if not known. */
-    private Map<String, ClarificationRecord> decoded(int issue) {
+    /** The issue's ledger as last read or written here, or null. */
+    private LedgerCodec.Encoded base(int issue) {
         synchronized (known) {
             Known k = known.get(issue);
-            return k == null ? Map.of() : k.byText();
+            return k == null ? null : k.encoded();
         }
-    }
-
-    /** The records of {@code ledger} by their texts in {@code texts} (record to text, by identity). */
-    private static Map<String, ClarificationRecord> byText(Ledger ledger, Map<ClarificationRecord, String> texts) {
-        Map<String, ClarificationRecord> out = new java.util.HashMap<>(texts.size() * 2);
-        for (ClarificationRecord r : ledger.clarifications()) {
-            String text = texts.get(r);
-            if (text != null) {
-                out.put(text, r);
-            }
-        }
-        return out;
     }
 
     /** @param stateDir the {@code .agentx/state} directory */
@@ -97,20 +84,21 @@ public final class FileLedgerStore implements LedgerStore {
     public Optional<Ledger> read(int issue) {
         ActiveLedgerIndex.Signature before = signatureOf(issue);
         if (before == null) {
-            return read(issue, new TreeSet<>(), new IdentityHashMap<>());
+            return read(issue, new TreeSet<>()).map(LedgerCodec.Encoded::ledger);
         }
         synchronized (known) {
             Known k = known.get(issue);
             if (k != null && k.signature().equals(before)) {
-                return Optional.of(k.ledger());
+                return Optional.of(k.encoded().ledger());
             }
         }
         // the signature taken before the read: a write landing in between makes the entry stale, never wrong
-        Map<ClarificationRecord, String> texts = new IdentityHashMap<>();
         Set<String> unknown = new TreeSet<>();
-        Optional<Ledger> read = read(issue, unknown, texts);
-        read.ifPresent(l -> remember(issue, before, l, unknown.isEmpty() ? byText(l, texts) : Map.of()));
-        return read;
+        Optional<LedgerCodec.Encoded> read = read(issue, unknown);
+        if (unknown.isEmpty()) {
+            read.ifPresent(e -> remember(issue, before, e));
+        }
+        return read.map(LedgerCodec.Encoded::ledger);
     }
 
     /** The ledger file's signature, or null if it has none (no file, or the file system does not tell). */
@@ -124,18 +112,18 @@ public final class FileLedgerStore implements LedgerStore {
         }
     }
 
-    private void remember(int issue, ActiveLedgerIndex.Signature signature, Ledger ledger,
-                          Map<String, ClarificationRecord> byText) {
+    /** Only a ledger with no field this version does not know: its records serve as they are. */
+    private void remember(int issue, ActiveLedgerIndex.Signature signature, LedgerCodec.Encoded encoded) {
         synchronized (known) {
-            known.put(issue, new Known(signature, ledger, byText));
+            known.put(issue, new Known(signature, encoded));
         }
     }
 
     /**
      * The issue's ledger, read leniently: fields this version does not know are skipped and named in
-     * {@code unknown}; {@code texts} receives each record's text.
+     * {@code unknown}.
      */
-    private Optional<Ledger> read(int issue, Set<String> unknown, Map<ClarificationRecord, String> texts) {
+    private Optional<LedgerCodec.Encoded> read(int issue, Set<String> unknown) {
         Path file = fileOf(issue);
         byte[] bytes;
         try {
@@ -145,16 +133,16 @@ public final class FileLedgerStore implements LedgerStore {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
-        return Optional.of(decode(file, issue, bytes, unknown, texts, decoded(issue)));
+        return Optional.of(decode(file, issue, bytes, unknown, base(issue)));
     }
 
     /**
      * The issue's ledger for a write, which refuses fields this version does not know (writing the
-     * ledger back would lose them); {@code texts} receives each record's text, for the write.
+     * ledger back would lose them).
      */
-    private Optional<Ledger> readForWrite(int issue, Map<ClarificationRecord, String> texts) {
+    private Optional<LedgerCodec.Encoded> readForWrite(int issue) {
         Set<String> unknown = new TreeSet<>();
-        Optional<Ledger> ledger = read(issue, unknown, texts);
+        Optional<LedgerCodec.Encoded> ledger = read(issue, unknown);
         if (!unknown.isEmpty()) {
             Path file = fileOf(issue);
             throw new ClarifyException(ErrorCode.LEDGER_NEWER, "Ledger " + file + " has " + (unknown.size() == 1
@@ -171,21 +159,22 @@ public final class FileLedgerStore implements LedgerStore {
      * file is refused with a message that says what to do.
      */
     public Ledger decode(Path file, int issue, byte[] bytes) {
-        return decode(file, issue, bytes, new TreeSet<>(), new IdentityHashMap<>(), Map.of());
+        return decode(file, issue, bytes, new TreeSet<>(), null).ledger();
     }
 
-    private Ledger decode(Path file, int issue, byte[] bytes, Set<String> unknown,
-                          Map<ClarificationRecord, String> texts, Map<String, ClarificationRecord> decoded) {
-        Ledger ledger;
+    private LedgerCodec.Encoded decode(Path file, int issue, byte[] bytes, Set<String> unknown,
+                                       LedgerCodec.Encoded base) {
+        LedgerCodec.Encoded encoded;
         try {
-            ledger = codec.decode(bytes, unknown, texts, decoded);
+            encoded = codec.decode(bytes, unknown, base);
         } catch (IllegalArgumentException e) {
             throw damaged(file, issue, e.getMessage());
         }
-        if (ledger.issueNumber() != issue) {
-            throw damaged(file, issue, "issueNumber is " + ledger.issueNumber() + " but the file is for issue " + issue);
+        if (encoded.ledger().issueNumber() != issue) {
+            throw damaged(file, issue, "issueNumber is " + encoded.ledger().issueNumber()
+                    + " but the file is for issue " + issue);
         }
-        return ledger;
+        return encoded;
     }
 
     private static ClarifyException damaged(Path file, int issue, String why) {
@@ -204,12 +193,11 @@ public final class FileLedgerStore implements LedgerStore {
         warmUp(issue);
         try {
             return locks.withLock(file, actor, () -> {
-                // the records a change leaves alone are written back as the text they were read from
-                Map<ClarificationRecord, String> texts = new IdentityHashMap<>();
-                Ledger current = readForWrite(issue, texts).orElse(Ledger.empty(issue));
-                Mutation<T> m = change.apply(current);
+                // the records a change leaves alone are written back as the bytes they were read from
+                LedgerCodec.Encoded read = readForWrite(issue).orElse(null);
+                Mutation<T> m = change.apply(read == null ? Ledger.empty(issue) : read.ledger());
                 if (m.ledger() != null) {
-                    write(issue, current, m.ledger(), texts);
+                    write(issue, read, m.ledger());
                 }
                 return m.result();
             });
@@ -352,13 +340,13 @@ public final class FileLedgerStore implements LedgerStore {
             // carried out again by the next; dying, the holder takes its caller with it anyway
             queue.finish(mine);
         }
-        Map<ClarificationRecord, String> texts = new IdentityHashMap<>();
-        Ledger current;
+        LedgerCodec.Encoded read;
         try {
-            current = readForWrite(issue, texts).orElse(Ledger.empty(issue));
+            read = readForWrite(issue).orElse(null);
         } catch (RuntimeException e) {
             throw failAll(others, e); // a damaged or newer ledger refuses every change alike
         }
+        Ledger current = read == null ? Ledger.empty(issue) : read.ledger();
         // the others in order of arrival (the queue's names sort so), then its own: all of them were
         // waiting at once, so any order is one they could have taken the lock in
         Ledger next = current;
@@ -381,7 +369,7 @@ public final class FileLedgerStore implements LedgerStore {
             own = e;
         }
         try {
-            write(issue, current, next, texts);
+            write(issue, read, next);
         } catch (RuntimeException e) {
             throw failAll(others, e); // nothing written: no change of the batch happened
         }
@@ -449,13 +437,17 @@ public final class FileLedgerStore implements LedgerStore {
                 + "this change: " + e);
     }
 
-    /** Writes {@code next} over {@code current} (nothing if it holds the same). Call holding the issue's lock. */
-    private void write(int issue, Ledger current, Ledger next, Map<ClarificationRecord, String> texts) {
-        if (LedgerStore.unchanged(next, current)) {
+    /**
+     * Writes {@code next} over {@code current} (as read under the lock, null if there was no file;
+     * nothing is written if {@code next} holds the same). Call holding the issue's lock.
+     */
+    private void write(int issue, LedgerCodec.Encoded current, Ledger next) {
+        if (LedgerStore.unchanged(next, current == null ? Ledger.empty(issue) : current.ledger())) {
             return;
         }
         Path file = fileOf(issue);
-        Path temp = AtomicFiles.prepare(file, codec.encode(next, texts));
+        LedgerCodec.Encoded encoded = codec.encode(next, current);
+        Path temp = AtomicFiles.prepare(file, encoded.bytes());
         try {
             // the rename only while the lock on disk is still ours: a takeover never loses a write
             locks.commit(file, () -> AtomicFiles.commit(temp, file));
@@ -465,7 +457,7 @@ public final class FileLedgerStore implements LedgerStore {
         // still under the lock: the file is the one just written
         ActiveLedgerIndex.Signature written = signatureOf(issue);
         if (written != null) {
-            remember(issue, written, next, byText(next, texts));
+            remember(issue, written, encoded);
         }
     }
 

@@ -22,13 +22,12 @@ import dev.agentx.clarify.protocol.ThreadEntry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -48,18 +47,81 @@ public final class LedgerCodec {
     private final JsonFactory factory = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
+    /**
+     * A ledger with the bytes it was read from or written as, and the offset just past each of its
+     * records in them: the base from which a later {@link #decode(byte[], Set, Encoded)} or
+     * {@link #encode(Ledger, Encoded)} reuses what has not changed. Only a ledger decoded with no
+     * field this version does not know (or encoded) may serve as a base: its records are taken as
+     * they are.
+     */
+    public record Encoded(Ledger ledger, byte[] bytes, int[] ends) {
+    }
+
     public byte[] encode(Ledger ledger) {
-        return encode(ledger, Map.of());
+        return encode(ledger, null).bytes();
     }
 
     /**
-     * As {@link #encode(Ledger)}; a record found in {@code texts} (by identity: the very instance a
-     * {@link #decode(byte[], Set, Map)} returned) is written as the text it was read from, which this
-     * codec wrote in the first place. A change of one record in a long ledger so costs the encoding
-     * of that record, not of the whole ledger, which is what a writer does while it holds the lock.
+     * As {@link #encode(Ledger)}; with a {@code base} (the ledger as last read or written here, or
+     * null), the records that {@code ledger} shares with the base at its start and at its end (the
+     * very instances) are copied as the base's bytes, and only those in between are encoded. A
+     * writer holding the lock so pays for the records it changed, not for the whole ledger.
      */
-    public byte[] encode(Ledger ledger, Map<ClarificationRecord, String> texts) {
+    public Encoded encode(Ledger ledger, Encoded base) {
+        if (base == null || base.ledger().issueNumber() != ledger.issueNumber()) {
+            return encodeWhole(ledger).encoded(ledger);
+        }
+        List<ClarificationRecord> now = ledger.clarifications();
+        List<ClarificationRecord> was = base.ledger().clarifications();
+        int k = 0; // records shared at the start
+        while (k < now.size() && k < was.size() && now.get(k) == was.get(k)) {
+            k++;
+        }
+        if (k == 0) {
+            return encodeWhole(ledger).encoded(ledger);
+        }
+        int s = 0; // records shared at the end, after the first k
+        while (s < now.size() - k && s < was.size() - k && now.get(now.size() - 1 - s) == was.get(was.size() - 1 - s)) {
+            s++;
+        }
+        int j = was.size() - s; // the base's first record of the shared end
+        byte[] a = base.bytes();
+        int[] ends = base.ends();
+        int head = ends[k - 1];
+        int tail = ends[j - 1]; // from the separator after the last record replaced (or kept) on
+        Whole mid = k + s == now.size() ? null : encodeWhole(new Ledger(ledger.issueNumber(), now.subList(k, now.size() - s)));
+        // in a whole encoding, the first record's lead after '[' is what a separator writes after ','
+        int midLength = mid == null ? 0 : 1 + mid.ends()[mid.ends().length - 1] - mid.array();
+        byte[] out = new byte[head + midLength + a.length - tail];
+        System.arraycopy(a, 0, out, 0, head);
+        if (mid != null) {
+            out[head] = ',';
+            System.arraycopy(mid.bytes(), mid.array(), out, head + 1, midLength - 1);
+        }
+        System.arraycopy(a, tail, out, head + midLength, a.length - tail);
+        int[] outEnds = new int[now.size()];
+        System.arraycopy(ends, 0, outEnds, 0, k);
+        for (int i = 0; mid != null && i < mid.ends().length; i++) {
+            outEnds[k + i] = head + 1 + mid.ends()[i] - mid.array();
+        }
+        int delta = out.length - a.length;
+        for (int i = 0; i < s; i++) {
+            outEnds[now.size() - s + i] = ends[j + i] + delta;
+        }
+        return new Encoded(ledger, out, outEnds);
+    }
+
+    /** A whole encoding: its bytes, the offset past each record and the offset just past the records' '['. */
+    private record Whole(byte[] bytes, int[] ends, int array) {
+        Encoded encoded(Ledger ledger) {
+            return new Encoded(ledger, bytes, ends);
+        }
+    }
+
+    private Whole encodeWhole(Ledger ledger) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+        int[] ends = new int[ledger.clarifications().size()];
+        int array;
         try (JsonGenerator g = factory.createGenerator(out, JsonEncoding.UTF8)) {
             g.setPrettyPrinter(new DefaultPrettyPrinter()
                     .withObjectIndenter(new DefaultIndenter("  ", "\n"))
@@ -67,13 +129,11 @@ public final class LedgerCodec {
             g.writeStartObject();
             g.writeNumberField("issueNumber", ledger.issueNumber());
             g.writeArrayFieldStart("clarifications");
+            array = out.size() + g.getOutputBuffered();
+            int i = 0;
             for (ClarificationRecord r : ledger.clarifications()) {
-                String text = texts.get(r);
-                if (text != null) {
-                    g.writeRawValue(text);
-                } else {
-                    writeRecord(g, r);
-                }
+                writeRecord(g, r);
+                ends[i++] = out.size() + g.getOutputBuffered();
             }
             g.writeEndArray();
             g.writeEndObject();
@@ -81,7 +141,7 @@ public final class LedgerCodec {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return out.toByteArray();
+        return new Whole(out.toByteArray(), ends, array);
     }
 
     private static void writeRecord(JsonGenerator g, ClarificationRecord r) throws IOException {
@@ -155,52 +215,175 @@ public final class LedgerCodec {
      * to a write.
      */
     public Ledger decode(byte[] bytes, Set<String> unknown) {
-        return decode(bytes, unknown, null);
+        return decode(bytes, unknown, null).ledger();
     }
 
     /**
-     * As {@link #decode(byte[], Set)}; with {@code texts} not null, each record's text as read is put
-     * there, keyed by the record (an {@link java.util.IdentityHashMap}), for {@link #encode(Ledger, Map)}.
+     * As {@link #decode(byte[], Set)}, with the offsets of the records; with a {@code base} (this
+     * ledger as last read or written here, or null), only the bytes that differ from the base's are
+     * decoded: the records before the first difference and after the last are the base's. Reading
+     * a ledger that changed in a few records since it was last read so costs a comparison of the
+     * bytes and the decoding of those records: what a process pays that reads the ledgers other
+     * processes write.
      */
-    public Ledger decode(byte[] bytes, Set<String> unknown, Map<ClarificationRecord, String> texts) {
-        return decode(bytes, unknown, texts, Map.of());
-    }
-
-    /**
-     * As {@link #decode(byte[], Set, Map)} ({@code texts} not null); a record whose text is a key of
-     * {@code decoded} (records this codec decoded before, by their text, none with a field it does
-     * not know) is that record, not decoded again. Reading a ledger that changed in a few records
-     * since it was last read so costs a scan of the text and the decoding of those records: what
-     * a process pays that reads the ledgers other processes write.
-     */
-    public Ledger decode(byte[] bytes, Set<String> unknown, Map<ClarificationRecord, String> texts,
-                         Map<String, ClarificationRecord> decoded) {
-        if (!decoded.isEmpty()) {
-            try (JsonParser p = factory.createParser(bytes)) {
-                Ledger ledger = readLedger(p, unknown, bytes, texts, decoded);
-                if (p.nextToken() == null) {
-                    check(ledger);
-                    return ledger;
-                }
-            } catch (IOException | RuntimeException e) {
-                // a damaged ledger: decoded again from the start below, for the message that says where
+    public Encoded decode(byte[] bytes, Set<String> unknown, Encoded base) {
+        if (base != null) {
+            Encoded changed = decodeChanged(bytes, unknown, base);
+            if (changed != null) {
+                return changed;
             }
             if (unknown != null) {
                 unknown.clear();
             }
-            texts.clear();
         }
         try (JsonParser p = factory.createParser(bytes)) {
-            Ledger ledger = readLedger(p, unknown, bytes, texts, Map.of());
+            Ends ends = new Ends();
+            Ledger ledger = readLedger(p, unknown, ends);
             if (p.nextToken() != null) {
                 throw JsonErrors.problem(p, "unexpected content after the ledger object");
             }
             check(ledger);
-            return ledger;
+            return new Encoded(ledger, bytes, ends.toArray());
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(JsonErrors.describe(e), e);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * {@code bytes} decoded from {@code base} and the records between the bytes' first and last
+     * difference from it; null when that cannot be told (a difference before the first record's
+     * end, anything but records between, any problem: the caller decodes the whole, which also
+     * says where a problem is).
+     */
+    private Encoded decodeChanged(byte[] b, Set<String> unknown, Encoded base) {
+        byte[] a = base.bytes();
+        int[] ends = base.ends();
+        int n = ends.length;
+        int m = Arrays.mismatch(a, b);
+        if (m < 0) {
+            return base;
+        }
+        int k = 0; // the base's records wholly before the first difference: theirs are the same bytes
+        for (int lo = 0, hi = n; lo < hi; ) {
+            int mid = (lo + hi) >>> 1;
+            if (ends[mid] <= m) {
+                k = mid + 1;
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if (k == 0) {
+            return null;
+        }
+        int limit = Math.min(a.length, b.length) - m;
+        int s = 0; // the bytes shared at the end, none of them before the first difference
+        while (s < limit && a[a.length - 1 - s] == b[b.length - 1 - s]) {
+            s++;
+        }
+        // the base's first record that starts in the shared end: from there on the bytes parse as they did
+        int j = n;
+        for (int lo = k, hi = n; lo < hi; ) {
+            int mid = (lo + hi) >>> 1;
+            int start = afterSeparator(a, ends[mid - 1]);
+            if (start >= 0 && start >= a.length - s) {
+                j = mid;
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        int delta = b.length - a.length;
+        int stop = j < n ? afterSeparator(a, ends[j - 1]) + delta : -1;
+        List<ClarificationRecord> records = new ArrayList<>(n + 4);
+        records.addAll(base.ledger().clarifications().subList(0, k));
+        Ends outEnds = new Ends();
+        for (int i = 0; i < k; i++) {
+            outEnds.add(ends[i]);
+        }
+        int fresh = records.size();
+        int pos = ends[k - 1];
+        try {
+            while (true) {
+                pos = skipSpace(b, pos);
+                if (pos < b.length && b[pos] == ',') {
+                    pos = skipSpace(b, pos + 1);
+                    if (pos == stop) {
+                        break;
+                    }
+                    if (stop >= 0 && pos > stop) {
+                        return null;
+                    }
+                    try (JsonParser p = factory.createParser(b, pos, b.length - pos)) {
+                        p.nextToken();
+                        records.add(readRecord(p, unknown));
+                        pos += (int) p.currentLocation().getByteOffset();
+                        outEnds.add(pos);
+                    }
+                } else if (stop < 0 && pos < b.length && b[pos] == ']') {
+                    pos = skipSpace(b, pos + 1);
+                    if (pos >= b.length || b[pos] != '}' || skipSpace(b, pos + 1) != b.length) {
+                        return null;
+                    }
+                    break;
+                } else {
+                    return null;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        int changed = records.size() - fresh;
+        records.addAll(base.ledger().clarifications().subList(j, n));
+        for (int i = j; i < n; i++) {
+            outEnds.add(ends[i] + delta);
+        }
+        Ledger ledger = new Ledger(base.ledger().issueNumber(), records);
+        try {
+            Set<String> ids = new HashSet<>();
+            for (ClarificationRecord r : ledger.clarifications()) {
+                if (!ids.add(r.id())) {
+                    return null;
+                }
+            }
+            for (ClarificationRecord r : records.subList(fresh, fresh + changed)) {
+                checkRecord(r, ledger.issueNumber());
+            }
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        return new Encoded(ledger, b, outEnds.toArray());
+    }
+
+    /** The offset of the value after the separator at or after {@code from}, or -1 if no ',' follows. */
+    private static int afterSeparator(byte[] bytes, int from) {
+        int pos = skipSpace(bytes, from);
+        return pos < bytes.length && bytes[pos] == ',' ? skipSpace(bytes, pos + 1) : -1;
+    }
+
+    private static int skipSpace(byte[] bytes, int pos) {
+        while (pos < bytes.length && (bytes[pos] == ' ' || bytes[pos] == '\n' || bytes[pos] == '\r' || bytes[pos] == '\t')) {
+            pos++;
+        }
+        return pos;
+    }
+
+    /** The offsets past each record, as a decode meets them. */
+    private static final class Ends {
+        private int[] values = new int[32];
+        private int size;
+
+        void add(int end) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = end;
+        }
+
+        int[] toArray() {
+            return Arrays.copyOf(values, size);
         }
     }
 
@@ -214,9 +397,7 @@ public final class LedgerCodec {
         return true;
     }
 
-    private Ledger readLedger(JsonParser p, Set<String> unknown, byte[] bytes,
-                              Map<ClarificationRecord, String> texts, Map<String, ClarificationRecord> decoded)
-            throws IOException {
+    private Ledger readLedger(JsonParser p, Set<String> unknown, Ends ends) throws IOException {
         if (p.nextToken() != JsonToken.START_OBJECT) {
             throw JsonErrors.problem(p, "the file must hold one JSON object {\"issueNumber\": N, \"clarifications\": [...]}");
         }
@@ -231,17 +412,8 @@ public final class LedgerCodec {
                     expect(p, JsonToken.START_ARRAY, field, "an array");
                     records = new ArrayList<>();
                     while (p.nextToken() != JsonToken.END_ARRAY) {
-                        if (!decoded.isEmpty() && p.currentToken() == JsonToken.START_OBJECT) {
-                            records.add(known(p, unknown, bytes, texts, decoded));
-                            continue;
-                        }
-                        long start = texts == null ? -1 : p.currentTokenLocation().getByteOffset();
-                        ClarificationRecord r = readRecord(p, unknown);
-                        records.add(r);
-                        long end = texts == null ? -1 : p.currentLocation().getByteOffset();
-                        if (texts != null && start >= 0 && end > start) {
-                            texts.put(r, new String(bytes, (int) start, (int) (end - start), StandardCharsets.UTF_8));
-                        }
+                        records.add(readRecord(p, unknown));
+                        ends.add((int) p.currentLocation().getByteOffset());
                     }
                 }
                 default -> {
@@ -258,25 +430,6 @@ public final class LedgerCodec {
             throw JsonErrors.problem(p, "issueNumber must be positive, got " + issue);
         }
         return new Ledger(issue, records);
-    }
-
-    /** The record that starts at the parser: the one decoded before if its text is the same, else decoded. */
-    private ClarificationRecord known(JsonParser p, Set<String> unknown, byte[] bytes,
-                                      Map<ClarificationRecord, String> texts, Map<String, ClarificationRecord> decoded)
-            throws IOException {
-        int start = (int) p.currentTokenLocation().getByteOffset();
-        p.skipChildren();
-        int end = (int) p.currentLocation().getByteOffset();
-        String text = new String(bytes, start, end - start, StandardCharsets.UTF_8);
-        ClarificationRecord r = decoded.get(text);
-        if (r == null) {
-            try (JsonParser one = factory.createParser(bytes, start, end - start)) {
-                one.nextToken();
-                r = readRecord(one, unknown);
-            }
-        }
-        texts.put(r, text);
-        return r;
     }
 
     private static ClarificationRecord readRecord(JsonParser p, Set<String> unknown) throws IOException {
@@ -462,23 +615,26 @@ public final class LedgerCodec {
     private static void check(Ledger ledger) {
         Set<String> ids = new HashSet<>();
         for (ClarificationRecord r : ledger.clarifications()) {
-            ClarificationId id;
-            try {
-                id = ClarificationId.parse(r.id());
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException("record id '" + r.id() + "' is not of the form CLR-<issue>-<seq>");
-            }
-            if (id.issue() != ledger.issueNumber()) {
-                throw new IllegalArgumentException("record " + r.id() + " belongs to issue " + id.issue()
-                        + ", not " + ledger.issueNumber());
-            }
+            checkRecord(r, ledger.issueNumber());
             if (!ids.add(r.id())) {
                 throw new IllegalArgumentException("record id " + r.id() + " appears twice");
             }
-            if (r.round() < 1 || r.maxRounds() < 1) {
-                throw new IllegalArgumentException("record " + r.id() + " has round " + r.round()
-                        + " and maxRounds " + r.maxRounds() + "; both must be at least 1");
-            }
+        }
+    }
+
+    private static void checkRecord(ClarificationRecord r, int issue) {
+        ClarificationId id;
+        try {
+            id = ClarificationId.parse(r.id());
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("record id '" + r.id() + "' is not of the form CLR-<issue>-<seq>");
+        }
+        if (id.issue() != issue) {
+            throw new IllegalArgumentException("record " + r.id() + " belongs to issue " + id.issue() + ", not " + issue);
+        }
+        if (r.round() < 1 || r.maxRounds() < 1) {
+            throw new IllegalArgumentException("record " + r.id() + " has round " + r.round()
+                    + " and maxRounds " + r.maxRounds() + "; both must be at least 1");
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.ledger;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -61,6 +62,95 @@ class LedgerCodecTest {
                     }
                     return new Ledger(issue, records);
                 });
+    }
+
+    /**
+     * A write or read from a base (the ledger as last read or written) reuses the base's bytes for
+     * the records kept at the start and the end: whatever changed in between, the bytes written are
+     * those of a whole encoding, and what is read is what a whole decoding reads.
+     */
+    @Property(tries = 300)
+    void fromABaseTheBytesAndTheLedgerAreThoseOfTheWhole(@ForAll("ledgers") Ledger base, @ForAll("ledgers") Ledger donors,
+                                                         @ForAll int from, @ForAll int to, @ForAll int appended,
+                                                         @ForAll boolean compact) {
+        Ledger next = edited(base, donors, from, to, appended);
+        LedgerCodec.Encoded whole = codec.decode(codec.encode(next), null, null);
+        LedgerCodec.Encoded written = codec.encode(next, codec.encode(base, null));
+        assertEquals(new String(whole.bytes(), StandardCharsets.UTF_8), new String(written.bytes(), StandardCharsets.UTF_8));
+        assertArrayEquals(whole.ends(), written.ends());
+        // read as another process reads it, from its own base; also of a file another tool wrote compactly
+        byte[] baseBytes = compact ? compact(codec.encode(base)) : codec.encode(base);
+        byte[] nextBytes = compact ? compact(codec.encode(next)) : codec.encode(next);
+        LedgerCodec.Encoded read = codec.decode(nextBytes, null, codec.decode(baseBytes, null, null));
+        assertEquals(next, read.ledger());
+        assertArrayEquals(codec.decode(nextBytes, null, null).ends(), read.ends());
+    }
+
+    /** A file damaged anywhere reads from a base exactly as without one: the same ledger or the same problem. */
+    @Property(tries = 500)
+    void aDamagedFileReadsFromABaseAsWithout(@ForAll("ledgers") Ledger base, @ForAll("ledgers") Ledger donors,
+                                            @ForAll int at, @ForAll("damage") byte b) {
+        byte[] bytes = codec.encode(edited(base, donors, 1, 2, 1));
+        bytes[Math.floorMod(at, bytes.length)] = b;
+        LedgerCodec.Encoded known = codec.decode(codec.encode(base), null, null);
+        Object whole;
+        try {
+            whole = codec.decode(bytes, null, null).ledger();
+        } catch (IllegalArgumentException e) {
+            whole = e.getMessage();
+        }
+        Object fromBase;
+        try {
+            fromBase = codec.decode(bytes, null, known).ledger();
+        } catch (IllegalArgumentException e) {
+            fromBase = e.getMessage();
+        }
+        assertEquals(whole, fromBase);
+    }
+
+    @Provide
+    Arbitrary<Byte> damage() {
+        return Arbitraries.of((byte) '"', (byte) '}', (byte) ']', (byte) ',', (byte) ' ', (byte) 'x', (byte) '1',
+                (byte) '{', (byte) 0xC3);
+    }
+
+    /**
+     * {@code base} with its records from {@code from} to {@code to} (taken modulo its size) given the
+     * contents of {@code donors}' records, and up to 3 new records appended.
+     */
+    private static Ledger edited(Ledger base, Ledger donors, int from, int to, int appended) {
+        List<ClarificationRecord> records = new ArrayList<>(base.clarifications());
+        int n = records.size();
+        int lo = n == 0 ? 0 : Math.floorMod(from, n);
+        int hi = n == 0 ? 0 : lo + Math.floorMod(to, n - lo + 1);
+        List<ClarificationRecord> d = donors.clarifications();
+        for (int i = lo; i < hi && !d.isEmpty(); i++) {
+            records.set(i, renamed(d.get(i % d.size()), records.get(i).id()));
+        }
+        for (int i = 0; i < Math.floorMod(appended, 4) && !d.isEmpty(); i++) {
+            records.add(renamed(d.get(i % d.size()), String.format("CLR-%d-%03d", base.issueNumber(), n + i + 1)));
+        }
+        return new Ledger(base.issueNumber(), records);
+    }
+
+    private static ClarificationRecord renamed(ClarificationRecord r, String id) {
+        return new ClarificationRecord(id, r.from(), r.to(), r.topic(), r.blocking(), r.status(), r.round(),
+                r.maxRounds(), r.created(), r.staleAfter(), r.resolvedAt(), r.options(), r.thread(), r.autonomy(),
+                r.reaskedAt());
+    }
+
+    /** The same JSON with no white space between tokens, as another tool may write it. */
+    private static byte[] compact(byte[] json) {
+        com.fasterxml.jackson.core.JsonFactory f = new com.fasterxml.jackson.core.JsonFactory();
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (com.fasterxml.jackson.core.JsonParser p = f.createParser(json);
+             com.fasterxml.jackson.core.JsonGenerator g = f.createGenerator(out)) {
+            p.nextToken();
+            g.copyCurrentStructure(p);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return out.toByteArray();
     }
 
     @Test
