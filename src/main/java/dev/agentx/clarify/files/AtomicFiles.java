@@ -93,6 +93,24 @@ public final class AtomicFiles {
         }
     }
 
+    /**
+     * Writes {@code content} over a file in place, from the start, then cuts it to that length: for
+     * a hidden file nobody reads while it is written (a spare kept to save an inode). Never
+     * truncated to empty first, which ext4 answers by writing the file out at close.
+     */
+    public static void overwrite(Path file, byte[] content, java.nio.file.OpenOption... options) throws IOException {
+        java.util.Set<java.nio.file.OpenOption> opts = new java.util.HashSet<>(java.util.Arrays.asList(options));
+        opts.add(StandardOpenOption.WRITE);
+        try (FileChannel ch = FileChannel.open(file, opts)) {
+            ByteBuffer buf = ByteBuffer.wrap(content);
+            long at = 0;
+            while (buf.hasRemaining()) {
+                at += ch.write(buf, at);
+            }
+            ch.truncate(content.length);
+        }
+    }
+
     /** Drops a prepared temp file that will not be committed. */
     public static void discard(Path temp) {
         try {

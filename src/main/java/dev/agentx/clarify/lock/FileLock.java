@@ -1,5 +1,6 @@
 package dev.agentx.clarify.lock;
 
+import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.Directories;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
@@ -344,15 +345,8 @@ public final class FileLock {
     private Path reuseSpare(Path dir, byte[] bytes) {
         Deque<Path> kept = spare.get(dir);
         for (Path p = kept == null ? null : kept.pollFirst(); p != null; p = kept.pollFirst()) {
-            // written over from the start, then cut to its length: never truncated to empty first,
-            // which ext4 answers by writing the file out at close (its replace-by-truncate heuristic)
-            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
-                ByteBuffer buf = ByteBuffer.wrap(bytes);
-                long at = 0;
-                while (buf.hasRemaining()) {
-                    at += ch.write(buf, at);
-                }
-                ch.truncate(bytes.length);
+            try {
+                AtomicFiles.overwrite(p, bytes);
                 return p;
             } catch (IOException e) {
                 deleteQuietly(p); // swept as a leftover (older than the stale time), or unwritable: not reused

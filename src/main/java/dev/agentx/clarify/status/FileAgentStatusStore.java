@@ -1,7 +1,7 @@
 package dev.agentx.clarify.status;
 
-import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonErrors;
+import dev.agentx.clarify.files.RecycledFile;
 import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.lock.LockManager;
@@ -58,6 +58,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class FileAgentStatusStore implements AgentStatusStore {
     private final Path file;
+    /** Replaces {@link #file} under its lock, reusing the inode it replaces: see RecycledFile. */
+    private final RecycledFile writes;
     private final LockManager locks;
     private final LedgerStore ledgers;
     private final AgentStatusCodec codec = new AgentStatusCodec();
@@ -114,6 +116,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
 
     public FileAgentStatusStore(Path stateDir, LockManager locks, LedgerStore ledgers) {
         this.file = stateDir.resolve("agent-status.json");
+        this.writes = new RecycledFile(file);
         this.locks = locks;
         this.ledgers = ledgers;
         this.handOff = new StatusHandOff(stateDir);
@@ -320,11 +323,15 @@ public final class FileAgentStatusStore implements AgentStatusStore {
             }
         }
         if (!after.equals(before)) {
-            Path temp = AtomicFiles.prepare(file, codec.encode(after), false);
+            Path prepared = writes.prepare(codec.encode(after));
+            boolean committed = false;
             try {
-                locks.commit(file, () -> AtomicFiles.commit(temp, file, false));
+                locks.commit(file, () -> writes.commit(prepared));
+                committed = true;
             } finally {
-                AtomicFiles.discard(temp);
+                if (!committed) {
+                    writes.discard(prepared);
+                }
             }
         }
         handOff.done(left);
