@@ -128,7 +128,11 @@ public final class LedgerBench {
         List<Process> procs = new ArrayList<>();
         long start = System.nanoTime();
         for (int i = 0; i < processes; i++) {
-            procs.add(new ProcessBuilder(java, "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+            // the JVM flags bin/agentx starts every command but serve with, agentx mcp included: C1 only.
+            // With both compilers, C2 compiles the engine's paths for the first thousands of operations
+            // and takes a third to a half of the 2 cores in the measured span
+            procs.add(new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
+                    System.getProperty("java.class.path"),
                     LedgerBench.class.getName(), "worker", dir.toString(), "p" + i, String.valueOf(pairs),
                     String.valueOf(spread ? i + 1 : 1))
                     .redirectError(ProcessBuilder.Redirect.INHERIT).start());
