@@ -87,8 +87,8 @@ public final class LedgerCodec {
         int j = was.size() - s; // the base's first record of the shared end
         byte[] a = base.bytes();
         int[] ends = base.ends();
-        int head = ends[k - 1];
-        int tail = ends[j - 1]; // from the separator after the last record replaced (or kept) on
+        int head = ends[k - 1]; // the base's bytes up to the end of the last record shared at the start
+        int tail = ends[j - 1]; // and from the end of the record before the shared end: a separator, or ']'...
         Whole mid = k + s == now.size() ? null : encodeWhole(new Ledger(ledger.issueNumber(), now.subList(k, now.size() - s)));
         // in a whole encoding, the first record's lead after '[' is what a separator writes after ','
         int midLength = mid == null ? 0 : 1 + mid.ends()[mid.ends().length - 1] - mid.array();
