@@ -38,10 +38,6 @@ public final class RecycledFile {
         this.replaced = this.target.resolveSibling("." + this.target.getFileName() + ".spare-old");
     }
 
-    public Path target() {
-        return target;
-    }
-
     /** {@code content} in the file that {@link #commit} renames over the target: the spare, written over in place. */
     public Path prepare(byte[] content) {
         if (hardLinks) {
@@ -82,8 +78,8 @@ public final class RecycledFile {
     }
 
     /**
-     * Drops a prepared file that will not be committed: the spare stays (nobody reads it), a new
-     * file is deleted.
+     * Drops a prepared file that was not committed: the spare stays (nobody reads it), a new file is
+     * deleted. After a commit there is nothing to drop, and this does nothing.
      */
     public void discard(Path prepared) {
         if (prepared != null && !prepared.equals(spare)) {

@@ -54,7 +54,7 @@ public final class LedgerCodec {
      * field this version does not know (or encoded) may serve as a base: its records are taken as
      * they are.
      */
-    public record Encoded(Ledger ledger, byte[] bytes, int[] ends) {
+    record Encoded(Ledger ledger, byte[] bytes, int[] ends) {
     }
 
     public byte[] encode(Ledger ledger) {
@@ -67,7 +67,7 @@ public final class LedgerCodec {
      * very instances) are copied as the base's bytes, and only those in between are encoded. A
      * writer holding the lock so pays for the records it changed, not for the whole ledger.
      */
-    public Encoded encode(Ledger ledger, Encoded base) {
+    Encoded encode(Ledger ledger, Encoded base) {
         if (base == null || base.ledger().issueNumber() != ledger.issueNumber()) {
             return encodeWhole(ledger).encoded(ledger);
         }
@@ -226,7 +226,7 @@ public final class LedgerCodec {
      * bytes and the decoding of those records: what a process pays that reads the ledgers other
      * processes write.
      */
-    public Encoded decode(byte[] bytes, Set<String> unknown, Encoded base) {
+    Encoded decode(byte[] bytes, Set<String> unknown, Encoded base) {
         if (base != null) {
             Encoded changed = decodeChanged(bytes, unknown, base);
             if (changed != null) {

@@ -191,7 +191,13 @@ final class Turnstile {
         }
     }
 
-    /** One wait for the OS lock of at most {@code nanos}: true when held, false (channel closed) when time ran out. */
+    /**
+     * One wait for the OS lock of at most {@code nanos}: true when held, false (channel closed) when
+     * time ran out. Blocking in the kernel; but POSIX record locks belong to the process, and the
+     * kernel refuses a blocking wait (EDEADLK) when its waits-for graph of processes has a cycle,
+     * which can run through two threads of one process (one holds a file's turn, another waits for
+     * a second file's). Refused so, the wait polls for the rest of its time.
+     */
     private static boolean wait(FileChannel ch, long nanos) throws IOException {
         if (nanos <= 0) {
             closeQuietly(ch);
@@ -209,8 +215,8 @@ final class Turnstile {
             if (!ch.isOpen()) {
                 throw e;
             }
-            // EDEADLK (see enter): a thread of this process holds a turn, which a thread of the
-            // holder we wait for waits on. Ours do not wait on each other: poll for the rest
+            // EDEADLK: a thread of this process holds a turn, which a thread of the holder we
+            // wait for waits on. Ours do not wait on each other: poll for the rest
             return poll(ch, nanos - (System.nanoTime() - started));
         } finally {
             alarm.disarm();
@@ -261,7 +267,7 @@ final class Turnstile {
     /**
      * Takes {@code ch}'s OS lock, waiting as long as it takes (the lock guards, held for moments):
      * blocking in the kernel, or by polling every millisecond or two where the kernel refuses the
-     * blocking wait with EDEADLK (see {@link #enter(Path, Path, Duration, Supplier, boolean)}).
+     * blocking wait with EDEADLK (see {@link #wait(FileChannel, long)}).
      */
     static java.nio.channels.FileLock lockOrPoll(FileChannel ch) throws IOException, InterruptedException {
         try {

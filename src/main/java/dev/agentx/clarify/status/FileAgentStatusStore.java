@@ -324,14 +324,10 @@ public final class FileAgentStatusStore implements AgentStatusStore {
         }
         if (!after.equals(before)) {
             Path prepared = writes.prepare(codec.encode(after));
-            boolean committed = false;
             try {
                 locks.commit(file, () -> writes.commit(prepared));
-                committed = true;
             } finally {
-                if (!committed) {
-                    writes.discard(prepared);
-                }
+                writes.discard(prepared); // nothing left to drop once committed
             }
         }
         handOff.done(left);
