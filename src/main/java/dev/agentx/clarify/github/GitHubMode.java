@@ -268,6 +268,7 @@ public final class GitHubMode implements AutoCloseable {
     public GitHubMode start() {
         if (database != null) {
             checkDatabase();
+            database.foldStatuses();
             databaseChecks = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "agentx-database-check");
                 t.setDaemon(true);

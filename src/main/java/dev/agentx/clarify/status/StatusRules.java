@@ -33,29 +33,48 @@ public final class StatusRules {
     }
 
     /**
-     * The statuses with those of {@code agents} brought in line with {@code ledger}. What the issue
-     * makes of an agent is what its newest record there makes of it (by the record's last activity):
-     * clarifying or blocked while open, working from the moment it was answered or closed, blocked on
-     * {@code human} while escalated. That replaces the agent's status unless the status is newer
-     * (a hook ran since), and a {@code working} from this issue does not replace a clarification
-     * on another issue: an agent's work on another record is not disturbed.
+     * The statuses with those of {@code agents} brought in line with {@code ledger}: {@link #apply}
+     * of what {@link #derive} makes of them.
      */
     public static Map<String, AgentStatus> reconcile(Map<String, AgentStatus> current, Ledger ledger,
                                                      Collection<String> agents) {
-        Map<String, AgentStatus> out = new TreeMap<>(current);
-        int issue = ledger.issueNumber();
+        return apply(current, ledger.issueNumber(), derive(ledger, agents));
+    }
+
+    /**
+     * What the issue's ledger makes of each of {@code agents} that has a record there: what its
+     * newest record makes of it (by the record's last activity): clarifying or blocked while open,
+     * working from the moment it was answered or closed, blocked on {@code human} while escalated.
+     */
+    public static Map<String, AgentStatus> derive(Ledger ledger, Collection<String> agents) {
+        Map<String, AgentStatus> out = new TreeMap<>();
         for (String agent : agents) {
             AgentStatus derived = fromNewestRecord(ledger, agent);
-            if (derived == null) {
-                continue;
+            if (derived != null) {
+                out.put(agent, derived);
             }
-            AgentStatus s = out.get(agent);
-            boolean newer = s == null || s.lastActivity() == null || !s.lastActivity().isAfter(derived.lastActivity());
+        }
+        return out;
+    }
+
+    /**
+     * The statuses with what {@code issue} made of some agents ({@link #derive}) put in: each
+     * replaces the agent's status unless the status is newer (a hook ran since), and a
+     * {@code working} from this issue does not replace a clarification on another issue: an
+     * agent's work on another record is not disturbed.
+     */
+    public static Map<String, AgentStatus> apply(Map<String, AgentStatus> current, int issue,
+                                                 Map<String, AgentStatus> derived) {
+        Map<String, AgentStatus> out = new TreeMap<>(current);
+        for (Map.Entry<String, AgentStatus> d : derived.entrySet()) {
+            AgentStatus s = out.get(d.getKey());
+            AgentStatus now = d.getValue();
+            boolean newer = s == null || s.lastActivity() == null || !s.lastActivity().isAfter(now.lastActivity());
             boolean otherIssue = s != null && (s.issue() == null || s.issue() != issue);
             boolean clarifyingElsewhere = otherIssue && (s.status() == AgentState.CLARIFYING
                     || s.status() == AgentState.BLOCKED_CLARIFICATION);
-            if (newer && !(clarifyingElsewhere && derived.status() == AgentState.WORKING)) {
-                out.put(agent, derived);
+            if (newer && !(clarifyingElsewhere && now.status() == AgentState.WORKING)) {
+                out.put(d.getKey(), now);
             }
         }
         return out;

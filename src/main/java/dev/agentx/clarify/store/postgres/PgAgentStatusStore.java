@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.status.AgentStatus;
 import dev.agentx.clarify.status.AgentStatusCodec;
 import dev.agentx.clarify.status.AgentStatusStore;
@@ -15,23 +16,41 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.UnaryOperator;
 
 /**
- * A repository's agent statuses as one row of {@code agent_statuses} (the document
- * {@code agent-status.json} holds); an update locks the row for its read-modify-write.
+ * A repository's agent statuses: one row of {@code agent_statuses} (the document
+ * {@code agent-status.json} holds) and the changes recorded in {@code status_changes} that are
+ * not folded into it yet.
+ *
+ * <p>A {@link #mirror} inside a transaction (a delivery, a command's ledger update) is recorded
+ * just before the transaction commits, as what the issue's ledger now makes of the agents
+ * ({@link StatusRules#derive}): one row of {@code status_changes} per issue, which commits with the
+ * ledger change it follows or not at all. The statuses row is not touched then. Locked to the
+ * commit, that one row would make every transaction of the repository wait for the one before it,
+ * through its commit's flush of the WAL: one delivery at a time per repository, whatever the number
+ * of lanes and replicas. After the commit the database's folder ({@link PgStatusFolds}) folds the
+ * recorded changes into the row in the order recorded, all that are there at once ({@link #fold}),
+ * and {@link #read} applies those not folded yet, so a reader sees every committed change. A fold
+ * that a crash undoes (its deletes with its write) is folded again.
+ *
+ * <p>{@link #update} (the hooks, a store copy) locks the row for its read-modify-write.
  */
 public final class PgAgentStatusStore implements AgentStatusStore {
     private final PostgresDatabase db;
     private final String repo;
     private final PgLedgerStore ledgers;
     private final AgentStatusCodec codec = new AgentStatusCodec();
-    /** The changes waiting for the end of the transaction this thread has open, if any. */
+    /** The updates waiting for the end of the transaction this thread has open, if any. */
     private final ThreadLocal<List<UnaryOperator<Map<String, AgentStatus>>>> pending = new ThreadLocal<>();
+    /** The agents to mirror, by issue in the order first mirrored, when the transaction this thread has open commits. */
+    private final ThreadLocal<Map<Integer, Set<String>>> mirrors = new ThreadLocal<>();
 
     PgAgentStatusStore(PostgresDatabase db, String repo, PgLedgerStore ledgers) {
         this.db = db;
@@ -39,10 +58,26 @@ public final class PgAgentStatusStore implements AgentStatusStore {
         this.ledgers = ledgers;
     }
 
+    /** The statuses row with the changes not folded into it yet applied: every committed change. */
     @Override
     public Map<String, AgentStatus> read() {
-        Map<String, AgentStatus> read = db.inTransaction(c -> read(c, false));
-        return read == null ? new TreeMap<>() : read;
+        return db.inTransaction(c -> {
+            // one statement, so one snapshot: the row and exactly the changes not folded into it
+            Map<String, AgentStatus> statuses = new TreeMap<>();
+            try (PreparedStatement s = c.prepareStatement("SELECT 0, 0, statuses::text FROM agent_statuses "
+                    + "WHERE repo = ? UNION ALL SELECT id, issue, statuses::text FROM status_changes WHERE repo = ? "
+                    + "ORDER BY 1")) {
+                s.setString(1, repo);
+                s.setString(2, repo);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        Map<String, AgentStatus> doc = decode(r.getString(3));
+                        statuses = r.getLong(1) == 0 ? doc : StatusRules.apply(statuses, r.getInt(2), doc);
+                    }
+                }
+            }
+            return statuses;
+        });
     }
 
     /** The statuses, or null when the repository has no row yet. */
@@ -51,25 +86,62 @@ public final class PgAgentStatusStore implements AgentStatusStore {
                 + (forUpdate ? " FOR UPDATE" : ""))) {
             s.setString(1, repo);
             try (ResultSet r = s.executeQuery()) {
-                if (!r.next()) {
-                    return null; // no row yet
-                }
-                try {
-                    return codec.decode(r.getString(1).getBytes(StandardCharsets.UTF_8));
-                } catch (JsonProcessingException e) {
-                    throw new ClarifyException(ErrorCode.INTERNAL, "The agent statuses of " + repo + " in "
-                            + db.describe() + " are damaged: " + JsonErrors.describe(e) + ". They only mirror the "
-                            + "ledgers: delete the row and they are rebuilt as agents act.", e);
-                }
+                return r.next() ? decode(r.getString(1)) : null;
             }
         }
     }
 
+    private Map<String, AgentStatus> decode(String json) {
+        try {
+            return codec.decode(json.getBytes(StandardCharsets.UTF_8));
+        } catch (JsonProcessingException e) {
+            throw new ClarifyException(ErrorCode.INTERNAL, "The agent statuses of " + repo + " in "
+                    + db.describe() + " are damaged: " + JsonErrors.describe(e) + ". They only mirror the "
+                    + "ledgers: delete the row (and the repository's rows of status_changes) and they are rebuilt "
+                    + "as agents act.", e);
+        }
+    }
+
+    /**
+     * Folds the recorded changes into the statuses row in the order recorded and deletes them, in
+     * one transaction, and says how many there were. Its commit does not wait for the WAL's flush:
+     * the changes are durable already, and a fold that a crash of the database undoes comes back
+     * as them. Two folds of one repository (two replicas' folders) take turns on the rows they delete.
+     */
+    int fold() {
+        return db.inTransaction(c -> {
+            db.limitLockWaits(c);
+            try (PreparedStatement s = c.prepareStatement("SET LOCAL synchronous_commit = off")) {
+                s.execute();
+            }
+            TreeMap<Long, Map.Entry<Integer, String>> taken = new TreeMap<>(); // by id: RETURNING keeps no order
+            try (PreparedStatement s = c.prepareStatement("DELETE FROM status_changes WHERE repo = ? "
+                    + "RETURNING id, issue, statuses::text")) {
+                s.setString(1, repo);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        taken.put(r.getLong(1), Map.entry(r.getInt(2), r.getString(3)));
+                    }
+                }
+            }
+            if (taken.isEmpty()) {
+                return 0;
+            }
+            Map<String, AgentStatus> before = lockRow(c);
+            Map<String, AgentStatus> after = before;
+            for (Map.Entry<Integer, String> change : taken.values()) {
+                after = StatusRules.apply(after, change.getKey(), decode(change.getValue()));
+            }
+            if (!after.equals(before)) {
+                write(c, after);
+            }
+            return taken.size();
+        });
+    }
+
     /**
      * Changes the statuses. Inside a transaction ({@link PostgresDatabase#open}) the change is
-     * made just before it commits, with the transaction's other status changes in one write: the
-     * row is locked for the commit only, not for the rest of the transaction (a delivery), so the
-     * deliveries of a repository's different issues do not queue behind each other's work.
+     * made just before it commits, with the transaction's other updates in one write.
      */
     @Override
     public void update(String actor, UnaryOperator<Map<String, AgentStatus>> change) {
@@ -99,28 +171,72 @@ public final class PgAgentStatusStore implements AgentStatusStore {
     }
 
     /**
-     * Reconciles the agents with the issue's ledger as the transaction has it when it commits (the
-     * ledger's row lock orders the transactions of one issue, so this is the ledger as it now is).
+     * Brings the agents in line with the issue's ledger. Inside a transaction: recorded as it
+     * commits, with the ledger as the transaction has it then, and folded behind it (see the class
+     * comment). Outside one: at once, against the ledger as committed.
      */
     @Override
     public void mirror(String actor, int issue, Set<String> agents) {
-        update(actor, StatusRules.mirroring(ledgers, issue, agents));
+        if (!db.open()) {
+            apply(List.of(StatusRules.mirroring(ledgers, issue, agents)));
+            return;
+        }
+        Map<Integer, Set<String>> recording = mirrors.get();
+        if (recording == null) {
+            Map<Integer, Set<String>> fresh = new LinkedHashMap<>();
+            mirrors.set(fresh);
+            db.join(new UnitOfWork.Participant() {
+                @Override
+                public void beforeCommit() {
+                    mirrors.remove();
+                    record(fresh);
+                }
+
+                @Override
+                public void committed() {
+                    db.statusFolds().due(repo);
+                }
+
+                @Override
+                public void rolledBack() {
+                    mirrors.remove();
+                }
+            });
+            recording = fresh;
+        }
+        recording.computeIfAbsent(issue, i -> new TreeSet<>()).addAll(agents);
+    }
+
+    /** Records what each issue's ledger, as the transaction has it, makes of its agents: one batch. */
+    private void record(Map<Integer, Set<String>> recording) {
+        db.inTransaction(c -> {
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO status_changes (repo, issue, statuses) "
+                    + "VALUES (?, ?, ?::jsonb)")) {
+                int rows = 0;
+                for (Map.Entry<Integer, Set<String>> m : recording.entrySet()) {
+                    Ledger ledger = ledgers.read(m.getKey()).orElse(Ledger.empty(m.getKey()));
+                    Map<String, AgentStatus> derived = StatusRules.derive(ledger, m.getValue());
+                    if (!derived.isEmpty()) {
+                        s.setString(1, repo);
+                        s.setInt(2, m.getKey());
+                        s.setString(3, new String(codec.encode(derived), StandardCharsets.UTF_8));
+                        s.addBatch();
+                        rows++;
+                    }
+                }
+                if (rows > 0) {
+                    s.executeBatch();
+                }
+            }
+            return null;
+        });
     }
 
     /** Locks the row, makes the changes in order, writes it if they changed it. */
     private void apply(List<UnaryOperator<Map<String, AgentStatus>>> changes) {
         db.inTransaction(c -> {
             db.limitLockWaits(c);
-            Map<String, AgentStatus> before = read(c, true);
-            if (before == null) {
-                // the repository's first status: a row to lock, which a concurrent first writer may make too
-                try (PreparedStatement s = c.prepareStatement("INSERT INTO agent_statuses (repo, statuses, "
-                        + "updated_at) VALUES (?, '{}'::jsonb, now()) ON CONFLICT (repo) DO NOTHING")) {
-                    s.setString(1, repo);
-                    s.executeUpdate();
-                }
-                before = read(c, true);
-            }
+            Map<String, AgentStatus> before = lockRow(c);
             Map<String, AgentStatus> after = before;
             for (UnaryOperator<Map<String, AgentStatus>> change : changes) {
                 after = new TreeMap<>(change.apply(after));
@@ -130,6 +246,21 @@ public final class PgAgentStatusStore implements AgentStatusStore {
             }
             return null;
         });
+    }
+
+    /** Locks the statuses row for the transaction and reads it, making it first for the repository's first status. */
+    private Map<String, AgentStatus> lockRow(Connection c) throws SQLException {
+        Map<String, AgentStatus> row = read(c, true);
+        if (row != null) {
+            return row;
+        }
+        // a row to lock, which a concurrent first writer may make too
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO agent_statuses (repo, statuses, updated_at) "
+                + "VALUES (?, '{}'::jsonb, now()) ON CONFLICT (repo) DO NOTHING")) {
+            s.setString(1, repo);
+            s.executeUpdate();
+        }
+        return read(c, true);
     }
 
     /** Replaces the statuses as they are (copying a store). */

@@ -50,6 +50,8 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     private final ThreadLocal<List<Participant>> participants = new ThreadLocal<>();
     /** Whether every connection of the pool has {@link #LOCK_TIMEOUT} set at its start; else each lock sets it. */
     private final boolean lockTimeoutPerConnection;
+    /** Folds the agent statuses' recorded changes behind the commits that recorded them. */
+    private final PgStatusFolds statusFolds = new PgStatusFolds(this);
 
     /** A database over a data source the caller owns (tests); migrated now. */
     public PostgresDatabase(DataSource dataSource, String description) {
@@ -181,6 +183,19 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     /** The state of one repository ({@code owner/name}). */
     public PostgresRepositoryState repository(String repo) {
         return new PostgresRepositoryState(this, repo);
+    }
+
+    PgStatusFolds statusFolds() {
+        return statusFolds;
+    }
+
+    /**
+     * Starts folding the agent statuses' recorded changes now (a server at its start), not at the
+     * first commit that records one: what a process that died left is folded without waiting for
+     * a delivery (docs/storage.md).
+     */
+    public void foldStatuses() {
+        statusFolds.start();
     }
 
     /** The replicas of one server on this database, as {@code replica} takes part. */
@@ -467,6 +482,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
 
     @Override
     public void close() {
+        statusFolds.close();
         if (pool != null) {
             try {
                 pool.close();
