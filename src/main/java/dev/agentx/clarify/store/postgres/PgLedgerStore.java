@@ -40,9 +40,10 @@ public final class PgLedgerStore implements LedgerStore {
         this.repo = repo;
     }
 
+    /** One statement: outside a transaction it is its own (no BEGIN and COMMIT around it), inside it joins it. */
     @Override
     public Optional<Ledger> read(int issue) {
-        return db.inTransaction(c -> read(c, issue, false));
+        return db.autoCommit(c -> read(c, issue, false));
     }
 
     private Optional<Ledger> read(Connection c, int issue, boolean forWrite) throws SQLException {
@@ -174,7 +175,7 @@ public final class PgLedgerStore implements LedgerStore {
 
     @Override
     public boolean exists(int issue) {
-        return db.inTransaction(c -> {
+        return db.autoCommit(c -> {
             try (PreparedStatement s = c.prepareStatement("SELECT 1 FROM ledgers WHERE repo = ? AND issue = ?")) {
                 s.setString(1, repo);
                 s.setInt(2, issue);

@@ -3,12 +3,17 @@ package dev.agentx.clarify.store.postgres;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.store.Notes;
+import dev.agentx.clarify.store.UnitOfWork;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -18,6 +23,8 @@ public final class PgNotes implements Notes {
     private final PostgresDatabase db;
     private final Clock clock;
     private final ObjectMapper json = JsonSupport.mapper();
+    /** The notes the transaction this thread has open locked, as it last read or wrote them (null: none). */
+    private final ThreadLocal<Map<String, String>> locked = new ThreadLocal<>();
 
     PgNotes(PostgresDatabase db, Clock clock) {
         this.db = db;
@@ -26,34 +33,65 @@ public final class PgNotes implements Notes {
 
     @Override
     public <T> Optional<T> get(String name, Class<T> type) {
-        return read(name, type, false);
+        Map<String, String> mine = locked.get();
+        if (mine != null && mine.containsKey(name)) {
+            return parse(name, mine.get(name), type);
+        }
+        // one statement: outside a transaction its own (no BEGIN and COMMIT around it), inside it joins it
+        return parse(name, db.autoCommit(c -> select(c, name)), type);
     }
 
-    /** The lock is a transaction-level advisory lock on the name's hash, so a note not written yet has one too. */
+    /**
+     * The lock is a transaction-level advisory lock on the name's hash, so a note not written yet
+     * has one too. Locked again in the same transaction, the note is not read again: the lock keeps
+     * it as the transaction last read or wrote it.
+     */
     @Override
     public <T> Optional<T> lock(String name, Class<T> type) {
         if (!db.open()) {
             throw new IllegalStateException("a note is locked inside a unit only");
         }
-        return read(name, type, true);
+        Map<String, String> mine = locked.get();
+        if (mine != null && mine.containsKey(name)) {
+            return parse(name, mine.get(name), type);
+        }
+        String text = db.inTransaction(c -> {
+            db.limitLockWaits(c);
+            try (PreparedStatement s = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")) {
+                s.setString(1, name);
+                s.executeQuery().close();
+            }
+            return select(c, name);
+        });
+        if (mine == null) {
+            mine = new HashMap<>();
+            locked.set(mine);
+            db.join(new UnitOfWork.Participant() {
+                @Override
+                public void committed() {
+                    locked.remove();
+                }
+
+                @Override
+                public void rolledBack() {
+                    locked.remove();
+                }
+            });
+        }
+        mine.put(name, text);
+        return parse(name, text, type);
     }
 
-    private <T> Optional<T> read(String name, Class<T> type, boolean lock) {
-        String text = db.inTransaction(c -> {
-            if (lock) {
-                db.limitLockWaits(c);
-                try (PreparedStatement s = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")) {
-                    s.setString(1, name);
-                    s.executeQuery().close();
-                }
+    private static String select(Connection c, String name) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT note::text FROM shared_notes WHERE name = ?")) {
+            s.setString(1, name);
+            try (ResultSet r = s.executeQuery()) {
+                return r.next() ? r.getString(1) : null;
             }
-            try (PreparedStatement s = c.prepareStatement("SELECT note::text FROM shared_notes WHERE name = ?")) {
-                s.setString(1, name);
-                try (ResultSet r = s.executeQuery()) {
-                    return r.next() ? r.getString(1) : null;
-                }
-            }
-        });
+        }
+    }
+
+    private <T> Optional<T> parse(String name, String text, Class<T> type) {
         if (text == null) {
             return Optional.empty();
         }
@@ -73,7 +111,7 @@ public final class PgNotes implements Notes {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        db.inTransaction(c -> {
+        db.autoCommit(c -> {
             try (PreparedStatement s = c.prepareStatement("INSERT INTO shared_notes (name, note, updated_at) "
                     + "VALUES (?, ?::jsonb, ?) ON CONFLICT (name) DO UPDATE SET note = EXCLUDED.note, "
                     + "updated_at = EXCLUDED.updated_at")) {
@@ -83,6 +121,10 @@ public final class PgNotes implements Notes {
                 return s.executeUpdate();
             }
         });
+        Map<String, String> mine = locked.get();
+        if (mine != null && mine.containsKey(name)) {
+            mine.put(name, text);
+        }
     }
 
     /**
