@@ -311,6 +311,8 @@ public final class WebhookBench {
             long codeAfterBare = codeCacheUsed();
             rewarms.put("before agentx's steady run", rewarm(mode, app, true, rig, issues, rate, clients));
             Map<String, Long> cpu0 = CpuByThread.snapshot();
+            java.util.Optional<Map<String, Long>> dbCpu0 = pg == null ? java.util.Optional.empty()
+                    : DatabaseCpu.snapshot(work.resolve("pgdata"));
             java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches0 = ContextSwitches.snapshot();
             String scrape0 = mode.metrics().scrape();
@@ -323,6 +325,8 @@ public final class WebhookBench {
             List<Stalls.Stall> baseStalls = stalls.since(firstDue(baseSteady));
             drain(mode, Duration.ofSeconds(120));
             Map<String, Long> steadyCpu = CpuByThread.since(cpu0);
+            java.util.Optional<Map<String, Long>> steadyDbCpu = dbCpu0.flatMap(before ->
+                    DatabaseCpu.snapshot(work.resolve("pgdata")).map(now -> DatabaseCpu.since(before, now)));
             java.util.Optional<DiskStats> disk1 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches = ContextSwitches.since(switches0);
             EndToEnd e2e = EndToEnd.of(sentAt, postedAt);
@@ -361,13 +365,21 @@ public final class WebhookBench {
             System.out.println("- bare Javalin: " + tail(baseSteady, basePauses, baseStalls));
             System.out.println("- agentx serve: " + tail(appSteady, steadyPauses, steadyStalls));
             System.out.println();
-            System.out.printf("CPU time per delivery during the steady run and its drain, by thread (%d deliveries; "
-                    + "2 cores give 10 ms per delivery at 200/s):%n%n", steadyCount);
+            System.out.printf("CPU time per delivery during the steady run and its drain, by thread (and on "
+                    + "PostgreSQL by the database's processes; %d deliveries; 2 cores give 10 ms per delivery at "
+                    + "200/s):%n%n", steadyCount);
             System.out.println("| threads | what they are | CPU ms per delivery |");
             System.out.println("| --- | --- | --- |");
             for (Map.Entry<String, Long> c : steadyCpu.entrySet()) {
                 System.out.printf("| %s | %s | %.2f |%n", c.getKey(), CpuByThread.describe(c.getKey()),
                         c.getValue() / 1e6 / steadyCount);
+            }
+            if (steadyDbCpu.isPresent()) {
+                for (Map.Entry<String, Long> c : steadyDbCpu.get().entrySet()) {
+                    System.out.printf("| PostgreSQL: %s | %s | %.2f |%n", c.getKey(), c.getKey().equals("backend")
+                            ? "the database's processes serving the servers' connections"
+                            : "the database's own process", c.getValue() / 1e6 / steadyCount);
+                }
             }
             System.out.println();
             if (!switches.isEmpty()) {

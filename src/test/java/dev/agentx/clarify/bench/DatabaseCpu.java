@@ -1,0 +1,76 @@
+package dev.agentx.clarify.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * CPU time of a PostgreSQL server's processes (the postmaster and its children, found through the
+ * first line of {@code postmaster.pid} in its data directory), summed by what each process is:
+ * {@code backend} for the connections' processes, the process title otherwise ({@code walwriter},
+ * {@code checkpointer}, ...). Linux only (/proc); empty elsewhere. Connections opened and closed between
+ * two snapshots are not counted; a pool's live for the whole run.
+ */
+final class DatabaseCpu {
+    private static final long TICK_NANOS = 10_000_000L; // USER_HZ is 100 on Linux
+
+    private DatabaseCpu() {
+    }
+
+    static Optional<Map<String, Long>> snapshot(Path dataDirectory) {
+        try {
+            long postmaster = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
+            Map<String, Long> out = new TreeMap<>();
+            try (var procs = Files.list(Path.of("/proc"))) {
+                for (Path p : (Iterable<Path>) procs::iterator) {
+                    String name = p.getFileName().toString();
+                    if (!name.chars().allMatch(Character::isDigit)) {
+                        continue;
+                    }
+                    try {
+                        String stat = Files.readString(p.resolve("stat"));
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        long pid = Long.parseLong(name);
+                        if (pid != postmaster && Long.parseLong(f[1]) != postmaster) {
+                            continue;
+                        }
+                        long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                        out.put(pid + "\u0000" + kind(pid == postmaster, Files.readString(p.resolve("cmdline"))),
+                                ticks * TICK_NANOS);
+                    } catch (IOException | RuntimeException gone) {
+                        // the process ended while we looked
+                    }
+                }
+            }
+            return Optional.of(out);
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** CPU nanoseconds per kind of process since {@code before} (processes new since then count in full). */
+    static Map<String, Long> since(Map<String, Long> before, Map<String, Long> now) {
+        Map<String, Long> out = new TreeMap<>();
+        for (Map.Entry<String, Long> e : now.entrySet()) {
+            String kind = e.getKey().substring(e.getKey().indexOf('\u0000') + 1);
+            out.merge(kind, e.getValue() - before.getOrDefault(e.getKey(), 0L), Long::sum);
+        }
+        out.values().removeIf(v -> v < TICK_NANOS);
+        return out;
+    }
+
+    private static String kind(boolean postmaster, String cmdline) {
+        if (postmaster) {
+            return "postmaster";
+        }
+        String title = cmdline.replace('\u0000', ' ').trim();
+        if (title.startsWith("postgres: ")) {
+            title = title.substring("postgres: ".length());
+        }
+        // a connection's title is "user database host(port) state"; the server's own processes have one word or two
+        return title.contains("(") || title.split(" ").length > 3 ? "backend" : title;
+    }
+}
