@@ -421,8 +421,9 @@ public final class ClarificationEngine {
 
     /**
      * Puts the newest question of {@code asked} (a command's outcome) to the target's channel,
-     * outside any lock; records an immediate answer. An outcome with no pending question is
-     * returned as it is.
+     * outside any lock; records an immediate answer. An outcome with no pending question, or whose
+     * channel delivered the question and recorded nothing (a person answers later), is returned as
+     * it is, the same instance: callers tell by that that nothing changed.
      */
     public Outcome route(Outcome asked) {
         ClarificationRecord r = asked.record();

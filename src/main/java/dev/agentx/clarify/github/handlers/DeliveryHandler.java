@@ -203,6 +203,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
      */
     private void afterCommit(IssueContext ctx, List<Unrouted> unrouted) {
         List<Effect> replies = new ArrayList<>();
+        boolean recorded = false;
         // read once: routing one question records at most its own answer, never another's round
         Optional<Ledger> ledger = unrouted.isEmpty() ? Optional.empty() : ctx.local().ledgers().read(ctx.issue());
         for (Unrouted u : unrouted) {
@@ -212,6 +213,8 @@ public final class DeliveryHandler implements DeliveryProcessor {
                 continue; // a later command of the same comment moved it on
             }
             Outcome routed = ctx.local().engine().route(u.asked());
+            // route() gives back what it was given when the channel recorded nothing (a person will answer)
+            recorded |= routed != u.asked();
             List<String> notes = new ArrayList<>(routed.notes());
             notes.removeAll(u.asked().notes());
             if (!notes.isEmpty()) {
@@ -219,8 +222,9 @@ public final class DeliveryHandler implements DeliveryProcessor {
                         CommandRunner.notesReply(routed.record(), notes)));
             }
         }
-        if (!unrouted.isEmpty()) {
-            // what a channel answered comes first on the issue, then what the hub says about it
+        if (recorded || !replies.isEmpty()) {
+            // what a channel answered comes first on the issue, then what the hub says about it; when
+            // no channel recorded or said anything, the delivery's own sync left the issue in step
             mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation(), () -> replies.forEach(outbox::enqueue));
         }
         runMonitor(ctx);
