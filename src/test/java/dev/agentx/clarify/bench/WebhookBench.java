@@ -231,7 +231,9 @@ public final class WebhookBench {
             // the repositories' state in PostgreSQL (AGENTX_DATABASE_URL), committed durably as in production
             pg = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
                     .setDataDirectory(work.resolve("pgdata")).setCleanDataDirectory(true)
-                    .setServerConfig("synchronous_commit", "on").setServerConfig("fsync", "on").start();
+                    .setServerConfig("synchronous_commit", "on").setServerConfig("fsync", "on")
+                    // counts of the statements run, for the database's work per delivery (DatabaseWork)
+                    .setServerConfig("shared_preload_libraries", "pg_stat_statements").start();
             rig.database("postgresql://postgres@localhost:" + pg.getPort() + "/postgres");
             store = " (repository state in PostgreSQL)";
             storeNote = "The repositories' ledgers, statuses and events in PostgreSQL (AGENTX_DATABASE_URL; embedded "
@@ -315,6 +317,7 @@ public final class WebhookBench {
                     : DatabaseCpu.snapshot(work.resolve("pgdata"));
             java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches0 = ContextSwitches.snapshot();
+            DatabaseWork dbWork = pg == null ? null : DatabaseWork.start(pg.getPostgresDatabase());
             String scrape0 = mode.metrics().scrape();
             Run appSteady = openLoop(app, steadyLoad, rate, sentAt);
             String scrape1 = mode.metrics().scrape();
@@ -329,6 +332,7 @@ public final class WebhookBench {
                     DatabaseCpu.snapshot(work.resolve("pgdata")).map(now -> DatabaseCpu.since(before, now)));
             java.util.Optional<DiskStats> disk1 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches = ContextSwitches.since(switches0);
+            DatabaseWork.Result steadyDbWork = dbWork == null ? null : dbWork.since();
             EndToEnd e2e = EndToEnd.of(sentAt, postedAt);
             // the same at half the rate: the pipeline's own latency when the cores are not saturated
             Map<Integer, Long> halfSentAt = new ConcurrentHashMap<>();
@@ -399,6 +403,23 @@ public final class WebhookBench {
                 }
                 System.out.printf("| all threads of the JVM | | %.1f | %.1f |%n%n", all[0] / (double) steadyCount,
                         all[1] / (double) steadyCount);
+            }
+            if (steadyDbWork != null) {
+                System.out.printf("Database work per delivery during the steady run and its drain (counts, from "
+                        + "pg_stat_statements and pg_stat_database; a statement is a round trip, but the BEGIN the "
+                        + "driver sends with a transaction's first statement): %.1f statements in %.2f transactions; "
+                        + "the statements run at least once per 10 deliveries:%n%n",
+                        steadyDbWork.calls() / (double) steadyCount, steadyDbWork.transactions() / (double) steadyCount);
+                System.out.println("| per delivery | statement |");
+                System.out.println("| --- | --- |");
+                for (DatabaseWork.Statement st : steadyDbWork.statements()) {
+                    if (st.calls() * 10 >= steadyCount) {
+                        String text = st.text().length() > 110 ? st.text().substring(0, 110) + " ..." : st.text();
+                        System.out.printf("| %.2f | `%s` |%n", st.calls() / (double) steadyCount,
+                                text.replace("|", "\\|"));
+                    }
+                }
+                System.out.println();
             }
             if (disk0.isPresent() && disk1.isPresent()) {
                 System.out.printf("Disk requests per delivery during the steady run and its drain (%s, the whole "
