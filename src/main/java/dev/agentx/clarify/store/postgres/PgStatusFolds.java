@@ -21,11 +21,11 @@ import org.slf4j.LoggerFactory;
  * the first commit that asks for it, so the changes of the commits in between are folded together:
  * at 200 deliveries/s about ten to a fold, where folding each commit's change on its own would cost
  * a transaction of five round trips per delivery. Readers apply what is not folded yet, so the wait
- * shows nowhere. Every {@link #SWEEP} (and when it
- * starts) it also folds what is recorded for any repository: changes a process left when it died
- * before its fold, or whose fold failed (the database away). Started by the first commit that
- * recorded a change, or by {@link #start} (the server, so that what a crash left is folded
- * without waiting for a delivery); a process that only reads never starts it.
+ * shows nowhere. Every {@link #SWEEP} (and when it starts) it also folds what is recorded for any
+ * repository: changes a process left when it died before its fold, or whose fold failed (the
+ * database away). Started by the first commit that recorded a change, or by {@link #start} (the
+ * server, so that what a crash left is folded without waiting for a delivery); a process that only
+ * reads never starts it.
  */
 final class PgStatusFolds implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PgStatusFolds.class);
@@ -37,7 +37,8 @@ final class PgStatusFolds implements AutoCloseable {
     private final PostgresDatabase db;
     private final Set<String> due = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean scheduled = new AtomicBoolean();
-    private ScheduledExecutorService thread;
+    /** The folder's thread once started; null before, and again once closed. */
+    private volatile ScheduledExecutorService thread;
     private boolean closed;
 
     PgStatusFolds(PostgresDatabase db) {
@@ -58,7 +59,12 @@ final class PgStatusFolds implements AutoCloseable {
     }
 
     /** Starts the folder and its sweeps (once); null once closed. */
-    synchronized ScheduledExecutorService start() {
+    ScheduledExecutorService start() {
+        ScheduledExecutorService running = thread;
+        return running != null ? running : startOnce();
+    }
+
+    private synchronized ScheduledExecutorService startOnce() {
         if (thread == null && !closed) {
             thread = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "agentx-db:statuses");
@@ -115,6 +121,7 @@ final class PgStatusFolds implements AutoCloseable {
         synchronized (this) {
             closed = true;
             t = thread;
+            thread = null;
         }
         if (t == null) {
             return;
