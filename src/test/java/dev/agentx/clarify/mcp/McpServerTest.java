@@ -413,8 +413,15 @@ class McpServerTest {
         return client;
     }
 
-    private static McpSchema.CallToolResult call(McpSyncClient client, String tool, Map<String, Object> args) {
-        return client.callTool(new McpSchema.CallToolRequest(tool, args));
+    /** The tool's result; a call the session could not make fails with what the servers wrote to stderr. */
+    private McpSchema.CallToolResult call(McpSyncClient client, String tool, Map<String, Object> args) {
+        try {
+            return client.callTool(new McpSchema.CallToolRequest(tool, args));
+        } catch (McpError e) {
+            throw e; // the server's answer: an error of the protocol
+        } catch (RuntimeException e) {
+            throw new AssertionError("calling " + tool + " failed: " + e + "\nstderr of the servers: " + stderr, e);
+        }
     }
 
     private McpSchema.CallToolResult ok(McpSchema.CallToolResult r) {
