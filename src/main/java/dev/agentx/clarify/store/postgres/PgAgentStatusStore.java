@@ -40,7 +40,8 @@ import java.util.function.UnaryOperator;
  * and {@link #read} applies those not folded yet, so a reader sees every committed change. A fold
  * that a crash undoes (its deletes with its write) is folded again.
  *
- * <p>{@link #update} (the hooks, a store copy) locks the row for its read-modify-write.
+ * <p>{@link #update} (a store copy writing the statuses whole) locks the row for its
+ * read-modify-write.
  */
 public final class PgAgentStatusStore implements AgentStatusStore {
     private final PostgresDatabase db;
