@@ -25,6 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * clarifications, reading every ledger's document each time was most of a pass.
  */
 public final class PgActiveLedgers implements ActiveLedgers {
+    /** A row's identity: what a write of it, or a row deleted and made again, always changes. */
+    private static final String IDENTITY = "version || ':' || xmin::text";
     private final PostgresDatabase db;
     private final String repo;
     private final PgLedgerStore ledgers;
@@ -49,8 +51,8 @@ public final class PgActiveLedgers implements ActiveLedgers {
             }
             List<Integer> issues = new ArrayList<>();
             Map<Integer, String> active = new LinkedHashMap<>(); // issue -> identity, ascending
-            try (PreparedStatement s = c.prepareStatement("SELECT issue, active, version || ':' || xmin::text "
-                    + "FROM ledgers WHERE repo = ? ORDER BY issue")) {
+            try (PreparedStatement s = c.prepareStatement("SELECT issue, active, " + IDENTITY
+                    + " FROM ledgers WHERE repo = ? ORDER BY issue")) {
                 s.setString(1, repo);
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
@@ -73,8 +75,8 @@ public final class PgActiveLedgers implements ActiveLedgers {
                 }
             });
             if (!changed.isEmpty()) {
-                try (PreparedStatement s = c.prepareStatement("SELECT issue, version || ':' || xmin::text, "
-                        + "ledger::text FROM ledgers WHERE repo = ? AND issue = ANY (?)")) {
+                try (PreparedStatement s = c.prepareStatement("SELECT issue, " + IDENTITY + ", ledger::text "
+                        + "FROM ledgers WHERE repo = ? AND issue = ANY (?)")) {
                     s.setString(1, repo);
                     s.setArray(2, c.createArrayOf("integer", changed.toArray()));
                     try (ResultSet r = s.executeQuery()) {

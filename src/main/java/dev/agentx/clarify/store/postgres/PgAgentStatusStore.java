@@ -62,7 +62,7 @@ public final class PgAgentStatusStore implements AgentStatusStore {
     /** The statuses row with the changes not folded into it yet applied: every committed change. */
     @Override
     public Map<String, AgentStatus> read() {
-        return db.inTransaction(c -> {
+        return db.autoCommit(c -> {
             // one statement, so one snapshot: the row and exactly the changes not folded into it
             Map<String, AgentStatus> statuses = new TreeMap<>();
             try (PreparedStatement s = c.prepareStatement("SELECT 0, 0, statuses::text FROM agent_statuses "
