@@ -1,6 +1,5 @@
 package dev.agentx.clarify.status;
 
-import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
@@ -8,9 +7,7 @@ import dev.agentx.clarify.protocol.ThreadEntry;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.UnaryOperator;
 
 /**
  * How the ledgers move agent statuses (docs/protocol.md): a blocking request puts the requester
@@ -78,22 +75,6 @@ public final class StatusRules {
             }
         }
         return out;
-    }
-
-    /**
-     * A mirror as a change of the statuses, for a store that queues it with its other changes
-     * (PostgreSQL, to the commit): {@link #reconcile} with the issue's ledger as {@code ledgers}
-     * has it when the change is applied, not when it was queued.
-     */
-    public static UnaryOperator<Map<String, AgentStatus>> mirroring(LedgerStore ledgers, int issue,
-                                                                     Collection<String> agents) {
-        Set<String> named = Set.copyOf(agents);
-        return new UnaryOperator<Map<String, AgentStatus>>() {
-            @Override
-            public Map<String, AgentStatus> apply(Map<String, AgentStatus> current) {
-                return reconcile(current, ledgers.read(issue).orElse(Ledger.empty(issue)), named);
-            }
-        };
     }
 
     /** The status the agent's newest record in the ledger gives it, or null if it has none there. */

@@ -179,7 +179,8 @@ public final class PgAgentStatusStore implements AgentStatusStore {
     @Override
     public void mirror(String actor, int issue, Set<String> agents) {
         if (!db.open()) {
-            apply(List.of(StatusRules.mirroring(ledgers, issue, agents)));
+            apply(List.of(current -> StatusRules.reconcile(current,
+                    ledgers.read(issue).orElse(Ledger.empty(issue)), agents)));
             return;
         }
         Map<Integer, Set<String>> recording = mirrors.get();
