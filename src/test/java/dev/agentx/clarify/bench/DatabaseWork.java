@@ -11,13 +11,14 @@ import javax.sql.DataSource;
 /**
  * The statements and transactions a PostgreSQL server ran over a span of a benchmark
  * ({@code pg_stat_statements} and {@code pg_stat_database}): counts, so unlike CPU times they do
- * not vary with how busy the machine is, and a change that saves round trips shows as fewer. The
+ * not vary with how busy the machine is, and a change that saves statements shows as fewer; and
+ * the time the statements spent executing and the WAL they wrote. The
  * server must preload {@code pg_stat_statements}; {@link #start} creates the extension and clears
  * its counts, {@link #since} reads them. The benchmark's own queries are left out.
  */
 final class DatabaseWork {
-    /** One kind of statement and how often it ran. */
-    record Statement(long calls, String text) {
+    /** One kind of statement, how often it ran, the milliseconds it spent executing and the WAL it wrote. */
+    record Statement(long calls, double execMillis, long walBytes, String text) {
     }
 
     private final DataSource source;
@@ -53,12 +54,13 @@ final class DatabaseWork {
         try (Connection c = source.getConnection()) {
             long transactions = commits(c) - commits0;
             List<Statement> out = new ArrayList<>();
-            try (PreparedStatement s = c.prepareStatement("SELECT calls, regexp_replace(query, '\\s+', ' ', 'g') "
+            try (PreparedStatement s = c.prepareStatement("SELECT calls, total_exec_time, wal_bytes, "
+                    + "regexp_replace(query, '\\s+', ' ', 'g') "
                     + "FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = "
                     + "current_database()) AND query NOT LIKE '%pg_stat%' ORDER BY calls DESC");
                  ResultSet r = s.executeQuery()) {
                 while (r.next()) {
-                    out.add(new Statement(r.getLong(1), r.getString(2)));
+                    out.add(new Statement(r.getLong(1), r.getDouble(2), r.getLong(3), r.getString(4)));
                 }
             }
             return new Result(transactions, out);
@@ -68,6 +70,14 @@ final class DatabaseWork {
     record Result(long transactions, List<Statement> statements) {
         long calls() {
             return statements.stream().mapToLong(Statement::calls).sum();
+        }
+
+        double execMillis() {
+            return statements.stream().mapToDouble(Statement::execMillis).sum();
+        }
+
+        long walBytes() {
+            return statements.stream().mapToLong(Statement::walBytes).sum();
         }
     }
 }

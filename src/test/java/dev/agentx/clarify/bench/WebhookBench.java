@@ -405,17 +405,19 @@ public final class WebhookBench {
                         all[1] / (double) steadyCount);
             }
             if (steadyDbWork != null) {
-                System.out.printf("Database work per delivery during the steady run and its drain (counts, from "
-                        + "pg_stat_statements and pg_stat_database; a statement is a round trip, but the BEGIN the "
-                        + "driver sends with a transaction's first statement): %.1f statements in %.2f transactions; "
-                        + "the statements run at least once per 10 deliveries:%n%n",
-                        steadyDbWork.calls() / (double) steadyCount, steadyDbWork.transactions() / (double) steadyCount);
-                System.out.println("| per delivery | statement |");
-                System.out.println("| --- | --- |");
+                System.out.printf("Database work per delivery during the steady run and its drain (from "
+                        + "pg_stat_statements and pg_stat_database; statements sent together in one round trip count "
+                        + "one each): %.1f statements in %.2f transactions, %.2f ms executing them, %.0f bytes of WAL "
+                        + "written by them; the statements run at least once per 10 deliveries:%n%n",
+                        steadyDbWork.calls() / (double) steadyCount, steadyDbWork.transactions() / (double) steadyCount,
+                        steadyDbWork.execMillis() / steadyCount, steadyDbWork.walBytes() / (double) steadyCount);
+                System.out.println("| per delivery | ms executing | WAL bytes | statement |");
+                System.out.println("| --- | --- | --- | --- |");
                 for (DatabaseWork.Statement st : steadyDbWork.statements()) {
                     if (st.calls() * 10 >= steadyCount) {
                         String text = st.text().length() > 110 ? st.text().substring(0, 110) + " ..." : st.text();
-                        System.out.printf("| %.2f | `%s` |%n", st.calls() / (double) steadyCount,
+                        System.out.printf("| %.2f | %.3f | %.0f | `%s` |%n", st.calls() / (double) steadyCount,
+                                st.execMillis() / steadyCount, st.walBytes() / (double) steadyCount,
                                 text.replace("|", "\\|"));
                     }
                 }
