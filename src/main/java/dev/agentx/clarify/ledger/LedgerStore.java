@@ -11,6 +11,16 @@ public interface LedgerStore {
     Optional<Ledger> read(int issue);
 
     /**
+     * The ledger, read by who is about to change the issue in the same unit of work ({@link
+     * #atomically}, a delivery's transaction): a store whose units hold an issue's lock to their
+     * end (PostgreSQL) takes it now, so that the change reads nothing again and what this read
+     * decides stays true until the change. The file store reads as {@link #read} does.
+     */
+    default Optional<Ledger> readBeforeChange(int issue) {
+        return read(issue);
+    }
+
+    /**
      * Reads the issue's ledger (an empty one if none), applies {@code change} and writes the
      * result, all under the issue's lock. {@code change} must be pure: no I/O, no network.
      */

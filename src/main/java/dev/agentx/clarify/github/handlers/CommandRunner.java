@@ -72,11 +72,17 @@ public final class CommandRunner {
      */
     public Result run(IssueContext ctx, String login, CommentCommand command, String request) {
         try {
+            if (!changesLedger(command)) {
+                return execute(ctx, login, null, command, request);
+            }
+            // who the user is, before anything takes the issue's lock: a look-up may call GitHub
+            Who who = new Who(actors(ctx).roles(ctx.installation(), login), maintainerMayAct(List.of(command))
+                    && actors(ctx).isMaintainer(ctx.installation(), ctx.repo(), login));
             Optional<Result> again = request == null ? Optional.empty() : replay(ctx, command, request);
             if (again.isPresent()) {
                 return again.get();
             }
-            return execute(ctx, login, command, request);
+            return execute(ctx, login, who, command, request);
         } catch (Refused r) {
             return refused(login, command, r.reason, r.getMessage(), r.hint);
         } catch (ClarificationEngine.RoundLimitException e) {
@@ -92,8 +98,19 @@ public final class CommandRunner {
         }
     }
 
+    /** The user's roles, and whether a maintainer (looked up only for commands a maintainer may give). */
+    private record Who(List<String> roles, boolean maintainer) {
+    }
+
+    /** Whether carrying out the command may change the ledger (so an earlier run may have). */
+    private static boolean changesLedger(CommentCommand command) {
+        return !(command instanceof CommentCommand.Invalid || command instanceof CommentCommand.Help
+                || command instanceof CommentCommand.Status);
+    }
+
     private Optional<Result> replay(IssueContext ctx, CommentCommand command, String request) {
-        Optional<Ledger.Applied> done = ctx.local().ledgers().read(ctx.issue()).flatMap(l -> l.applied(request));
+        Optional<Ledger.Applied> done = ctx.local().ledgers().readBeforeChange(ctx.issue())
+                .flatMap(l -> l.applied(request));
         if (done.isEmpty()) {
             return Optional.empty();
         }
@@ -104,7 +121,8 @@ public final class CommandRunner {
         return Optional.of(accepted(o));
     }
 
-    private Result execute(IssueContext ctx, String login, CommentCommand command, String request) {
+    /** Carries the command out; {@code who} is null for those that change nothing (help, status, invalid). */
+    private Result execute(IssueContext ctx, String login, Who who, CommentCommand command, String request) {
         ClarificationEngine engine = ctx.local().engine();
         if (command instanceof CommentCommand.Invalid inv) {
             throw new Refused("BAD_SYNTAX", "This is not a valid command: " + inv.problem() + ".", grammar());
@@ -115,7 +133,7 @@ public final class CommandRunner {
         if (command instanceof CommentCommand.Status) {
             return new Result(true, status(ctx));
         }
-        List<String> roles = actors(ctx).roles(ctx.installation(), login);
+        List<String> roles = who.roles();
         if (command instanceof CommentCommand.Ask a) {
             String from = requesterRole(ctx, login, roles, a.role());
             // A Markdown list or task list at the end of the question offers its choices.
@@ -150,7 +168,7 @@ public final class CommandRunner {
             if (requester) {
                 return accepted(engine.execute(new ClarifyCommand.Resolve(r.id(), null, c.note()), request));
             }
-            requireMaintainer(ctx, login, r, r.status() == Status.ESCALATED
+            requireMaintainer(ctx, who, r, r.status() == Status.ESCALATED
                     ? r.id() + " is escalated: only " + actors(ctx).maintainerPolicy() + " may resolve it."
                     : "Only the requester '" + r.from() + "' or " + actors(ctx).maintainerPolicy() + " may resolve " + r.id()
                     + ".");
@@ -159,7 +177,7 @@ public final class CommandRunner {
         if (command instanceof CommentCommand.Escalate c) {
             ClarificationRecord r = record(ctx, c.id());
             if (!roles.contains(r.from()) && !roles.contains(r.to())) {
-                requireMaintainer(ctx, login, r, "Only the requester '" + r.from() + "', the target '" + r.to()
+                requireMaintainer(ctx, who, r, "Only the requester '" + r.from() + "', the target '" + r.to()
                         + "' or " + actors(ctx).maintainerPolicy() + " may escalate " + r.id() + ".");
             }
             return accepted(engine.execute(new ClarifyCommand.Escalate(r.id(), login, c.reason()), request));
@@ -167,7 +185,7 @@ public final class CommandRunner {
         if (command instanceof CommentCommand.Abandon c) {
             ClarificationRecord r = record(ctx, c.id());
             if (!roles.contains(r.from())) {
-                requireMaintainer(ctx, login, r, "Only the requester '" + r.from() + "' or "
+                requireMaintainer(ctx, who, r, "Only the requester '" + r.from() + "' or "
                         + actors(ctx).maintainerPolicy() + " may abandon " + r.id() + ".");
             }
             return accepted(engine.execute(new ClarifyCommand.Abandon(r.id(), login, c.reason()), request));
@@ -175,7 +193,7 @@ public final class CommandRunner {
         if (command instanceof CommentCommand.Accept c) {
             ClarificationRecord r = record(ctx, c.id());
             if (!roles.contains(r.from()) && !roles.contains(r.to())) {
-                requireMaintainer(ctx, login, r, "Only a person acting as the requester '" + r.from()
+                requireMaintainer(ctx, who, r, "Only a person acting as the requester '" + r.from()
                         + "' or the target '" + r.to() + "', or " + actors.maintainerPolicy() + ", may accept the "
                         + "proposed answer of " + r.id() + ".");
             }
@@ -184,8 +202,8 @@ public final class CommandRunner {
         throw new IllegalStateException("unhandled command " + command);
     }
 
-    private void requireMaintainer(IssueContext ctx, String login, ClarificationRecord r, String why) {
-        if (!actors(ctx).isMaintainer(ctx.installation(), ctx.repo(), login)) {
+    private void requireMaintainer(IssueContext ctx, Who who, ClarificationRecord r, String why) {
+        if (!who.maintainer()) {
             throw new Refused("NOT_PERMITTED", why, "Ask one of them to comment /clarify resolve " + r.id()
                     + " <decision>.");
         }
@@ -200,15 +218,19 @@ public final class CommandRunner {
     public void lookUp(IssueContext ctx, String login, List<CommentCommand> commands) {
         try {
             actors(ctx).roles(ctx.installation(), login);
-            boolean maintainerMayAct = commands.stream().anyMatch(c -> c instanceof CommentCommand.Resolve
-                    || c instanceof CommentCommand.Escalate || c instanceof CommentCommand.Abandon
-                    || c instanceof CommentCommand.Accept);
-            if (maintainerMayAct) {
+            if (maintainerMayAct(commands)) {
                 actors(ctx).isMaintainer(ctx.installation(), ctx.repo(), login);
             }
         } catch (RuntimeException e) {
             // the command meets it again and says so (or the delivery is retried)
         }
+    }
+
+    /** Whether any of the commands is one a maintainer may give for someone else's clarification. */
+    private static boolean maintainerMayAct(List<CommentCommand> commands) {
+        return commands.stream().anyMatch(c -> c instanceof CommentCommand.Resolve
+                || c instanceof CommentCommand.Escalate || c instanceof CommentCommand.Abandon
+                || c instanceof CommentCommand.Accept);
     }
 
     /** A reply carrying notes the hub made on a record (a channel that failed, a downgrade). */
@@ -259,7 +281,7 @@ public final class CommandRunner {
             throw new Refused("WRONG_ISSUE", id + " belongs to issue #" + id.issue() + ", not #" + ctx.issue() + ".",
                     "Comment on issue #" + id.issue() + " instead.");
         }
-        return ctx.local().ledgers().read(ctx.issue()).flatMap(l -> l.find(id.toString()))
+        return ctx.local().ledgers().readBeforeChange(ctx.issue()).flatMap(l -> l.find(id.toString()))
                 .orElseThrow(() -> new ClarifyException(ErrorCode.NOT_FOUND, "Clarification " + id
                         + " does not exist on this issue. `/clarify status` lists its clarifications."));
     }
@@ -268,8 +290,9 @@ public final class CommandRunner {
         if (roles.isEmpty()) {
             throw unmapped(login);
         }
-        List<ClarificationRecord> waiting = ctx.local().ledgers().read(ctx.issue()).map(Ledger::clarifications)
-                .orElse(List.of()).stream().filter(r -> r.status().awaitingAnswer() && roles.contains(r.to())).toList();
+        List<ClarificationRecord> waiting = ctx.local().ledgers().readBeforeChange(ctx.issue())
+                .map(Ledger::clarifications).orElse(List.of()).stream()
+                .filter(r -> r.status().awaitingAnswer() && roles.contains(r.to())).toList();
         if (waiting.isEmpty()) {
             throw new ClarifyException(ErrorCode.NOT_FOUND, "No clarification on this issue is waiting for an answer "
                     + "from " + String.join(", ", roles) + ". `/clarify status` lists them.");

@@ -182,7 +182,9 @@ public final class DeliveryHandler implements DeliveryProcessor {
             List<Unrouted> unrouted = new ArrayList<>();
             step.run(progress, save, unrouted);
             mirror.sync(ctx.local(), ref, issueNumber, ctx.installation());
-            return () -> afterCommit(ctx, unrouted);
+            // the ledger as this delivery leaves it (on PostgreSQL the transaction holds it: no round trip)
+            Optional<Ledger> left = unrouted.isEmpty() ? Optional.empty() : ctx.local().ledgers().read(issueNumber);
+            return () -> afterCommit(ctx, unrouted, left);
         };
     }
 
@@ -197,15 +199,15 @@ public final class DeliveryHandler implements DeliveryProcessor {
 
     /**
      * Once the delivery's changes are committed: each new question still waiting for its round's
-     * answer goes to its target's channel (an answer it gives is recorded and posted; a channel's
-     * note, like a failure, is a reply of its own), then the monitor runs for the repository. A
-     * crash before this leaves a question unrouted until the monitor finds it stale and asks again.
+     * answer in {@code ledger} (as the delivery left it) goes to its target's channel (an answer
+     * it gives is recorded and posted; a channel's note, like a failure, is a reply of its own),
+     * then the monitor runs for the repository. A crash before this leaves a question unrouted
+     * until the monitor finds it stale and asks again.
      */
-    private void afterCommit(IssueContext ctx, List<Unrouted> unrouted) {
+    private void afterCommit(IssueContext ctx, List<Unrouted> unrouted, Optional<Ledger> ledger) {
         List<Effect> replies = new ArrayList<>();
         boolean recorded = false;
-        // read once: routing one question records at most its own answer, never another's round
-        Optional<Ledger> ledger = unrouted.isEmpty() ? Optional.empty() : ctx.local().ledgers().read(ctx.issue());
+        // routing one question records at most its own answer, never another's round: one ledger for all
         for (Unrouted u : unrouted) {
             ClarificationRecord asked = u.asked().record();
             Optional<ClarificationRecord> now = ledger.flatMap(l -> l.find(asked.id()));

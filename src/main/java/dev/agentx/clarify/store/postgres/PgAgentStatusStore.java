@@ -209,29 +209,28 @@ public final class PgAgentStatusStore implements AgentStatusStore {
         recording.computeIfAbsent(issue, i -> new TreeSet<>()).addAll(agents);
     }
 
-    /** Records what each issue's ledger, as the transaction has it, makes of its agents: one batch. */
+    /**
+     * Records what each issue's ledger, as the transaction has it, makes of its agents: one
+     * statement, sent with the transaction's commit.
+     */
     private void record(Map<Integer, Set<String>> recording) {
-        db.inTransaction(c -> {
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO status_changes (repo, issue, statuses) "
-                    + "VALUES (?, ?, ?::jsonb)")) {
-                int rows = 0;
-                for (Map.Entry<Integer, Set<String>> m : recording.entrySet()) {
-                    Ledger ledger = ledgers.read(m.getKey()).orElse(Ledger.empty(m.getKey()));
-                    Map<String, AgentStatus> derived = StatusRules.derive(ledger, m.getValue());
-                    if (!derived.isEmpty()) {
-                        s.setString(1, repo);
-                        s.setInt(2, m.getKey());
-                        s.setString(3, new String(codec.encode(derived), StandardCharsets.UTF_8));
-                        s.addBatch();
-                        rows++;
-                    }
-                }
-                if (rows > 0) {
-                    s.executeBatch();
-                }
+        List<Integer> issues = new ArrayList<>();
+        List<String> derived = new ArrayList<>();
+        for (Map.Entry<Integer, Set<String>> m : recording.entrySet()) {
+            Ledger ledger = ledgers.read(m.getKey()).orElse(Ledger.empty(m.getKey()));
+            Map<String, AgentStatus> statuses = StatusRules.derive(ledger, m.getValue());
+            if (!statuses.isEmpty()) {
+                issues.add(m.getKey());
+                derived.add(new String(codec.encode(statuses), StandardCharsets.UTF_8));
             }
-            return null;
-        });
+        }
+        if (issues.isEmpty()) {
+            return;
+        }
+        // unnest keeps the arrays' order, so the ids (the fold's order) follow the order of first mirroring
+        db.deferred().add("INSERT INTO status_changes (repo, issue, statuses) SELECT ?, i, s::jsonb "
+                + "FROM unnest(?::int[], ?::text[]) WITH ORDINALITY AS t(i, s, n) ORDER BY n",
+                p -> p.text(repo).integers(issues).texts(derived));
     }
 
     /** Locks the row, makes the changes in order, writes it if they changed it. */

@@ -396,7 +396,8 @@ public final class PgDeliveryQueue implements DeliveryQueue {
 
     /**
      * Marks the delivery done with. Inside a transaction (a delivery's unit, {@link
-     * PostgresDatabase#run}) the mark commits with the delivery's changes, and the delivery must
+     * PostgresDatabase#run}) the mark commits with the delivery's changes, sent with the commit
+     * after every other write of the transaction ({@link Pipeline#last}), and the delivery must
      * still be this replica's: one another replica took over meanwhile (this one was paused past
      * {@link #GONE_AFTER}) makes the unit roll back, so nothing it did counts twice.
      *
@@ -404,28 +405,27 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      * WAL to reach the disk ({@code synchronous_commit} off, as the file inbox writes its done
      * records without a sync): a crash of the database may undo the last fraction of a second of
      * such marks, and those deliveries are processed again, which changes nothing. So a delivery
-     * that changes nothing costs one flush of the WAL, its acknowledgement's.
+     * that changes nothing costs one flush of the WAL, its acknowledgement's. A transaction that
+     * wrote anything else (effect claims among them: their effects are sent once it commits)
+     * waits for the flush.
      */
     private void finish(Queued q, String state, String failure) {
-        boolean joined = db.open();
-        int marked = db.inTransaction(c -> {
-            try (PreparedStatement s = c.prepareStatement(DONE_MARK)) {
-                s.setString(1, state);
-                s.setString(2, failure);
-                s.setTimestamp(3, Timestamp.from(clock.instant()));
-                s.setLong(4, q.seq());
-                s.setString(5, replica);
-                return s.executeUpdate();
-            }
-        });
-        if (!joined) {
+        Instant at = clock.instant();
+        Pipeline.Binder mark = p -> p.text(state).text(failure).time(at).number(q.seq()).text(replica);
+        if (!db.open()) {
+            db.autoCommit(c -> {
+                new Pipeline().add(DONE_MARK, mark).send(c);
+                return null;
+            });
             open.remove(q.seq());
             return;
         }
-        if (marked == 0) {
-            throw new IllegalStateException("delivery " + q.id() + " is no longer replica " + replica + "'s to "
-                    + "finish (another replica took it over); what this attempt did is rolled back");
-        }
+        db.deferred().last(DONE_MARK, mark, marked -> {
+            if (marked == 0) {
+                throw new IllegalStateException("delivery " + q.id() + " is no longer replica " + replica
+                        + "'s to finish (another replica took it over); what this attempt did is rolled back");
+            }
+        });
         db.join(new UnitOfWork.Participant() {
             @Override
             public void committed() {

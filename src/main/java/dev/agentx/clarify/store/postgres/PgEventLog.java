@@ -9,7 +9,6 @@ import dev.agentx.clarify.files.JsonSupport;
 import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,25 +22,43 @@ public final class PgEventLog implements EventLog {
         this.repo = repo;
     }
 
+    /** At most this many events go into one statement (six parameters each, of the 65,535 a statement may have). */
+    private static final int MAX_ROWS = 1000;
+
+    /**
+     * One statement per thousand events. Inside a transaction they are sent with the transaction's
+     * next round trip ({@link PostgresDatabase#deferred}); outside one they are a transaction of
+     * their own.
+     */
     @Override
     public void publish(List<ClarificationEvent> events) {
         if (events.isEmpty()) {
             return;
         }
-        db.inTransaction(c -> {
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO events (repo, type, issue, clarification_id, "
-                    + "at, event) VALUES (?, ?, ?, ?, ?, ?::jsonb)")) {
-                for (ClarificationEvent e : events) {
-                    s.setString(1, repo);
-                    s.setString(2, e.event().wire());
-                    s.setInt(3, e.issueNumber());
-                    s.setString(4, e.clarificationId());
-                    s.setTimestamp(5, Timestamp.from(e.timestamp()));
-                    s.setString(6, new String(JsonlEventLog.json(e), StandardCharsets.UTF_8));
-                    s.addBatch();
-                }
-                s.executeBatch();
+        Pipeline inserts = new Pipeline();
+        for (int from = 0; from < events.size(); from += MAX_ROWS) {
+            List<ClarificationEvent> rows = List.copyOf(events.subList(from, Math.min(events.size(), from + MAX_ROWS)));
+            List<String> json = rows.stream().map(e -> new String(JsonlEventLog.json(e), StandardCharsets.UTF_8))
+                    .toList();
+            StringBuilder sql = new StringBuilder("INSERT INTO events (repo, type, issue, clarification_id, at, "
+                    + "event) VALUES ");
+            for (int i = 0; i < rows.size(); i++) {
+                sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?, ?::jsonb)");
             }
+            inserts.add(sql.toString(), p -> {
+                for (int i = 0; i < rows.size(); i++) {
+                    ClarificationEvent e = rows.get(i);
+                    p.text(repo).text(e.event().wire()).integer(e.issueNumber()).text(e.clarificationId())
+                            .time(e.timestamp()).text(json.get(i));
+                }
+            });
+        }
+        if (db.open()) {
+            inserts.moveTo(db.deferred());
+            return;
+        }
+        db.inTransaction(c -> {
+            inserts.send(c);
             return null;
         });
     }

@@ -21,46 +21,66 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * Ledgers as rows of {@code ledgers}, the SPEC-1 document as {@code jsonb}. An update is one
- * transaction: it takes the issue's lock (a transaction-scoped advisory lock on the repository and
- * issue, which also covers an issue that has no row yet), reads the row, applies the engine's pure
- * change and writes the row back with its version one higher; other writers of the issue, in this
- * process or any other replica, wait for the commit. A reader never waits: it sees the last
- * committed ledger.
+ * Ledgers as rows of {@code ledgers}, the SPEC-1 document as {@code jsonb}. An update runs in a
+ * transaction (the caller's, a delivery's, or one of its own): it takes the issue's lock (a
+ * transaction-scoped advisory lock on the repository and issue, which also covers an issue that
+ * has no row yet), reads the row, applies the engine's pure change and writes the row back with
+ * its version one higher; other writers of the issue, in this process or any other replica, wait
+ * for the commit. The transaction keeps the ledgers it holds, so its later reads and updates of
+ * them cost no round trip, and sends the write with its next round trip. A reader never waits: it
+ * sees the last committed ledger.
  */
 public final class PgLedgerStore implements LedgerStore {
+    private static final String SELECT = "SELECT ledger::text FROM ledgers WHERE repo = ? AND issue = ?";
+    private static final String UPSERT = "INSERT INTO ledgers (repo, issue, version, active, ledger, updated_at) "
+            + "VALUES (?, ?, 1, ?, ?::jsonb, now()) ON CONFLICT (repo, issue) DO UPDATE SET "
+            + "version = ledgers.version + 1, active = excluded.active, ledger = excluded.ledger, "
+            + "updated_at = excluded.updated_at";
+
     private final PostgresDatabase db;
     private final String repo;
     private final LedgerCodec codec = new LedgerCodec();
-    /** The ledgers the thread's open transaction has written, by issue (see {@link #remember}). */
-    private final ThreadLocal<Map<Integer, Ledger>> written = new ThreadLocal<>();
+    /**
+     * The issues whose lock the thread's open transaction holds, each with its ledger as the
+     * transaction has it (empty: no row). The lock, held to the end of the transaction, keeps each
+     * the ledger as stored (with this transaction's writes), so it is not selected and decoded again.
+     */
+    private final ThreadLocal<Map<Integer, Optional<Ledger>>> held = new ThreadLocal<>();
 
     PgLedgerStore(PostgresDatabase db, String repo) {
         this.db = db;
         this.repo = repo;
     }
 
-    /** One statement: outside a transaction it is its own (no BEGIN and COMMIT around it), inside it joins it. */
+    /**
+     * One statement: outside a transaction it is its own (no BEGIN and COMMIT around it), inside
+     * it joins it; none for an issue the transaction holds.
+     */
     @Override
     public Optional<Ledger> read(int issue) {
-        return db.autoCommit(c -> read(c, issue, false));
+        Map<Integer, Optional<Ledger>> mine = held.get();
+        if (mine != null && mine.containsKey(issue)) {
+            return mine.get(issue);
+        }
+        return db.autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement(SELECT)) {
+                s.setString(1, repo);
+                s.setInt(2, issue);
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next() ? Optional.of(decode(issue, r.getString(1), false)) : Optional.empty();
+                }
+            }
+        });
     }
 
-    private Optional<Ledger> read(Connection c, int issue, boolean forWrite) throws SQLException {
-        Map<Integer, Ledger> mine = written.get();
-        if (mine != null && mine.containsKey(issue)) {
-            return Optional.of(mine.get(issue));
-        }
-        try (PreparedStatement s = c.prepareStatement("SELECT ledger::text FROM ledgers WHERE repo = ? AND issue = ?")) {
-            s.setString(1, repo);
-            s.setInt(2, issue);
-            try (ResultSet r = s.executeQuery()) {
-                if (!r.next()) {
-                    return Optional.empty();
-                }
-                return Optional.of(decode(issue, r.getString(1), forWrite));
-            }
-        }
+    /**
+     * Inside a transaction, takes the issue's lock now and reads the ledger under it: the change
+     * that follows in the transaction reads nothing again, and a read that decides the change (a
+     * command's earlier run, the record it names) sees what the change will see.
+     */
+    @Override
+    public Optional<Ledger> readBeforeChange(int issue) {
+        return db.open() ? hold(issue) : read(issue);
     }
 
     /** Decodes a ledger row; a writer refuses fields this version does not know, as the file store does. */
@@ -93,44 +113,64 @@ public final class PgLedgerStore implements LedgerStore {
                 + "from the App's comments.");
     }
 
+    /**
+     * In the thread's transaction, or one of its own: takes the issue's lock and reads the ledger
+     * (one round trip, with the writes deferred so far), unless the transaction holds it already;
+     * applies the change; defers the write to the transaction's next round trip.
+     */
     @Override
     public <T> T update(int issue, String actor, Function<Ledger, Mutation<T>> change) {
-        return db.inTransaction(c -> {
-            lockIssue(c, issue);
-            Ledger current = read(c, issue, true).orElse(Ledger.empty(issue));
-            Mutation<T> m = change.apply(current);
-            if (m.ledger() != null && !LedgerStore.unchanged(m.ledger(), current)) {
-                write(c, m.ledger());
-                remember(m.ledger());
-            }
-            return m.result();
-        });
+        if (!db.open()) {
+            return db.inTransaction(c -> update(issue, actor, change));
+        }
+        Ledger current = hold(issue).orElse(Ledger.empty(issue));
+        Mutation<T> m = change.apply(current);
+        if (m.ledger() != null && !LedgerStore.unchanged(m.ledger(), current)) {
+            Ledger next = m.ledger();
+            byte[] json = codec.encode(next);
+            db.deferred().add(UPSERT, p -> p.text(repo).integer(next.issueNumber()).bool(!next.active().isEmpty())
+                    .text(new String(json, StandardCharsets.UTF_8)));
+            held.get().put(issue, Optional.of(next));
+        }
+        return m.result();
     }
 
     /**
-     * Keeps a ledger this transaction wrote for its later reads (the statuses mirrored at its
-     * commit, a delivery's next command on the issue): the issue's lock, held to the end of the
-     * transaction, keeps it the ledger as stored, so it is not selected and decoded again.
+     * The issue's ledger as the thread's open transaction holds it: on the first call, the issue's
+     * lock (a transaction-scoped advisory lock on the repository and issue, which also covers an
+     * issue that has no row yet, waiting at most {@link PostgresDatabase#LOCK_TIMEOUT}) and the
+     * read under it, in one round trip.
      */
-    private void remember(Ledger ledger) {
-        Map<Integer, Ledger> mine = written.get();
+    private Optional<Ledger> hold(int issue) {
+        Map<Integer, Optional<Ledger>> mine = held.get();
+        if (mine != null && mine.containsKey(issue)) {
+            return mine.get(issue);
+        }
+        String[] text = {null};
+        Pipeline p = new Pipeline();
+        db.limitLockWaits(p);
+        p.query("SELECT pg_advisory_xact_lock(hashtext(?), ?)", b -> b.text(repo).integer(issue), r -> { })
+                .query(SELECT, b -> b.text(repo).integer(issue), r -> text[0] = r.next() ? r.getString(1) : null);
+        db.exchange(p);
+        Optional<Ledger> ledger = text[0] == null ? Optional.empty() : Optional.of(decode(issue, text[0], true));
         if (mine == null) {
-            Map<Integer, Ledger> fresh = new HashMap<>();
-            written.set(fresh);
+            Map<Integer, Optional<Ledger>> fresh = new HashMap<>();
+            held.set(fresh);
             db.join(new UnitOfWork.Participant() {
                 @Override
                 public void committed() {
-                    written.remove();
+                    held.remove();
                 }
 
                 @Override
                 public void rolledBack() {
-                    written.remove();
+                    held.remove();
                 }
             });
             mine = fresh;
         }
-        mine.put(ledger.issueNumber(), ledger);
+        mine.put(issue, ledger);
+        return ledger;
     }
 
     /** One transaction: the ledger writes, statuses and events inside commit together. */
@@ -139,22 +179,9 @@ public final class PgLedgerStore implements LedgerStore {
         return db.inTransaction(c -> work.get());
     }
 
-    /** Takes the issue's lock for the rest of the transaction, waiting at most {@link PostgresDatabase#LOCK_TIMEOUT}. */
-    private void lockIssue(Connection c, int issue) throws SQLException {
-        db.limitLockWaits(c);
-        try (PreparedStatement s = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?), ?)")) {
-            s.setString(1, repo);
-            s.setInt(2, issue);
-            s.executeQuery().close();
-        }
-    }
-
-    /** Writes a ledger as it is (the store copy's insert; an update's write). */
+    /** Writes a ledger as it is (the store copy's insert). */
     void write(Connection c, Ledger ledger) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO ledgers (repo, issue, version, active, ledger, "
-                + "updated_at) VALUES (?, ?, 1, ?, ?::jsonb, now()) ON CONFLICT (repo, issue) DO UPDATE SET "
-                + "version = ledgers.version + 1, active = excluded.active, ledger = excluded.ledger, "
-                + "updated_at = excluded.updated_at")) {
+        try (PreparedStatement s = c.prepareStatement(UPSERT)) {
             s.setString(1, repo);
             s.setInt(2, ledger.issueNumber());
             s.setBoolean(3, !ledger.active().isEmpty());

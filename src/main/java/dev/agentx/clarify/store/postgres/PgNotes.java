@@ -43,8 +43,9 @@ public final class PgNotes implements Notes {
 
     /**
      * The lock is a transaction-level advisory lock on the name's hash, so a note not written yet
-     * has one too. Locked again in the same transaction, the note is not read again: the lock keeps
-     * it as the transaction last read or wrote it.
+     * has one too; taking it and reading the note under it are one round trip (with the writes the
+     * transaction deferred). Locked again in the same transaction, the note is not read again: the
+     * lock keeps it as the transaction last read or wrote it.
      */
     @Override
     public <T> Optional<T> lock(String name, Class<T> type) {
@@ -55,14 +56,13 @@ public final class PgNotes implements Notes {
         if (mine != null && mine.containsKey(name)) {
             return parse(name, mine.get(name), type);
         }
-        String text = db.inTransaction(c -> {
-            db.limitLockWaits(c);
-            try (PreparedStatement s = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")) {
-                s.setString(1, name);
-                s.executeQuery().close();
-            }
-            return select(c, name);
-        });
+        String[] read = {null};
+        Pipeline p = new Pipeline();
+        db.limitLockWaits(p);
+        p.query("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", b -> b.text(name), r -> { })
+                .query(SELECT, b -> b.text(name), r -> read[0] = r.next() ? r.getString(1) : null);
+        db.exchange(p);
+        String text = read[0];
         if (mine == null) {
             mine = new HashMap<>();
             locked.set(mine);
@@ -82,8 +82,12 @@ public final class PgNotes implements Notes {
         return parse(name, text, type);
     }
 
+    private static final String SELECT = "SELECT note::text FROM shared_notes WHERE name = ?";
+    private static final String UPSERT = "INSERT INTO shared_notes (name, note, updated_at) VALUES (?, ?::jsonb, ?) "
+            + "ON CONFLICT (name) DO UPDATE SET note = EXCLUDED.note, updated_at = EXCLUDED.updated_at";
+
     private static String select(Connection c, String name) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT note::text FROM shared_notes WHERE name = ?")) {
+        try (PreparedStatement s = c.prepareStatement(SELECT)) {
             s.setString(1, name);
             try (ResultSet r = s.executeQuery()) {
                 return r.next() ? r.getString(1) : null;
@@ -103,6 +107,7 @@ public final class PgNotes implements Notes {
         }
     }
 
+    /** Inside a transaction the write is sent with its next round trip ({@link PostgresDatabase#deferred}). */
     @Override
     public void put(String name, Object value) {
         String text;
@@ -111,16 +116,19 @@ public final class PgNotes implements Notes {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        db.autoCommit(c -> {
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO shared_notes (name, note, updated_at) "
-                    + "VALUES (?, ?::jsonb, ?) ON CONFLICT (name) DO UPDATE SET note = EXCLUDED.note, "
-                    + "updated_at = EXCLUDED.updated_at")) {
-                s.setString(1, name);
-                s.setString(2, text);
-                s.setTimestamp(3, Timestamp.from(clock.instant()));
-                return s.executeUpdate();
-            }
-        });
+        java.time.Instant at = clock.instant();
+        if (db.open()) {
+            db.deferred().add(UPSERT, p -> p.text(name).text(text).time(at));
+        } else {
+            db.autoCommit(c -> {
+                try (PreparedStatement s = c.prepareStatement(UPSERT)) {
+                    s.setString(1, name);
+                    s.setString(2, text);
+                    s.setTimestamp(3, Timestamp.from(at));
+                    return s.executeUpdate();
+                }
+            });
+        }
         Map<String, String> mine = locked.get();
         if (mine != null && mine.containsKey(name)) {
             mine.put(name, text);

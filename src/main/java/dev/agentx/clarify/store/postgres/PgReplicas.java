@@ -31,29 +31,35 @@ public final class PgReplicas implements Replicas {
         return replica;
     }
 
+    /**
+     * One statement. Inside a transaction (a delivery's effects, claimed as it commits) it is sent
+     * with the transaction's commit, and the set it returns is filled then, before the commit.
+     */
     @Override
     public java.util.Set<String> claimEffects(Map<String, String> effects, Instant now) {
         java.util.Set<String> claimed = new java.util.HashSet<>();
         if (effects.isEmpty()) {
             return claimed;
         }
-        return db.inTransaction(c -> {
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO effect_claims (hash, replica, claimed_at, "
-                    + "effect) SELECT h, ?, ?, e::jsonb FROM unnest(?::text[], ?::text[]) AS t(h, e) "
-                    + "ON CONFLICT (hash) DO NOTHING RETURNING hash")) {
-                List<String> hashes = new ArrayList<>(effects.keySet());
-                s.setString(1, replica);
-                s.setTimestamp(2, Timestamp.from(now));
-                s.setArray(3, c.createArrayOf("text", hashes.toArray()));
-                s.setArray(4, c.createArrayOf("text", hashes.stream().map(effects::get).toArray()));
-                try (ResultSet r = s.executeQuery()) {
+        List<String> hashes = new ArrayList<>(effects.keySet());
+        List<String> json = hashes.stream().map(effects::get).toList();
+        Pipeline claim = new Pipeline().query("INSERT INTO effect_claims (hash, replica, claimed_at, effect) "
+                + "SELECT h, ?, ?, e::jsonb FROM unnest(?::text[], ?::text[]) AS t(h, e) "
+                + "ON CONFLICT (hash) DO NOTHING RETURNING hash", p -> p.text(replica).time(now).texts(hashes).texts(json),
+                r -> {
                     while (r.next()) {
                         claimed.add(r.getString(1));
                     }
-                }
-            }
-            return claimed;
-        });
+                });
+        if (db.open()) {
+            claim.moveTo(db.deferred());
+        } else {
+            db.inTransaction(c -> {
+                claim.send(c);
+                return null;
+            });
+        }
+        return claimed;
     }
 
     @Override

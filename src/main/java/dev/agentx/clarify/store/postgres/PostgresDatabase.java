@@ -48,6 +48,8 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     private final ThreadLocal<Connection> current = new ThreadLocal<>();
     /** Who takes part in the transaction this thread has open ({@link #join}), in the order they joined. */
     private final ThreadLocal<List<Participant>> participants = new ThreadLocal<>();
+    /** The writes the transaction this thread has open has not sent yet ({@link #deferred}). */
+    private final ThreadLocal<Pipeline> deferred = new ThreadLocal<>();
     /** Whether every connection of the pool has {@link #LOCK_TIMEOUT} set at its start; else each lock sets it. */
     private final boolean lockTimeoutPerConnection;
     /** Folds the agent statuses' recorded changes behind the commits that recorded them. */
@@ -319,15 +321,17 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
 
     /**
      * Runs {@code work} in one transaction: committed when it returns, rolled back when it throws.
-     * Called inside another {@code inTransaction} of the same thread, it joins that transaction.
-     * A lock wait over {@link #LOCK_TIMEOUT} is LOCK_TIMEOUT (safe to retry); any other database
-     * failure is INTERNAL, saying which database.
+     * Called inside another {@code inTransaction} of the same thread, it joins that transaction,
+     * after the writes deferred so far are sent ({@link #deferred}): {@code work} sees them. A lock
+     * wait over {@link #LOCK_TIMEOUT} is LOCK_TIMEOUT (safe to retry); any other database failure
+     * is INTERNAL, saying which database.
      */
     public <T> T inTransaction(Work<T> work) {
         Connection open = current.get();
         if (open != null) {
             // inside another unit of this thread: part of its transaction, committed with it
             try {
+                deferred.get().sendAllButLast(open);
                 return work.run(open);
             } catch (SQLException e) {
                 throw failure(e);
@@ -339,12 +343,15 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             c.setAutoCommit(false);
             current.set(c);
             participants.set(joined);
+            Pipeline writes = new Pipeline();
+            deferred.set(writes);
             try {
                 T result = work.run(c);
                 // a participant may join another while it runs: every one is told, in order
                 for (int i = 0; i < joined.size(); i++) {
                     joined.get(i).beforeCommit();
                 }
+                writes.send(c);
                 c.commit();
                 committed = true;
                 return result;
@@ -358,6 +365,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             } finally {
                 current.remove();
                 participants.remove();
+                deferred.remove();
                 c.setAutoCommit(true);
             }
         } catch (SQLException e) {
@@ -390,6 +398,40 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         }
         if (failed != null) {
             throw failed;
+        }
+    }
+
+    /**
+     * The writes of the transaction this thread has open that wait to be sent: each is sent with
+     * the transaction's next round trip ({@link #exchange}, another unit joining it) or with its
+     * commit, not on its own. A writer defers only what nothing it does later in the transaction
+     * reads back from the database (what it reads again it keeps: the ledgers and notes this
+     * transaction holds). The {@link Pipeline#last} part is sent at the commit only, after every
+     * other write.
+     *
+     * @throws IllegalStateException when this thread has no transaction open
+     */
+    Pipeline deferred() {
+        Pipeline writes = deferred.get();
+        if (writes == null) {
+            throw new IllegalStateException("no transaction open on this thread to defer a write to");
+        }
+        return writes;
+    }
+
+    /**
+     * Sends {@code statements} in one round trip with the writes deferred so far (first, so the
+     * statements see them), inside the transaction this thread has open.
+     *
+     * @throws IllegalStateException when this thread has no transaction open
+     */
+    void exchange(Pipeline statements) {
+        Pipeline writes = deferred();
+        statements.moveTo(writes);
+        try {
+            writes.sendAllButLast(current.get());
+        } catch (SQLException e) {
+            throw failure(e);
         }
     }
 
@@ -439,6 +481,13 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             try (PreparedStatement s = c.prepareStatement("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT + "'")) {
                 s.execute();
             }
+        }
+    }
+
+    /** As {@link #limitLockWaits(Connection)}, as the first statement of {@code p}. */
+    void limitLockWaits(Pipeline p) {
+        if (!lockTimeoutPerConnection) {
+            p.add("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT + "'", x -> { });
         }
     }
 
