@@ -35,6 +35,13 @@ public interface UnitOfWork {
         default void beforeCommit() {
         }
 
+        /**
+         * Everything of the unit is sent; the commit, which waits for the disk, is next. Must not
+         * fail. {@link #committed} or {@link #rolledBack} follows.
+         */
+        default void committing() {
+        }
+
         /** The unit committed (outside it: work here is a unit of its own). */
         default void committed() {
         }

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.github.inbox;
 
+import dev.agentx.clarify.store.UnitOfWork;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -13,6 +14,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * acknowledgements are falling behind), lanes start new deliveries one at a time; a delivery
  * already started goes on. One lane always works, so a long burst delays the worker but never
  * stops it. When the burst ends the backlog is worked off on every lane.
+ *
+ * <p>A lane whose delivery waits for its commit to reach the disk (PostgreSQL's WAL flush, a few
+ * milliseconds of no CPU) steps aside meanwhile ({@link #stepAsideWhileCommitting}): the next lane
+ * may start, so the flushes of several deliveries overlap while one lane at a time computes.
+ * Without it one lane's throughput would be one delivery per flush, under the webhook's rate.
  */
 public final class AckPriority {
     /** Webhook requests in flight at or above which the worker steps back to one lane. */
@@ -76,5 +82,44 @@ public final class AckPriority {
     public synchronized void laneDone() {
         working--;
         notifyAll();
+    }
+
+    /**
+     * For the unit of a lane's delivery ({@link UnitOfWork#join}): while the unit waits for its
+     * commit, the lane does not count as working, so another may start; once the commit is over
+     * (or failed) it counts again and goes on, whatever the limit then: its delivery has started.
+     */
+    public UnitOfWork.Participant stepAsideWhileCommitting() {
+        return new UnitOfWork.Participant() {
+            private boolean aside;
+
+            @Override
+            public void committing() {
+                synchronized (AckPriority.this) {
+                    working--;
+                    AckPriority.this.notifyAll();
+                }
+                aside = true;
+            }
+
+            @Override
+            public void committed() {
+                back();
+            }
+
+            @Override
+            public void rolledBack() {
+                back();
+            }
+
+            private void back() {
+                if (aside) {
+                    aside = false;
+                    synchronized (AckPriority.this) {
+                        working++;
+                    }
+                }
+            }
+        };
     }
 }

@@ -472,6 +472,9 @@ public final class Worker implements AutoCloseable {
                 // one transaction: the delivery's changes, their effects' claims and its done mark
                 // commit together, or nothing of them does and the next attempt starts afresh
                 after = unit.run(() -> {
+                    if (!synchronous) {
+                        unit.join(priority.stepAsideWhileCommitting());
+                    }
                     Runnable then = changes.apply(progress, p -> { });
                     inbox.done(q);
                     return then;

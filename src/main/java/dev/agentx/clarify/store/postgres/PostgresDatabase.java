@@ -352,6 +352,9 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                     joined.get(i).beforeCommit();
                 }
                 writes.send(c);
+                for (Participant p : joined) {
+                    p.committing();
+                }
                 c.commit();
                 committed = true;
                 return result;

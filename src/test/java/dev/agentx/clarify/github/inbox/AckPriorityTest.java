@@ -72,6 +72,42 @@ class AckPriorityTest {
     }
 
     @Test
+    void aLaneWaitingForItsCommitLetsTheNextStartDuringABurstAndGoesOnAfterIt() throws Exception {
+        AckPriority p = new AckPriority(4);
+        p.requestStarted();
+        p.requestStarted();
+        p.laneStarting();
+        dev.agentx.clarify.store.UnitOfWork.Participant unit = p.stepAsideWhileCommitting();
+        CountDownLatch next = new CountDownLatch(1);
+        Thread second = new Thread(() -> {
+            p.laneStarting();
+            next.countDown();
+        });
+        second.start();
+        awaitBlocked(second);
+        assertEquals(1, next.getCount(), "the first lane is computing: the second waits");
+        unit.committing(); // the first lane's delivery waits for the disk
+        assertTrue(next.await(10, TimeUnit.SECONDS), "a lane waiting for its commit uses no core: the next starts");
+        second.join();
+        unit.committed(); // both count again: a third waits for one of them
+        CountDownLatch third = new CountDownLatch(1);
+        Thread lane = new Thread(() -> {
+            p.laneStarting();
+            third.countDown();
+        });
+        lane.start();
+        awaitBlocked(lane);
+        p.laneDone();
+        assertEquals(1, third.getCount(), "two lanes were working: one done leaves one, the limit");
+        p.laneDone();
+        assertTrue(third.await(10, TimeUnit.SECONDS));
+        lane.join();
+        unit.rolledBack(); // told twice: counted back once
+        p.laneDone();
+        assertEquals(1, p.allowedLanes());
+    }
+
+    @Test
     void anInterruptedLaneGoesOnWithItsInterruptKept() throws Exception {
         AckPriority p = new AckPriority(1);
         p.laneStarting();
