@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 /** The deliveries table as two replicas on one database see it. */
 class PgDeliveryQueueTest {
     private final MutableClock clock = MutableClock.at("2026-05-04T10:00:00Z");
+    private dev.agentx.clarify.support.TestPostgres.Database database;
     private PostgresDatabase db;
     private PgDeliveryQueue a;
     private PgDeliveryQueue b;
@@ -35,7 +36,8 @@ class PgDeliveryQueueTest {
 
     @BeforeEach
     void open() {
-        db = dev.agentx.clarify.support.TestPostgres.newDatabase().open(6);
+        database = dev.agentx.clarify.support.TestPostgres.newDatabase();
+        db = database.open(6);
         a = db.deliveries("replica-a", clock);
         b = db.deliveries("replica-b", clock);
         a.onQueued(queuedOnA::add);
@@ -172,6 +174,22 @@ class PgDeliveryQueueTest {
         assertInstanceOf(Turn.Gone.class, b.take(left.get(1), clock.instant()), "a took d-2 back");
         assertEquals(0, b.size());
         assertEquals(1, a.size(), "d-2");
+    }
+
+    @Test
+    void theReplicaThatAcknowledgedADeliveryTakesItsBodyFromMemoryAnotherReadsTheRow() throws Exception {
+        a.accept("d-1", "issue_comment", body("1"), "acme/shop#1");
+        a.accept("d-2", "issue_comment", body("2"), "acme/shop#2");
+        try (java.sql.Connection c = database.dataSource().getConnection(); java.sql.Statement s = c.createStatement()) {
+            // the row says something else: only a take that reads it sees that
+            s.executeUpdate("UPDATE deliveries SET body = convert_to('{\"n\":\"row\"}', 'UTF8')");
+        }
+        Turn.Mine first = assertInstanceOf(Turn.Mine.class, a.take(queuedOnA.get(0), clock.instant()));
+        assertArrayEquals(body("1"), first.delivery().body(), "taken from memory, without reading the body");
+        db.leave("replica-a");
+        Queued second = b.adoptable(clock.instant()).get(1);
+        Turn.Mine taken = assertInstanceOf(Turn.Mine.class, b.take(second, clock.instant()));
+        assertArrayEquals(body("row"), taken.delivery().body(), "another replica reads the row");
     }
 
     @Test

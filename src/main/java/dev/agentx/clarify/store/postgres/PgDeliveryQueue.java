@@ -65,6 +65,16 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     private final AtomicBoolean inserting = new AtomicBoolean();
     /** Deliveries handed to this replica's worker and not done with here (their progress notes stay). */
     private final Set<Long> open = ConcurrentHashMap.newKeySet();
+    /**
+     * The bodies of deliveries this replica acknowledged and has not done with, so that taking one
+     * reads only its row's small columns: reading the body back costs the database more than any
+     * other statement of a delivery (its TOAST, decompressed). At most {@link #BODIES_HELD} bytes;
+     * the rest are read from the row.
+     */
+    private final Map<Long, byte[]> bodies = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong bodyBytes = new java.util.concurrent.atomic.AtomicLong();
+    /** At most this many bytes of bodies are kept in memory ({@link #bodies}). */
+    static final long BODIES_HELD = 32L << 20;
 
     PgDeliveryQueue(PostgresDatabase db, String replica, Clock clock) {
         this.db = db;
@@ -138,8 +148,26 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         }
         Queued q = new Queued(seq, id, event, me.at, key);
         open.add(seq);
+        hold(seq, body);
         listener.accept(q);
         return Accepted.QUEUED;
+    }
+
+    private void hold(long seq, byte[] body) {
+        if (bodyBytes.addAndGet(body.length) <= BODIES_HELD) {
+            bodies.put(seq, body);
+        } else {
+            bodyBytes.addAndGet(-body.length);
+        }
+    }
+
+    /** Done with the delivery here: its body is no longer kept. */
+    private void close(long seq) {
+        open.remove(seq);
+        byte[] body = bodies.remove(seq);
+        if (body != null) {
+            bodyBytes.addAndGet(-body.length);
+        }
     }
 
     /** Waits a little for the insert that takes {@code a} along (a failure is thrown by the caller's join). */
@@ -267,7 +295,9 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     /** An earlier delivery of {@code d}'s line is still queued (whoever holds it). */
     private static final String FIRST_IN_LINE = "(d.order_key = '' OR NOT EXISTS (SELECT 1 FROM deliveries e "
             + "WHERE e.state = 'queued' AND e.order_key = d.order_key AND e.seq < d.seq))";
-    private static final String DELIVERY_COLUMNS = "d.id, d.event, d.received_at, d.body, d.attempts, d.not_before";
+    /** The columns of a taken delivery; its body only when the parameter (the first of the statement) is true. */
+    private static final String DELIVERY_COLUMNS = "d.id, d.event, d.received_at, CASE WHEN ?::boolean THEN d.body "
+            + "END, d.attempts, d.not_before";
 
     /**
      * Takes the delivery if it is still queued, first in its line, and held here or by a replica
@@ -277,12 +307,14 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      */
     @Override
     public Turn take(Queued q, Instant now) {
+        byte[] held = bodies.get(q.seq());
         Turn turn = db.autoCommit(c -> {
             try (PreparedStatement s = c.prepareStatement("SELECT " + DELIVERY_COLUMNS + " FROM deliveries d "
                     + "WHERE d.seq = ? AND d.state = 'queued' AND d.replica = ? AND " + FIRST_IN_LINE)) {
-                s.setLong(1, q.seq());
-                s.setString(2, replica);
-                Turn mine = mine(s);
+                s.setBoolean(1, held == null);
+                s.setLong(2, q.seq());
+                s.setString(3, replica);
+                Turn mine = mine(s, held);
                 if (mine != null) {
                     return mine;
                 }
@@ -293,27 +325,29 @@ public final class PgDeliveryQueue implements DeliveryQueue {
                 s.setString(1, replica);
                 s.setLong(2, q.seq());
                 s.setString(3, replica);
-                Turn mine = mine(s);
+                s.setBoolean(4, true);
+                Turn mine = mine(s, null);
                 return mine != null ? mine : whyNot(c, q);
             }
         });
         if (turn instanceof Turn.Mine) {
             open.add(q.seq());
         } else if (turn instanceof Turn.Gone) {
-            open.remove(q.seq());
+            close(q.seq());
         }
         return turn;
     }
 
-    /** The delivery {@code s} returns ({@link #DELIVERY_COLUMNS}), or null if none. */
-    private static Turn mine(PreparedStatement s) throws SQLException {
+    /** The delivery {@code s} returns ({@link #DELIVERY_COLUMNS}), or null if none; {@code held}: its body, if known. */
+    private static Turn mine(PreparedStatement s, byte[] held) throws SQLException {
         try (ResultSet r = s.executeQuery()) {
             if (!r.next()) {
                 return null;
             }
             Timestamp notBefore = r.getTimestamp(6);
             return new Turn.Mine(new InboundDelivery(r.getString(1), r.getString(2), r.getTimestamp(3).toInstant(),
-                    r.getBytes(4)), new Progress(0, false, r.getInt(5), notBefore == null ? null : notBefore.toInstant()));
+                    held != null ? held : r.getBytes(4)), new Progress(0, false, r.getInt(5),
+                    notBefore == null ? null : notBefore.toInstant()));
         }
     }
 
@@ -417,7 +451,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
                 new Pipeline().add(DONE_MARK, mark).send(c);
                 return null;
             });
-            open.remove(q.seq());
+            close(q.seq());
             return;
         }
         db.deferred().last(DONE_MARK, mark, marked -> {
@@ -429,7 +463,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         db.join(new UnitOfWork.Participant() {
             @Override
             public void committed() {
-                open.remove(q.seq());
+                close(q.seq());
             }
         });
     }
