@@ -2,6 +2,7 @@ package dev.agentx.clarify.github.inbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.ServerMetrics;
@@ -51,6 +52,53 @@ class SharedQueueWorkerTest {
     private static byte[] body(int issue) {
         return ("{\"action\":\"created\",\"repository\":{\"full_name\":\"acme/shop\"},\"issue\":{\"number\":" + issue
                 + "}}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void whileRequestsQueueUpALaneWaitingForItsCommitLetsTheNextDeliveryStart() throws Exception {
+        PgDeliveryQueue a = db.deliveries("replica-a", clock);
+        java.util.concurrent.CountDownLatch secondHandled = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean overlapped = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch firstCommitted = new java.util.concurrent.CountDownLatch(1);
+        DeliveryProcessor processor = TestProcessors.of((d, payload, progress, save) -> {
+            synchronized (handled) {
+                handled.add(d.id());
+            }
+            if (d.id().equals("d-1")) {
+                // its commit waits (as for a slow flush of the WAL) until the next delivery was handled
+                db.join(new dev.agentx.clarify.store.UnitOfWork.Participant() {
+                    @Override
+                    public void committing() {
+                        try {
+                            overlapped.set(secondHandled.await(10, java.util.concurrent.TimeUnit.SECONDS));
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+
+                    @Override
+                    public void committed() {
+                        firstCommitted.countDown();
+                    }
+                });
+            } else {
+                secondHandled.countDown();
+            }
+        });
+        Outbox outbox = new Outbox(dir.resolve("a/outbox"), null, clock, ServerMetrics.create(),
+                db.replicas("replica-a", clock));
+        try (Worker w = new Worker(a, processor, outbox, clock, false, ServerMetrics.create(),
+                db.replicas("replica-a", clock), db)) {
+            w.priority().requestStarted(); // two webhook requests in flight: lanes start one at a time
+            w.priority().requestStarted();
+            w.start();
+            a.accept("d-1", "issue_comment", body(1), "acme/shop#1");
+            a.accept("d-2", "issue_comment", body(2), "acme/shop#2");
+            assertTrue(firstCommitted.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(overlapped.get(), "the second delivery started while the first waited for its commit");
+            w.priority().requestEnded();
+            w.priority().requestEnded();
+        }
     }
 
     @Test
