@@ -447,10 +447,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         Instant at = clock.instant();
         Pipeline.Binder mark = p -> p.text(state).text(failure).time(at).number(q.seq()).text(replica);
         if (!db.open()) {
-            db.autoCommit(c -> {
-                new Pipeline().add(DONE_MARK, mark).send(c);
-                return null;
-            });
+            db.write(new Pipeline().add(DONE_MARK, mark));
             close(q.seq());
             return;
         }

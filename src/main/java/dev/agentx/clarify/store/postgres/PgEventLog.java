@@ -53,14 +53,7 @@ public final class PgEventLog implements EventLog {
                 }
             });
         }
-        if (db.open()) {
-            inserts.moveTo(db.deferred());
-            return;
-        }
-        db.inTransaction(c -> {
-            inserts.send(c);
-            return null;
-        });
+        db.write(inserts);
     }
 
     @Override

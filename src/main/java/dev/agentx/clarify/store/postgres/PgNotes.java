@@ -10,7 +10,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
@@ -117,18 +116,7 @@ public final class PgNotes implements Notes {
             throw new UncheckedIOException(e);
         }
         java.time.Instant at = clock.instant();
-        if (db.open()) {
-            db.deferred().add(UPSERT, p -> p.text(name).text(text).time(at));
-        } else {
-            db.autoCommit(c -> {
-                try (PreparedStatement s = c.prepareStatement(UPSERT)) {
-                    s.setString(1, name);
-                    s.setString(2, text);
-                    s.setTimestamp(3, Timestamp.from(at));
-                    return s.executeUpdate();
-                }
-            });
-        }
+        db.write(new Pipeline().add(UPSERT, p -> p.text(name).text(text).time(at)));
         Map<String, String> mine = locked.get();
         if (mine != null && mine.containsKey(name)) {
             mine.put(name, text);

@@ -51,14 +51,7 @@ public final class PgReplicas implements Replicas {
                         claimed.add(r.getString(1));
                     }
                 });
-        if (db.open()) {
-            claim.moveTo(db.deferred());
-        } else {
-            db.inTransaction(c -> {
-                claim.send(c);
-                return null;
-            });
-        }
+        db.write(claim);
         return claimed;
     }
 

@@ -74,8 +74,9 @@ final class Pipeline {
         return this;
     }
 
-    boolean isEmpty() {
-        return parts.isEmpty() && last == null;
+    /** How many statements a send would send. */
+    int size() {
+        return parts.size() + (last == null ? 0 : 1);
     }
 
     /** Moves this pipeline's parts after {@code into}'s other parts (a last part stays last). */

@@ -423,6 +423,27 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     }
 
     /**
+     * Writes {@code statements}: inside the transaction this thread has open, deferred with its
+     * other writes ({@link #deferred}); outside one, sent at once in one round trip, a single
+     * statement auto-committed, several in a transaction of their own.
+     */
+    void write(Pipeline statements) {
+        if (open()) {
+            statements.moveTo(deferred());
+        } else if (statements.size() == 1) {
+            autoCommit(c -> {
+                statements.send(c);
+                return null;
+            });
+        } else {
+            inTransaction(c -> {
+                statements.send(c);
+                return null;
+            });
+        }
+    }
+
+    /**
      * Sends {@code statements} in one round trip with the writes deferred so far (first, so the
      * statements see them), inside the transaction this thread has open.
      *
