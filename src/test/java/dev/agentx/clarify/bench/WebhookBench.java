@@ -233,7 +233,9 @@ public final class WebhookBench {
                     .setDataDirectory(work.resolve("pgdata")).setCleanDataDirectory(true)
                     .setServerConfig("synchronous_commit", "on").setServerConfig("fsync", "on")
                     // counts of the statements run, for the database's work per delivery (DatabaseWork)
-                    .setServerConfig("shared_preload_libraries", "pg_stat_statements").start();
+                    .setServerConfig("shared_preload_libraries", "pg_stat_statements")
+                    .setServerConfig("pg_stat_statements.track_planning", "on").start();
+            DatabaseWork.install(pg.getPostgresDatabase());
             rig.database("postgresql://postgres@localhost:" + pg.getPort() + "/postgres");
             store = " (repository state in PostgreSQL)";
             storeNote = "The repositories' ledgers, statuses and events in PostgreSQL (AGENTX_DATABASE_URL; embedded "
@@ -407,17 +409,20 @@ public final class WebhookBench {
             if (steadyDbWork != null) {
                 System.out.printf("Database work per delivery during the steady run and its drain (from "
                         + "pg_stat_statements and pg_stat_database; statements sent together in one round trip count "
-                        + "one each): %.1f statements in %.2f transactions, %.2f ms executing them, %.0f bytes of WAL "
-                        + "written by them; the statements run at least once per 10 deliveries:%n%n",
+                        + "one each): %.1f statements in %.2f transactions, %.1f plans made for them (a statement prepared "
+                        + "on the server runs on its plan without one), %.2f ms planning and %.2f ms executing them, "
+                        + "%.0f bytes of WAL written by them; the statements run at least once per 10 deliveries:%n%n",
                         steadyDbWork.calls() / (double) steadyCount, steadyDbWork.transactions() / (double) steadyCount,
+                        steadyDbWork.plans() / (double) steadyCount, steadyDbWork.planMillis() / steadyCount,
                         steadyDbWork.execMillis() / steadyCount, steadyDbWork.walBytes() / (double) steadyCount);
-                System.out.println("| per delivery | ms executing | WAL bytes | statement |");
-                System.out.println("| --- | --- | --- | --- |");
+                System.out.println("| per delivery | plans | ms planning | ms executing | WAL bytes | statement |");
+                System.out.println("| --- | --- | --- | --- | --- | --- |");
                 for (DatabaseWork.Statement st : steadyDbWork.statements()) {
                     if (st.calls() * 10 >= steadyCount) {
                         String text = st.text().length() > 110 ? st.text().substring(0, 110) + " ..." : st.text();
-                        System.out.printf("| %.2f | %.3f | %.0f | `%s` |%n", st.calls() / (double) steadyCount,
-                                st.execMillis() / steadyCount, st.walBytes() / (double) steadyCount,
+                        System.out.printf("| %.2f | %.2f | %.3f | %.3f | %.0f | `%s` |%n",
+                                st.calls() / (double) steadyCount, st.plans() / (double) steadyCount,
+                                st.planMillis() / steadyCount, st.execMillis() / steadyCount, st.walBytes() / (double) steadyCount,
                                 text.replace("|", "\\|"));
                     }
                 }
