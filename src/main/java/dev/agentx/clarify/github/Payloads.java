@@ -1,6 +1,12 @@
 package dev.agentx.clarify.github;
 
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import java.io.IOException;
 
 /**
  * Numbers read from a webhook payload, checked rather than narrowed: Jackson's {@code asInt()}
@@ -8,6 +14,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * not a whole number in range is treated as no number at all.
  */
 public final class Payloads {
+    /** Reads the parts of {@link #head}; without FAIL_ON_TRAILING_TOKENS, which would refuse the rest of the body. */
+    private static final ObjectMapper JSON = new ObjectMapper();
     /** What {@link #issueNumber} returns for a payload whose issue number is not a usable one. */
     public static final int INVALID = -1;
 
@@ -16,7 +24,10 @@ public final class Payloads {
 
     /** The payload's {@code issue.number}: 0 when there is none, {@link #INVALID} when it is out of range or not whole. */
     public static int issueNumber(JsonNode payload) {
-        JsonNode n = payload.path("issue").path("number");
+        return number(payload.path("issue").path("number"));
+    }
+
+    private static int number(JsonNode n) {
         if (n.isMissingNode() || n.isNull()) {
             return 0;
         }
@@ -34,8 +45,93 @@ public final class Payloads {
      * for one about no issue (ping, installation).
      */
     public static String orderKey(JsonNode payload) {
-        String repo = payload.path("repository").path("full_name").asText("");
-        int issue = issueNumber(payload);
+        return orderKey(payload.path("repository").path("full_name"), issueNumber(payload));
+    }
+
+    private static String orderKey(JsonNode fullName, int issue) {
+        String repo = fullName.asText("");
         return repo.isEmpty() || issue <= 0 ? "" : repo + "#" + issue;
+    }
+
+    /**
+     * What the acknowledgement reads of a payload: its {@code action}, {@code
+     * repository.full_name}, {@code issue.number} and {@code installation} (null when absent),
+     * each as the payload's tree would give it (a missing one as a missing node, a name given
+     * twice as its last).
+     */
+    public record Head(JsonNode action, JsonNode fullName, JsonNode issueNumber, JsonNode installation) {
+        /** As {@link Payloads#issueNumber}. */
+        public int issue() {
+            return number(issueNumber);
+        }
+
+        /** As {@link Payloads#orderKey}. */
+        public String orderKey() {
+            return Payloads.orderKey(fullName, issue());
+        }
+    }
+
+    /**
+     * Reads the {@link Head} of a JSON object in one pass, without building the tree of the
+     * rest (a delivery's body is mostly a repository and a user the acknowledgement does not read),
+     * while checking that all of it is JSON as {@code ObjectMapper.readTree} would: nesting within
+     * the parser's limits and nothing after the object. Null when the body is no JSON object.
+     *
+     * @throws JsonParseException (or another {@code JsonProcessingException}) when it is not JSON
+     */
+    public static Head head(byte[] body) throws IOException {
+        ObjectMapper json = JSON;
+        try (JsonParser p = json.createParser(body)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                if (p.currentToken() != null) {
+                    p.skipChildren(); // an array or a scalar: still refused as not JSON if it is malformed
+                    trailing(p);
+                }
+                return null;
+            }
+            JsonNode action = MissingNode.getInstance();
+            JsonNode fullName = MissingNode.getInstance();
+            JsonNode number = MissingNode.getInstance();
+            JsonNode installation = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                p.nextToken();
+                switch (name) {
+                    case "action" -> action = json.readTree(p);
+                    case "installation" -> installation = json.readTree(p);
+                    case "repository" -> fullName = member(json, p, "full_name");
+                    case "issue" -> number = member(json, p, "number");
+                    default -> p.skipChildren();
+                }
+            }
+            trailing(p);
+            return new Head(action, fullName, number, installation);
+        }
+    }
+
+    /** The member {@code name} of the object the parser is at (the last if given twice), then past it. */
+    private static JsonNode member(ObjectMapper json, JsonParser p, String name) throws IOException {
+        JsonNode found = MissingNode.getInstance();
+        if (p.currentToken() != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return found;
+        }
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            if (field.equals(name)) {
+                found = json.readTree(p);
+            } else {
+                p.skipChildren();
+            }
+        }
+        return found;
+    }
+
+    private static void trailing(JsonParser p) throws IOException {
+        JsonToken next = p.nextToken();
+        if (next != null) {
+            throw new JsonParseException(p, "content after the JSON value (" + next + ")");
+        }
     }
 }

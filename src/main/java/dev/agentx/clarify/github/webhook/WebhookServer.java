@@ -1,9 +1,6 @@
 package dev.agentx.clarify.github.webhook;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.github.Payloads;
 import dev.agentx.clarify.github.inbox.AckPriority;
 import dev.agentx.clarify.github.inbox.Worker;
@@ -52,7 +49,6 @@ public final class WebhookServer implements AutoCloseable {
     private final Worker worker;
     private final ServerMetrics metrics;
     /** Strict: trailing content after the object (like {@code {} {}}) is not a JSON object either. */
-    private final ObjectMapper json = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private volatile boolean stopping;
     private static final String SHUTTING_DOWN = "agentx serve is shutting down; redeliver this delivery once it is back";
     /** Why deliveries cannot be committed now (the database is unreachable), or empty; read per request. */
@@ -256,10 +252,10 @@ public final class WebhookServer implements AutoCloseable {
             refused(ctx, 400, "the body is not valid UTF-8");
             return;
         }
-        JsonNode node;
+        Payloads.Head head;
         try {
-            node = json.readTree(body);
-            if (node == null || !node.isObject()) {
+            head = Payloads.head(body);
+            if (head == null) {
                 refused(ctx, 400, "the body must be a JSON object");
                 return;
             }
@@ -270,11 +266,11 @@ public final class WebhookServer implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         // numbers the worker acts on are checked here, so a delivery it could not act on is never acknowledged
-        if (Payloads.issueNumber(node) == Payloads.INVALID) {
-            refused(ctx, 400, "issue.number must be a positive whole number, got " + node.path("issue").path("number"));
+        if (head.issue() == Payloads.INVALID) {
+            refused(ctx, 400, "issue.number must be a positive whole number, got " + head.issueNumber());
             return;
         }
-        if (node.has("installation") && Payloads.id(node.path("installation").get("id")) == 0) {
+        if (head.installation() != null && Payloads.id(head.installation().get("id")) == 0) {
             refused(ctx, 400, "installation.id must be a positive whole number");
             return;
         }
@@ -285,9 +281,9 @@ public final class WebhookServer implements AutoCloseable {
             return;
         }
         long queueing = System.nanoTime();
-        DeliveryQueue.Accepted accepted = inbox.accept(delivery, event, body, Payloads.orderKey(node));
+        DeliveryQueue.Accepted accepted = inbox.accept(delivery, event, body, head.orderKey());
         long queued = System.nanoTime() - queueing;
-        String action = node.path("action").asText("");
+        String action = head.action().asText("");
         if (accepted == DeliveryQueue.Accepted.DUPLICATE) {
             metrics.delivery(event, action, "duplicate"); // its final outcome: it is not processed again
             LOG.info("delivery {} ({}) was received before; not processed again", delivery, event);
