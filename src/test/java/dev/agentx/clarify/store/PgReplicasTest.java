@@ -207,15 +207,21 @@ class PgReplicasTest {
         a.claimEffect("e3", "{\"n\":\"e3\"}", now, now.minus(Duration.ofMinutes(10)));
         a.claimEffect("e4", null, now, now.minus(Duration.ofMinutes(10))); // no effect kept: cannot be taken over
         a.effectsDone(List.of("e2"));
+        assertEquals(java.util.Arrays.asList((String) null), db.autoCommit(c -> {
+            try (var s = c.prepareStatement("SELECT effect FROM effect_claims WHERE hash = 'e2'");
+                 var r = s.executeQuery()) {
+                return r.next() ? java.util.Arrays.asList(r.getString(1)) : List.<String>of();
+            }
+        }), "a claim done with keeps its hash, not its effect");
         assertEquals(List.of(), b.adoptEffects(now, 100), "a beats: its claims stay its own");
-        assertEquals(List.of("{\"n\": \"e1\"}", "{\"n\": \"e3\"}"), a.unsentEffectsClaimedHere(),
+        assertEquals(List.of("{\"n\":\"e1\"}", "{\"n\":\"e3\"}"), a.unsentEffectsClaimedHere(),
                 "what a start checks against its outbox: e2 is done, e4 kept no effect");
         db.leave("replica-a");
         Replicas c = db.replicas("replica-c", clock);
         assertTrue(db.beat("replica-c"));
         List<String> taken = b.adoptEffects(now, 1);
-        assertEquals(List.of("{\"n\": \"e1\"}"), taken, "the oldest first, at most the limit");
-        assertEquals(List.of("{\"n\": \"e3\"}"), c.adoptEffects(now, 100), "another replica takes the rest");
+        assertEquals(List.of("{\"n\":\"e1\"}"), taken, "the oldest first, at most the limit");
+        assertEquals(List.of("{\"n\":\"e3\"}"), c.adoptEffects(now, 100), "another replica takes the rest");
         assertEquals(List.of(), b.adoptEffects(now, 100), "each once");
         assertEquals(Claim.MINE, b.claimEffect("e1", null, now, now.minus(Duration.ofMinutes(10))).claim(), "b's now");
         assertEquals(Claim.PENDING_ELSEWHERE, a.claimEffect("e1", null, now, now.minus(Duration.ofMinutes(10))).claim(),

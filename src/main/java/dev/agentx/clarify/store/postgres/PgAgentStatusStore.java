@@ -66,7 +66,7 @@ public final class PgAgentStatusStore implements AgentStatusStore {
             // one statement, so one snapshot: the row and exactly the changes not folded into it
             Map<String, AgentStatus> statuses = new TreeMap<>();
             try (PreparedStatement s = c.prepareStatement("SELECT 0, 0, statuses::text FROM agent_statuses "
-                    + "WHERE repo = ? UNION ALL SELECT id, issue, statuses::text FROM status_changes WHERE repo = ? "
+                    + "WHERE repo = ? UNION ALL SELECT id, issue, statuses FROM status_changes WHERE repo = ? "
                     + "ORDER BY 1")) {
                 s.setString(1, repo);
                 s.setString(2, repo);
@@ -117,7 +117,7 @@ public final class PgAgentStatusStore implements AgentStatusStore {
             }
             TreeMap<Long, Map.Entry<Integer, String>> taken = new TreeMap<>(); // by id: RETURNING keeps no order
             try (PreparedStatement s = c.prepareStatement("DELETE FROM status_changes WHERE repo = ? "
-                    + "RETURNING id, issue, statuses::text")) {
+                    + "RETURNING id, issue, statuses")) {
                 s.setString(1, repo);
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
@@ -228,7 +228,7 @@ public final class PgAgentStatusStore implements AgentStatusStore {
             return;
         }
         // unnest keeps the arrays' order, so the ids (the fold's order) follow the order of first mirroring
-        db.deferred().add("INSERT INTO status_changes (repo, issue, statuses) SELECT ?, i, s::jsonb "
+        db.deferred().add("INSERT INTO status_changes (repo, issue, statuses) SELECT ?, i, s "
                 + "FROM unnest(?::int[], ?::text[]) WITH ORDINALITY AS t(i, s, n) ORDER BY n",
                 p -> p.text(repo).integers(issues).texts(derived));
     }

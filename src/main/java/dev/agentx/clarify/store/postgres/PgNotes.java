@@ -81,8 +81,8 @@ public final class PgNotes implements Notes {
         return parse(name, text, type);
     }
 
-    private static final String SELECT = "SELECT note::text FROM shared_notes WHERE name = ?";
-    private static final String UPSERT = "INSERT INTO shared_notes (name, note, updated_at) VALUES (?, ?::jsonb, ?) "
+    private static final String SELECT = "SELECT note FROM shared_notes WHERE name = ?";
+    private static final String UPSERT = "INSERT INTO shared_notes (name, note, updated_at) VALUES (?, ?, ?) "
             + "ON CONFLICT (name) DO UPDATE SET note = EXCLUDED.note, updated_at = EXCLUDED.updated_at";
 
     private static String select(Connection c, String name) throws SQLException {
@@ -133,7 +133,7 @@ public final class PgNotes implements Notes {
         return db.autoCommit(c -> {
             SortedMap<Integer, String> out = new TreeMap<>();
             try (PreparedStatement s = c.prepareStatement(
-                    "SELECT name, note::text FROM shared_notes WHERE name LIKE ?")) {
+                    "SELECT name, note FROM shared_notes WHERE name LIKE ?")) {
                 s.setString(1, like);
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {

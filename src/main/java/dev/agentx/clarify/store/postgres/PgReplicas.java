@@ -44,7 +44,7 @@ public final class PgReplicas implements Replicas {
         List<String> hashes = new ArrayList<>(effects.keySet());
         List<String> json = hashes.stream().map(effects::get).toList();
         Pipeline claim = new Pipeline().query("INSERT INTO effect_claims (hash, replica, claimed_at, effect) "
-                + "SELECT h, ?, ?, e::jsonb FROM unnest(?::text[], ?::text[]) AS t(h, e) "
+                + "SELECT h, ?, ?, e FROM unnest(?::text[], ?::text[]) AS t(h, e) "
                 + "ON CONFLICT (hash) DO NOTHING RETURNING hash", p -> p.text(replica).time(now).texts(hashes).texts(json),
                 r -> {
                     while (r.next()) {
@@ -60,7 +60,7 @@ public final class PgReplicas implements Replicas {
         // the common case, an effect no other replica queued, is one statement in one round trip
         if (db.autoCommit(c -> {
             try (PreparedStatement s = c.prepareStatement("INSERT INTO effect_claims (hash, replica, claimed_at, "
-                    + "effect) VALUES (?, ?, ?, ?::jsonb) ON CONFLICT (hash) DO NOTHING")) {
+                    + "effect) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING")) {
                 s.setString(1, hash);
                 s.setString(2, replica);
                 s.setTimestamp(3, Timestamp.from(now));
@@ -113,7 +113,7 @@ public final class PgReplicas implements Replicas {
             return;
         }
         db.autoCommit(c -> {
-            try (PreparedStatement s = c.prepareStatement("UPDATE effect_claims SET done = true "
+            try (PreparedStatement s = c.prepareStatement("UPDATE effect_claims SET done = true, effect = NULL "
                     + "WHERE replica = ? AND hash = ANY (?)")) {
                 s.setString(1, replica);
                 s.setArray(2, c.createArrayOf("text", hashes.toArray()));
@@ -131,7 +131,7 @@ public final class PgReplicas implements Replicas {
                     + "FROM effect_claims d WHERE NOT d.done AND d.effect IS NOT NULL AND d.replica <> ? AND NOT "
                     + PgDeliveryQueue.ALIVE + " ORDER BY d.claimed_at LIMIT ? FOR UPDATE OF d SKIP LOCKED) "
                     + "UPDATE effect_claims e SET replica = ?, claimed_at = ? FROM picked WHERE e.hash = picked.hash "
-                    + "RETURNING e.effect::text, picked.was")) {
+                    + "RETURNING e.effect, picked.was")) {
                 s.setString(1, replica);
                 s.setInt(2, limit);
                 s.setString(3, replica);
@@ -151,7 +151,7 @@ public final class PgReplicas implements Replicas {
     @Override
     public List<String> unsentEffectsClaimedHere() {
         return db.autoCommit(c -> {
-            try (PreparedStatement s = c.prepareStatement("SELECT effect::text FROM effect_claims "
+            try (PreparedStatement s = c.prepareStatement("SELECT effect FROM effect_claims "
                     + "WHERE NOT done AND replica = ? AND effect IS NOT NULL ORDER BY claimed_at")) {
                 s.setString(1, replica);
                 List<String> out = new ArrayList<>();
