@@ -56,6 +56,37 @@ class PostgresDatabaseTest {
     }
 
     @Test
+    void theServersConnectionsPlanARepeatedStatementOnceAndWaitForLocksAtMostFifteenSeconds() throws Exception {
+        TestPostgres.Database d = TestPostgres.newDatabase();
+        try (PostgresDatabase db = PostgresDatabase.open(DatabaseUrl.parse(d.url(), Map.of()), 2)) {
+            long[] plans = db.autoCommit(c -> {
+                for (int i = 0; i < 12; i++) { // the driver prepares it on the server at its fifth run
+                    try (PreparedStatement s = c.prepareStatement("SELECT issue FROM ledgers WHERE repo = ? "
+                            + "AND issue = ?")) {
+                        s.setString(1, "acme/shop");
+                        s.setInt(2, i + 1);
+                        s.executeQuery().close();
+                    }
+                }
+                try (PreparedStatement s = c.prepareStatement("SELECT generic_plans, custom_plans "
+                        + "FROM pg_prepared_statements WHERE statement LIKE 'SELECT issue FROM ledgers%'");
+                     ResultSet r = s.executeQuery()) {
+                    assertTrue(r.next(), "prepared on the server");
+                    return new long[] {r.getLong(1), r.getLong(2)};
+                }
+            });
+            assertEquals(0, plans[1], "no plan made for the values of one run");
+            assertTrue(plans[0] >= 1, "the one generic plan, reused: " + plans[0]);
+            assertEquals("15s", db.autoCommit(c -> {
+                try (PreparedStatement s = c.prepareStatement("SHOW lock_timeout"); ResultSet r = s.executeQuery()) {
+                    r.next();
+                    return r.getString(1);
+                }
+            }));
+        }
+    }
+
+    @Test
     void aLedgerWithFieldsOfANewerVersionIsReadButNotWritten() throws Exception {
         TestPostgres.Database d = TestPostgres.newDatabase();
         try (PostgresDatabase db = new PostgresDatabase(d.dataSource(), d.name())) {

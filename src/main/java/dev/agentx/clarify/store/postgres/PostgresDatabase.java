@@ -36,6 +36,15 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         EXPECT_CURRENT
     }
 
+    /**
+     * Every statement the server repeats is planned once per connection. They look rows up by
+     * key, where the plan does not depend on the values, and the daily prunes are the only ones
+     * with a range. Left to choose, PostgreSQL's plan cache compares the generic plan with the
+     * average cost of the custom plans it made before; custom plans made while a table was small
+     * kept the take of a delivery planned again at every run once the table had grown (0.24 to
+     * 0.29 ms of the database's CPU per delivery, more than the statement's own execution).
+     */
+    static final String GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan";
     /** How long a statement waits for a row or issue lock before it gives up with LOCK_TIMEOUT. */
     static final String LOCK_TIMEOUT = "15s";
 
@@ -107,7 +116,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         config.setConnectionTimeout(5_000);
         config.setValidationTimeout(2_000);
         config.setAutoCommit(true);
-        config.setConnectionInitSql("SET lock_timeout = '" + LOCK_TIMEOUT + "'");
+        config.setConnectionInitSql("SET lock_timeout = '" + LOCK_TIMEOUT + "'; " + GENERIC_PLANS);
         config.setInitializationFailTimeout(Math.max(1, startWait.toMillis()));
         HikariDataSource pool;
         try {
