@@ -138,6 +138,37 @@ class PgDeliveryQueueTest {
         assertEquals(0, a.size());
         assertTrue(a.received("d-1"), "its id is kept: a redelivery is a duplicate");
         assertTrue(a.syncDone().test(q.seq()));
+        assertEquals(java.util.Arrays.asList((Object) null), column("body", "d-1"), "its body is not");
+    }
+
+    private List<Object> column(String name, String id) {
+        return db.autoCommit(c -> {
+            try (var s = c.prepareStatement("SELECT " + name + " FROM deliveries WHERE id = ?")) {
+                s.setString(1, id);
+                try (var r = s.executeQuery()) {
+                    List<Object> out = new ArrayList<>();
+                    while (r.next()) {
+                        out.add(r.getObject(1));
+                    }
+                    return out;
+                }
+            }
+        });
+    }
+
+    @Test
+    void aQueuedDeliveryAlwaysHasItsBody() {
+        a.accept("d-1", "issue_comment", body("1"), "acme/shop#1");
+        java.sql.SQLException refused = org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class, () -> {
+            try (java.sql.Connection c = database.dataSource().getConnection();
+                 java.sql.Statement s = c.createStatement()) {
+                s.executeUpdate("UPDATE deliveries SET body = NULL WHERE id = 'd-1'");
+            }
+        });
+        assertTrue(refused.getMessage().contains("deliveries_body_while_queued"), refused.getMessage());
+        a.fail(queuedOnA.get(0), "gave up");
+        assertEquals(java.util.Arrays.asList((Object) null), column("body", "d-1"), "a failed one drops it too");
+        assertEquals(List.of("gave up"), column("failure", "d-1"), "and keeps why it failed");
     }
 
     @Test
