@@ -9,9 +9,10 @@ import com.fasterxml.jackson.databind.node.MissingNode;
 import java.io.IOException;
 
 /**
- * Numbers read from a webhook payload, checked rather than narrowed: Jackson's {@code asInt()}
- * wraps a number past {@code int} around (4294967303 would become issue 7), so a number that is
- * not a whole number in range is treated as no number at all.
+ * What the server reads of a webhook payload before its handlers: the numbers, checked rather
+ * than narrowed (Jackson's {@code asInt()} wraps a number past {@code int} around, 4294967303
+ * would become issue 7, so a number that is not a whole number in range is treated as no number
+ * at all), the order key, and the {@link Head} the acknowledgement reads without the whole tree.
  */
 public final class Payloads {
     /** Reads the parts of {@link #head}; without FAIL_ON_TRAILING_TOKENS, which would refuse the rest of the body. */
@@ -80,8 +81,7 @@ public final class Payloads {
      * @throws JsonParseException (or another {@code JsonProcessingException}) when it is not JSON
      */
     public static Head head(byte[] body) throws IOException {
-        ObjectMapper json = JSON;
-        try (JsonParser p = json.createParser(body)) {
+        try (JsonParser p = JSON.createParser(body)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 if (p.currentToken() != null) {
                     p.skipChildren(); // an array or a scalar: still refused as not JSON if it is malformed
@@ -97,10 +97,10 @@ public final class Payloads {
                 String name = p.currentName();
                 p.nextToken();
                 switch (name) {
-                    case "action" -> action = json.readTree(p);
-                    case "installation" -> installation = json.readTree(p);
-                    case "repository" -> fullName = member(json, p, "full_name");
-                    case "issue" -> number = member(json, p, "number");
+                    case "action" -> action = JSON.readTree(p);
+                    case "installation" -> installation = JSON.readTree(p);
+                    case "repository" -> fullName = member(p, "full_name");
+                    case "issue" -> number = member(p, "number");
                     default -> p.skipChildren();
                 }
             }
@@ -110,7 +110,7 @@ public final class Payloads {
     }
 
     /** The member {@code name} of the object the parser is at (the last if given twice), then past it. */
-    private static JsonNode member(ObjectMapper json, JsonParser p, String name) throws IOException {
+    private static JsonNode member(JsonParser p, String name) throws IOException {
         JsonNode found = MissingNode.getInstance();
         if (p.currentToken() != JsonToken.START_OBJECT) {
             p.skipChildren();
@@ -120,7 +120,7 @@ public final class Payloads {
             String field = p.currentName();
             p.nextToken();
             if (field.equals(name)) {
-                found = json.readTree(p);
+                found = JSON.readTree(p);
             } else {
                 p.skipChildren();
             }
