@@ -419,13 +419,15 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     }
 
     /**
-     * The done mark, which drops the body (nothing reads it again: the id alone makes a redelivery
-     * a duplicate), and {@code synchronous_commit} off for the rest of the transaction if it has
+     * The done mark, which drops the body of a processed delivery (nothing reads it again: the id
+     * alone makes a redelivery a duplicate) and keeps a failed one's for whoever looks into the
+     * failure (as {@code inbox/failed/} does on files), and {@code synchronous_commit} off for the rest of the transaction if it has
      * written nothing before: the condition's uncorrelated subquery is evaluated once, before the
      * statement updates its row (which gives the transaction an id), and is always true. One
      * statement, where a SELECT of its own before the UPDATE would cost every delivery a round trip.
      */
-    static final String DONE_MARK = "UPDATE deliveries SET state = ?, failure = ?, done_at = ?, body = NULL "
+    static final String DONE_MARK = "UPDATE deliveries SET state = ?, failure = ?, done_at = ?, "
+            + "body = CASE WHEN ?::boolean THEN body END "
             + "WHERE seq = ? AND replica = ? AND state = 'queued' AND (SELECT count(set_config('synchronous_commit', "
             + "'off', true)) FROM (SELECT 1 WHERE pg_current_xact_id_if_assigned() IS NULL) AS wrote_nothing) >= 0";
 
@@ -446,7 +448,8 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      */
     private void finish(Queued q, String state, String failure) {
         Instant at = clock.instant();
-        Pipeline.Binder mark = p -> p.text(state).text(failure).time(at).number(q.seq()).text(replica);
+        Pipeline.Binder mark = p -> p.text(state).text(failure).time(at).bool("failed".equals(state))
+                .number(q.seq()).text(replica);
         if (!db.open()) {
             db.write(new Pipeline().add(DONE_MARK, mark));
             close(q.seq());

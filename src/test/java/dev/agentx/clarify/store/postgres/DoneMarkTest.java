@@ -31,8 +31,9 @@ class DoneMarkTest {
                 s.setString(1, "processed");
                 s.setString(2, null);
                 s.setTimestamp(3, Timestamp.from(Instant.now()));
-                s.setLong(4, seq);
-                s.setString(5, "r1");
+                s.setBoolean(4, false);
+                s.setLong(5, seq);
+                s.setString(6, "r1");
                 assertEquals(1, s.executeUpdate());
             }
             try (PreparedStatement s = c.prepareStatement("SHOW synchronous_commit"); ResultSet r = s.executeQuery()) {
