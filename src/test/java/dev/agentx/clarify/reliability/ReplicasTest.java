@@ -257,7 +257,7 @@ class ReplicasTest {
                 await("b to take over and do what a left",
                         () -> queuedIn(url) == 0 && unsentClaimsIn(url) == 0 && b.idle());
             });
-            assertTrue(logs.contains("deliveries left by replicas that are gone"), logs);
+            assertTrue(logs.contains("left by replicas that are gone"), logs);
             assertAppliedOnceAndPostedOnceInOrder(rig, url, issues, false, logs);
         }
     }

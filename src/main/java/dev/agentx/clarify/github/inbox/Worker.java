@@ -14,13 +14,13 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -121,10 +121,19 @@ public final class Worker implements AutoCloseable {
     public record Health(boolean alive, Instant drainingSince) {
     }
 
-    /** The deliveries of one order key, oldest first; at most one thread works on them at a time. */
+    /**
+     * The deliveries of one order key in the queue's order (by number), whatever the order they were
+     * handed over in; at most one thread works on them at a time.
+     */
     private static final class Line {
         final String key;
-        final ArrayDeque<DeliveryQueue.Queued> items = new ArrayDeque<>();
+        /**
+         * By number: two deliveries of one issue acknowledged at the same moment are handed over by
+         * their request threads in either order, and the shared queue takes them only in its own
+         * ({@link DeliveryQueue.Turn.Wait} for the later one while the earlier is queued).
+         */
+        final PriorityQueue<DeliveryQueue.Queued> items =
+                new PriorityQueue<>(Comparator.comparingLong(DeliveryQueue.Queued::seq));
         /** A thread has claimed the line. */
         boolean running;
         /** Its first delivery waits out a retry until then. */
@@ -303,6 +312,9 @@ public final class Worker implements AutoCloseable {
                     continue;
                 }
                 line.items.add(q);
+                if (line.items.peek() == q) {
+                    line.notBefore = null; // a wait was the later delivery's, which now comes after q
+                }
                 start = claimForLane(line, clock.instant());
             }
             if (start) {
@@ -385,13 +397,16 @@ public final class Worker implements AutoCloseable {
                 }
             }
             synchronized (line) {
+                if (retryAt != null && line.items.peek() != head) {
+                    continue; // an earlier delivery of the line was handed over meanwhile: it goes first
+                }
                 if (retryAt != null) {
                     line.notBefore = retryAt;
                     line.running = false;
                     retakeAt(line, retryAt);
                     return false;
                 }
-                line.items.poll();
+                line.items.remove(head);
                 tracked.remove(head.seq());
             }
             ExecutorService send = senders;
@@ -577,7 +592,9 @@ public final class Worker implements AutoCloseable {
             }
         }
         if (n > 0) {
-            LOG.info("worker: taking up {} deliveries left by replicas that are gone", n);
+            // also this replica's own whose acknowledging thread had not handed them over yet
+            LOG.info("worker: taking up {} queued deliveries no lane here had (left by replicas that are gone, "
+                    + "or just acknowledged here)", n);
         }
     }
 

@@ -122,6 +122,29 @@ class SharedQueueWorkerTest {
         }
     }
 
+    /**
+     * Two deliveries of one issue acknowledged at the same moment: their request threads hand them
+     * to the worker in either order. Handed over the later first, the line waits for the earlier (the
+     * queue takes the later only after it), and takes the earlier as soon as it is handed over.
+     */
+    @Test
+    void deliveriesOfAnIssueHandedOverOutOfOrderAreTakenInTheQueuesOrder() {
+        PgDeliveryQueue a = db.deliveries("replica-a", clock);
+        List<DeliveryQueue.Queued> queued = new ArrayList<>();
+        HandOver handOver = new HandOver(a, queued);
+        try (Worker wa = worker("a", handOver)) {
+            a.accept("d-1", "issue_comment", body(1), "acme/shop#1");
+            a.accept("d-2", "issue_comment", body(1), "acme/shop#1");
+            handOver.listener.accept(queued.get(1)); // d-2's thread first
+            wa.drain();
+            assertEquals(List.of(), handled, "d-2 waits for d-1, queued before it");
+            handOver.listener.accept(queued.get(0));
+            wa.drain(); // no time passes: the line goes on as soon as d-1 is there
+            assertEquals(List.of("a:d-1", "a:d-2"), handled);
+            assertEquals(0, a.size());
+        }
+    }
+
     @Test
     void aWorkerTakesUpWhatAReplicaThatIsGoneLeftInTheOrderReceived() {
         PgDeliveryQueue a = db.deliveries("replica-a", clock);

@@ -38,6 +38,29 @@ class WorkerTest {
         return s.substring(s.indexOf("\"body\":\"") + 8, s.lastIndexOf("\"}}"));
     }
 
+    /**
+     * Deliveries of one issue acknowledged at the same moment are handed to the worker by their
+     * request threads in either order; they are processed in the inbox's order, the one a restart
+     * would process them in.
+     */
+    @Test
+    void deliveriesOfAnIssueHandedOverOutOfOrderAreProcessedInTheInboxsOrder() {
+        FileDeliveryQueue inbox = new FileDeliveryQueue(dir.resolve("inbox"), clock);
+        List<DeliveryQueue.Queued> queued = new ArrayList<>();
+        HandOver handOver = new HandOver(inbox, queued);
+        List<String> handled = new ArrayList<>();
+        Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
+        try (Worker worker = new Worker(handOver, TestProcessors.of((d, payload, progress, save) -> handled.add(text(d))),
+                outbox, clock, true, ServerMetrics.create())) {
+            inbox.accept("d-1", "issue_comment", comment(1, "answer"), "o/r#1");
+            inbox.accept("d-2", "issue_comment", comment(1, "resolve"), "o/r#1");
+            handOver.listener.accept(queued.get(1));
+            handOver.listener.accept(queued.get(0));
+            worker.drain();
+            assertEquals(List.of("answer", "resolve"), handled);
+        }
+    }
+
     @Test
     void aSlowIssueDoesNotHoldUpTheOthersAndEachIssueKeepsItsOrder() throws Exception {
         FileDeliveryQueue inbox = new FileDeliveryQueue(dir.resolve("inbox"), clock);
