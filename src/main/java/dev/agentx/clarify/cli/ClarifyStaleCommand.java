@@ -74,7 +74,7 @@ final class ClarifyStaleCommand implements Runnable {
 
     private static ObjectNode json(CliContext ctx, Findings f) {
         ObjectNode root = ctx.mapper().createObjectNode();
-        root.put("ledgers", f.ledgers());
+        root.put("ledgers", ctx.local().ledgers().issues().size());
         root.put("active", f.active());
         ArrayNode stale = root.putArray("stale");
         for (Findings.Stale s : f.stale()) {

@@ -38,8 +38,9 @@ final class MonitorCommand implements Runnable {
         for (MonitorAction a : r.actions()) {
             ctx.out.println(a.describe());
         }
-        String checked = r.active() + " active clarification" + (r.active() == 1 ? "" : "s") + " in " + r.ledgers()
-                + " ledger" + (r.ledgers() == 1 ? "" : "s");
+        int ledgers = ctx.local().ledgers().issues().size();
+        String checked = r.active() + " active clarification" + (r.active() == 1 ? "" : "s") + " in " + ledgers
+                + " ledger" + (ledgers == 1 ? "" : "s");
         ctx.out.println(r.actions().isEmpty() ? "Nothing to do: checked " + checked + "."
                 : r.actions().size() + " action" + (r.actions().size() == 1 ? "" : "s") + "; checked " + checked + ".");
         ctx.out.flush();

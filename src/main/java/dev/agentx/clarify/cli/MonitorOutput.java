@@ -51,7 +51,7 @@ final class MonitorOutput {
 
     static ObjectNode report(CliContext ctx, MonitorReport r) {
         ObjectNode root = ctx.mapper().createObjectNode();
-        root.put("ledgers", r.ledgers());
+        root.put("ledgers", ctx.local().ledgers().issues().size());
         root.put("active", r.active());
         ArrayNode actions = root.putArray("actions");
         for (MonitorAction a : r.actions()) {

@@ -40,7 +40,7 @@ final class ReadyCommand implements Runnable {
         LocalMode local = ctx.local();
         LocalIssues.Listing listed = new LocalIssues().read(local.issuesDirectory());
         ActiveLedgers.Scan scan = ctx.scan();
-        List<ReadyQueue.Item> queue = ReadyQueue.build(scan.issues(), listed.issues(), scan.active(), all);
+        List<ReadyQueue.Item> queue = ReadyQueue.build(local.ledgers().issues(), listed.issues(), scan.active(), all);
         List<String> warnings = new ArrayList<>(listed.warnings());
         warnings.addAll(scan.problems());
         if (ctx.json()) {

@@ -164,7 +164,7 @@ public final class Dashboard {
                                  List<Ledger> active, List<ClarificationEvent> stale, Supplier<UpstreamOrder> order,
                                  List<String> warnings) {
         List<String> problems = new ArrayList<>(warnings);
-        Findings findings = Detector.detect(active, all.size(), now, order, problems);
+        Findings findings = Detector.detect(active, now, order, problems);
         Set<String> deadlockedIds = new LinkedHashSet<>();
         Set<String> deadlockedAgents = new LinkedHashSet<>();
         List<Cycle> cycles = new ArrayList<>();

@@ -163,9 +163,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
             save();
         }
         active.sort(BY_ISSUE);
-        List<Integer> issues = new ArrayList<>(next.keySet());
-        issues.sort(null);
-        return new Scan(issues, active, damaged);
+        return new Scan(active, damaged);
     }
 
     /** How many ledger files this index has read and decoded so far (closed, unchanged ones are not read). */

@@ -14,25 +14,22 @@ public interface ActiveLedgers {
     Scan scan();
 
     /**
-     * @param issues the issue number of every ledger, ascending
+     * What is open now, and nothing about the closed ledgers: a scan costs what is open, not the
+     * repository's history (the monitor pass after every delivered event scans). How many
+     * ledgers there are in all is {@link LedgerStore#issues}, for the commands that print it.
+     *
      * @param active the ledgers with an active record, by issue number, read during this scan
      * @param damaged for each ledger that could not be read (damaged), by issue number, the message
      *                saying what is wrong; such a ledger is never written by the monitor
      */
-    record Scan(List<Integer> issues, List<Ledger> active, SortedMap<Integer, String> damaged) {
+    record Scan(List<Ledger> active, SortedMap<Integer, String> damaged) {
         public Scan {
-            issues = List.copyOf(issues);
             active = List.copyOf(active);
             damaged = Collections.unmodifiableSortedMap(new TreeMap<>(damaged));
         }
 
-        public Scan(List<Integer> issues, List<Ledger> active, Map<Integer, String> damaged) {
-            this(issues, active, new TreeMap<>(damaged));
-        }
-
-        /** How many ledgers there are in all. */
-        public int ledgers() {
-            return issues.size();
+        public Scan(List<Ledger> active, Map<Integer, String> damaged) {
+            this(active, new TreeMap<>(damaged));
         }
 
         /** One message per damaged ledger, sorted. */

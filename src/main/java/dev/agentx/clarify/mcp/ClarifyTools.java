@@ -267,7 +267,8 @@ public final class ClarifyTools {
         ActiveLedgers.Scan scan = ws.activeLedgers().scan();
         Map<String, AgentStatus> statuses = ws.statuses().read();
         AgentOverview.Agent me = AgentOverview.one(ws.agent(), statuses, scan.active());
-        List<ReadyQueue.Item> queue = ReadyQueue.build(scan.issues(), ws.listedIssues().get(), scan.active(), false);
+        List<ReadyQueue.Item> queue = ReadyQueue.build(ws.ledgers().issues(), ws.listedIssues().get(), scan.active(),
+                false);
         StringBuilder b = new StringBuilder();
         AgentStatus s = me.status();
         b.append(ws.agent()).append(": ").append(s == null ? "no status yet" : s.status().wire()

@@ -75,7 +75,7 @@ public final class ClarificationMonitor {
     }
 
     private Findings check(ActiveLedgers.Scan scan, Instant now) {
-        return Detector.detect(scan.active(), scan.ledgers(), now, order, scan.problems());
+        return Detector.detect(scan.active(), now, order, scan.problems());
     }
 
     /** One pass: look, then act. */
@@ -119,7 +119,7 @@ public final class ClarificationMonitor {
             escalate(d.victim().issue(), d.victim().id(), Cause.DEADLOCK, d.why(),
                     (ledger, r) -> WaitEdge.waits(r) && r.round() == round, actions, outcomes);
         }
-        return new MonitorReport(f.ledgers(), f.active(), actions, f.warnings(), outcomes);
+        return new MonitorReport(f.active(), actions, f.warnings(), outcomes);
     }
 
     private void markStale(Findings.Stale s, List<MonitorAction> actions, List<Outcome> outcomes) {

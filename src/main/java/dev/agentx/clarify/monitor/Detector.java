@@ -24,10 +24,9 @@ public final class Detector {
 
     /**
      * @param ledgers the ledgers holding active records
-     * @param ledgerCount how many ledgers there are in all (for the report)
      * @param order the upstream order; asked for only when there is a cycle to break
      */
-    public static Findings detect(List<Ledger> ledgers, int ledgerCount, Instant now, Supplier<UpstreamOrder> order,
+    public static Findings detect(List<Ledger> ledgers, Instant now, Supplier<UpstreamOrder> order,
                                   List<String> warnings) {
         List<Findings.Stale> stale = new ArrayList<>();
         List<Findings.Stuck> stuck = new ArrayList<>();
@@ -65,7 +64,7 @@ public final class Detector {
             }
         }
         List<Deadlock> deadlocks = hasCycle(edges) ? WaitForGraph.breakCycles(edges, order.get()) : List.of();
-        return new Findings(ledgerCount, active, stale, stuck, deadlocks, escalated, warnings);
+        return new Findings(active, stale, stuck, deadlocks, escalated, warnings);
     }
 
     private static boolean hasCycle(List<WaitEdge> edges) {

@@ -7,10 +7,10 @@ import java.util.List;
 /**
  * What one look at the active records found (docs/monitor.md): stale ones,
  * stuck ones, deadlocks, and the records the monitor escalated earlier that still wait for a
- * human. {@code ledgers} and {@code active} say how much was looked at; {@code warnings} name
- * ledgers that could not be read.
+ * human. {@code active} says how many records were looked at; {@code warnings} name ledgers that
+ * could not be read.
  */
-public record Findings(int ledgers, int active, List<Stale> stale, List<Stuck> stuck, List<Deadlock> deadlocks,
+public record Findings(int active, List<Stale> stale, List<Stuck> stuck, List<Deadlock> deadlocks,
                        List<Flagged> escalated, List<String> warnings) {
     public Findings {
         stale = List.copyOf(stale);

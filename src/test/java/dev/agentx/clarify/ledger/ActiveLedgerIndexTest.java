@@ -60,7 +60,6 @@ class ActiveLedgerIndexTest {
     @Test
     void noLedgersNoIndexNoFiles() {
         ActiveLedgers.Scan s = scan();
-        assertEquals(0, s.ledgers());
         assertTrue(s.active().isEmpty());
         assertFalse(Files.exists(root.state()), "a scan of nothing writes nothing");
     }
@@ -70,8 +69,9 @@ class ActiveLedgerIndexTest {
         closedLedger(1);
         ask(2);
         ActiveLedgers.Scan first = scan();
-        assertEquals(2, first.ledgers());
         assertEquals(List.of(2), issues(first));
+        String idx = Files.readString(index(), StandardCharsets.UTF_8);
+        assertTrue(idx.contains("[1,\"closed\",") && idx.contains("[2,\"active\""), "both known: " + idx);
 
         // Replace issue 1's content in place (same inode, same size) and put its mtime back:
         // its signature is unchanged, so a scan must not read it (reading it would find it damaged).
@@ -135,7 +135,6 @@ class ActiveLedgerIndexTest {
             Files.writeString(index(), broken);
             ActiveLedgers.Scan s = scan();
             assertEquals(List.of(2), issues(s), broken);
-            assertEquals(3, s.ledgers());
             assertEquals(good, Files.readString(index()), "rebuilt after: " + broken);
             new ObjectMapper().readTree(Files.readString(index()));
         }
@@ -163,7 +162,7 @@ class ActiveLedgerIndexTest {
         closedLedger(2);
         scan();
         Files.delete(local.files().ledgers().fileOf(2));
-        assertEquals(1, scan().ledgers());
+        scan();
         String idx = Files.readString(index(), StandardCharsets.UTF_8);
         assertTrue(idx.contains("\n[1,\"closed\",") && !idx.contains("[2,"), idx);
     }
