@@ -11,11 +11,15 @@ import java.util.TreeMap;
  * CPU time of a PostgreSQL server's processes (the postmaster and its children, found through the
  * first line of {@code postmaster.pid} in its data directory), summed by what each process is:
  * {@code backend} for the connections' processes, the process title otherwise ({@code walwriter},
- * {@code checkpointer}, ...). Linux only (/proc); empty elsewhere. Connections opened and closed between
- * two snapshots are not counted; a pool's live for the whole run.
+ * {@code checkpointer}, ...), and {@link #ENDED} for the processes that ended between two
+ * snapshots: the postmaster's reaped children, autovacuum workers above all (each lives for one
+ * table's vacuum, a few seconds at most, so a snapshot rarely sees one). Linux only (/proc); empty
+ * elsewhere.
  */
 final class DatabaseCpu {
     private static final long TICK_NANOS = 10_000_000L; // USER_HZ is 100 on Linux
+    /** The kind of the CPU time of processes that ended: the postmaster's children it reaped. */
+    static final String ENDED = "ended processes (autovacuum workers, ...)";
 
     private DatabaseCpu() {
     }
@@ -40,6 +44,10 @@ final class DatabaseCpu {
                         long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
                         out.put(pid + "\u0000" + kind(pid == postmaster, Files.readString(p.resolve("cmdline"))),
                                 ticks * TICK_NANOS);
+                        if (pid == postmaster) { // cutime and cstime: its children that ended, once reaped
+                            out.put(pid + "\u0000" + ENDED,
+                                    (Long.parseLong(f[13]) + Long.parseLong(f[14])) * TICK_NANOS);
+                        }
                     } catch (IOException | RuntimeException gone) {
                         // the process ended while we looked
                     }

@@ -33,8 +33,10 @@ import java.util.regex.Pattern;
 /**
  * Webhook acknowledgement and end-to-end latency of {@code agentx serve} (the real server, its own
  * worker, the system clock) with WireMock as the GitHub API, against a bare Javalin handler that
- * answers 200, in the same JVM. Load: signed {@code issue_comment} deliveries, each asking a
- * question on its own issue, sent to 127.0.0.1 only, bounded in count. Prints Markdown.
+ * answers 200, in the same JVM. Load: signed {@code issue_comment} deliveries, clarifications from
+ * question to answer to resolution ({@link #deliveries}), sent to 127.0.0.1 only, bounded in count.
+ * The servers run the clarification monitor after every delivery, as {@code agentx serve} does.
+ * Prints Markdown.
  *
  * <p>Usage: {@code WebhookBench <workdir> [steadyRate] [steadySeconds] [saturationCount] [clients]}
  */
@@ -43,9 +45,18 @@ public final class WebhookBench {
     private static String queueing = "the inbox's append and fdatasync";
 
     private static final Pattern ISSUE = Pattern.compile("/issues/(\\d+)/comments$");
+    /** The kind in a posted comment's hidden marker, as it stands in the POST's JSON body (quotes escaped). */
+    private static final Pattern KIND = Pattern.compile("\\\\\"kind\\\\\":\\\\\"(question|answer|resolution)\\\\\"");
+    /**
+     * How many questions later a question is answered, and as many again later resolved: a list
+     * of deliveries is clarifications from question to resolution, at most {@code 2 * LAG}
+     * of them open at a time.
+     */
+    static final int LAG = 30;
 
     private final HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(4)).build();
 
+    /** {@code id}: {@code bench-<issue>-q|a|r} for the question, its answer and its resolution. */
     private record Delivery(String id, byte[] body, String signature) {
     }
 
@@ -54,11 +65,11 @@ public final class WebhookBench {
      * came; {@code timed} holds each time as {intended send nanoTime, nanos to the POST}.
      */
     private record EndToEnd(Stats stats, int missing, List<long[]> timed) {
-        static EndToEnd of(Map<Integer, Long> sentAt, Map<Integer, Long> postedAt) {
+        static EndToEnd of(Map<String, Long> sentAt, Map<String, Long> postedAt) {
             List<Long> nanos = new ArrayList<>();
             List<long[]> timed = new ArrayList<>();
             int missing = 0;
-            for (Map.Entry<Integer, Long> s : sentAt.entrySet()) {
+            for (Map.Entry<String, Long> s : sentAt.entrySet()) {
                 Long p = postedAt.get(s.getKey());
                 if (p == null) {
                     missing++;
@@ -222,8 +233,8 @@ public final class WebhookBench {
             // the same delivery ids again would be answered 200 as duplicates, and nothing processed
             throw new IllegalArgumentException(work.resolve("data") + " exists: give the benchmark a new directory");
         }
-        Map<Integer, Long> sentAt = new ConcurrentHashMap<>();
-        Map<Integer, Long> postedAt = new ConcurrentHashMap<>();
+        Map<String, Long> sentAt = new ConcurrentHashMap<>();
+        Map<String, Long> postedAt = new ConcurrentHashMap<>();
         GitHubRig rig = new GitHubRig(work.resolve("data"), MutableClock.at(Clock.systemUTC().instant().toString()),
                 false);
         io.zonky.test.db.postgres.embedded.EmbeddedPostgres pg = null;
@@ -256,12 +267,15 @@ public final class WebhookBench {
         rig.wiremock.addMockServiceRequestListener((Request req, com.github.tomakehurst.wiremock.http.Response resp) -> {
             Matcher m = ISSUE.matcher(req.getUrl());
             if ("POST".equals(req.getMethod().getName()) && m.find()) {
-                postedAt.putIfAbsent(Integer.parseInt(m.group(1)), System.nanoTime());
+                Matcher k = KIND.matcher(req.getBodyAsString());
+                if (k.find()) { // the round's comment: the delivery that asked, answered or resolved
+                    postedAt.putIfAbsent("bench-" + m.group(1) + "-" + k.group(1).charAt(0), System.nanoTime());
+                }
             }
         });
         GitHubSettings settings = rig.settings();
         GitHubMode mode = GitHubMode.create(settings, Clock.systemUTC(),
-                new GitHubMode.Options(false, dev.agentx.clarify.github.RepositoryMonitor.NONE,
+                new GitHubMode.Options(false, dev.agentx.clarify.github.RepositoryMonitor.STANDARD,
                         new dev.agentx.clarify.channel.HumanChannel(), "127.0.0.1")).start();
         Javalin bare = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
@@ -282,7 +296,7 @@ public final class WebhookBench {
                     settings.apiUrl(), data2, 0, settings.webhookPath(), settings.maxBodyBytes(), 0,
                     settings.redeliveryInterval(), settings.clientId(), settings.clientSecret(), settings.database());
             replica = GitHubMode.create(s2, Clock.systemUTC(), new GitHubMode.Options(false,
-                    dev.agentx.clarify.github.RepositoryMonitor.NONE, new dev.agentx.clarify.channel.HumanChannel(),
+                    dev.agentx.clarify.github.RepositoryMonitor.STANDARD, new dev.agentx.clarify.channel.HumanChannel(),
                     "127.0.0.1")).start();
             app = app + ",http://127.0.0.1:" + replica.port() + GitHubSettings.DEFAULT_PATH;
         }
@@ -314,15 +328,17 @@ public final class WebhookBench {
             Run baseSteady = openLoop(base, baseSteadyLoad, rate, null);
             long codeAfterBare = codeCacheUsed();
             rewarms.put("before agentx's steady run", rewarm(mode, app, true, rig, issues, rate, clients));
+            // Scraped outside the measured spans: a scrape reads every open clarification's ledger (its
+            // gauges), and each delivery of the warm-up left one open, tens of thousands of them, which no
+            // delivery of the run reads.
+            String scrape0 = mode.metrics().scrape();
             Map<String, Long> cpu0 = CpuByThread.snapshot();
             java.util.Optional<Map<String, Long>> dbCpu0 = pg == null ? java.util.Optional.empty()
                     : DatabaseCpu.snapshot(work.resolve("pgdata"));
             java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches0 = ContextSwitches.snapshot();
             DatabaseWork dbWork = pg == null ? null : DatabaseWork.start(pg.getPostgresDatabase());
-            String scrape0 = mode.metrics().scrape();
             Run appSteady = openLoop(app, steadyLoad, rate, sentAt);
-            String scrape1 = mode.metrics().scrape();
             stalls.close();
             List<GcPauses.Pause> steadyPauses = gc.since(firstDue(appSteady));
             List<GcPauses.Pause> basePauses = gc.since(firstDue(baseSteady));
@@ -335,9 +351,10 @@ public final class WebhookBench {
             java.util.Optional<DiskStats> disk1 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches = ContextSwitches.since(switches0);
             DatabaseWork.Result steadyDbWork = dbWork == null ? null : dbWork.since();
+            String scrape1 = mode.metrics().scrape();
             EndToEnd e2e = EndToEnd.of(sentAt, postedAt);
             // the same at half the rate: the pipeline's own latency when the cores are not saturated
-            Map<Integer, Long> halfSentAt = new ConcurrentHashMap<>();
+            Map<String, Long> halfSentAt = new ConcurrentHashMap<>();
             Run appHalf = openLoop(app, halfLoad, half, halfSentAt);
             drain(mode, Duration.ofSeconds(120));
             EndToEnd halfE2e = EndToEnd.of(halfSentAt, postedAt);
@@ -382,9 +399,12 @@ public final class WebhookBench {
             }
             if (steadyDbCpu.isPresent()) {
                 for (Map.Entry<String, Long> c : steadyDbCpu.get().entrySet()) {
-                    System.out.printf("| PostgreSQL: %s | %s | %.2f |%n", c.getKey(), c.getKey().equals("backend")
-                            ? "the database's processes serving the servers' connections"
-                            : "the database's own process", c.getValue() / 1e6 / steadyCount);
+                    String what = switch (c.getKey()) {
+                        case "backend" -> "the database's processes serving the servers' connections";
+                        case DatabaseCpu.ENDED -> "the database's processes that ended during the run, once reaped";
+                        default -> "the database's own process";
+                    };
+                    System.out.printf("| PostgreSQL: %s | %s | %.2f |%n", c.getKey(), what, c.getValue() / 1e6 / steadyCount);
                 }
             }
             System.out.println();
@@ -411,14 +431,15 @@ public final class WebhookBench {
                         + "pg_stat_statements and pg_stat_database; statements sent together in one round trip count "
                         + "one each): %.1f statements in %.2f transactions, %.1f plans made for them (a statement prepared "
                         + "on the server runs on its plan without one), %.2f ms planning and %.2f ms executing them, "
-                        + "%.0f bytes of WAL written by them; the statements run at least once per 10 deliveries:%n%n",
+                        + "%.0f bytes of WAL written by them; the statements run at least once per 10 deliveries "
+                        + "or executing for 0.01 ms per delivery or more:%n%n",
                         steadyDbWork.calls() / (double) steadyCount, steadyDbWork.transactions() / (double) steadyCount,
                         steadyDbWork.plans() / (double) steadyCount, steadyDbWork.planMillis() / steadyCount,
                         steadyDbWork.execMillis() / steadyCount, steadyDbWork.walBytes() / (double) steadyCount);
                 System.out.println("| per delivery | plans | ms planning | ms executing | WAL bytes | statement |");
                 System.out.println("| --- | --- | --- | --- | --- | --- |");
                 for (DatabaseWork.Statement st : steadyDbWork.statements()) {
-                    if (st.calls() * 10 >= steadyCount) {
+                    if (st.calls() * 10 >= steadyCount || st.execMillis() / steadyCount >= 0.01) {
                         String text = st.text().length() > 110 ? st.text().substring(0, 110) + " ..." : st.text();
                         System.out.printf("| %.2f | %.2f | %.3f | %.3f | %.0f | `%s` |%n",
                                 st.calls() / (double) steadyCount, st.plans() / (double) steadyCount,
@@ -458,19 +479,40 @@ public final class WebhookBench {
         }
     }
 
+    /**
+     * {@code n} deliveries: clarifications from question to resolution, each on an issue of its own. The engineer asks the architect; {@link #LAG}
+     * questions later the architect answers it, and {@link #LAG} answers after that the engineer
+     * resolves it; the last ones are answered and resolved at the end. So the repository has at most
+     * {@code 2 * LAG} clarifications open while the list is worked through and at most two after it, as a
+     * repository with a steady flow of them would, and the monitor pass after each delivery reads
+     * that many.
+     */
     private static List<Delivery> deliveries(GitHubRig rig, AtomicInteger issues, int n) {
-        List<Delivery> out = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            int issue = issues.incrementAndGet();
-            byte[] body = rig.bytes(rig.comment("eng", issue, "/clarify @architect --non-blocking Question " + issue
-                    + "?"));
-            out.add(new Delivery("bench-" + issue, body, SignatureVerifier.sign(GitHubRig.SECRET, body)));
+        int questions = (n + 2) / 3;
+        int first = issues.get() + 1;
+        issues.addAndGet(questions);
+        List<Delivery> out = new ArrayList<>(3 * questions);
+        for (int i = 0; i < questions + 2 * LAG; i++) {
+            if (i < questions) {
+                out.add(delivery(rig, first + i, 'q', "eng", "/clarify @architect Question " + (first + i) + "?"));
+            }
+            int answered = i - LAG;
+            if (answered >= 0 && answered < questions) {
+                out.add(delivery(rig, first + answered, 'a', "arch", "/clarify answer CLR-" + (first + answered)
+                        + "-001 Answer " + (first + answered) + "."));
+            }
+            int resolved = i - 2 * LAG;
+            if (resolved >= 0 && resolved < questions) {
+                out.add(delivery(rig, first + resolved, 'r', "eng", "/clarify resolve CLR-" + (first + resolved)
+                        + "-001"));
+            }
         }
-        return out;
+        return new ArrayList<>(out.subList(0, n)); // up to two of the last resolutions left out
     }
 
-    private static int issueOf(Delivery d) {
-        return Integer.parseInt(d.id().substring("bench-".length()));
+    private static Delivery delivery(GitHubRig rig, int issue, char step, String login, String command) {
+        byte[] body = rig.bytes(rig.comment(login, issue, command));
+        return new Delivery("bench-" + issue + "-" + step, body, SignatureVerifier.sign(GitHubRig.SECRET, body));
     }
 
     /** {@code url}: one server's, or the replicas' separated by commas (each delivery goes to one, by its id). */
@@ -488,7 +530,7 @@ public final class WebhookBench {
     }
 
     /** A steady rate; latency counts from the intended send time, so a stall is not hidden. */
-    private Run openLoop(String url, List<Delivery> ds, int rate, Map<Integer, Long> sentAt) {
+    private Run openLoop(String url, List<Delivery> ds, int rate, Map<String, Long> sentAt) {
         List<Long> lat = Collections.synchronizedList(new ArrayList<>());
         List<long[]> timed = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger errors = new AtomicInteger();
@@ -503,7 +545,7 @@ public final class WebhookBench {
             }
             Delivery d = ds.get(i);
             if (sentAt != null) {
-                sentAt.put(issueOf(d), due);
+                sentAt.put(d.id(), due);
             }
             all.add(http.sendAsync(request(url, d), HttpResponse.BodyHandlers.discarding()).handle((r, t) -> {
                 if (t != null || !ok(r.statusCode())) {
@@ -751,10 +793,12 @@ public final class WebhookBench {
             System.out.println(storeNote);
             System.out.println();
         }
-        System.out.printf("Signed `issue_comment` deliveries, each a question on its own issue; GitHub API: WireMock "
-                + "in the same JVM. Steady: %d/s for %d s, latency from the intended send time. Saturation: %d "
+        System.out.printf("Signed `issue_comment` deliveries: clarifications on issues of their own, each asked "
+                + "(`/clarify @architect`), answered %d questions later and resolved %d answers after that, so at "
+                + "most %d are open at a time; the monitor pass after every delivery, as `agentx serve` runs it. "
+                + "GitHub API: WireMock in the same JVM. Steady: %d/s for %d s, latency from the intended send time. Saturation: %d "
                 + "deliveries from %d concurrent clients. Goals: ack p99 < 10 ms at 200/s; >= 1,000 deliveries/s.%n%n",
-                rate, seconds, saturation, clients);
+                LAG, LAG, 2 * LAG, rate, seconds, saturation, clients);
         List<String> flags = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(a -> a.startsWith("-XX:")).toList();
         String user = System.getProperty("user.name");
