@@ -50,6 +50,9 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,6 +88,8 @@ public final class GitHubMode implements AutoCloseable {
     private final Outbox outbox;
     private final IssueMirror mirror;
     private final DeliveryHandler handler;
+    /** Monitor passes left for when a repository's pace allows ({@link MonitorPacing}); null when synchronous. */
+    private final ScheduledExecutorService pacedPasses;
     private final Worker worker;
     private final WebhookServer server;
     private final Readiness readiness;
@@ -160,8 +165,22 @@ public final class GitHubMode implements AutoCloseable {
                 metrics.monitorPass(start);
             }
         });
+        MonitorPacing pacing;
+        if (options.synchronous()) {
+            pacing = MonitorPacing.inline();
+            this.pacedPasses = null;
+        } else {
+            this.pacedPasses = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "agentx-monitor");
+                t.setDaemon(true);
+                t.setPriority(Thread.MIN_PRIORITY); // as the worker's lanes: acknowledgements first
+                return t;
+            });
+            pacing = new MonitorPacing(clock, MonitorPacing.PACE,
+                    (delay, pass) -> pacedPasses.schedule(pass, delay.toMillis(), TimeUnit.MILLISECONDS));
+        }
         this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::repository, actors,
-                mirror, outbox, timed, metrics, unit);
+                mirror, outbox, timed, pacing, metrics, unit);
         this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics, replicas, unit);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
                 new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker, metrics);
@@ -419,6 +438,19 @@ public final class GitHubMode implements AutoCloseable {
         server.stopTaking();
         readiness.stopping();
         worker.close();
+        if (pacedPasses != null) {
+            // the passes due within the pace still run (what they queue is sent at the next start);
+            // one asked for after this runs after the next start's first event of its repository
+            pacedPasses.shutdown();
+            try {
+                if (!pacedPasses.awaitTermination(5, TimeUnit.SECONDS)) {
+                    pacedPasses.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                pacedPasses.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
+        }
         server.close();
         management.close();
         if (dashboard != null) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.config.AgentxConfig;
 import dev.agentx.clarify.config.Labels;
+import dev.agentx.clarify.github.MonitorPacing;
 import dev.agentx.clarify.github.Payloads;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.RepositoryMonitor;
@@ -68,11 +69,14 @@ public final class DeliveryHandler implements DeliveryProcessor {
     /** The store's unit: a monitor pass and what it queues commit together ({@link #runMonitor}). */
     private final UnitOfWork unit;
     private final RepositoryMonitor monitor;
+    /** When the pass after an event runs: at once, or with the repository's next paced pass. */
+    private final MonitorPacing pacing;
     private final ServerMetrics metrics;
 
     public DeliveryHandler(long appId, RepoConfigs repoConfigs, Function<RepoRef, LocalMode> repos, Actors actors,
-                           IssueMirror mirror, Outbox outbox, RepositoryMonitor monitor, ServerMetrics metrics,
-                           UnitOfWork unit) {
+                           IssueMirror mirror, Outbox outbox, RepositoryMonitor monitor, MonitorPacing pacing,
+                           ServerMetrics metrics, UnitOfWork unit) {
+        this.pacing = pacing;
         this.unit = unit;
         this.metrics = metrics;
         this.appId = appId;
@@ -229,7 +233,10 @@ public final class DeliveryHandler implements DeliveryProcessor {
             // no channel recorded or said anything, the delivery's own sync left the issue in step
             mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation(), () -> replies.forEach(outbox::enqueue));
         }
-        runMonitor(ctx);
+        pacing.after(ctx.repo().fullName(), () -> {
+            runMonitor(ctx);
+            outbox.sync(); // what the pass queued is on disk before it is sent (files; nothing on PostgreSQL)
+        });
     }
 
     /** Whether the event may run a command (so the repository's config matters). */
