@@ -55,6 +55,7 @@ final class CpuByThread {
         {"agentx-worker-tick", "agentx serve: worker tick"},
         {"agentx-worker", "agentx serve: worker lanes (commands, ledgers, journals)"},
         {"agentx-sender", "agentx serve: outbox senders (GitHub API client)"},
+        {"agentx-monitor", "agentx serve: monitor passes due after a second (MonitorPacing)"},
         {"JettyServerThreadPool", "Javalin (agentx serve and the bare handler): webhook requests"},
         {"qtp", "WireMock (the GitHub stub)"},
         {"HttpClient", "load generator and API client (java.net.http)"},
