@@ -99,10 +99,10 @@ public final class GitHubMode implements AutoCloseable {
     private final DeliveryRecovery recovery;
     /** The signed-in dashboard at /dashboard; null when the App's OAuth credentials are not set. */
     private final ServerDashboard dashboard;
-    private java.util.concurrent.ScheduledExecutorService recoveryTicks;
+    private ScheduledExecutorService recoveryTicks;
     /** With a database: what was wrong with it at the last check (every second while serving, and at each readiness probe). */
     private volatile java.util.Optional<String> databaseProblem = java.util.Optional.empty();
-    private java.util.concurrent.ScheduledExecutorService databaseChecks;
+    private ScheduledExecutorService databaseChecks;
     /** The repositories' state with AGENTX_DATABASE_URL; null: files under the data dir. */
     private final PostgresDatabase database;
     /** The other servers on the same database, if any: who processes a delivery, who sends an effect. */
@@ -170,12 +170,8 @@ public final class GitHubMode implements AutoCloseable {
             pacing = MonitorPacing.inline();
             this.pacedPasses = null;
         } else {
-            this.pacedPasses = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "agentx-monitor");
-                t.setDaemon(true);
-                t.setPriority(Thread.MIN_PRIORITY); // as the worker's lanes: acknowledgements first
-                return t;
-            });
+            // at the worker lanes' priority: acknowledgements first
+            this.pacedPasses = daemonScheduler("agentx-monitor", Thread.MIN_PRIORITY);
             pacing = new MonitorPacing(clock, MonitorPacing.PACE,
                     (delay, pass) -> pacedPasses.schedule(pass, delay.toMillis(), TimeUnit.MILLISECONDS));
         }
@@ -280,6 +276,16 @@ public final class GitHubMode implements AutoCloseable {
         return database != null ? database.repositories() : files.repositories();
     }
 
+    /** A scheduler of one daemon thread named {@code name}, at {@code priority}. */
+    private static ScheduledExecutorService daemonScheduler(String name, int priority) {
+        return Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            t.setPriority(priority);
+            return t;
+        });
+    }
+
     /**
      * Catches up after a restart (issues whose ledger has entries not yet queued, deliveries left
      * in the inbox), then starts the worker and the server.
@@ -288,12 +294,8 @@ public final class GitHubMode implements AutoCloseable {
         if (database != null) {
             checkDatabase();
             database.foldStatuses();
-            databaseChecks = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "agentx-database-check");
-                t.setDaemon(true);
-                return t;
-            });
-            databaseChecks.scheduleWithFixedDelay(this::checkDatabase, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
+            databaseChecks = daemonScheduler("agentx-database-check", Thread.NORM_PRIORITY);
+            databaseChecks.scheduleWithFixedDelay(this::checkDatabase, 1, 1, TimeUnit.SECONDS);
         }
         catchUp();
         worker.start();
@@ -302,13 +304,8 @@ public final class GitHubMode implements AutoCloseable {
         Duration every = settings.redeliveryInterval();
         if (!every.isZero()) {
             // first at start (what failed while the server was down), then on the interval; off the start's path
-            recoveryTicks = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "agentx-recovery");
-                t.setDaemon(true);
-                return t;
-            });
-            recoveryTicks.scheduleWithFixedDelay(this::recoverQuietly, 0, every.toMillis(),
-                    java.util.concurrent.TimeUnit.MILLISECONDS);
+            recoveryTicks = daemonScheduler("agentx-recovery", Thread.NORM_PRIORITY);
+            recoveryTicks.scheduleWithFixedDelay(this::recoverQuietly, 0, every.toMillis(), TimeUnit.MILLISECONDS);
         }
         server.start(host, settings.port());
         LOG.info("agentx serve: listening on port {} at {}, management on port {} (GitHub API {}, data {})", port(),

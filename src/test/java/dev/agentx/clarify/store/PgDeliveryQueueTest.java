@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.store.DeliveryQueue.Accepted;
@@ -15,8 +16,12 @@ import dev.agentx.clarify.store.postgres.PgDeliveryQueue;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import dev.agentx.clarify.support.MutableClock;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -138,7 +143,7 @@ class PgDeliveryQueueTest {
         assertEquals(0, a.size());
         assertTrue(a.received("d-1"), "its id is kept: a redelivery is a duplicate");
         assertTrue(a.syncDone().test(q.seq()));
-        assertEquals(java.util.Arrays.asList((Object) null), column("body", "d-1"), "its body is not");
+        assertEquals(Arrays.asList((Object) null), column("body", "d-1"), "its body is not");
     }
 
     private List<Object> column(String name, String id) {
@@ -159,9 +164,8 @@ class PgDeliveryQueueTest {
     @Test
     void aQueuedDeliveryAlwaysHasItsBody() {
         a.accept("d-1", "issue_comment", body("1"), "acme/shop#1");
-        java.sql.SQLException refused = org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class, () -> {
-            try (java.sql.Connection c = database.dataSource().getConnection();
-                 java.sql.Statement s = c.createStatement()) {
+        SQLException refused = assertThrows(SQLException.class, () -> {
+            try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
                 s.executeUpdate("UPDATE deliveries SET body = NULL WHERE id = 'd-1'");
             }
         });

@@ -16,9 +16,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The active ledgers of a repository, read in one snapshot: every write keeps the row's
  * {@code active} column in step with its records, so a scan reads only the rows of the ledgers that
- * have an open record (index {@code ledgers_active}), whatever the number of closed ones. The
- * monitor pass after every delivery scans: reading every row of a repository of about 6,000 ledgers
- * took 64 ms of the database's time, counting them 25 ms.
+ * have an open record (index {@code ledgers_active}), whatever the number of closed ones, and
+ * counts nothing: the monitor pass after delivered events scans, and reading or counting every
+ * row of a repository of some thousands of ledgers costs it tens of milliseconds
+ * (bench/README.md).
  *
  * <p>A scan reads each active row's identity ({@code version}, raised by every write, and the
  * row's {@code xmin}, which a row deleted and made again does not keep) and reads and decodes

@@ -39,8 +39,9 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     /**
      * Every statement the server repeats is planned once per connection. They look rows up by
      * key or read small tables, where the plan does not depend on the values; the daily prunes
-     * are the only ones whose range a custom plan could use. Left to choose, PostgreSQL's plan cache compares the generic plan with the
-     * average cost of the custom plans it made before; custom plans made while a table was small
+     * are the only ones whose range a custom plan could use. Left to choose, PostgreSQL's plan
+     * cache compares the generic plan with the average cost of the custom plans it made before;
+     * custom plans made while a table was small
      * kept the take of a delivery planned again at every run once the table had grown (0.24 to
      * 0.29 ms of the database's CPU per delivery, more than the statement's own execution).
      */
