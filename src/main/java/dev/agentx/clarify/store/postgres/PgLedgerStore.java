@@ -200,8 +200,17 @@ public final class PgLedgerStore implements LedgerStore {
         });
     }
 
+    /**
+     * Inside a transaction that holds the issue (locked and read: a command looks at its issue's
+     * ledger before the engine asks whether it exists), the answer is what it holds, with no
+     * round trip; otherwise a query.
+     */
     @Override
     public boolean exists(int issue) {
+        Map<Integer, Optional<Ledger>> mine = held.get();
+        if (mine != null && mine.containsKey(issue)) {
+            return mine.get(issue).isPresent();
+        }
         return db.autoCommit(c -> {
             try (PreparedStatement s = c.prepareStatement("SELECT 1 FROM ledgers WHERE repo = ? AND issue = ?")) {
                 s.setString(1, repo);
