@@ -48,7 +48,6 @@ public final class ServerMetrics {
     public static final String OUTBOX_EFFECT_AGE = "agentx_outbox_effect_age_seconds";
     public static final String LOCK_WAIT = "agentx_lock_wait_seconds";
     public static final String MONITOR_PASS = "agentx_monitor_pass_seconds";
-    public static final String WORKER_BATCH = "agentx_worker_batch_deliveries";
     public static final String REDELIVERY_MISSING = "agentx_redelivery_missing_total";
     public static final String REDELIVERY_REQUESTED = "agentx_redelivery_requested_total";
     public static final String REDELIVERY_FAILED = "agentx_redelivery_failed_total";
@@ -57,8 +56,6 @@ public final class ServerMetrics {
     private static final double[] FAST = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
     /** Milliseconds to a minute: work that calls GitHub (whose client gives up after 30 s). */
     private static final double[] CALLS = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
-    /** Deliveries committed in one transaction: one, or a lane's batch of up to 8. */
-    private static final double[] BATCHES = {1, 2, 4, 8};
     /** Seconds to hours: an effect waits out GitHub's failures and rate limits (backoff up to 10 min). */
     private static final double[] AGES = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400};
 
@@ -106,8 +103,6 @@ public final class ServerMetrics {
             "method", "route", "status");
     private final Histogram effectAge = histogram(OUTBOX_EFFECT_AGE, "Time from an effect's queueing in the outbox "
             + "to GitHub's confirmation, retries included, by type.", AGES, "type");
-    private final Histogram batch = histogram(WORKER_BATCH, "Deliveries committed in one transaction by a "
-            + "worker lane (PostgreSQL), per transaction that committed.", BATCHES);
     private final Histogram lockWait = histogram(LOCK_WAIT, "Time spent acquiring ledger and status locks.", FAST);
     private final Histogram monitorPass = histogram(MONITOR_PASS, "Time of one monitor pass over a repository.",
             CALLS);
@@ -208,11 +203,6 @@ public final class ServerMetrics {
     /** One GitHub API request: {@code status} is 2xx, a failure's HTTP status, or io_error. */
     public void githubCall(String method, String route, String status, long startNanos) {
         githubCall.labelValues(method, route, status).observe(secondsSince(startNanos));
-    }
-
-    /** A worker lane committed {@code n} deliveries in one transaction. */
-    public void committedTogether(int n) {
-        batch.observe(n);
     }
 
     public void monitorPass(long startNanos) {

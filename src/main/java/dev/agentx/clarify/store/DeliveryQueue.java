@@ -82,18 +82,6 @@ public interface DeliveryQueue {
     /** Whether this server processes {@code q} now, and if so the delivery and its progress. */
     Turn take(Queued q, Instant now);
 
-    /**
-     * As {@link #take} for each of {@code qs}, in order: the first deliveries of as many lines, taken
-     * together (a store may take them in one go).
-     */
-    default List<Turn> takeAll(List<Queued> qs, Instant now) {
-        List<Turn> turns = new java.util.ArrayList<>();
-        for (Queued q : qs) {
-            turns.add(take(q, now));
-        }
-        return turns;
-    }
-
     /** Records failed attempts and when to try again. */
     void saveProgress(Queued q, Progress p);
 

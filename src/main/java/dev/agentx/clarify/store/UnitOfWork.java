@@ -17,16 +17,6 @@ public interface UnitOfWork {
     /** Runs {@code work} as one unit: its changes are committed when it returns, none when it throws. */
     <T> T run(Supplier<T> work);
 
-    /**
-     * As {@link #run}, for the work of several callers kept together (the worker's deliveries of
-     * different issues, committed as one): a lock wait gives up soon, failing the whole unit with
-     * LOCK_TIMEOUT and changing nothing, so that one lock held elsewhere does not hold up all of
-     * them; the caller then runs each one's work in a unit of its own.
-     */
-    default <T> T runForSeveral(Supplier<T> work) {
-        return run(work);
-    }
-
     /** Whether the calling thread is inside a unit (on PostgreSQL: has a transaction open). */
     boolean open();
 

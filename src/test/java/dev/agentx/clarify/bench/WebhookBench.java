@@ -462,15 +462,6 @@ public final class WebhookBench {
                     + "`%s`) during the steady run: %.2f ms on average over %.0f deliveries.%n%n", queueing,
                     ServerMetrics.WEBHOOK_QUEUE, (Scrape.value(scrape1, sum) - Scrape.value(scrape0, sum)) * 1e3 / queued,
                     queued);
-            double units = Scrape.sum(scrape1, ServerMetrics.WORKER_BATCH + "_count")
-                    - Scrape.sum(scrape0, ServerMetrics.WORKER_BATCH + "_count");
-            if (units > 0) {
-                double together = Scrape.sum(scrape1, ServerMetrics.WORKER_BATCH + "_sum")
-                        - Scrape.sum(scrape0, ServerMetrics.WORKER_BATCH + "_sum");
-                System.out.printf("Deliveries per worker transaction during the steady run and its drain (`%s`): "
-                        + "%.2f on average, %.0f deliveries in %.0f transactions (the first replica's).%n%n",
-                        ServerMetrics.WORKER_BATCH, together / units, together, units);
-            }
             System.out.println(serverTimes(appSteady));
         } finally {
             if (gc != null) {

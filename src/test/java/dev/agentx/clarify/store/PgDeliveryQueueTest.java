@@ -192,35 +192,6 @@ class PgDeliveryQueueTest {
     }
 
     @Test
-    void takingSeveralTakesEachAsTakingItAloneWould() throws Exception {
-        List<Queued> onB = new ArrayList<>();
-        b.onQueued(onB::add);
-        a.accept("d-1", "issue_comment", body("1"), "acme/shop#1");
-        b.accept("d-2", "issue_comment", body("2"), "acme/shop#1"); // behind d-1, which a holds
-        b.accept("d-3", "issue_comment", body("3"), "acme/shop#3");
-        b.accept("d-4", "issue_comment", body("4"), "acme/shop#4");
-        a.accept("d-5", "issue_comment", body("5"), "acme/shop#5"); // a's, and a is alive
-        try (java.sql.Connection c = database.dataSource().getConnection(); java.sql.Statement s = c.createStatement()) {
-            s.executeUpdate("UPDATE deliveries SET body = convert_to('{\"n\":\"row\"}', 'UTF8') WHERE id = 'd-4'");
-        }
-        PgDeliveryQueue restarted = db.deliveries("replica-b", clock); // holds no body in memory
-        List<Turn> turns = b.takeAll(List.of(onB.get(0), onB.get(1), onB.get(2), queuedOnA.get(1)), clock.instant());
-        assertInstanceOf(Turn.Wait.class, turns.get(0), "d-1 of the same issue is still queued on a");
-        Turn.Mine three = assertInstanceOf(Turn.Mine.class, turns.get(1));
-        assertEquals("d-3", three.delivery().id());
-        assertArrayEquals(body("3"), three.delivery().body());
-        Turn.Mine four = assertInstanceOf(Turn.Mine.class, turns.get(2));
-        assertArrayEquals(body("4"), four.delivery().body(), "from memory");
-        assertInstanceOf(Turn.Gone.class, turns.get(3), "a holds d-5");
-        List<Turn> again = restarted.takeAll(List.of(onB.get(1), onB.get(2)), clock.instant());
-        assertArrayEquals(body("3"), assertInstanceOf(Turn.Mine.class, again.get(0)).delivery().body());
-        assertArrayEquals(body("row"), assertInstanceOf(Turn.Mine.class, again.get(1)).delivery().body(),
-                "a body not held is read from the row");
-        b.done(onB.get(1));
-        assertEquals(2, b.size(), "d-2 and d-4");
-    }
-
-    @Test
     void whatAReplicaThatIsGoneHeldIsTakenOverByAnotherAndItsOldHolderLeavesIt() {
         a.accept("d-1", "issue_comment", body("1"), "acme/shop#1");
         a.accept("d-2", "ping", body("2"), "");

@@ -68,12 +68,6 @@ public final class Worker implements AutoCloseable {
     /** Deliveries of one line a lane works through before other lines get a turn. */
     static final int TURN = 16;
     /**
-     * On a store whose unit is one transaction, at most this many deliveries, the first of as
-     * many lines, are committed in one ({@link #workWaiting}): a backlog costs a transaction and
-     * a commit per batch rather than per delivery. One delivery waiting is one batch.
-     */
-    static final int TOGETHER = 8;
-    /**
      * Threads sending effects to GitHub, issues side by side. Few: GitHub asks integrators not to
      * send many requests for one installation at once (secondary rate limits).
      */
@@ -120,18 +114,6 @@ public final class Worker implements AutoCloseable {
     private volatile ScheduledExecutorService ticker;
     private Instant lastPrune = Instant.MIN;
     private volatile boolean closed;
-    /**
-     * Whether lanes commit several lines' deliveries together ({@link #workWaiting}): the store's
-     * unit is atomic and the lanes run. Otherwise each lane works one line at a time ({@link #work}).
-     */
-    private final boolean together;
-    /**
-     * Deliveries (by number) whose batch failed: each is processed in a unit of its own, on a lane
-     * of its own, until it is done with ({@link #together}).
-     */
-    private final Set<Long> alone = ConcurrentHashMap.newKeySet();
-    /** Lines claimed for a lane that no lane has taken up yet, in the order claimed ({@link #together}). */
-    private final java.util.Queue<Line> waiting = new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** While closing: until when (System.nanoTime) the lanes go on taking up deliveries. */
     private volatile long drainUntil;
 
@@ -182,7 +164,6 @@ public final class Worker implements AutoCloseable {
     public Worker(DeliveryQueue inbox, DeliveryProcessor handler, Outbox outbox, Clock clock, boolean synchronous,
                   ServerMetrics metrics, Replicas replicas, UnitOfWork unit) {
         this.unit = unit;
-        this.together = unit.atomic() && !synchronous;
         this.replicas = replicas;
         this.inbox = inbox;
         this.handler = handler;
@@ -364,27 +345,18 @@ public final class Worker implements AutoCloseable {
 
     private void dispatch(Line line) {
         ExecutorService ex = lanes;
-        if (together) {
-            waiting.add(line);
-        }
         try {
             if (ex == null) {
                 throw new RejectedExecutionException("stopped");
             }
-            if (together) {
-                ex.execute(this::workWaiting);
-            } else {
-                ex.execute(() -> {
-                    if (work(line, TURN)) {
-                        dispatch(line); // other lines get a turn first
-                    }
-                });
-            }
-        } catch (RejectedExecutionException e) {
-            if (!together || waiting.remove(line)) { // else a lane took it up meanwhile
-                synchronized (line) {
-                    line.running = false; // stopping: the deliveries stay in the queue
+            ex.execute(() -> {
+                if (work(line, TURN)) {
+                    dispatch(line); // other lines get a turn first
                 }
+            });
+        } catch (RejectedExecutionException e) {
+            synchronized (line) {
+                line.running = false; // stopping: the deliveries stay in the inbox on disk
             }
         }
     }
@@ -396,12 +368,17 @@ public final class Worker implements AutoCloseable {
      */
     private boolean work(Line line, int limit) {
         for (int done = 0; ; done++) {
-            DeliveryQueue.Queued head = headOrRelease(line);
-            if (head == null) {
-                return false;
-            }
-            if (done >= limit && !closed) { // closing: no new turns are dispatched, so a lane finishes its line
-                return true;
+            DeliveryQueue.Queued head;
+            synchronized (line) {
+                head = line.items.peek();
+                if (head == null || (closed && !synchronous && System.nanoTime() - drainUntil > 0)) {
+                    line.running = false;
+                    retireIfIdle(line);
+                    return false;
+                }
+                if (done >= limit && !closed) { // closing: no new turns are dispatched, so a lane finishes its line
+                    return true;
+                }
             }
             Instant retryAt;
             boolean gated = !synchronous;
@@ -419,143 +396,23 @@ public final class Worker implements AutoCloseable {
                     priority.laneDone();
                 }
             }
-            if (!settle(line, head, retryAt)) {
-                return false;
-            }
-            sendQueued();
-        }
-    }
-
-    /** The line's first delivery; null when the line is released (empty, or the worker is closing and past its drain). */
-    private DeliveryQueue.Queued headOrRelease(Line line) {
-        synchronized (line) {
-            DeliveryQueue.Queued head = line.items.peek();
-            if (head == null || (closed && !synchronous && System.nanoTime() - drainUntil > 0)) {
-                line.running = false;
-                retireIfIdle(line);
-                return null;
-            }
-            return head;
-        }
-    }
-
-    /**
-     * Records how the line's delivery {@code head} went ({@code retryAt}: null when it is done
-     * with, {@link #UNTOUCHED} when it was not tried, else when to try it again). True when the
-     * line stays claimed, to go on with its next delivery; false when it is released (waiting out
-     * a retry).
-     */
-    private boolean settle(Line line, DeliveryQueue.Queued head, Instant retryAt) {
-        if (retryAt == UNTOUCHED) {
-            return true;
-        }
-        synchronized (line) {
-            if (retryAt != null && line.items.peek() != head) {
-                return true; // an earlier delivery of the line was handed over meanwhile: it goes first
-            }
-            if (retryAt != null) {
-                line.notBefore = retryAt;
-                line.running = false;
-                retakeAt(line, retryAt);
-                return false;
-            }
-            line.items.remove(head);
-            tracked.remove(head.seq());
-            alone.remove(head.seq());
-            return true;
-        }
-    }
-
-    /** Hands the issues with effects queued to the senders; the lane goes on meanwhile. */
-    private void sendQueued() {
-        ExecutorService send = senders;
-        if (!synchronous && send != null) {
-            outbox.sendQueued(send);
-        }
-    }
-
-    /** Works the line's first delivery, {@link #alone}, on a lane of its own; the line then waits for a lane again. */
-    private void workAlone(Line line) {
-        ExecutorService ex = lanes;
-        try {
-            if (ex == null) {
-                throw new RejectedExecutionException("stopped");
-            }
-            ex.execute(() -> {
-                if (work(line, 1)) {
-                    dispatch(line);
-                }
-            });
-        } catch (RejectedExecutionException e) {
             synchronized (line) {
-                line.running = false; // stopping: the deliveries stay in the queue
-            }
-        }
-    }
-
-    /**
-     * Up to {@code limit} of the lines waiting for a lane, the longest waiting first: taken at once,
-     * so that lanes taking lines at the same moment do not split a batch between them.
-     */
-    private List<Line> takeWaiting(int limit) {
-        List<Line> taken = new ArrayList<>();
-        synchronized (waiting) {
-            for (Line line; taken.size() < limit && (line = waiting.poll()) != null; ) {
-                taken.add(line);
-            }
-        }
-        return taken;
-    }
-
-    /**
-     * Deliveries committed together: takes up to {@link #TOGETHER} lines waiting for a lane (one
-     * while acknowledgements queue up), works their first deliveries in one unit ({@link
-     * #processTogether}), and sends each line that has deliveries left back to wait for a lane,
-     * behind the others. While the worker is closing no new work is handed to lanes, so this lane
-     * goes on with what waits.
-     */
-    private void workWaiting() {
-        while (!waiting.isEmpty()) {
-            List<Line> taken = new ArrayList<>();
-            List<DeliveryQueue.Queued> heads = new ArrayList<>();
-            List<Instant> retries;
-            priority.laneStarting(); // the webhook's acknowledgements first; the lines wait meanwhile
-            try {
-                // while acknowledgements queue up a lane takes one delivery at a time, as on files, so
-                // a batch does not take the cores from them; the lines that waited meanwhile are
-                // committed in batches once the burst is over
-                for (Line line : takeWaiting(priority.allowedLanes() < LANES ? 1 : TOGETHER)) {
-                    DeliveryQueue.Queued head = headOrRelease(line);
-                    if (head != null && alone.contains(head.seq())) {
-                        workAlone(line);
-                    } else if (head != null) {
-                        taken.add(line);
-                        heads.add(head);
-                    }
+                if (retryAt != null && line.items.peek() != head) {
+                    continue; // an earlier delivery of the line was handed over meanwhile: it goes first
                 }
-                if (taken.isEmpty()) {
-                    return;
+                if (retryAt != null) {
+                    line.notBefore = retryAt;
+                    line.running = false;
+                    retakeAt(line, retryAt);
+                    return false;
                 }
-                retries = processTogether(heads);
-            } catch (RuntimeException e) {
-                // the queue itself failed (the database gone): try the lines again on a later tick
-                LOG.error("worker: {}", e.toString(), e);
-                retries = new ArrayList<>(java.util.Collections.nCopies(heads.size(), clock.instant().plus(TICK)));
-            } finally {
-                priority.laneDone();
+                line.items.remove(head);
+                tracked.remove(head.seq());
             }
-            List<Line> goOn = new ArrayList<>();
-            for (int i = 0; i < taken.size(); i++) {
-                if (settle(taken.get(i), heads.get(i), retries.get(i))) {
-                    goOn.add(taken.get(i));
-                }
+            ExecutorService send = senders;
+            if (!synchronous && send != null) {
+                outbox.sendQueued(send); // the lane goes on with its next delivery meanwhile
             }
-            sendQueued();
-            if (!closed) {
-                goOn.forEach(this::dispatch);
-                return;
-            }
-            waiting.addAll(goOn);
         }
     }
 
@@ -591,249 +448,92 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** What {@link #processTogether} gives for a delivery it left alone: its line waits for a lane again. */
-    private static final Instant UNTOUCHED = Instant.MIN;
-
-    /** How taking up a delivery went: ready for its unit, or settled already. */
-    private sealed interface Start permits Ready, Settled {
-    }
-
-    /** Done with ({@code retryAt} null), or to be tried again at {@code retryAt}, without a unit. */
-    private record Settled(Instant retryAt) implements Start {
-    }
-
-    /**
-     * Taken and read, its changes to be made in a unit. {@code context}: the log's context of its
-     * work; {@code kept}: its progress as the queue has it; {@code started}: when the attempt
-     * started (System.nanoTime), for the metrics.
-     */
-    private record Ready(DeliveryQueue.Queued q, InboundDelivery d, String action, Map<String, String> context,
-                         DeliveryProcessor.Changes changes, DeliveryQueue.Progress progress,
-                         DeliveryQueue.Progress kept, Instant now, long started) implements Start {
-    }
-
     /**
      * Processes one delivery. Null when it is done with (processed, or moved to {@code failed/});
      * otherwise when to try it again.
      */
     private Instant process(DeliveryQueue.Queued q) {
-        busySince.put(Thread.currentThread(), clock.instant());
-        try {
-            Start start = start(q, inbox.take(q, clock.instant()));
-            if (start instanceof Settled settled) {
-                return settled.retryAt();
-            }
-            Ready r = (Ready) start;
-            try {
-                return finish(r, commit(r));
-            } catch (RuntimeException e) {
-                return failed(r, e);
-            }
-        } finally {
-            busySince.remove(Thread.currentThread());
-            clearContext();
-        }
-    }
-
-    /**
-     * Processes the deliveries, each the first of its own line (so of different issues), their
-     * changes and done marks in one unit ({@link UnitOfWork#runForSeveral}): one transaction and
-     * one commit for all of them, where each would cost its own. Should that unit fail (one
-     * delivery's failure, a lock held elsewhere), nothing of it counts: each delivery is then
-     * {@link #alone}, tried again at once on a lane of its own (a failing one's attempt is not
-     * counted twice, and one that waits for a lock holds up no other). Returns what {@link
-     * #process} would for each, in order; {@link #UNTOUCHED} for those left for later: while
-     * acknowledgements queue up the batch grows no further, so a lane's work between two looks at
-     * them is one delivery's, as on files.
-     */
-    private List<Instant> processTogether(List<DeliveryQueue.Queued> heads) {
-        Instant[] retries = new Instant[heads.size()];
-        List<Ready> ready = new ArrayList<>();
-        List<Integer> at = new ArrayList<>();
-        busySince.put(Thread.currentThread(), clock.instant());
-        try {
-            List<DeliveryQueue.Turn> turns = inbox.takeAll(heads, clock.instant());
-            for (int i = 0; i < heads.size(); i++) {
-                if (!ready.isEmpty() && priority.requestsInFlight() >= AckPriority.BUSY) {
-                    // acknowledgements queue up: the batch grows no further, the rest wait for a lane again
-                    java.util.Arrays.fill(retries, i, heads.size(), UNTOUCHED);
-                    break;
-                }
-                try {
-                    Start start = start(heads.get(i), turns.get(i));
-                    if (start instanceof Ready r) {
-                        ready.add(r);
-                        at.add(i);
-                    } else {
-                        retries[i] = ((Settled) start).retryAt();
-                    }
-                } finally {
-                    clearContext();
-                }
-            }
-            List<Runnable> afters = null;
-            if (ready.size() > 1) {
-                afters = commitTogether(ready);
-                if (afters == null) {
-                    Instant now = clock.instant();
-                    for (int k = 0; k < ready.size(); k++) {
-                        alone.add(ready.get(k).q().seq());
-                        retries[at.get(k)] = now;
-                    }
-                    return java.util.Arrays.asList(retries);
-                }
-            }
-            for (int k = 0; k < ready.size(); k++) {
-                Ready r = ready.get(k);
-                restoreContext(r);
-                try {
-                    retries[at.get(k)] = finish(r, afters != null ? afters.get(k) : commit(r));
-                } catch (RuntimeException e) {
-                    retries[at.get(k)] = failed(r, e);
-                } finally {
-                    clearContext();
-                }
-            }
-        } finally {
-            busySince.remove(Thread.currentThread());
-        }
-        return java.util.Arrays.asList(retries);
-    }
-
-    /**
-     * Reads the delivery as the queue's {@code turn} says: {@link Ready} for its unit, or {@link
-     * Settled} when it is not to be processed now (another replica's turn, done with, a retry not
-     * due, or a failure to read it, recorded). Leaves the delivery's log context set.
-     */
-    private Start start(DeliveryQueue.Queued q, DeliveryQueue.Turn turn) {
         Instant now = clock.instant();
+        DeliveryQueue.Turn turn = inbox.take(q, now);
         if (turn instanceof DeliveryQueue.Turn.Wait w) {
             // an earlier delivery about the same issue is held by another replica: its line goes first
             LOG.debug("delivery {} ({}) waits for an earlier delivery of its issue held by replica {}", q.id(),
                     q.event(), w.holder());
-            return new Settled(now.plus(WAIT_ELSEWHERE));
+            return now.plus(WAIT_ELSEWHERE);
         }
         if (turn instanceof DeliveryQueue.Turn.Gone g) {
             LOG.info("delivery {} ({}) is not this replica's to process ({}); dropped here", q.id(), q.event(), g.why());
-            return new Settled(null);
+            return null;
         }
         if (turn instanceof DeliveryQueue.Turn.Unreadable u) {
             inbox.fail(q, u.why());
             metrics.delivery(q.event(), "", "failed");
-            return new Settled(null);
+            return null;
         }
         DeliveryQueue.Turn.Mine mine = (DeliveryQueue.Turn.Mine) turn;
         DeliveryQueue.Progress progress = progressOf(q, mine.progress());
         if (progress.notBefore() != null && now.isBefore(progress.notBefore())) {
-            return new Settled(progress.notBefore()); // a retry planned before a restart
+            return progress.notBefore(); // a retry planned before a restart
         }
         InboundDelivery d = mine.delivery();
         JsonNode payload = parse(d.body());
         String action = putContext(d, payload);
+        busySince.put(Thread.currentThread(), now);
         long started = System.nanoTime();
-        DeliveryProcessor.Changes changes = null;
-        RuntimeException failure = null;
         try {
-            changes = handler.prepare(d, payload);
-        } catch (RuntimeException e) {
-            failure = e;
-        }
-        Ready r = new Ready(q, d, action, MDC.getCopyOfContextMap(), changes, progress, mine.progress(), now, started);
-        return failure == null ? r : new Settled(failed(r, failure));
-    }
-
-    /** Makes the delivery's changes and its done mark, in a unit of its own; returns what is to run after. */
-    private Runnable commit(Ready r) {
-        if (unit.atomic()) {
-            // one transaction: the delivery's changes, their effects' claims and its done mark
-            // commit together, or nothing of them does and the next attempt starts afresh
-            Runnable after = unit.run(() -> {
-                if (!synchronous) {
-                    unit.join(priority.stepAsideWhileCommitting());
-                }
-                Runnable then = r.changes().apply(r.progress(), p -> { });
-                inbox.done(r.q());
-                return then;
-            });
-            metrics.committedTogether(1);
-            return after;
-        }
-        // a command is recorded as done by a note in the outbox journal, written after the
-        // effects it queued and made durable by the handler's sync of them (one fdatasync per
-        // command, shared with other lanes), so the inbox's journal needs no sync per command
-        Runnable after = r.changes().apply(r.progress(), p -> {
-            progressNoted.add(r.q().seq());
-            outbox.note(PROGRESS + r.q().seq(), p);
-        });
-        outbox.sync();
-        inbox.done(r.q());
-        return after;
-    }
-
-    /**
-     * Makes the deliveries' changes and done marks in one unit; returns what is to run after each,
-     * in order, or null when the unit failed (nothing of it counts; logged).
-     */
-    private List<Runnable> commitTogether(List<Ready> ready) {
-        try {
-            List<Runnable> after = unit.runForSeveral(() -> {
-                unit.join(priority.stepAsideWhileCommitting());
-                List<Runnable> then = new ArrayList<>();
-                try {
-                    for (Ready r : ready) {
-                        restoreContext(r);
-                        then.add(r.changes().apply(r.progress(), p -> { }));
-                        inbox.done(r.q());
+            DeliveryProcessor.Changes changes = handler.prepare(d, payload);
+            Runnable after;
+            if (unit.atomic()) {
+                // one transaction: the delivery's changes, their effects' claims and its done mark
+                // commit together, or nothing of them does and the next attempt starts afresh
+                after = unit.run(() -> {
+                    if (!synchronous) {
+                        unit.join(priority.stepAsideWhileCommitting());
                     }
-                } finally {
-                    clearContext();
-                }
-                return then;
-            });
-            metrics.committedTogether(ready.size());
-            return after;
+                    Runnable then = changes.apply(progress, p -> { });
+                    inbox.done(q);
+                    return then;
+                });
+            } else {
+                // a command is recorded as done by a note in the outbox journal, written after the
+                // effects it queued and made durable by the handler's sync of them (one fdatasync per
+                // command, shared with other lanes), so the inbox's journal needs no sync per command
+                after = changes.apply(progress, p -> {
+                    progressNoted.add(q.seq());
+                    outbox.note(PROGRESS + q.seq(), p);
+                });
+                outbox.sync();
+                inbox.done(q);
+            }
+            afterCommit(d, after);
+            LOG.info("delivery {} ({}{}) processed", d.id(), d.event(), action.isEmpty() ? "" : "." + action);
+            // each delivery counts once in agentx_deliveries_total, at its final outcome; attempts
+            // that will be retried are only timed (outcome "retry" of the processing histogram)
+            metrics.deliveryAttempt(d.event(), "processed", started);
+            metrics.delivery(d.event(), action, "processed");
+            return null;
         } catch (RuntimeException e) {
-            LOG.info("worker: {} deliveries could not be committed together ({}); each is tried again on its own",
-                    ready.size(), e.toString());
-            return null;
+            DeliveryQueue.Progress before = progressOf(q, mine.progress());
+            int attempts = before.attempts() + 1;
+            if (attempts >= MAX_ATTEMPTS) {
+                LOG.error("delivery {} ({}) failed {} times; moved to the inbox's failed/: {}", d.id(), d.event(),
+                        attempts, e.toString());
+                inbox.fail(q, "failed " + attempts + " times, last: " + e);
+                metrics.deliveryAttempt(d.event(), "failed", started);
+                metrics.delivery(d.event(), action, "failed");
+                return null;
+            }
+            Duration wait = Duration.ofSeconds(5L << Math.min(attempts, 10));
+            LOG.warn("delivery {} ({}) failed (attempt {}), retrying in {} s: {}", d.id(), d.event(), attempts,
+                    wait.toSeconds(), e.toString(), e);
+            Instant retryAt = now.plus(wait);
+            inbox.saveProgress(q, new DeliveryQueue.Progress(before.commandsDone(), before.refused(), attempts, retryAt));
+            metrics.deliveryAttempt(d.event(), "retry", started);
+            return retryAt;
+        } finally {
+            busySince.remove(Thread.currentThread());
+            clearContext();
         }
-    }
-
-    /** The delivery's changes are committed: runs what follows them, and counts it processed. */
-    private Instant finish(Ready r, Runnable after) {
-        InboundDelivery d = r.d();
-        afterCommit(d, after);
-        LOG.info("delivery {} ({}{}) processed", d.id(), d.event(), r.action().isEmpty() ? "" : "." + r.action());
-        // each delivery counts once in agentx_deliveries_total, at its final outcome; attempts
-        // that will be retried are only timed (outcome "retry" of the processing histogram)
-        metrics.deliveryAttempt(d.event(), "processed", r.started());
-        metrics.delivery(d.event(), r.action(), "processed");
-        return null;
-    }
-
-    /**
-     * The attempt failed: the delivery is tried again after a backoff (returns when), or, after
-     * {@link #MAX_ATTEMPTS}, moved to the failed deliveries (returns null).
-     */
-    private Instant failed(Ready r, RuntimeException e) {
-        InboundDelivery d = r.d();
-        DeliveryQueue.Progress before = progressOf(r.q(), r.kept());
-        int attempts = before.attempts() + 1;
-        if (attempts >= MAX_ATTEMPTS) {
-            LOG.error("delivery {} ({}) failed {} times; moved to the inbox's failed/: {}", d.id(), d.event(),
-                    attempts, e.toString());
-            inbox.fail(r.q(), "failed " + attempts + " times, last: " + e);
-            metrics.deliveryAttempt(d.event(), "failed", r.started());
-            metrics.delivery(d.event(), r.action(), "failed");
-            return null;
-        }
-        Duration wait = Duration.ofSeconds(5L << Math.min(attempts, 10));
-        LOG.warn("delivery {} ({}) failed (attempt {}), retrying in {} s: {}", d.id(), d.event(), attempts,
-                wait.toSeconds(), e.toString(), e);
-        Instant retryAt = r.now().plus(wait);
-        inbox.saveProgress(r.q(), new DeliveryQueue.Progress(before.commandsDone(), before.refused(), attempts, retryAt));
-        metrics.deliveryAttempt(d.event(), "retry", r.started());
-        return retryAt;
     }
 
     /**
@@ -987,13 +687,6 @@ public final class Worker implements AutoCloseable {
             MDC.put(MDC_ISSUE, String.valueOf(issue));
         }
         return p.path("action").asText("");
-    }
-
-    /** Puts the log context of the delivery's work back (where the lane works on several). */
-    private static void restoreContext(Ready r) {
-        if (r.context() != null) {
-            MDC.setContextMap(r.context());
-        }
     }
 
     private static void clearContext() {

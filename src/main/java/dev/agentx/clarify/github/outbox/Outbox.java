@@ -249,11 +249,6 @@ public final class Outbox {
      */
     private final class InUnit implements UnitOfWork.Participant {
         final Map<String, Effect> effects = new LinkedHashMap<>();
-        /**
-         * The delivery that queued each effect (the log's context then): a unit may hold the work
-         * of several deliveries, and what is in the log's context at the commit is not theirs.
-         */
-        final Map<String, String> deliveries = new java.util.HashMap<>();
         /** Those this replica claimed (another replica may have claimed one first). */
         Set<String> claimed = Set.of();
 
@@ -269,7 +264,7 @@ public final class Outbox {
             inUnit.remove();
             try {
                 effects.forEach((h, e) -> {
-                    enqueue(e, false, deliveries.get(h));
+                    enqueue(e, false);
                     if (claimed.contains(h)) {
                         claimedHere.add(h);
                     }
@@ -346,7 +341,7 @@ public final class Outbox {
         if (unit.open()) {
             return enqueueInUnit(effect);
         }
-        return enqueue(effect, false, MDC.get("delivery"));
+        return enqueue(effect, false);
     }
 
     /** Inside the calling thread's unit: kept until it ends ({@link InUnit}). */
@@ -361,21 +356,11 @@ public final class Outbox {
             inUnit.set(pending);
             unit.join(pending);
         }
-        if (pending.effects.putIfAbsent(h, effect) != null) {
-            return false;
-        }
-        String delivery = MDC.get("delivery");
-        if (delivery != null) {
-            pending.deliveries.put(h, delivery);
-        }
-        return true;
+        return pending.effects.putIfAbsent(h, effect) == null;
     }
 
-    /**
-     * As {@link #enqueue(Effect)}; {@code uncertain}: a comment is looked for on the issue before it
-     * is posted; {@code delivery}: the id of the delivery that queued it, for the log, or null.
-     */
-    private boolean enqueue(Effect effect, boolean uncertain, String delivery) {
+    /** As {@link #enqueue(Effect)}; {@code uncertain}: a comment is looked for on the issue before it is posted. */
+    private boolean enqueue(Effect effect, boolean uncertain) {
         String h = hash(effect.key());
         String key = issueKey(effect);
         while (true) {
@@ -397,7 +382,7 @@ public final class Outbox {
                     }
                     // seq and insertion under the issue's monitor: the issue's effects stay in the order queued
                     long n = seq.incrementAndGet();
-                    Entry entry = new Entry(effect, clock.instant(), 0, null, uncertain, null, delivery);
+                    Entry entry = new Entry(effect, clock.instant(), 0, null, uncertain, null, MDC.get("delivery"));
                     long mark;
                     try {
                         mark = journal.queued(n, h, entryJson(entry));
@@ -731,7 +716,7 @@ public final class Outbox {
                 continue;
             }
             String h = hash(effect.key());
-            if (enqueue(effect, true, MDC.get("delivery"))) {
+            if (enqueue(effect, true)) {
                 queued++;
             }
             Instant known = keys.get(h);

@@ -338,62 +338,6 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         return turn;
     }
 
-    /**
-     * As {@link #take} for each, in one query for those this replica holds and may take now (the
-     * common case: a lane's batch of its own deliveries); the rest are taken one by one, which
-     * says why not or takes over one a replica that is gone left.
-     */
-    @Override
-    public List<Turn> takeAll(List<Queued> qs, Instant now) {
-        if (qs.size() < 2) {
-            return DeliveryQueue.super.takeAll(qs, now);
-        }
-        List<Long> seqs = new ArrayList<>();
-        List<Long> unheld = new ArrayList<>();
-        Map<Long, byte[]> held = new HashMap<>();
-        for (Queued q : qs) {
-            seqs.add(q.seq());
-            byte[] body = bodies.get(q.seq());
-            if (body == null) {
-                unheld.add(q.seq());
-            } else {
-                held.put(q.seq(), body);
-            }
-        }
-        Map<Long, Turn> taken = db.autoCommit(c -> {
-            Map<Long, Turn> out = new HashMap<>();
-            try (PreparedStatement s = c.prepareStatement("SELECT d.seq, d.id, d.event, d.received_at, "
-                    + "CASE WHEN d.seq = ANY (?) THEN d.body END, d.attempts, d.not_before FROM deliveries d "
-                    + "WHERE d.seq = ANY (?) AND d.state = 'queued' AND d.replica = ? AND " + FIRST_IN_LINE)) {
-                s.setArray(1, c.createArrayOf("int8", unheld.toArray()));
-                s.setArray(2, c.createArrayOf("int8", seqs.toArray()));
-                s.setString(3, replica);
-                try (ResultSet r = s.executeQuery()) {
-                    while (r.next()) {
-                        long seq = r.getLong(1);
-                        Timestamp notBefore = r.getTimestamp(7);
-                        byte[] body = held.containsKey(seq) ? held.get(seq) : r.getBytes(5);
-                        out.put(seq, new Turn.Mine(new InboundDelivery(r.getString(2), r.getString(3),
-                                r.getTimestamp(4).toInstant(), body), new Progress(0, false, r.getInt(6),
-                                notBefore == null ? null : notBefore.toInstant())));
-                    }
-                }
-            }
-            return out;
-        });
-        List<Turn> turns = new ArrayList<>();
-        for (Queued q : qs) {
-            Turn turn = taken.get(q.seq());
-            if (turn == null) {
-                turns.add(take(q, now));
-            } else {
-                open.add(q.seq());
-                turns.add(turn);
-            }
-        }
-        return turns;
-    }
-
     /** The delivery {@code s} returns ({@link #DELIVERY_COLUMNS}), or null if none; {@code held}: its body, if known. */
     private static Turn mine(PreparedStatement s, byte[] held) throws SQLException {
         try (ResultSet r = s.executeQuery()) {

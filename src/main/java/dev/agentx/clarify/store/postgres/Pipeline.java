@@ -42,8 +42,8 @@ final class Pipeline {
     }
 
     private final List<Part> parts = new ArrayList<>();
-    /** Sent after every other part, in the order added: statements that must see what they wrote. */
-    private final List<Part> last = new ArrayList<>();
+    /** Sent after every other part: a statement that must see what they wrote. */
+    private Part last;
 
     /** Adds a statement whose result is not looked at. */
     Pipeline add(String sql, Binder binder) {
@@ -68,30 +68,29 @@ final class Pipeline {
         return this;
     }
 
-    /** Adds a statement sent after every other one (after the last ones added before it too). */
+    /** Sets the statement sent after every other one (at most one: a second replaces it). */
     Pipeline last(String sql, Binder binder, Count count) {
-        if (sql.indexOf(';') >= 0) {
-            throw new IllegalArgumentException("one statement per part: " + sql);
-        }
-        last.add(new Part(sql, binder, null, count));
+        last = new Part(sql, binder, null, count);
         return this;
     }
 
     /** How many statements a send would send. */
     int size() {
-        return parts.size() + last.size();
+        return parts.size() + (last == null ? 0 : 1);
     }
 
-    /** Moves this pipeline's parts after {@code into}'s other parts (last parts after its last ones). */
+    /** Moves this pipeline's parts after {@code into}'s other parts (a last part stays last). */
     void moveTo(Pipeline into) {
         into.parts.addAll(parts);
         parts.clear();
-        into.last.addAll(last);
-        last.clear();
+        if (last != null) {
+            into.last = last;
+            last = null;
+        }
     }
 
     /**
-     * Sends every part in one round trip, in the order added, the {@link #last} ones at the end,
+     * Sends every part in one round trip, in the order added, the {@link #last} one at the end,
      * and hands each reader its result. Empties the pipeline first: a failure leaves nothing to
      * send again (the transaction is over).
      */
@@ -99,16 +98,16 @@ final class Pipeline {
         send(c, true);
     }
 
-    /** As {@link #send}, but the {@link #last} parts stay for a later send. */
+    /** As {@link #send}, but the {@link #last} part stays for a later send. */
     void sendAllButLast(Connection c) throws SQLException {
         send(c, false);
     }
 
     private void send(Connection c, boolean withLast) throws SQLException {
         List<Part> sending = new ArrayList<>(parts);
-        if (withLast) {
-            sending.addAll(last);
-            last.clear();
+        if (withLast && last != null) {
+            sending.add(last);
+            last = null;
         }
         parts.clear();
         if (sending.isEmpty()) {

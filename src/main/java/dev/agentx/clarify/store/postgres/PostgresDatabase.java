@@ -48,8 +48,6 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     static final String GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan";
     /** How long a statement waits for a row or issue lock before it gives up with LOCK_TIMEOUT. */
     static final String LOCK_TIMEOUT = "15s";
-    /** How long a lock wait lasts in a transaction that does the work of several callers ({@link #runForSeveral}). */
-    static final String BRIEF_LOCK_WAIT = "1s";
 
     private final DataSource dataSource;
     private final String description;
@@ -62,8 +60,6 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     private final ThreadLocal<List<Participant>> participants = new ThreadLocal<>();
     /** The writes the transaction this thread has open has not sent yet ({@link #deferred}). */
     private final ThreadLocal<Pipeline> deferred = new ThreadLocal<>();
-    /** How long the lock waits of the transaction this thread has open last, where not {@link #LOCK_TIMEOUT}. */
-    private final ThreadLocal<String> lockWait = new ThreadLocal<>();
     /** Whether every connection of the pool has {@link #LOCK_TIMEOUT} set at its start; else each lock sets it. */
     private final boolean lockTimeoutPerConnection;
     /** Folds the agent statuses' recorded changes behind the commits that recorded them. */
@@ -341,11 +337,6 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      * is INTERNAL, saying which database.
      */
     public <T> T inTransaction(Work<T> work) {
-        return inTransaction(work, null);
-    }
-
-    /** As {@link #inTransaction(Work)}; {@code lockWait}: how long its lock waits last, if not {@link #LOCK_TIMEOUT}. */
-    private <T> T inTransaction(Work<T> work, String lockWait) {
         Connection open = current.get();
         if (open != null) {
             // inside another unit of this thread: part of its transaction, committed with it
@@ -364,10 +355,6 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             participants.set(joined);
             Pipeline writes = new Pipeline();
             deferred.set(writes);
-            if (lockWait != null) {
-                this.lockWait.set(lockWait);
-                writes.add("SET LOCAL lock_timeout = '" + lockWait + "'", x -> { });
-            }
             try {
                 T result = work.run(c);
                 // a participant may join another while it runs: every one is told, in order
@@ -392,7 +379,6 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                 current.remove();
                 participants.remove();
                 deferred.remove();
-                this.lockWait.remove();
                 c.setAutoCommit(true);
             }
         } catch (SQLException e) {
@@ -433,7 +419,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      * the transaction's next round trip ({@link #exchange}, another unit joining it) or with its
      * commit, not on its own. A writer defers only what nothing it does later in the transaction
      * reads back from the database (what it reads again it keeps: the ledgers and notes this
-     * transaction holds). The {@link Pipeline#last} parts are sent at the commit only, after every
+     * transaction holds). The {@link Pipeline#last} part is sent at the commit only, after every
      * other write.
      *
      * @throws IllegalStateException when this thread has no transaction open
@@ -488,17 +474,6 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         return inTransaction(c -> work.get());
     }
 
-    /**
-     * As {@link #run}, its lock waits ending after {@link #BRIEF_LOCK_WAIT}: the work of several
-     * callers in one transaction, where one lock held elsewhere would hold up all of them. On
-     * such a wait it fails with LOCK_TIMEOUT, having changed nothing, and each caller's work is
-     * run on its own (with the full wait) instead.
-     */
-    @Override
-    public <T> T runForSeveral(java.util.function.Supplier<T> work) {
-        return inTransaction(c -> work.get(), BRIEF_LOCK_WAIT);
-    }
-
     @Override
     public boolean open() {
         return current.get() != null;
@@ -536,7 +511,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
 
     /** Makes the transaction's lock waits end after {@link #LOCK_TIMEOUT}, unless the connection does already. */
     void limitLockWaits(Connection c) throws SQLException {
-        if (!lockTimeoutPerConnection && lockWait.get() == null) {
+        if (!lockTimeoutPerConnection) {
             try (PreparedStatement s = c.prepareStatement("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT + "'")) {
                 s.execute();
             }
@@ -545,7 +520,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
 
     /** As {@link #limitLockWaits(Connection)}, as the first statement of {@code p}. */
     void limitLockWaits(Pipeline p) {
-        if (!lockTimeoutPerConnection && lockWait.get() == null) {
+        if (!lockTimeoutPerConnection) {
             p.add("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT + "'", x -> { });
         }
     }

@@ -157,6 +157,25 @@ class DeliveryTransactionTest {
     }
 
     @Test
+    void whetherAnIssueHasALedgerIsAnsweredFromTheLedgerTheTransactionHolds() throws Exception {
+        PostgresDatabase db = open();
+        PostgresRepositoryState state = db.repository(REPO);
+        LocalMode local = local(state);
+        local.engine().execute(ask(1, "JWT or sessions?"), "delivery/d-0/0", false);
+        db.run(() -> {
+            assertTrue(state.ledgers().readBeforeChange(1).isPresent());
+            assertTrue(state.ledgers().exists(1), "held, with a row");
+            assertTrue(state.ledgers().readBeforeChange(3).isEmpty());
+            assertFalse(state.ledgers().exists(3), "held, no row yet");
+            local.engine().execute(ask(3, "Which queue?"), "delivery/d-1/0", false);
+            assertTrue(state.ledgers().exists(3), "written in this transaction, not committed yet");
+            assertFalse(state.ledgers().exists(2), "not held: read from the table");
+            return null;
+        });
+        assertTrue(state.ledgers().exists(3));
+    }
+
+    @Test
     void whatATransactionDeferredIsSeenByWhatJoinsItAndByNobodyElseBeforeTheCommit() throws Exception {
         PostgresDatabase db = open();
         PostgresRepositoryState state = db.repository(REPO);
