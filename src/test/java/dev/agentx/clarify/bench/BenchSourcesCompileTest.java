@@ -1,8 +1,8 @@
 package dev.agentx.clarify.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -32,7 +32,7 @@ class BenchSourcesCompileTest {
         try (Stream<Path> files = Files.list(Path.of("bench"))) {
             files.filter(p -> p.toString().endsWith(".java")).sorted().forEach(p -> args.add(p.toString()));
         }
-        assertFalse(args.stream().noneMatch(a -> a.endsWith(".java")), "bench/ has Java programs");
+        assertTrue(args.stream().anyMatch(a -> a.endsWith(".java")), "bench/ has Java programs");
         ByteArrayOutputStream errors = new ByteArrayOutputStream();
         int rc = javac.run(null, errors, errors, args.toArray(String[]::new));
         assertEquals(0, rc, errors.toString(StandardCharsets.UTF_8));

@@ -422,9 +422,10 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      * The done mark, which drops the body of a processed delivery (nothing reads it again: the id
      * alone makes a redelivery a duplicate) and keeps a failed one's for whoever looks into the
      * failure (as {@code inbox/failed/} does on files), and {@code synchronous_commit} off for the
-     * rest of the transaction if it has written nothing before: the condition's uncorrelated subquery is evaluated once, before the
-     * statement updates its row (which gives the transaction an id), and is always true. One
-     * statement, where a SELECT of its own before the UPDATE would cost every delivery a round trip.
+     * rest of the transaction if it has written nothing before: the condition's uncorrelated
+     * subquery is evaluated once, before the statement updates its row (which gives the
+     * transaction an id), and is always true. One statement, where a SELECT of its own before the
+     * UPDATE would cost every delivery a round trip.
      */
     static final String DONE_MARK = "UPDATE deliveries SET state = ?, failure = ?, done_at = ?, "
             + "body = CASE WHEN ?::boolean THEN body END "

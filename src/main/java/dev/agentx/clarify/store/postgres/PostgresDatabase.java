@@ -41,9 +41,9 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      * key or read small tables, where the plan does not depend on the values; the daily prunes
      * are the only ones whose range a custom plan could use. Left to choose, PostgreSQL's plan
      * cache compares the generic plan with the average cost of the custom plans it made before;
-     * custom plans made while a table was small
-     * kept the take of a delivery planned again at every run once the table had grown (0.24 to
-     * 0.29 ms of the database's CPU per delivery, more than the statement's own execution).
+     * custom plans made while a table was small kept the take of a delivery planned again at
+     * every run once the table had grown (0.24 to 0.29 ms of the database's CPU per delivery,
+     * more than the statement's own execution).
      */
     static final String GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan";
     /** How long a statement waits for a row or issue lock before it gives up with LOCK_TIMEOUT. */
