@@ -1,11 +1,12 @@
 package dev.agentx.clarify.github;
 
+import dev.agentx.clarify.config.UnreadableFile;
 import dev.agentx.clarify.github.auth.PemKeys;
+import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import java.nio.file.Path;
 import java.security.interfaces.RSAPrivateKey;
 import java.time.Duration;
@@ -115,7 +116,7 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
         } catch (IllegalArgumentException e) {
             problems.add(e.getMessage() + ".");
         } catch (IOException e) {
-            problems.add("GITHUB_APP_PRIVATE_KEY_FILE cannot be read: " + e + ".");
+            problems.add("GITHUB_APP_PRIVATE_KEY_FILE: " + UnreadableFile.explain(cwd.resolve(keyFile), e) + ".");
         }
         List<byte[]> secrets = new ArrayList<>();
         String secretText = env.get("GITHUB_WEBHOOK_SECRET");

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.agentx.clarify.config.UnreadableFile;
 import dev.agentx.clarify.github.support.Keys;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestRoot;
@@ -50,6 +51,22 @@ class GitHubSettingsTest {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GitHubSettings.fromEnv(env, dir));
             assertTrue(e.getMessage().contains("AGENTX_REDELIVERY_INTERVAL must be 0 (off)"), e.getMessage());
         }
+    }
+
+    @Test
+    void aKeyFileThatIsMissingOrNotReadableSaysWhichAndWhatToDo() throws Exception {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GitHubSettings.fromEnv(
+                Map.of("GITHUB_APP_ID", "123", "GITHUB_APP_PRIVATE_KEY_FILE", "missing.pem",
+                        "GITHUB_WEBHOOK_SECRET", "s"), dir));
+        assertTrue(e.getMessage().contains("GITHUB_APP_PRIVATE_KEY_FILE: there is no file " + dir.resolve("missing.pem")),
+                e.getMessage());
+        // a key mounted into a container from the host, mode 600, owned by the host's user: the image's user
+        // may not read it (tests run as root, who may read anything, so the exception is made here)
+        String m = UnreadableFile.explain(Path.of("/etc/agentx/app.pem"),
+                new java.nio.file.AccessDeniedException("/etc/agentx/app.pem"));
+        assertTrue(m.startsWith("/etc/agentx/app.pem is not readable by the user this process runs as ("
+                + System.getProperty("user.name") + ", uid "), m);
+        assertTrue(m.contains("give that user read access to it"), m);
     }
 
     @Test

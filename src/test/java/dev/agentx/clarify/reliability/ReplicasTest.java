@@ -292,8 +292,10 @@ class ReplicasTest {
                 Path prefix = Files.createDirectories(dir.resolve("nginx"));
                 Files.createDirectories(prefix.resolve("logs"));
                 String conf = Files.readString(Path.of("deploy", "compose", "nginx.conf"))
-                        .replace("server agentx-1:3000", "server 127.0.0.1:" + a.port)
-                        .replace("server agentx-2:3000", "server 127.0.0.1:" + b.port)
+                        // fixed addresses instead of Docker's DNS names: nothing to look up again (and
+                        // Debian's nginx predates the upstream's resolve parameter)
+                        .replace("server agentx-1:3000 resolve", "server 127.0.0.1:" + a.port)
+                        .replace("server agentx-2:3000 resolve", "server 127.0.0.1:" + b.port)
                         .replace("listen 8080;", "listen 127.0.0.1:" + port + ";");
                 assertTrue(conf.contains("127.0.0.1:" + a.port) && conf.contains("listen 127.0.0.1:"), conf);
                 Files.writeString(prefix.resolve("nginx.conf"), conf);

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.store.postgres;
 
+import dev.agentx.clarify.config.UnreadableFile;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -58,7 +59,8 @@ public record DatabaseUrl(String jdbcUrl, String user, String password) {
                 String secret = Files.readString(Path.of(file.strip()), StandardCharsets.UTF_8);
                 parsed = new DatabaseUrl(parsed.jdbcUrl, parsed.user, secret.strip());
             } catch (IOException e) {
-                throw new IllegalArgumentException(PASSWORD_FILE_ENV + "=" + file + ": cannot read it: " + e, e);
+                throw new IllegalArgumentException(PASSWORD_FILE_ENV + ": "
+                        + UnreadableFile.explain(Path.of(file.strip()), e), e);
             }
         }
         return parsed;
