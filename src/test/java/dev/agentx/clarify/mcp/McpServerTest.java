@@ -393,6 +393,23 @@ class McpServerTest {
         return root;
     }
 
+    /**
+     * The SDK's stdio client, one message sent at a time. Its sendMessage gives up with "Failed to
+     * enqueue message" when two threads send at once (java-sdk issue 875, fixed after 0.17.0): the
+     * test thread's tool call and the client's own resources/list, which it sends when the server
+     * says the resource list changed (a question on a new issue does).
+     */
+    private static final class SerializedStdioClientTransport extends StdioClientTransport {
+        SerializedStdioClientTransport(ServerParameters params, JacksonMcpJsonMapper json) {
+            super(params, json);
+        }
+
+        @Override
+        public synchronized reactor.core.publisher.Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
+            return super.sendMessage(message);
+        }
+    }
+
     private StdioClientTransport transport(Path root, String agent) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ServerParameters params = ServerParameters.builder(java)
@@ -400,7 +417,8 @@ class McpServerTest {
                         System.getProperty("java.class.path"), Main.class.getName(), "--root", root.toString(), "mcp",
                         "--agent", agent)
                 .build();
-        StdioClientTransport transport = new StdioClientTransport(params, new JacksonMcpJsonMapper(new ObjectMapper()));
+        StdioClientTransport transport = new SerializedStdioClientTransport(params,
+                new JacksonMcpJsonMapper(new ObjectMapper()));
         transport.setStdErrorHandler(line -> stderr.add(agent + ": " + line));
         return transport;
     }
