@@ -31,21 +31,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link DeliveryQueue} as rows of {@code deliveries}, shared by every replica on the database.
+ * {@link DeliveryQueue} as rows shared by every replica on the database: {@code deliveries}, a row
+ * per delivery received (kept {@link #KEEP_DONE}), and {@code delivery_queue}, a row per delivery
+ * not yet done with, holding its body.
  *
- * <p>The acknowledgement is the commit of the delivery's row; its primary key, the delivery id,
- * makes a copy of the same delivery a duplicate on every replica. The replica that acknowledged
- * a delivery holds it ({@code replica}) and processes it; a replica with no heartbeat in
- * {@code replica_beats} for {@link #GONE_AFTER} is gone, and what it held is taken over by the
- * first other replica to {@link #take} it. A delivery is taken only when no earlier delivery
- * with the same order key is still queued, whoever holds it: an issue's deliveries are processed
- * one at a time in the order received ({@code seq}, from the database) across replicas.
+ * <p>The acknowledgement is the commit of both rows; the primary key of {@code deliveries}, the
+ * delivery id, makes a copy of the same delivery a duplicate on every replica. The replica that
+ * acknowledged a delivery holds it ({@code delivery_queue.replica}) and processes it; a replica
+ * with no heartbeat in {@code replica_beats} for {@link #GONE_AFTER} is gone, and what it held is
+ * taken over by the first other replica to {@link #take} it. A delivery is taken only when no
+ * earlier delivery with the same order key is still queued, whoever holds it: an issue's
+ * deliveries are processed one at a time in the order received ({@code seq}, from the database)
+ * across replicas. The done mark deletes the queue's row and records the outcome in the received
+ * one: the queue stays as small as the backlog, whatever 8 days of deliveries leave behind.
  */
 public final class PgDeliveryQueue implements DeliveryQueue {
     private static final Logger LOG = LoggerFactory.getLogger(PgDeliveryQueue.class);
     /** A replica whose heartbeat is older than this is gone: another takes over its deliveries. */
     public static final Duration GONE_AFTER = Duration.ofSeconds(15);
-    /** Rows of deliveries done with are kept this long: GitHub redelivers deliveries of the past 3 days. */
+    /** Rows of deliveries received this long ago and done with are deleted: GitHub redelivers deliveries of the past 3 days. */
     static final Duration KEEP_DONE = Duration.ofDays(8);
     /** At most this many deliveries of gone replicas are taken up per call of {@link #adoptable}. */
     static final int ADOPT_BATCH = 500;
@@ -196,26 +200,38 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         }
     }
 
-    /** Inserts the batch in one statement; each arrival learns its number, or that its id was there. */
+    /**
+     * Inserts the batch in one statement, a row in {@code deliveries} and one in {@code
+     * delivery_queue} for each delivery whose id is new, in the order they arrived; each arrival
+     * learns its number, or that its id was there.
+     */
     private void insert(List<Arrival> batch) {
+        Map<String, Arrival> distinct = new java.util.LinkedHashMap<>();
+        batch.forEach(a -> distinct.putIfAbsent(a.id, a)); // a second copy of one id in the batch is a duplicate
+        List<Arrival> rows = List.copyOf(distinct.values());
         try {
             Map<String, Long> inserted = db.retryingLostConnections(() -> db.autoCommit(c -> {
-                StringBuilder sql = new StringBuilder("INSERT INTO deliveries (id, event, order_key, body, "
-                        + "received_at, replica) VALUES ");
-                for (int i = 0; i < batch.size(); i++) {
-                    sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?, ?)");
+                StringBuilder sql = new StringBuilder("WITH v (n, id, event, order_key, body, received_at) AS (VALUES ");
+                for (int i = 0; i < rows.size(); i++) {
+                    sql.append(i == 0 ? "" : ", ").append("(").append(i)
+                            .append(", ?::text, ?::text, ?::text, ?::bytea, ?::timestamptz)");
                 }
-                sql.append(" ON CONFLICT (id) DO NOTHING RETURNING id, seq");
+                sql.append("), received AS (INSERT INTO deliveries (id, event, received_at, replica) "
+                        + "SELECT id, event, received_at, ? FROM v ORDER BY n ON CONFLICT (id) DO NOTHING RETURNING id, seq), "
+                        + "queued AS (INSERT INTO delivery_queue (seq, order_key, body, replica) "
+                        + "SELECT r.seq, v.order_key, v.body, ? FROM received r JOIN v ON v.id = r.id) "
+                        + "SELECT id, seq FROM received");
                 try (PreparedStatement s = c.prepareStatement(sql.toString())) {
                     int n = 0;
-                    for (Arrival a : batch) {
+                    for (Arrival a : rows) {
                         s.setString(++n, a.id);
                         s.setString(++n, a.event);
                         s.setString(++n, a.key);
                         s.setBytes(++n, a.body);
                         s.setTimestamp(++n, Timestamp.from(a.at));
-                        s.setString(++n, replica);
                     }
+                    s.setString(++n, replica);
+                    s.setString(++n, replica);
                     Map<String, Long> out = new HashMap<>();
                     try (ResultSet r = s.executeQuery()) {
                         while (r.next()) {
@@ -226,7 +242,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
                 }
             }));
             for (Arrival a : batch) {
-                Long seq = inserted.remove(a.id); // a second copy of one id in the batch is a duplicate
+                Long seq = inserted.remove(a.id);
                 a.seq.complete(seq == null ? -1L : seq);
             }
         } catch (RuntimeException e) {
@@ -246,11 +262,14 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         });
     }
 
+    /** The queued deliveries (the queue's rows as {@code d}, with what was received of each as {@code h}), and a condition. */
+    private static final String QUEUED = "SELECT d.seq, h.id, h.event, h.received_at, d.order_key FROM delivery_queue d "
+            + "JOIN deliveries h ON h.seq = d.seq ";
+
     /** What this replica held when it stopped (the same name on the same data dir). */
     @Override
     public List<Queued> queued() {
-        List<Queued> out = select("SELECT seq, id, event, received_at, order_key FROM deliveries "
-                + "WHERE state = 'queued' AND replica = ? ORDER BY seq", replica);
+        List<Queued> out = select(QUEUED + "WHERE d.replica = ? ORDER BY d.seq", replica);
         out.forEach(q -> open.add(q.seq()));
         return out;
     }
@@ -262,8 +281,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     @Override
     public List<Queued> adoptable(Instant now) {
         // not added to open here: only take() makes a taken-over delivery this replica's
-        return select("SELECT seq, id, event, received_at, order_key FROM deliveries d "
-                + "WHERE state = 'queued' AND (replica = ? OR NOT " + ALIVE + ") ORDER BY seq LIMIT " + ADOPT_BATCH,
+        return select(QUEUED + "WHERE (d.replica = ? OR NOT " + ALIVE + ") ORDER BY d.seq LIMIT " + ADOPT_BATCH,
                 replica).stream().filter(q -> !open.contains(q.seq())).toList();
     }
 
@@ -293,40 +311,40 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     }
 
     /** An earlier delivery of {@code d}'s line is still queued (whoever holds it). */
-    private static final String FIRST_IN_LINE = "(d.order_key = '' OR NOT EXISTS (SELECT 1 FROM deliveries e "
-            + "WHERE e.state = 'queued' AND e.order_key = d.order_key AND e.seq < d.seq))";
+    private static final String FIRST_IN_LINE = "(d.order_key = '' OR NOT EXISTS (SELECT 1 FROM delivery_queue e "
+            + "WHERE e.order_key = d.order_key AND e.seq < d.seq))";
     /** The columns of a taken delivery; its body only when the parameter (the first of the statement) is true. */
-    private static final String DELIVERY_COLUMNS = "d.id, d.event, d.received_at, CASE WHEN ?::boolean THEN d.body "
-            + "END, d.attempts, d.not_before";
+    private static final String DELIVERY_COLUMNS = "CASE WHEN ?::boolean THEN d.body END, d.attempts, d.not_before";
 
     /**
      * Takes the delivery if it is still queued, first in its line, and held here or by a replica
      * that is gone (then it is held here from now on); the same statement reads it. Otherwise
      * says why not. A delivery this replica holds is only read (no write, so no commit to wait
-     * for): the common case costs one query.
+     * for): the common case costs one query, of the queue alone (the id, event and time received
+     * are {@code q}'s, as the queue's rows were read or written).
      */
     @Override
     public Turn take(Queued q, Instant now) {
         byte[] held = bodies.get(q.seq());
         Turn turn = db.autoCommit(c -> {
-            try (PreparedStatement s = c.prepareStatement("SELECT " + DELIVERY_COLUMNS + " FROM deliveries d "
-                    + "WHERE d.seq = ? AND d.state = 'queued' AND d.replica = ? AND " + FIRST_IN_LINE)) {
+            try (PreparedStatement s = c.prepareStatement("SELECT " + DELIVERY_COLUMNS + " FROM delivery_queue d "
+                    + "WHERE d.seq = ? AND d.replica = ? AND " + FIRST_IN_LINE)) {
                 s.setBoolean(1, held == null);
                 s.setLong(2, q.seq());
                 s.setString(3, replica);
-                Turn mine = mine(s, held);
+                Turn mine = mine(s, q, held);
                 if (mine != null) {
                     return mine;
                 }
             }
-            try (PreparedStatement s = c.prepareStatement("UPDATE deliveries d SET replica = ? "
-                    + "WHERE d.seq = ? AND d.state = 'queued' AND d.replica <> ? AND NOT " + ALIVE + " AND "
+            try (PreparedStatement s = c.prepareStatement("UPDATE delivery_queue d SET replica = ? "
+                    + "WHERE d.seq = ? AND d.replica <> ? AND NOT " + ALIVE + " AND "
                     + FIRST_IN_LINE + " RETURNING " + DELIVERY_COLUMNS)) {
                 s.setString(1, replica);
                 s.setLong(2, q.seq());
                 s.setString(3, replica);
                 s.setBoolean(4, true);
-                Turn mine = mine(s, null);
+                Turn mine = mine(s, q, null);
                 return mine != null ? mine : whyNot(c, q);
             }
         });
@@ -338,38 +356,39 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         return turn;
     }
 
-    /** The delivery {@code s} returns ({@link #DELIVERY_COLUMNS}), or null if none; {@code held}: its body, if known. */
-    private static Turn mine(PreparedStatement s, byte[] held) throws SQLException {
+    /** Delivery {@code q} if {@code s} returns its row ({@link #DELIVERY_COLUMNS}), or null; {@code held}: its body, if known. */
+    private static Turn mine(PreparedStatement s, Queued q, byte[] held) throws SQLException {
         try (ResultSet r = s.executeQuery()) {
             if (!r.next()) {
                 return null;
             }
-            Timestamp notBefore = r.getTimestamp(6);
-            return new Turn.Mine(new InboundDelivery(r.getString(1), r.getString(2), r.getTimestamp(3).toInstant(),
-                    held != null ? held : r.getBytes(4)), new Progress(0, false, r.getInt(5),
+            Timestamp notBefore = r.getTimestamp(3);
+            return new Turn.Mine(new InboundDelivery(q.id(), q.event(), q.receivedAt(),
+                    held != null ? held : r.getBytes(1)), new Progress(0, false, r.getInt(2),
                     notBefore == null ? null : notBefore.toInstant()));
         }
     }
 
     /** Why {@link #take} did not take {@code q}: done, held by a live replica, or behind an earlier delivery. */
     private Turn whyNot(Connection c, Queued q) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT d.state, d.replica, " + ALIVE + " FROM deliveries d "
-                + "WHERE d.seq = ?")) {
+        try (PreparedStatement s = c.prepareStatement("SELECT h.state, h.replica, d.replica, " + ALIVE
+                + " FROM deliveries h LEFT JOIN delivery_queue d ON d.seq = h.seq WHERE h.seq = ?")) {
             s.setLong(1, q.seq());
             try (ResultSet r = s.executeQuery()) {
                 if (!r.next()) {
                     return new Turn.Gone("no longer in the database's queue");
                 }
-                if (!"queued".equals(r.getString(1))) {
+                String holder = r.getString(3);
+                if (holder == null) {
                     return new Turn.Gone(r.getString(1) + " by replica " + r.getString(2));
                 }
-                if (!r.getString(2).equals(replica) && r.getBoolean(3)) {
-                    return new Turn.Gone("held by replica " + r.getString(2));
+                if (!holder.equals(replica) && r.getBoolean(4)) {
+                    return new Turn.Gone("held by replica " + holder);
                 }
             }
         }
-        try (PreparedStatement s = c.prepareStatement("SELECT replica FROM deliveries WHERE state = 'queued' "
-                + "AND order_key = ? AND seq < ? ORDER BY seq LIMIT 1")) {
+        try (PreparedStatement s = c.prepareStatement("SELECT replica FROM delivery_queue "
+                + "WHERE order_key = ? AND seq < ? ORDER BY seq LIMIT 1")) {
             s.setString(1, q.key());
             s.setLong(2, q.seq());
             try (ResultSet r = s.executeQuery()) {
@@ -381,7 +400,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     @Override
     public void saveProgress(Queued q, Progress p) {
         db.autoCommit(c -> {
-            try (PreparedStatement s = c.prepareStatement("UPDATE deliveries SET attempts = ?, not_before = ? "
+            try (PreparedStatement s = c.prepareStatement("UPDATE delivery_queue SET attempts = ?, not_before = ? "
                     + "WHERE seq = ? AND replica = ?")) {
                 s.setInt(1, p.attempts());
                 s.setTimestamp(2, p.notBefore() == null ? null : Timestamp.from(p.notBefore()));
@@ -419,18 +438,27 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     }
 
     /**
-     * The done mark, which drops the body of a processed delivery (nothing reads it again: the id
-     * alone makes a redelivery a duplicate) and keeps a failed one's for whoever looks into the
-     * failure (as {@code inbox/failed/} does on files), and {@code synchronous_commit} off for the
-     * rest of the transaction if it has written nothing before: the condition's uncorrelated
-     * subquery is evaluated once, before the statement updates its row (which gives the
-     * transaction an id), and is always true. One statement, where a SELECT of its own before the
-     * UPDATE would cost every delivery a round trip.
+     * The done mark: deletes the delivery's row from the queue, if this replica holds it, and
+     * records the outcome in its received row, which keeps a failed delivery's body for whoever
+     * looks into the failure (as {@code inbox/failed/} does on files; nothing reads a processed
+     * one's again: the id alone makes a redelivery a duplicate). It also sets {@code
+     * synchronous_commit} off for the rest of the transaction if that has written nothing before:
+     * the condition's uncorrelated subquery is evaluated once, before the statement deletes its row
+     * (which gives the transaction an id), and is always true. One statement, where a SELECT of its
+     * own first would cost every delivery a round trip. Parameters: seq, replica, failed, state,
+     * failure, done at ({@link #markBinder}).
      */
-    static final String DONE_MARK = "UPDATE deliveries SET state = ?, failure = ?, done_at = ?, "
-            + "body = CASE WHEN ?::boolean THEN body END "
-            + "WHERE seq = ? AND replica = ? AND state = 'queued' AND (SELECT count(set_config('synchronous_commit', "
-            + "'off', true)) FROM (SELECT 1 WHERE pg_current_xact_id_if_assigned() IS NULL) AS wrote_nothing) >= 0";
+    static final String DONE_MARK = "WITH done AS (DELETE FROM delivery_queue WHERE seq = ? AND replica = ? "
+            + "AND (SELECT count(set_config('synchronous_commit', 'off', true)) FROM (SELECT 1 WHERE "
+            + "pg_current_xact_id_if_assigned() IS NULL) AS wrote_nothing) >= 0 "
+            + "RETURNING seq, replica, CASE WHEN ?::boolean THEN body END AS kept) "
+            + "UPDATE deliveries h SET state = ?, failure = ?, done_at = ?, replica = done.replica, body = done.kept "
+            + "FROM done WHERE h.seq = done.seq";
+
+    /** The parameters of {@link #DONE_MARK}. */
+    static Pipeline.Binder markBinder(long seq, String replica, String state, String failure, Instant at) {
+        return p -> p.number(seq).text(replica).bool("failed".equals(state)).text(state).text(failure).time(at);
+    }
 
     /**
      * Marks the delivery done with. Inside a transaction (a delivery's unit, {@link
@@ -449,8 +477,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      */
     private void finish(Queued q, String state, String failure) {
         Instant at = clock.instant();
-        Pipeline.Binder mark = p -> p.text(state).text(failure).time(at).bool("failed".equals(state))
-                .number(q.seq()).text(replica);
+        Pipeline.Binder mark = markBinder(q.seq(), replica, state, failure, at);
         if (!db.open()) {
             db.write(new Pipeline().add(DONE_MARK, mark));
             close(q.seq());
@@ -478,8 +505,9 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     public Listing recent(int limit) {
         return db.inTransaction(c -> {
             List<Row> rows = new ArrayList<>();
-            try (PreparedStatement s = c.prepareStatement("SELECT id, event, received_at, done_at, state, replica "
-                    + "FROM deliveries ORDER BY seq DESC LIMIT ?")) {
+            try (PreparedStatement s = c.prepareStatement("SELECT h.id, h.event, h.received_at, h.done_at, h.state, "
+                    + "coalesce(d.replica, h.replica) FROM deliveries h LEFT JOIN delivery_queue d ON d.seq = h.seq "
+                    + "ORDER BY h.seq DESC LIMIT ?")) {
                 s.setInt(1, limit);
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
@@ -501,18 +529,22 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     public record Listing(int total, List<Row> rows) {
     }
 
-    /** Deletes the rows of deliveries done with over {@link #KEEP_DONE} ago (any replica may; repeating it is harmless). */
+    /**
+     * Deletes the rows of deliveries received over {@link #KEEP_DONE} ago and done with (any replica
+     * may; repeating it is harmless). By the time received, which is indexed and never changes, so
+     * that the done mark's update of a row touches no index.
+     */
     @Override
     public void prune() {
         int n = db.autoCommit(c -> {
             try (PreparedStatement s = c.prepareStatement("DELETE FROM deliveries WHERE state <> 'queued' "
-                    + "AND done_at < ?")) {
+                    + "AND received_at < ?")) {
                 s.setTimestamp(1, Timestamp.from(clock.instant().minus(KEEP_DONE)));
                 return s.executeUpdate();
             }
         });
         if (n > 0) {
-            LOG.info("deliveries: forgot {} done with over {} days ago", n, KEEP_DONE.toDays());
+            LOG.info("deliveries: forgot {} received over {} days ago", n, KEEP_DONE.toDays());
         }
     }
 }

@@ -212,7 +212,7 @@ class DeliveryTransactionTest {
         PgDeliveryQueue queue = db.deliveries(REPLICA, Clock.systemUTC());
         DeliveryQueue.Queued q = received(queue, "d-2");
         try (Connection c = d.dataSource().getConnection(); PreparedStatement s = c.prepareStatement(
-                "UPDATE deliveries SET replica = 'r2' WHERE id = 'd-2'")) {
+                "UPDATE delivery_queue SET replica = 'r2' WHERE seq = (SELECT seq FROM deliveries WHERE id = 'd-2')")) {
             s.executeUpdate(); // another replica took it over while this one was paused
         }
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> db.run(() -> {

@@ -28,12 +28,12 @@ class DoneMarkTest {
                 }
             }
             try (PreparedStatement s = c.prepareStatement(PgDeliveryQueue.DONE_MARK)) {
-                s.setString(1, "processed");
-                s.setString(2, null);
-                s.setTimestamp(3, Timestamp.from(Instant.now()));
-                s.setBoolean(4, false);
-                s.setLong(5, seq);
-                s.setString(6, "r1");
+                s.setLong(1, seq);
+                s.setString(2, "r1");
+                s.setBoolean(3, false);
+                s.setString(4, "processed");
+                s.setString(5, null);
+                s.setTimestamp(6, Timestamp.from(Instant.now()));
                 assertEquals(1, s.executeUpdate());
             }
             try (PreparedStatement s = c.prepareStatement("SHOW synchronous_commit"); ResultSet r = s.executeQuery()) {
@@ -52,9 +52,10 @@ class DoneMarkTest {
         try (PostgresDatabase db = new PostgresDatabase(d.dataSource(), d.name());
              Connection c = d.dataSource().getConnection()) {
             long seq;
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO deliveries (id, event, order_key, body, "
-                    + "received_at, replica) VALUES ('d-1', 'issue_comment', '', '{}'::bytea, now(), 'r1') "
-                    + "RETURNING seq"); ResultSet r = s.executeQuery()) {
+            try (PreparedStatement s = c.prepareStatement("WITH h AS (INSERT INTO deliveries (id, event, received_at, "
+                    + "replica) VALUES ('d-1', 'issue_comment', now(), 'r1') RETURNING seq) INSERT INTO delivery_queue "
+                    + "(seq, order_key, body, replica) SELECT seq, '', '{}'::bytea, 'r1' FROM h RETURNING seq");
+                 ResultSet r = s.executeQuery()) {
                 r.next();
                 seq = r.getLong(1);
             }
