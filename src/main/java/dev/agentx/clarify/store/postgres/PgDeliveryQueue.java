@@ -203,7 +203,9 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     /**
      * Inserts the batch in one statement, a row in {@code deliveries} and one in {@code
      * delivery_queue} for each delivery whose id is new, in the order they arrived; each arrival
-     * learns its number, or that its id was there.
+     * learns its number, or that its id was there. The bodies are parameters of the queue's insert
+     * alone, read once as they are stored (a common table of them both inserts read would copy
+     * every body once more).
      */
     private void insert(List<Arrival> batch) {
         Map<String, Arrival> distinct = new java.util.LinkedHashMap<>();
@@ -211,27 +213,31 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         List<Arrival> rows = List.copyOf(distinct.values());
         try {
             Map<String, Long> inserted = db.retryingLostConnections(() -> db.autoCommit(c -> {
-                StringBuilder sql = new StringBuilder("WITH v (n, id, event, order_key, body, received_at) AS (VALUES ");
+                StringBuilder sql = new StringBuilder("WITH received AS (INSERT INTO deliveries (id, event, "
+                        + "received_at, replica) VALUES ");
                 for (int i = 0; i < rows.size(); i++) {
-                    sql.append(i == 0 ? "" : ", ").append("(").append(i)
-                            .append(", ?::text, ?::text, ?::text, ?::bytea, ?::timestamptz)");
+                    sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?)");
                 }
-                sql.append("), received AS (INSERT INTO deliveries (id, event, received_at, replica) "
-                        + "SELECT id, event, received_at, ? FROM v ORDER BY n ON CONFLICT (id) DO NOTHING RETURNING id, seq), "
-                        + "queued AS (INSERT INTO delivery_queue (seq, order_key, body, replica) "
-                        + "SELECT r.seq, v.order_key, v.body, ? FROM received r JOIN v ON v.id = r.id) "
-                        + "SELECT id, seq FROM received");
+                sql.append(" ON CONFLICT (id) DO NOTHING RETURNING id, seq), queued AS (INSERT INTO delivery_queue "
+                        + "(seq, order_key, body, replica) SELECT r.seq, v.order_key, v.body, ? FROM (VALUES ");
+                for (int i = 0; i < rows.size(); i++) {
+                    sql.append(i == 0 ? "" : ", ").append("(?::text, ?::text, ?::bytea)");
+                }
+                sql.append(") AS v (id, order_key, body) JOIN received r ON r.id = v.id) SELECT id, seq FROM received");
                 try (PreparedStatement s = c.prepareStatement(sql.toString())) {
                     int n = 0;
                     for (Arrival a : rows) {
                         s.setString(++n, a.id);
                         s.setString(++n, a.event);
-                        s.setString(++n, a.key);
-                        s.setBytes(++n, a.body);
                         s.setTimestamp(++n, Timestamp.from(a.at));
+                        s.setString(++n, replica);
                     }
                     s.setString(++n, replica);
-                    s.setString(++n, replica);
+                    for (Arrival a : rows) {
+                        s.setString(++n, a.id);
+                        s.setString(++n, a.key);
+                        s.setBytes(++n, a.body);
+                    }
                     Map<String, Long> out = new HashMap<>();
                     try (ResultSet r = s.executeQuery()) {
                         while (r.next()) {
