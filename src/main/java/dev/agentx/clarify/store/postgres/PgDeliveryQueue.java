@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -208,7 +209,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      * every body once more).
      */
     private void insert(List<Arrival> batch) {
-        Map<String, Arrival> distinct = new java.util.LinkedHashMap<>();
+        Map<String, Arrival> distinct = new LinkedHashMap<>();
         batch.forEach(a -> distinct.putIfAbsent(a.id, a)); // a second copy of one id in the batch is a duplicate
         List<Arrival> rows = List.copyOf(distinct.values());
         try {
@@ -268,7 +269,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         });
     }
 
-    /** The queued deliveries (the queue's rows as {@code d}, with what was received of each as {@code h}), and a condition. */
+    /** Selects queued deliveries: the queue's rows as {@code d}, what was received of each as {@code h}; a WHERE follows. */
     private static final String QUEUED = "SELECT d.seq, h.id, h.event, h.received_at, d.order_key FROM delivery_queue d "
             + "JOIN deliveries h ON h.seq = d.seq ";
 
