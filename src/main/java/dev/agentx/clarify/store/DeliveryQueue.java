@@ -100,4 +100,12 @@ public interface DeliveryQueue {
 
     /** Forgets ids of deliveries done with long enough ago that GitHub no longer redelivers them. */
     void prune();
+
+    /**
+     * Reclaims the room that deliveries done with left in the queue, so that reading it stays
+     * cheap; called at every tick of the worker. Nothing to do where the queue reclaims its own
+     * room (the file store's segments).
+     */
+    default void tidy() {
+    }
 }

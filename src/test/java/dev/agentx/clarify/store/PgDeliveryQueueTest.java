@@ -162,6 +162,39 @@ class PgDeliveryQueueTest {
     }
 
     @Test
+    void tidyingTheQueueGivesBackTheRoomOfDeliveriesDoneWith() {
+        for (int i = 1; i <= 300; i++) {
+            a.accept("d-" + i, "issue_comment", body("x".repeat(4000) + i), "acme/shop#" + i);
+        }
+        for (Queued q : queuedOnA) {
+            assertInstanceOf(Turn.Mine.class, a.take(q, clock.instant()));
+            a.done(q);
+        }
+        assertTrue(queueBytes("'delivery_queue'") > 0, "the deleted rows still take room");
+        assertTrue(queueBytes(TOAST) > 0, "and so do their bodies");
+        a.tidy();
+        assertEquals(0, queueBytes("'delivery_queue'"), "vacuumed");
+        assertEquals(0, queueBytes(TOAST), "bodies too");
+        b.tidy(); // again, from another replica: nothing left to do, no error
+        a.accept("d-301", "issue_comment", body("301"), "acme/shop#1");
+        Turn.Mine next = assertInstanceOf(Turn.Mine.class, a.take(queuedOnA.get(300), clock.instant()));
+        assertArrayEquals(body("301"), next.delivery().body());
+    }
+
+    private static final String TOAST = "(SELECT reltoastrelid FROM pg_class WHERE relname = 'delivery_queue')";
+
+    /** The main data of a table (its name, or an expression giving its oid), in bytes. */
+    private long queueBytes(String table) {
+        return db.autoCommit(c -> {
+            try (var s = c.prepareStatement("SELECT pg_relation_size(" + table + "::regclass)");
+                 var r = s.executeQuery()) {
+                r.next();
+                return r.getLong(1);
+            }
+        });
+    }
+
+    @Test
     void aQueuedDeliveryAlwaysHasItsBody() {
         a.accept("d-1", "issue_comment", body("1"), "acme/shop#1");
         SQLException refused = assertThrows(SQLException.class, () -> {

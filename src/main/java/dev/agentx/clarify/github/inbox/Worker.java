@@ -607,6 +607,11 @@ public final class Worker implements AutoCloseable {
                 LOG.warn("worker: cannot sync the inbox's journal; progress notes kept for the next tick: {}",
                         e.toString());
             }
+            try {
+                inbox.tidy();
+            } catch (RuntimeException e) {
+                LOG.warn("worker: cannot tidy the delivery queue; at the next tick again: {}", e.toString());
+            }
             if (clock.instant().isAfter(lastPrune.plus(Duration.ofDays(1)))) {
                 inbox.prune();
                 outbox.prune();
