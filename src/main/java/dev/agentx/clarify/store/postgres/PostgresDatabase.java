@@ -43,7 +43,10 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      * cache compares the generic plan with the average cost of the custom plans it made before;
      * custom plans made while a table was small kept the take of a delivery planned again at
      * every run once the table had grown (0.24 to 0.29 ms of the database's CPU per delivery,
-     * more than the statement's own execution).
+     * more than the statement's own execution). The one plan a connection keeps does depend on
+     * the table's size when it was made: the take and the done mark, planned while {@code
+     * delivery_queue} was empty, scan it whole, which is why the queue is vacuumed at every tick
+     * ({@link PgDeliveryQueue#tidy}).
      */
     static final String GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan";
     /** How long a statement waits for a row or issue lock before it gives up with LOCK_TIMEOUT. */
