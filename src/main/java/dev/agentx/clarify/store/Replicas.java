@@ -14,8 +14,10 @@ import java.util.Collection;
  * entry's comment has the same key whichever replica queues it), and the first replica to
  * {@link #claimEffect claim} a key sends it; another replica that queued the same effect drops it
  * once the claim is done, and holds back its issue's later effects until then, so comments of an
- * issue keep their order. A replica that crashed finds its claims its own after the restart (its
- * name is kept in its data folder) and finishes them from its outbox.
+ * issue keep their order. Effects a replica queues after those another replica queued for the same
+ * issue (the next entry of a thread, applied on the other replica) wait until those are
+ * {@link #unfinished finished}. A replica that crashed finds its claims its own after the restart
+ * (its name is kept in its data folder) and finishes them from its outbox.
  */
 public interface Replicas {
     /** This replica's name: the same across restarts on the same data folder. */
@@ -71,9 +73,26 @@ public interface Replicas {
 
     /**
      * Records that this replica sent these effects, or gave up on them (their claims are done).
-     * Called in batches, a few seconds late at most: a replica holding the same effect waits.
+     * Called in batches: right after sending while {@link #othersRunning() other replicas run},
+     * else at the worker's tick. A replica holding the same effect, or effects of the same issue
+     * queued after these, waits meanwhile.
      */
     void effectsDone(Collection<String> hashes);
+
+    /**
+     * Those of {@code hashes} whose claims another replica holds and has not finished (sent or
+     * given up on): effects this replica's later effects of the same issue wait for. A hash with
+     * no claim (forgotten, or never claimed) is finished; so is one this replica holds itself (taken
+     * over from a replica that is gone: it is in this replica's own outbox, and waiting for it
+     * there would wait forever).
+     */
+    java.util.Set<String> unfinished(Collection<String> hashes);
+
+    /**
+     * Whether other replicas were running at this replica's last heartbeat: they may wait for
+     * this replica's claims to be done, so those are marked right after sending.
+     */
+    boolean othersRunning();
 
     /**
      * Holds the lease {@code name} until {@code now + ttl} if it is free, expired or already this
@@ -124,6 +143,16 @@ public interface Replicas {
 
             @Override
             public void effectsDone(Collection<String> hashes) {
+            }
+
+            @Override
+            public java.util.Set<String> unfinished(Collection<String> hashes) {
+                return java.util.Set.of();
+            }
+
+            @Override
+            public boolean othersRunning() {
+                return false;
             }
 
             @Override

@@ -39,6 +39,36 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
         assertFalse(Files.exists(rig.data.resolve("inbox")), "no inbox in the data dir");
     }
 
+    /**
+     * The question applied on this replica, its answer on another: the answer's comment is posted
+     * only after the question's, though this replica's first attempt at the question failed and
+     * its retry comes after the other replica is done with the answer.
+     */
+    @Test
+    void theNextEntryOfAThreadAppliedOnAnotherReplicaIsPostedAfterTheEntryBefore() {
+        rig.wiremock.stubFor(post(urlPathMatching(GitHubRig.API_REPO + "/issues/1/comments")).atPriority(1)
+                .withRequestBody(com.github.tomakehurst.wiremock.client.WireMock.containing("Which DB?"))
+                .inScenario("question").whenScenarioStateIs(com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED)
+                .willSetStateTo("failed once").willReturn(aResponse().withStatus(502)));
+        GitHubMode other = rig.startReplica(dir.resolve("data-other"));
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?"), "q-1")
+                .status());
+        assertEquals(1, rig.comments(1).size(), "the question's first attempt, which failed");
+        assertEquals(202, rig.deliverTo(other, "issue_comment", rig.comment("arch", 1, "/clarify answer Postgres."),
+                "a-1").status());
+        assertEquals(2, rig.ledger(1).clarifications().get(0).thread().size(), "answered");
+        assertEquals(1, rig.comments(1).size(), "the answer waits for the question");
+
+        clock.advance(Duration.ofSeconds(11)); // the question's retry is due
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("rev", 2, "unrelated"), "u-1").status());
+        assertEquals(202, rig.deliverTo(other, "issue_comment", rig.comment("rev", 2, "unrelated too"), "u-2")
+                .status());
+        List<String> comments = rig.comments(1);
+        assertEquals(3, comments.size(), comments.toString());
+        assertTrue(comments.get(1).contains("\"kind\":\"question\""), comments.get(1));
+        assertTrue(comments.get(2).contains("\"kind\":\"answer\""), comments.get(2));
+    }
+
     @Test
     void aMonitorPassThatDiesAfterMarkingAQuestionStaleLeavesItToTheNextPassWithItsNotice() {
         rig.close();

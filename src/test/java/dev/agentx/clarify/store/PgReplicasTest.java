@@ -58,6 +58,33 @@ class PgReplicasTest {
     }
 
     @Test
+    void theEffectsAnotherReplicaHoldsAndHasNotSentAreUnfinished() {
+        Instant now = clock.instant();
+        a.claimEffects(Map.of("h1", "{}", "h2", "{}"), now);
+        b.claimEffects(Map.of("h3", "{}"), now);
+        List<String> asked = List.of("h1", "h2", "h3", "never-claimed");
+        assertEquals(java.util.Set.of("h1", "h2"), b.unfinished(asked), "h3 is b's own; an unknown one is finished");
+        assertEquals(java.util.Set.of("h3"), a.unfinished(asked));
+        a.effectsDone(List.of("h1"));
+        assertEquals(java.util.Set.of("h2"), b.unfinished(asked));
+        assertEquals(java.util.Set.of(), b.unfinished(List.of()));
+    }
+
+    @Test
+    void aHeartbeatTellsWhetherOtherReplicasRun() {
+        try (PostgresDatabase alone = TestPostgres.newDatabase().open(2)) {
+            assertTrue(alone.beat("replica-a"));
+            assertFalse(alone.replicas("replica-a", clock).othersRunning());
+            assertTrue(alone.beat("replica-b"));
+            assertTrue(alone.beat("replica-a"));
+            assertTrue(alone.replicas("replica-a", clock).othersRunning(), "b beat within the last 15 s");
+            alone.leave("replica-b");
+            assertTrue(alone.beat("replica-a"));
+            assertFalse(alone.replicas("replica-a", clock).othersRunning(), "b left");
+        }
+    }
+
+    @Test
     void anEffectLeftUnsentByAReplicaThatIsStuckIsTakenOverAfterTenMinutes() {
         a.claimEffect("h2", null, clock.instant(), clock.instant().minus(Duration.ofMinutes(10)));
         clock.advance(Duration.ofMinutes(9));

@@ -75,11 +75,31 @@ public final class IssueMirror {
     /** One issue is brought in step by one thread at a time (a lane and another's monitor pass may meet). */
     private final Object[] stripes = new Object[STRIPES];
 
-    /** What was queued for one issue: thread entries per record, the labels set, and the installation. */
-    record State(long installation, Map<String, Integer> posted, List<String> labels, int generation) {
+    /**
+     * What was queued for one issue: thread entries per record, the labels set, and the
+     * installation; on PostgreSQL also {@code last}, the effects the last unit that queued any for
+     * the issue queued, and by which replica (null: none recorded).
+     */
+    record State(long installation, Map<String, Integer> posted, List<String> labels, int generation, Last last) {
         State {
             posted = new LinkedHashMap<>(posted == null ? Map.of() : posted);
             labels = List.copyOf(labels == null ? List.of() : labels);
+        }
+
+        State(long installation, Map<String, Integer> posted, List<String> labels, int generation) {
+            this(installation, posted, labels, generation, null);
+        }
+    }
+
+    /**
+     * The key hashes of the effects one unit queued for an issue, and the replica that queued them:
+     * another replica queuing the issue's next effects sends them only once these are done, so the
+     * issue's comments and labels change on GitHub in the order they were queued whichever replica
+     * queued them ({@link Outbox#after}).
+     */
+    record Last(String replica, List<String> effects) {
+        Last {
+            effects = List.copyOf(effects == null ? List.of() : effects);
         }
     }
 
@@ -139,7 +159,7 @@ public final class IssueMirror {
         // label effects are keyed by generation: never count from a lower one than was used
         int generation = Math.max(written.generation(), noted.map(State::generation).orElse(0));
         return Optional.of(new Loaded(new State(written.installation(), written.posted(), written.labels(),
-                generation), true));
+                generation, noted.map(State::last).orElse(null)), true));
     }
 
     /**
@@ -196,6 +216,10 @@ public final class IssueMirror {
         Ledger ledger = read.get();
         Optional<Loaded> stored = load(repo, ref, issue, true);
         State state = stored.map(Loaded::state).orElse(new State(installation, Map.of(), List.of(), 0));
+        if (shared != null && state.last() != null && !state.last().replica().equals(outbox.replica())) {
+            // what another replica queued last for the issue goes out before anything queued now
+            outbox.after(installation, ref, issue, state.last().effects());
+        }
         Map<String, Integer> posted = new LinkedHashMap<>(state.posted());
         String prefix = ref.fullName() + "#" + issue + "/";
 
@@ -239,7 +263,14 @@ public final class IssueMirror {
             staleNotice(roles, ref, issue, installation, r).ifPresent(outbox::enqueue);
         }
         thenQueue.run();
-        State next = new State(installation, posted, desired, generation);
+        Last last = state.last();
+        if (shared != null) {
+            List<String> queued = outbox.queuedInUnit(installation, ref, issue);
+            if (!queued.isEmpty()) {
+                last = new Last(outbox.replica(), queued);
+            }
+        }
+        State next = new State(installation, posted, desired, generation, last);
         if (!next.equals(state) || stored.isEmpty()) {
             Path written = stored.isPresent() && stored.get().fromFile() ? stateFile(repo, issue) : null;
             if (shared != null) {

@@ -411,7 +411,7 @@ public final class Worker implements AutoCloseable {
             }
             ExecutorService send = senders;
             if (!synchronous && send != null) {
-                outbox.sendQueued(send); // the lane goes on with its next delivery meanwhile
+                outbox.sendQueued(send, ticker); // the lane goes on with its next delivery meanwhile
             }
         }
     }

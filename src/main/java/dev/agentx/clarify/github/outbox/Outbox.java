@@ -6,6 +6,7 @@ import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.api.GitHubApiException;
+import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.render.CommentLimit;
@@ -23,6 +24,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,6 +36,8 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -67,6 +71,9 @@ import org.slf4j.MDC;
  * that claimed its key first; the others drop their copy once that claim is done, holding back the
  * issue's later effects until then, and take a rate limit one of them met as their own. A claim
  * keeps its effect, so the claims of a replica that is gone are taken over and sent by another.
+ * Effects of an issue queued after effects another replica queued for it wait for those
+ * ({@link #after}), so the issue's comments appear in the order they were queued whichever
+ * replica sends them.
  *
  * <p>Notes: a small JSON value under a name ({@link #note(String, Object)}), written to the
  * journal after the effects it describes, so the sync that makes them durable makes it durable
@@ -86,6 +93,10 @@ public final class Outbox {
 
     /** An unfinished claim of another replica this old is taken over (that replica is stuck); at once if it is gone. */
     static final Duration TAKE_OVER = Duration.ofMinutes(10);
+    /** The first wait before looking again whether what an issue's effect waits for on another replica is done. */
+    static final Duration FIRST_RECHECK = Duration.ofMillis(50);
+    /** The longest such wait (the worker's tick also looks, every 5 s). */
+    static final Duration MAX_RECHECK = Duration.ofSeconds(2);
 
     private final Replicas replicas;
     private final UnitOfWork unit;
@@ -129,12 +140,19 @@ public final class Outbox {
     private final ThreadLocal<long[]> queuedHere = ThreadLocal.withInitial(() -> new long[1]);
     private static final long ANY = Long.MAX_VALUE;
 
-    /** What is kept for one queued effect. */
-    /** {@code delivery}: the id of the delivery whose handling queued it (null if none), for log lines. */
+    /**
+     * What is kept for one queued effect. {@code delivery}: the id of the delivery whose handling
+     * queued it (null if none), for log lines. {@code after}: key hashes of effects of the same issue
+     * that other replicas queued before it, which it waits for ({@link #after}); null when none.
+     */
     record Entry(Effect effect, Instant queuedAt, int attempts, Instant notBefore, boolean uncertain,
-                 String lastError, String delivery) {
+                 String lastError, String delivery, List<String> after) {
         Entry retried(int attempts, Instant notBefore, boolean uncertain, String lastError) {
-            return new Entry(effect, queuedAt, attempts, notBefore, uncertain, lastError, delivery);
+            return new Entry(effect, queuedAt, attempts, notBefore, uncertain, lastError, delivery, after);
+        }
+
+        Entry withoutWait() {
+            return new Entry(effect, queuedAt, attempts, notBefore, uncertain, lastError, delivery, null);
         }
     }
 
@@ -156,6 +174,12 @@ public final class Outbox {
         final ReentrantLock sending = new ReentrantLock();
         final AtomicInteger requests = new AtomicInteger();
         boolean retired;
+        /**
+         * Set by the sender while the first effect waits for another replica (its claim of the same
+         * effect, or effects it queued before): the wait before looking again, doubling from
+         * {@link #FIRST_RECHECK} up to the worker's tick; null while nothing waits so.
+         */
+        volatile Duration recheck;
 
         IssueQueue(String key) {
             this.key = key;
@@ -249,6 +273,8 @@ public final class Outbox {
      */
     private final class InUnit implements UnitOfWork.Participant {
         final Map<String, Effect> effects = new LinkedHashMap<>();
+        /** Per issue ({@link #issueKey}): what its first effect queued in the unit waits for ({@link #after}). */
+        final Map<String, List<String>> after = new LinkedHashMap<>();
         /** Those this replica claimed (another replica may have claimed one first). */
         Set<String> claimed = Set.of();
 
@@ -264,7 +290,10 @@ public final class Outbox {
             inUnit.remove();
             try {
                 effects.forEach((h, e) -> {
-                    enqueue(e, false);
+                    String issue = issueKey(e);
+                    if (enqueue(e, false, after.get(issue))) {
+                        after.remove(issue); // the issue's first effect queued here waits; the rest wait behind it
+                    }
                     if (claimed.contains(h)) {
                         claimedHere.add(h);
                     }
@@ -297,7 +326,47 @@ public final class Outbox {
     }
 
     private static String issueKey(Effect e) {
-        return e.installation() + "/" + e.repo() + "#" + e.issue();
+        return issueKey(e.installation(), e.repo(), e.issue());
+    }
+
+    private static String issueKey(long installation, RepoRef repo, int issue) {
+        return installation + "/" + repo + "#" + issue;
+    }
+
+    /** This replica's name, as claims and issue notes record it. */
+    public String replica() {
+        return replicas.replica();
+    }
+
+    /**
+     * Inside the calling thread's unit: the effects of the issue queued in this unit so far are to
+     * go out after those of {@code hashes}, which another replica queued (and claimed) before: the
+     * first of them waits until those are {@link Replicas#unfinished finished} (sent or given up on
+     * by whoever holds them), holding back the rest, as effects of one issue wait for each other
+     * on one replica. For the next entry of a thread applied on another replica than the entry
+     * before. Without an open unit, or without effects of the issue queued in it, nothing waits.
+     */
+    public void after(long installation, RepoRef repo, int issue, Collection<String> hashes) {
+        if (!unit.open() || hashes.isEmpty()) {
+            return;
+        }
+        inUnit().after.put(issueKey(installation, repo, issue), List.copyOf(hashes));
+    }
+
+    /** The key hashes of the effects of the issue queued in the calling thread's open unit so far, in order. */
+    public List<String> queuedInUnit(long installation, RepoRef repo, int issue) {
+        InUnit pending = unit.open() ? inUnit.get() : null;
+        if (pending == null) {
+            return List.of();
+        }
+        String key = issueKey(installation, repo, issue);
+        List<String> out = new ArrayList<>();
+        pending.effects.forEach((h, e) -> {
+            if (issueKey(e).equals(key)) {
+                out.add(h);
+            }
+        });
+        return out;
     }
 
     private IssueQueue queue(String key) {
@@ -341,7 +410,7 @@ public final class Outbox {
         if (unit.open()) {
             return enqueueInUnit(effect);
         }
-        return enqueue(effect, false);
+        return enqueue(effect, false, null);
     }
 
     /** Inside the calling thread's unit: kept until it ends ({@link InUnit}). */
@@ -350,17 +419,25 @@ public final class Outbox {
         if (keys.containsKey(h)) {
             return false; // queued or done here before
         }
+        return inUnit().effects.putIfAbsent(h, effect) == null;
+    }
+
+    /** The calling thread's effects of its open unit, joined to the unit at first use. */
+    private InUnit inUnit() {
         InUnit pending = inUnit.get();
         if (pending == null) {
             pending = new InUnit();
             inUnit.set(pending);
             unit.join(pending);
         }
-        return pending.effects.putIfAbsent(h, effect) == null;
+        return pending;
     }
 
-    /** As {@link #enqueue(Effect)}; {@code uncertain}: a comment is looked for on the issue before it is posted. */
-    private boolean enqueue(Effect effect, boolean uncertain) {
+    /**
+     * As {@link #enqueue(Effect)}; {@code uncertain}: a comment is looked for on the issue before it
+     * is posted; {@code after}: what it waits for ({@link #after}), or null.
+     */
+    private boolean enqueue(Effect effect, boolean uncertain, List<String> after) {
         String h = hash(effect.key());
         String key = issueKey(effect);
         while (true) {
@@ -382,7 +459,8 @@ public final class Outbox {
                     }
                     // seq and insertion under the issue's monitor: the issue's effects stay in the order queued
                     long n = seq.incrementAndGet();
-                    Entry entry = new Entry(effect, clock.instant(), 0, null, uncertain, null, MDC.get("delivery"));
+                    Entry entry = new Entry(effect, clock.instant(), 0, null, uncertain, null, MDC.get("delivery"),
+                            after);
                     long mark;
                     try {
                         mark = journal.queued(n, h, entryJson(entry));
@@ -518,9 +596,11 @@ public final class Outbox {
     /**
      * Hands each issue with effects queued since its last flush to {@code senders}, which send the
      * issues side by side (each issue's effects in order). What a rejected task would have sent
-     * stays queued for the next flush.
+     * stays queued for the next flush. An issue whose first effect waits for another replica is
+     * handed over again on {@code later} (doubling waits, from {@link #FIRST_RECHECK}); null: at the
+     * next flush.
      */
-    public void sendQueued(Executor senders) {
+    public void sendQueued(Executor senders, ScheduledExecutorService later) {
         for (String key : List.copyOf(dirty)) {
             if (dirty.remove(key)) {
                 IssueQueue q = issues.get(key);
@@ -531,14 +611,46 @@ public final class Outbox {
                     senders.execute(() -> {
                         try {
                             flush(q);
+                            markClaimsDoneSoon();
                         } catch (RuntimeException e) {
                             LOG.error("outbox: sending the effects of {} failed; they stay queued: {}", key,
                                     e.toString(), e);
+                        }
+                        Duration recheck = q.recheck;
+                        if (recheck != null && later != null) {
+                            try {
+                                later.schedule(() -> {
+                                    dirty.add(key);
+                                    sendQueued(senders, later);
+                                }, recheck.toMillis(), TimeUnit.MILLISECONDS);
+                            } catch (RejectedExecutionException e) {
+                                // stopping: the final flush or the next start sends them
+                            }
                         }
                     });
                 } catch (RejectedExecutionException e) {
                     dirty.add(key); // stopping: the final flush or the next start sends them
                 }
+            }
+        }
+    }
+
+    /**
+     * While other replicas run, marks the claims of what was sent as done right away (one
+     * statement for what the senders finished meanwhile), so a replica whose effects of the same
+     * issue wait for them goes on; alone, the worker's tick does it ({@link #flush()}).
+     */
+    private void markClaimsDoneSoon() {
+        if (claimsDone.isEmpty() || !replicas.othersRunning()) {
+            return;
+        }
+        markRequests.incrementAndGet();
+        while (markRequests.get() > 0 && marking.tryLock()) {
+            try {
+                markRequests.set(0);
+                markClaimsDone();
+            } finally {
+                marking.unlock();
             }
         }
     }
@@ -594,6 +706,15 @@ public final class Outbox {
                     return new Flush(ok, bad, 0);
                 }
                 slot = first.getValue();
+                if (slot.entry().after() != null) {
+                    // what it waits for, taken over here from a replica that is gone, goes first
+                    for (Slot s : q.slots.values()) {
+                        if (slot.entry().after().contains(s.hash())) {
+                            slot = s;
+                            break;
+                        }
+                    }
+                }
             }
             Entry entry = slot.entry();
             Effect e = entry.effect();
@@ -603,6 +724,30 @@ public final class Outbox {
                 return new Flush(ok, bad, waiting(q));
             }
             journal.syncTo(slot.mark()); // never send what a machine crash could make us forget we queued
+            if (entry.after() != null) {
+                Set<String> unfinished;
+                try {
+                    unfinished = replicas.unfinished(entry.after());
+                } catch (RuntimeException ex) {
+                    LOG.warn("outbox: cannot read whether the effects {} waits for are done; its issue waits: {}",
+                            e.key(), ex.toString());
+                    return waitForReplica(q, ok, bad);
+                }
+                if (!unfinished.isEmpty()) {
+                    if (entry.queuedAt() == null || now.isBefore(entry.queuedAt().plus(TAKE_OVER))) {
+                        LOG.debug("outbox: {} waits for {} effect(s) of its issue another replica queued before it",
+                                e.key(), unfinished.size());
+                        return waitForReplica(q, ok, bad);
+                    }
+                    LOG.warn("outbox: {} waited {} min for {} effect(s) of its issue another replica queued before "
+                            + "it; sending it now", e.key(), TAKE_OVER.toMinutes(), unfinished.size());
+                }
+                entry = entry.withoutWait(); // in memory: after a restart it looks once more, finding them done
+                slot = new Slot(slot.seq(), slot.hash(), entry, slot.mark());
+                synchronized (q) {
+                    q.slots.replace(slot.seq(), slot);
+                }
+            }
             putContext(entry);
             String type = e.getClass().getSimpleName().toLowerCase(Locale.ROOT);
             try {
@@ -618,8 +763,9 @@ public final class Outbox {
                 }
                 if (claim.claim() == Replicas.Claim.PENDING_ELSEWHERE) {
                     LOG.debug("outbox: {} is being sent by replica {}; its issue waits", e.key(), claim.holder());
-                    return new Flush(ok, bad, waiting(q));
+                    return waitForReplica(q, ok, bad);
                 }
+                q.recheck = null;
                 if (claim.claim() == Replicas.Claim.DONE) {
                     LOG.info("outbox: {} was sent by replica {}; not sending it here", e.key(), claim.holder());
                     markDone(q, slot);
@@ -716,7 +862,7 @@ public final class Outbox {
                 continue;
             }
             String h = hash(effect.key());
-            if (enqueue(effect, true)) {
+            if (enqueue(effect, true, null)) {
                 queued++;
             }
             Instant known = keys.get(h);
@@ -731,6 +877,10 @@ public final class Outbox {
             LOG.info("outbox: took over {} effects left unsent by replicas that are gone", queued);
         }
     }
+
+    /** Asks for claims to be marked done while a sender marks them ({@link #markClaimsDoneSoon}). */
+    private final AtomicInteger markRequests = new AtomicInteger();
+    private final ReentrantLock marking = new ReentrantLock();
 
     /** At most this many effects of gone replicas are taken over per tick. */
     static final int ADOPT_BATCH = 200;
@@ -778,6 +928,14 @@ public final class Outbox {
             changing.readLock().unlock();
         }
         return at;
+    }
+
+    /** The issue's first effect waits for another replica: looked at again after {@link IssueQueue#recheck}. */
+    private static Flush waitForReplica(IssueQueue q, int ok, int bad) {
+        Duration before = q.recheck;
+        q.recheck = before == null ? FIRST_RECHECK : before.multipliedBy(2).compareTo(MAX_RECHECK) > 0 ? MAX_RECHECK
+                : before.multipliedBy(2);
+        return new Flush(ok, bad, waiting(q));
     }
 
     private static int waiting(IssueQueue q) {

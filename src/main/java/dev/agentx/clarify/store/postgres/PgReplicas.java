@@ -124,6 +124,33 @@ public final class PgReplicas implements Replicas {
     }
 
     @Override
+    public java.util.Set<String> unfinished(Collection<String> hashes) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        if (hashes.isEmpty()) {
+            return out;
+        }
+        db.autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT hash FROM effect_claims "
+                    + "WHERE hash = ANY (?) AND NOT done AND replica <> ?")) {
+                s.setArray(1, c.createArrayOf("text", hashes.toArray()));
+                s.setString(2, replica);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        out.add(r.getString(1));
+                    }
+                }
+            }
+            return null;
+        });
+        return out;
+    }
+
+    @Override
+    public boolean othersRunning() {
+        return db.othersRunning();
+    }
+
+    @Override
     public List<String> adoptEffects(Instant now, int limit) {
         return db.inTransaction(c -> {
             // SKIP LOCKED: replicas taking over at the same moment each take other claims

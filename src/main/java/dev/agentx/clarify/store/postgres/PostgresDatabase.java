@@ -67,6 +67,8 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     private final boolean lockTimeoutPerConnection;
     /** Folds the agent statuses' recorded changes behind the commits that recorded them. */
     private final PgStatusFolds statusFolds = new PgStatusFolds(this);
+    /** What this replica's last heartbeat found: other replicas running ({@link #othersRunning()}). */
+    private volatile boolean othersRunning;
 
     /** A database over a data source the caller owns (tests); migrated now. */
     public PostgresDatabase(DataSource dataSource, String description) {
@@ -275,10 +277,23 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     public boolean beat(String replica) {
         try (Connection c = probeConnection()) {
             beat(c, replica, 2);
+            try (PreparedStatement s = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM replica_beats WHERE replica <> ? "
+                    + "AND seen_at > now() - make_interval(secs => " + PgDeliveryQueue.GONE_AFTER.toSeconds() + "))")) {
+                s.setQueryTimeout(2);
+                s.setString(1, replica);
+                try (ResultSet r = s.executeQuery()) {
+                    othersRunning = r.next() && r.getBoolean(1);
+                }
+            }
             return true;
         } catch (SQLException e) {
             return false;
         }
+    }
+
+    /** Whether other replicas had beaten within {@link PgDeliveryQueue#GONE_AFTER} at this replica's last {@link #beat}. */
+    boolean othersRunning() {
+        return othersRunning;
     }
 
     /** Sets the heartbeat of {@code replica} to the database's clock on {@code c}, committed as {@code c} commits. */

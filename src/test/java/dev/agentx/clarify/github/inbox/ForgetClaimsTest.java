@@ -65,6 +65,16 @@ class ForgetClaimsTest {
         }
 
         @Override
+        public java.util.Set<String> unfinished(Collection<String> hashes) {
+            return real.unfinished(hashes);
+        }
+
+        @Override
+        public boolean othersRunning() {
+            return real.othersRunning();
+        }
+
+        @Override
         public boolean lease(String name, Instant now, Duration ttl) {
             return real.lease(name, now, ttl);
         }

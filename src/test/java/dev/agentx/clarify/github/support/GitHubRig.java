@@ -84,6 +84,7 @@ public final class GitHubRig implements AutoCloseable {
     private String clientId;
     private String clientSecret;
     private dev.agentx.clarify.store.postgres.DatabaseUrl database;
+    private final List<GitHubMode> replicas = new java.util.ArrayList<>();
 
     public GitHubRig(Path data, MutableClock clock) {
         this(data, clock, true);
@@ -192,6 +193,10 @@ public final class GitHubRig implements AutoCloseable {
     }
 
     public GitHubSettings settings() {
+        return settings(data);
+    }
+
+    private GitHubSettings settings(Path data) {
         RSAPrivateKey key = (RSAPrivateKey) Keys.PAIR.getPrivate();
         return new GitHubSettings(String.valueOf(APP_ID), key, List.of(SECRET.getBytes(StandardCharsets.UTF_8),
                 OLD_SECRET.getBytes(StandardCharsets.UTF_8)), wiremock.baseUrl(), data, 0,
@@ -221,6 +226,36 @@ public final class GitHubRig implements AutoCloseable {
 
     public GitHubMode mode() {
         return mode;
+    }
+
+    /**
+     * Starts another replica of the server on the same database ({@link #database}) and GitHub,
+     * with the data dir {@code otherData} (given the rig's agentx.toml) and the rig's mode; closed
+     * with the rig.
+     */
+    public GitHubMode startReplica(Path otherData) {
+        try {
+            Files.createDirectories(otherData);
+            Files.copy(data.resolve("agentx.toml"), otherData.resolve("agentx.toml"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        GitHubSettings s = settings(otherData);
+        ServerMetrics metrics = ServerMetrics.create();
+        GitHubMode replica = new GitHubMode(s, clock, locks(metrics.lockObserver()),
+                new Hub4jGateway(s.apiUrl(), new AppJwt(s.appId(), s.privateKey(), clock), clock, metrics, apiTimeout),
+                new GitHubMode.Options(synchronous, monitor, channel, "127.0.0.1"), metrics);
+        replicas.add(replica);
+        return replica.start();
+    }
+
+    /** Sends a signed delivery to the server {@code to} (the rig's or {@link #startReplica another replica}). */
+    public Response deliverTo(GitHubMode to, String event, JsonNode payload, String deliveryId) {
+        byte[] body = bytes(payload);
+        return request("POST", to.port(), GitHubSettings.DEFAULT_PATH, body, Map.of("Content-Type", "application/json",
+                "X-GitHub-Event", event, "X-GitHub-Delivery", deliveryId, "X-Hub-Signature-256",
+                SignatureVerifier.sign(SECRET, body)));
     }
 
     /** GET of a path on the management port (/metrics, /readyz, /healthz). */
@@ -380,6 +415,7 @@ public final class GitHubRig implements AutoCloseable {
         if (mode != null) {
             mode.close();
         }
+        replicas.forEach(GitHubMode::close);
         wiremock.stop();
     }
 }

@@ -1,0 +1,147 @@
+package dev.agentx.clarify.github.outbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestPostgres;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two replicas' outboxes on one database, each queuing effects of the same issue in turn (a
+ * question applied on one, its answer on the other): the later effects wait until the earlier
+ * ones are sent, so GitHub shows them in the order they were queued whichever replica holds them.
+ */
+class OutboxAcrossReplicasTest {
+    private static final RepoRef REPO = new RepoRef("acme", "shop");
+    private final MutableClock clock = MutableClock.at("2026-05-04T10:00:00Z");
+    @TempDir
+    Path dir;
+    private PostgresDatabase db;
+    private FlakyGitHub github;
+    private Outbox a;
+    private Outbox b;
+
+    @BeforeEach
+    void open() {
+        db = TestPostgres.newDatabase().open(4);
+        github = new FlakyGitHub();
+        a = new Outbox(dir.resolve("a"), github, clock, ServerMetrics.create(), db.replicas("replica-a", clock), db);
+        b = new Outbox(dir.resolve("b"), github, clock, ServerMetrics.create(), db.replicas("replica-b", clock), db);
+        assertTrue(db.beat("replica-a")); // both running: neither takes the other's claims over
+        assertTrue(db.beat("replica-b"));
+    }
+
+    @AfterEach
+    void close() {
+        db.close();
+    }
+
+    private static Effect comment(int issue, String text) {
+        return new Effect.Comment(REPO + "#" + issue + "/" + text, 7, REPO, issue, text);
+    }
+
+    /** A's unit queues the question of issue 1; what it queued for the issue, as the issue's note keeps it. */
+    private List<String> questionQueuedOnA() {
+        return db.run(() -> {
+            a.enqueue(comment(1, "question"));
+            return a.queuedInUnit(7, REPO, 1);
+        });
+    }
+
+    /** B's unit queues the answer of issue 1 after what A queued, and a comment of issue 2. */
+    private void answerQueuedOnB(List<String> queuedByA) {
+        db.run(() -> {
+            b.after(7, REPO, 1, queuedByA);
+            b.enqueue(comment(1, "answer"));
+            b.enqueue(comment(1, "reply"));
+            b.enqueue(comment(2, "other issue"));
+            return null;
+        });
+    }
+
+    private List<String> posted() {
+        return github.posted.stream().map(body -> body.replaceAll("\\s*<!-- agentx-effect:[0-9a-f]+ -->\\s*", "")
+                .strip()).toList();
+    }
+
+    @Test
+    void anIssuesEffectsQueuedAfterAnotherReplicasWaitUntilThoseAreSent() {
+        List<String> queuedByA = questionQueuedOnA();
+        assertEquals(1, queuedByA.size());
+        answerQueuedOnB(queuedByA);
+
+        b.flush();
+        assertEquals(List.of("other issue"), posted(), "the answer waits for the question; another issue does not");
+        assertEquals(2, b.size(), "the answer and the reply behind it");
+        b.flush();
+        assertEquals(List.of("other issue"), posted(), "still waiting while A has not sent the question");
+
+        a.flush(); // sends the question and marks its claim done
+        b.flush();
+        assertEquals(List.of("other issue", "question", "answer", "reply"), posted());
+        assertEquals(0, a.size() + b.size());
+    }
+
+    @Test
+    void whileOtherReplicasRunTheClaimsOfWhatWasSentAreMarkedDoneRightAway() {
+        List<String> queuedByA = questionQueuedOnA();
+        answerQueuedOnB(queuedByA);
+        assertTrue(db.beat("replica-a")); // A's heartbeat finds B running
+
+        a.sendQueued(Runnable::run, null); // a sender, not the tick: no flush() of A marks the claim done
+        b.sendQueued(Runnable::run, null);
+        assertEquals(List.of("question", "answer", "reply", "other issue"), posted());
+    }
+
+    @Test
+    void anIssueWaitsForAnotherReplicaAtMostTheTakeOverTime() {
+        List<String> queuedByA = questionQueuedOnA();
+        answerQueuedOnB(queuedByA);
+        b.flush();
+        assertEquals(List.of("other issue"), posted());
+
+        clock.advance(Outbox.TAKE_OVER.plus(Duration.ofSeconds(1))); // A is stuck: B goes on
+        b.flush();
+        assertEquals(List.of("other issue", "answer", "reply"), posted());
+    }
+
+    @Test
+    void aReplicaDoesNotWaitForEffectsItHoldsItselfNorForThoseNoReplicaClaimed() {
+        List<String> queuedByA = questionQueuedOnA();
+        db.run(() -> {
+            // its own (as after taking another's claims over): they are in its own outbox, in order
+            a.after(7, REPO, 1, queuedByA);
+            a.enqueue(comment(1, "follow-up"));
+            return null;
+        });
+        a.flush();
+        assertEquals(List.of("question", "follow-up"), posted());
+
+        db.run(() -> {
+            b.after(7, REPO, 3, List.of("0123456789abcdef0123456789abcdef")); // forgotten long ago
+            b.enqueue(comment(3, "third"));
+            return null;
+        });
+        b.flush();
+        assertEquals(List.of("question", "follow-up", "third"), posted());
+    }
+
+    @Test
+    void whatAnEffectWaitsForGoesFirstWhenTheReplicaTookItOverFromOneThatIsGone() {
+        List<String> queuedByA = questionQueuedOnA();
+        answerQueuedOnB(queuedByA);
+        db.leave("replica-a"); // A stopped before sending the question: B takes its claim over
+        b.flush();
+        assertEquals(List.of("question", "answer", "reply", "other issue"), posted());
+    }
+}
