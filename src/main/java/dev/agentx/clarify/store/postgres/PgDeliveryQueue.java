@@ -318,10 +318,20 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     }
 
     /** An earlier delivery of {@code d}'s line is still queued (whoever holds it). */
-    private static final String FIRST_IN_LINE = "(d.order_key = '' OR NOT EXISTS (SELECT 1 FROM delivery_queue e "
-            + "WHERE e.order_key = d.order_key AND e.seq < d.seq))";
+    static final String FIRST_IN_LINE = "(d.order_key = '' OR NOT EXISTS (SELECT 1 FROM delivery_queue e "
+            + "WHERE e.order_key = d.order_key AND e.order_key <> '' AND e.seq < d.seq))";
     /** The columns of a taken delivery; its body only when the parameter (the first of the statement) is true. */
-    private static final String DELIVERY_COLUMNS = "CASE WHEN ?::boolean THEN d.body END, d.attempts, d.not_before";
+    static final String DELIVERY_COLUMNS = "CASE WHEN ?::boolean THEN d.body END, d.attempts, d.not_before";
+
+    /** Reads a delivery held here and first in its line: body wanted, seq, replica. */
+    static final String TAKE_HELD = "SELECT " + DELIVERY_COLUMNS + " FROM delivery_queue d "
+            + "WHERE d.seq = ? AND d.replica = ? AND " + FIRST_IN_LINE;
+    /** Takes a delivery first in its line over from a replica that is gone: replica, seq, replica, body wanted. */
+    static final String TAKE_OVER = "UPDATE delivery_queue d SET replica = ? WHERE d.seq = ? AND d.replica <> ? AND NOT "
+            + ALIVE + " AND " + FIRST_IN_LINE + " RETURNING " + DELIVERY_COLUMNS;
+    /** Who holds the earliest delivery queued before {@code seq} in the line {@code order_key}: order_key, seq. */
+    static final String LINE_HEAD = "SELECT replica FROM delivery_queue WHERE order_key = ? AND order_key <> '' "
+            + "AND seq < ? ORDER BY seq LIMIT 1";
 
     /**
      * Takes the delivery if it is still queued, first in its line, and held here or by a replica
@@ -334,8 +344,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     public Turn take(Queued q, Instant now) {
         byte[] held = bodies.get(q.seq());
         Turn turn = db.autoCommit(c -> {
-            try (PreparedStatement s = c.prepareStatement("SELECT " + DELIVERY_COLUMNS + " FROM delivery_queue d "
-                    + "WHERE d.seq = ? AND d.replica = ? AND " + FIRST_IN_LINE)) {
+            try (PreparedStatement s = c.prepareStatement(TAKE_HELD)) {
                 s.setBoolean(1, held == null);
                 s.setLong(2, q.seq());
                 s.setString(3, replica);
@@ -344,9 +353,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
                     return mine;
                 }
             }
-            try (PreparedStatement s = c.prepareStatement("UPDATE delivery_queue d SET replica = ? "
-                    + "WHERE d.seq = ? AND d.replica <> ? AND NOT " + ALIVE + " AND "
-                    + FIRST_IN_LINE + " RETURNING " + DELIVERY_COLUMNS)) {
+            try (PreparedStatement s = c.prepareStatement(TAKE_OVER)) {
                 s.setString(1, replica);
                 s.setLong(2, q.seq());
                 s.setString(3, replica);
@@ -394,8 +401,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
                 }
             }
         }
-        try (PreparedStatement s = c.prepareStatement("SELECT replica FROM delivery_queue "
-                + "WHERE order_key = ? AND seq < ? ORDER BY seq LIMIT 1")) {
+        try (PreparedStatement s = c.prepareStatement(LINE_HEAD)) {
             s.setString(1, q.key());
             s.setLong(2, q.seq());
             try (ResultSet r = s.executeQuery()) {
@@ -540,10 +546,9 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      * Vacuums {@code delivery_queue}, skipping it if another replica's vacuum is at it. Each done
      * mark deletes a row, and until a vacuum removes them the deleted rows (and their bodies in the
      * table's TOAST) stay where every read of the queue goes: autovacuum looks at a database about
-     * once a minute, which at 200 deliveries a second is some 12,000 rows and 190 MB of bodies.
-     * The take and the done mark look a delivery up by its number, but a plan made while the queue
-     * was empty reads the whole table. Vacuumed at every tick, the queue holds a few seconds' worth;
-     * a vacuum of a table that small costs little. Needs the table's owner, the role that ran the
+     * once a minute, which at 200 deliveries a second is some 12,000 rows and 190 MB of bodies;
+     * the line check and the listings read past them. Vacuumed at every tick, the queue holds a
+     * few seconds' worth; a vacuum of a table that small costs little. Needs the table's owner, the role that ran the
      * migrations; any other gets PostgreSQL's warning and autovacuum alone.
      */
     @Override

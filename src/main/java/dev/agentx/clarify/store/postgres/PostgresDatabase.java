@@ -43,12 +43,17 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      * cache compares the generic plan with the average cost of the custom plans it made before;
      * custom plans made while a table was small kept the take of a delivery planned again at
      * every run once the table had grown (0.24 to 0.29 ms of the database's CPU per delivery,
-     * more than the statement's own execution). The one plan a connection keeps does depend on
-     * the table's size when it was made: the take and the done mark, planned while {@code
-     * delivery_queue} was empty, scan it whole, which is why the queue is vacuumed at every tick
-     * ({@link PgDeliveryQueue#tidy}).
+     * more than the statement's own execution).
+     *
+     * <p>The one plan a connection keeps must not depend on the table's size when it was made:
+     * planned while {@code delivery_queue} was empty (its statistics say so after a vacuum),
+     * every path costs nothing and the take and the done mark would read the whole queue for
+     * the connection's life, however long the queue grew meanwhile (a backlog after an outage).
+     * So sequential scans are off: a statement with a usable index uses it, one without scans
+     * the table as before. Each lookup has one index to come by (the queue's line index leaves
+     * out what a lookup by seq alone could match, V11).
      */
-    static final String GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan";
+    static final String GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off";
     /** How long a statement waits for a row or issue lock before it gives up with LOCK_TIMEOUT. */
     static final String LOCK_TIMEOUT = "15s";
 

@@ -6,7 +6,6 @@ import dev.agentx.clarify.support.TestPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Timestamp;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
@@ -28,12 +27,7 @@ class DoneMarkTest {
                 }
             }
             try (PreparedStatement s = c.prepareStatement(PgDeliveryQueue.DONE_MARK)) {
-                s.setLong(1, seq);
-                s.setString(2, "r1");
-                s.setBoolean(3, false);
-                s.setString(4, "processed");
-                s.setString(5, null);
-                s.setTimestamp(6, Timestamp.from(Instant.now()));
+                PgDeliveryQueue.markBinder(seq, "r1", "processed", null, Instant.now()).bind(new Pipeline.Params(s, c));
                 assertEquals(1, s.executeUpdate());
             }
             try (PreparedStatement s = c.prepareStatement("SHOW synchronous_commit"); ResultSet r = s.executeQuery()) {
