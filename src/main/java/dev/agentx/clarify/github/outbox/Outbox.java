@@ -180,6 +180,8 @@ public final class Outbox {
          * {@link #FIRST_RECHECK} up to the worker's tick; null while nothing waits so.
          */
         volatile Duration recheck;
+        /** A look again at {@link #recheck} is scheduled: one at a time, however many flushes found it waiting. */
+        final java.util.concurrent.atomic.AtomicBoolean recheckScheduled = new java.util.concurrent.atomic.AtomicBoolean();
 
         IssueQueue(String key) {
             this.key = key;
@@ -617,14 +619,15 @@ public final class Outbox {
                                     e.toString(), e);
                         }
                         Duration recheck = q.recheck;
-                        if (recheck != null && later != null) {
+                        if (recheck != null && later != null && q.recheckScheduled.compareAndSet(false, true)) {
                             try {
                                 later.schedule(() -> {
+                                    q.recheckScheduled.set(false);
                                     dirty.add(key);
                                     sendQueued(senders, later);
                                 }, recheck.toMillis(), TimeUnit.MILLISECONDS);
                             } catch (RejectedExecutionException e) {
-                                // stopping: the final flush or the next start sends them
+                                q.recheckScheduled.set(false); // stopping: the final flush or the next start sends them
                             }
                         }
                     });

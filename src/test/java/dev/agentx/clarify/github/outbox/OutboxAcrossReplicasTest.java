@@ -144,4 +144,25 @@ class OutboxAcrossReplicasTest {
         b.flush();
         assertEquals(List.of("question", "answer", "reply", "other issue"), posted());
     }
+
+    @Test
+    void anIssueThatWaitsIsLookedAtAgainSoonNotAtTheNextTick() throws Exception {
+        List<String> queuedByA = questionQueuedOnA();
+        answerQueuedOnB(queuedByA);
+        java.util.concurrent.ScheduledExecutorService later = java.util.concurrent.Executors
+                .newSingleThreadScheduledExecutor();
+        try {
+            b.sendQueued(Runnable::run, later); // the answer waits; a look again is scheduled
+            assertEquals(List.of("other issue"), posted());
+            a.flush();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (posted().size() < 4 && System.nanoTime() < deadline) {
+                Thread.sleep(5); // waiting for the scheduled look, not for time to pass
+            }
+            assertEquals(List.of("other issue", "question", "answer", "reply"), posted(),
+                    "sent by a look again, with no flush of B");
+        } finally {
+            later.shutdownNow();
+        }
+    }
 }
