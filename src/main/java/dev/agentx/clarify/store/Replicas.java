@@ -73,7 +73,7 @@ public interface Replicas {
 
     /**
      * Records that this replica sent these effects, or gave up on them (their claims are done).
-     * Called in batches: right after sending while {@link #othersRunning() other replicas run},
+     * Called in batches: within milliseconds of sending while {@link #othersRunning() other replicas run},
      * else at the worker's tick. A replica holding the same effect, or effects of the same issue
      * queued after these, waits meanwhile.
      */
@@ -90,7 +90,7 @@ public interface Replicas {
 
     /**
      * Whether other replicas were running at this replica's last heartbeat: they may wait for
-     * this replica's claims to be done, so those are marked right after sending.
+     * this replica's claims to be done, so those are marked within milliseconds of sending.
      */
     boolean othersRunning();
 

@@ -97,6 +97,12 @@ public final class Outbox {
     static final Duration FIRST_RECHECK = Duration.ofMillis(50);
     /** The longest such wait (the worker's tick also looks, every 5 s). */
     static final Duration MAX_RECHECK = Duration.ofSeconds(2);
+    /**
+     * How long after a send its claim is marked done while other replicas run: long enough for
+     * one statement to mark what the senders finished meanwhile (at 200 deliveries/s, a few
+     * each), short beside a waiting replica's first look again ({@link #FIRST_RECHECK}).
+     */
+    static final Duration MARK_DELAY = Duration.ofMillis(20);
 
     private final Replicas replicas;
     private final UnitOfWork unit;
@@ -613,7 +619,7 @@ public final class Outbox {
                     senders.execute(() -> {
                         try {
                             flush(q);
-                            markClaimsDoneSoon();
+                            markClaimsDoneSoon(later);
                         } catch (RuntimeException e) {
                             LOG.error("outbox: sending the effects of {} failed; they stay queued: {}", key,
                                     e.toString(), e);
@@ -639,22 +645,24 @@ public final class Outbox {
     }
 
     /**
-     * While other replicas run, marks the claims of what was sent as done right away (one
-     * statement for what the senders finished meanwhile), so a replica whose effects of the same
-     * issue wait for them goes on; alone, the worker's tick does it ({@link #flush()}).
+     * While other replicas run, marks the claims of what was sent as done {@link #MARK_DELAY}
+     * after the first send not marked yet (one statement for what the senders finished
+     * meanwhile), so a replica whose effects of the same issue wait for them goes on within
+     * tens of milliseconds; alone, or without {@code later}, the worker's tick does it
+     * ({@link #flush()}).
      */
-    private void markClaimsDoneSoon() {
-        if (claimsDone.isEmpty() || !replicas.othersRunning()) {
+    private void markClaimsDoneSoon(ScheduledExecutorService later) {
+        if (later == null || claimsDone.isEmpty() || !replicas.othersRunning() || !markScheduled.compareAndSet(false,
+                true)) {
             return;
         }
-        markRequests.incrementAndGet();
-        while (markRequests.get() > 0 && marking.tryLock()) {
-            try {
-                markRequests.set(0);
+        try {
+            later.schedule(() -> {
+                markScheduled.set(false);
                 markClaimsDone();
-            } finally {
-                marking.unlock();
-            }
+            }, MARK_DELAY.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            markScheduled.set(false); // stopping: the final flush marks them
         }
     }
 
@@ -881,9 +889,8 @@ public final class Outbox {
         }
     }
 
-    /** Asks for claims to be marked done while a sender marks them ({@link #markClaimsDoneSoon}). */
-    private final AtomicInteger markRequests = new AtomicInteger();
-    private final ReentrantLock marking = new ReentrantLock();
+    /** A mark of the claims done is scheduled ({@link #markClaimsDoneSoon}). */
+    private final java.util.concurrent.atomic.AtomicBoolean markScheduled = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** At most this many effects of gone replicas are taken over per tick. */
     static final int ADOPT_BATCH = 200;
