@@ -183,7 +183,7 @@ public final class Outbox {
         /**
          * Set by the sender while the first effect waits for another replica (its claim of the same
          * effect, or effects it queued before): the wait before looking again, doubling from
-         * {@link #FIRST_RECHECK} up to the worker's tick; null while nothing waits so.
+         * {@link #FIRST_RECHECK} up to {@link #MAX_RECHECK}; null while nothing waits so.
          */
         volatile Duration recheck;
         /** A look again at {@link #recheck} is scheduled: one at a time, however many flushes found it waiting. */
@@ -732,6 +732,7 @@ public final class Outbox {
             Instant now = clock.instant();
             Instant held = heldInstallations.get(e.installation());
             if ((held != null && now.isBefore(held)) || (entry.notBefore() != null && now.isBefore(entry.notBefore()))) {
+                q.recheck = null; // a retry's or rate limit's wait: the tick takes it up
                 return new Flush(ok, bad, waiting(q));
             }
             journal.syncTo(slot.mark()); // never send what a machine crash could make us forget we queued
