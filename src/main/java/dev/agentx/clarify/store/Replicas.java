@@ -48,7 +48,8 @@ public interface Replicas {
     /**
      * Claims for this replica, in one statement (inside the calling thread's transaction, if it
      * has one open, committed with it), those of {@code effects} (key hash to the effect as JSON,
-     * kept with the claim) that no replica claimed yet; returns the hashes it claimed. Inside a
+     * kept with the claim) that no replica claimed yet, in the map's order (a take-over keeps
+     * it); returns the hashes it claimed. Inside a
      * transaction the statement may be sent with its commit: the set is complete once the
      * transaction committed (a participant's {@code committed}), not before.
      */

@@ -227,6 +227,25 @@ class PgReplicasTest {
     }
 
     @Test
+    void effectsClaimedTogetherAreTakenOverInTheOrderTheyWereQueued() {
+        List<String> order = List.of("question", "labels", "reply", "reaction", "answer", "a", "b", "c");
+        a.claimEffects(effects(order.toArray(String[]::new)), clock.instant()); // one transaction's, one time
+        // take-overs go by claimed_at: ties would leave the order to where the rows happen to lie
+        assertEquals(order, db.autoCommit(c -> {
+            try (var s = c.prepareStatement("SELECT hash FROM effect_claims ORDER BY claimed_at, hash DESC");
+                 var r = s.executeQuery()) {
+                List<String> out = new java.util.ArrayList<>();
+                while (r.next()) {
+                    out.add(r.getString(1));
+                }
+                return out;
+            }
+        }));
+        db.leave("replica-a");
+        assertEquals(order.stream().map(h -> "{\"n\":\"" + h + "\"}").toList(), b.adoptEffects(clock.instant(), 100));
+    }
+
+    @Test
     void theEffectsAReplicaThatIsGoneClaimedAndDidNotSendAreTakenOverOnceByAnother() {
         a.claimEffects(effects("e1", "e2"), clock.instant());
         clock.advance(Duration.ofSeconds(1));

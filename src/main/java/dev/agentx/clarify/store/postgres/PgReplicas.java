@@ -43,8 +43,10 @@ public final class PgReplicas implements Replicas {
         }
         List<String> hashes = new ArrayList<>(effects.keySet());
         List<String> json = hashes.stream().map(effects::get).toList();
+        // each a microsecond after the one before: a take-over (by claimed_at) sends them in the order queued
         Pipeline claim = new Pipeline().query("INSERT INTO effect_claims (hash, replica, claimed_at, effect) "
-                + "SELECT h, ?, ?, e FROM unnest(?::text[], ?::text[]) AS t(h, e) "
+                + "SELECT h, ?, ?::timestamptz + (n - 1) * interval '1 microsecond', e "
+                + "FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(h, e, n) "
                 + "ON CONFLICT (hash) DO NOTHING RETURNING hash", p -> p.text(replica).time(now).texts(hashes).texts(json),
                 r -> {
                     while (r.next()) {
