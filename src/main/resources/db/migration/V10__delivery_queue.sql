@@ -30,5 +30,8 @@ CREATE TABLE delivery_queue (
 -- stored as received, out of line and uncompressed: compressing it (pglz) was most of the
 -- acknowledgement's insert, the statement a 202 waits for
 ALTER TABLE delivery_queue ALTER COLUMN body SET STORAGE EXTERNAL;
--- an issue's line: is an earlier delivery of it still queued?
-CREATE INDEX delivery_queue_line ON delivery_queue (order_key, seq);
+-- an issue's line: is an earlier delivery of it still queued? Only deliveries in a line, so that a
+-- lookup by seq alone has one index to come by, the primary key: a connection keeps one plan per
+-- statement (PostgresDatabase.GENERIC_PLANS), and one made while the queue looked empty could
+-- otherwise read this index whole for it.
+CREATE INDEX delivery_queue_line ON delivery_queue (order_key, seq) WHERE order_key <> '';

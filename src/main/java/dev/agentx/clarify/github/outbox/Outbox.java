@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.files.JsonSupport;
-import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.render.CommentLimit;
@@ -38,6 +38,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -187,7 +188,7 @@ public final class Outbox {
          */
         volatile Duration recheck;
         /** A look again at {@link #recheck} is scheduled: one at a time, however many flushes found it waiting. */
-        final java.util.concurrent.atomic.AtomicBoolean recheckScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+        final AtomicBoolean recheckScheduled = new AtomicBoolean();
 
         IssueQueue(String key) {
             this.key = key;
@@ -891,7 +892,7 @@ public final class Outbox {
     }
 
     /** A mark of the claims done is scheduled ({@link #markClaimsDoneSoon}). */
-    private final java.util.concurrent.atomic.AtomicBoolean markScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean markScheduled = new AtomicBoolean();
 
     /** At most this many effects of gone replicas are taken over per tick. */
     static final int ADOPT_BATCH = 200;

@@ -548,8 +548,8 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      * table's TOAST) stay where every read of the queue goes: autovacuum looks at a database about
      * once a minute, which at 200 deliveries a second is some 12,000 rows and 190 MB of bodies;
      * the line check and the listings read past them. Vacuumed at every tick, the queue holds a
-     * few seconds' worth; a vacuum of a table that small costs little. Needs the table's owner, the role that ran the
-     * migrations; any other gets PostgreSQL's warning and autovacuum alone.
+     * few seconds' worth; a vacuum of a table that small costs little. Needs the table's owner,
+     * the role that ran the migrations; any other gets PostgreSQL's warning and autovacuum alone.
      */
     @Override
     public void tidy() {

@@ -51,7 +51,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      * the connection's life, however long the queue grew meanwhile (a backlog after an outage).
      * So sequential scans are off: a statement with a usable index uses it, one without scans
      * the table as before. Each lookup has one index to come by (the queue's line index leaves
-     * out what a lookup by seq alone could match, V11).
+     * out what a lookup by seq alone could match).
      */
     static final String GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off";
     /** How long a statement waits for a row or issue lock before it gives up with LOCK_TIMEOUT. */

@@ -216,12 +216,16 @@ public final class GitHubRig implements AutoCloseable {
         if (mode != null) {
             mode.close();
         }
-        GitHubSettings s = settings();
+        mode = newMode(settings());
+        return mode.start();
+    }
+
+    /** A server with these settings and the rig's clock, GitHub client, monitor, channel and mode. */
+    private GitHubMode newMode(GitHubSettings s) {
         ServerMetrics metrics = ServerMetrics.create();
-        mode = new GitHubMode(s, clock, locks(metrics.lockObserver()),
+        return new GitHubMode(s, clock, locks(metrics.lockObserver()),
                 new Hub4jGateway(s.apiUrl(), new AppJwt(s.appId(), s.privateKey(), clock), clock, metrics, apiTimeout),
                 new GitHubMode.Options(synchronous, monitor, channel, "127.0.0.1"), metrics);
-        return mode.start();
     }
 
     public GitHubMode mode() {
@@ -241,11 +245,7 @@ public final class GitHubRig implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        GitHubSettings s = settings(otherData);
-        ServerMetrics metrics = ServerMetrics.create();
-        GitHubMode replica = new GitHubMode(s, clock, locks(metrics.lockObserver()),
-                new Hub4jGateway(s.apiUrl(), new AppJwt(s.appId(), s.privateKey(), clock), clock, metrics, apiTimeout),
-                new GitHubMode.Options(synchronous, monitor, channel, "127.0.0.1"), metrics);
+        GitHubMode replica = newMode(settings(otherData));
         replicas.add(replica);
         return replica.start();
     }
@@ -341,9 +341,7 @@ public final class GitHubRig implements AutoCloseable {
     }
 
     public Response deliver(String event, JsonNode payload, String deliveryId) {
-        byte[] body = bytes(payload);
-        return send("POST", body, Map.of("Content-Type", "application/json", "X-GitHub-Event", event,
-                "X-GitHub-Delivery", deliveryId, "X-Hub-Signature-256", SignatureVerifier.sign(SECRET, body)));
+        return deliverTo(mode, event, payload, deliveryId);
     }
 
     public byte[] bytes(JsonNode payload) {

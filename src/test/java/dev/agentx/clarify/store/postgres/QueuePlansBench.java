@@ -75,8 +75,8 @@ public final class QueuePlansBench {
                 }
                 take(c, 0); // planned now, on the empty queue
                 done(c, 0);
-                String takePlan = access(c, "EXPLAIN EXECUTE " + statement(c, PgDeliveryQueue.TAKE_HELD));
-                String donePlan = access(c, "EXPLAIN EXECUTE " + statement(c, PgDeliveryQueue.DONE_MARK));
+                String takePlan = access(c, "EXPLAIN EXECUTE " + statement(c, PgDeliveryQueue.TAKE_HELD, TAKE_ARGS));
+                String donePlan = access(c, "EXPLAIN EXECUTE " + statement(c, PgDeliveryQueue.DONE_MARK, DONE_ARGS));
                 s.execute("INSERT INTO deliveries (id, event, received_at, replica) SELECT 'd-' || g, 'issue_comment', "
                         + "now(), 'r1' FROM generate_series(1, " + backlog + ") g");
                 s.execute("INSERT INTO delivery_queue (seq, order_key, body, replica) SELECT seq, 'acme/shop#' || "
@@ -95,8 +95,8 @@ public final class QueuePlansBench {
                     done(c, seq);
                 }
                 double ms = (System.nanoTime() - start) / 1e6 / drained;
-                System.out.printf("| %s | %s | %.3f | %s | %s |%n", index.contains("WHERE") ? "deliveries in a line (V11)"
-                        : "every delivery (V10)",
+                System.out.printf("| %s | %s | %.3f | %s | %s |%n", index.contains("WHERE") ? "deliveries in a line (the server's)"
+                        : "every delivery",
                         seqscan ? "on" : "off", ms, takePlan, donePlan);
             }
         }
@@ -120,30 +120,26 @@ public final class QueuePlansBench {
         }
     }
 
-    /** The name and arguments of the server-side statement the driver prepared for {@code sql}, to EXPLAIN it. */
-    private static String statement(Connection c, String sql) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT name, array_length(parameter_types, 1) FROM "
-                + "pg_prepared_statements WHERE statement = ?")) {
-            String numbered = number(sql);
+    /** Arguments of the take and of the done mark, to EXPLAIN them with. */
+    private static final String[] TAKE_ARGS = {"true", "1", "'r1'"};
+    private static final String[] DONE_ARGS = {"1", "'r1'", "false", "'processed'", "null", "now()"};
+
+    /** The server-side statement the driver prepared for {@code sql}, called with {@code args}, to EXPLAIN it. */
+    private static String statement(Connection c, String sql, String[] args) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT name FROM pg_prepared_statements WHERE statement = ?")) {
+            String numbered = numbered(sql);
             s.setString(1, numbered);
             try (ResultSet r = s.executeQuery()) {
                 if (!r.next()) {
                     throw new IllegalStateException("not prepared: " + numbered);
                 }
-                String name = r.getString(1);
-                int n = r.getInt(2);
-                String[] values = sql.equals(PgDeliveryQueue.TAKE_HELD) ? new String[] {"true", "1", "'r1'"}
-                        : new String[] {"1", "'r1'", "false", "'processed'", "null", "now()"};
-                if (values.length != n) {
-                    throw new IllegalStateException(name + " takes " + n + " parameters");
-                }
-                return "\"" + name + "\"(" + String.join(", ", values) + ")";
+                return "\"" + r.getString(1) + "\"(" + String.join(", ", args) + ")";
             }
         }
     }
 
-    /** {@code sql} with its {@code ?} numbered as the driver sends it. */
-    private static String number(String sql) {
+    /** {@code sql} with its {@code ?} numbered as the driver sends it ({@code $1}, {@code $2}, ...). */
+    static String numbered(String sql) {
         StringBuilder out = new StringBuilder();
         int n = 0;
         for (char ch : sql.toCharArray()) {

@@ -7,7 +7,6 @@ import dev.agentx.clarify.support.TestPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -54,17 +53,10 @@ class QueuePlansTest {
 
     /** The generic plan (the one a pooled connection keeps) of {@code sql} with its {@code ?} numbered, run with {@code args}. */
     private static String plan(Connection c, String sql, String args) throws java.sql.SQLException {
-        StringBuilder numbered = new StringBuilder();
-        Matcher m = Pattern.compile("\\?").matcher(sql);
-        int n = 0;
-        while (m.find()) {
-            m.appendReplacement(numbered, "\\$" + (++n));
-        }
-        m.appendTail(numbered);
         String name = "plan_" + (++statements);
         StringBuilder out = new StringBuilder();
         try (Statement s = c.createStatement()) {
-            s.execute("PREPARE " + name + " AS " + numbered);
+            s.execute("PREPARE " + name + " AS " + QueuePlansBench.numbered(sql));
             try (ResultSet r = s.executeQuery("EXPLAIN EXECUTE " + name + "(" + args + ")")) {
                 while (r.next()) {
                     out.append(r.getString(1)).append('\n');
