@@ -69,14 +69,16 @@ CREATE TABLE replica_beats (
 
 -- Which replica sends each effect (a comment, a label change), by the hash of its key; done once
 -- GitHub confirmed it. Kept for a week. A claim carries the effect (the Effect as the outbox keeps
--- it, as JSON), so that when its replica is gone another replica takes the claim over and sends
--- the effect from here.
+-- it, as JSON) and the key hashes of the effects of its issue that another replica queued before
+-- it and that it waits for (null: none), so that when its replica is gone another replica takes
+-- the claim over and sends the effect from here, in its issue's order.
 CREATE TABLE effect_claims (
     hash       text        PRIMARY KEY,
     replica    text        NOT NULL,
     claimed_at timestamptz NOT NULL,
     done       boolean     NOT NULL DEFAULT false,
-    effect     text
+    effect     text,
+    after      text[]
 );
 CREATE INDEX effect_claims_age ON effect_claims (claimed_at);
 -- the claims not sent yet, oldest first: what a take-over looks through

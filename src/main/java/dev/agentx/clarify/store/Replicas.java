@@ -46,27 +46,38 @@ public interface Replicas {
     EffectClaim claimEffect(String hash, String effect, Instant now, Instant takeOverBefore);
 
     /**
-     * Claims for this replica, in one statement (inside the calling thread's transaction, if it
-     * has one open, committed with it), those of {@code effects} (key hash to the effect as JSON,
-     * kept with the claim) that no replica claimed yet, in the map's order (a take-over keeps
-     * it); returns the hashes it claimed. Inside a
-     * transaction the statement may be sent with its commit: the set is complete once the
-     * transaction committed (a participant's {@code committed}), not before.
+     * An effect as a claim keeps it: the effect as JSON, and the key hashes of the effects of its
+     * issue that another replica queued before it and that it waits for ({@link #unfinished}; null
+     * when none), so that a replica taking the claim over sends it in its issue's order.
      */
-    java.util.Set<String> claimEffects(java.util.Map<String, String> effects, Instant now);
+    record ClaimedEffect(String effect, java.util.List<String> after) {
+        public ClaimedEffect {
+            after = after == null ? null : java.util.List.copyOf(after);
+        }
+    }
+
+    /**
+     * Claims for this replica, in one statement (inside the calling thread's transaction, if it
+     * has one open, committed with it), those of {@code effects} (key hash to the effect, kept with
+     * the claim) that no replica claimed yet, in the map's order (a take-over keeps it); returns the
+     * hashes it claimed. Inside a transaction the statement may be sent with its commit: the set is
+     * complete once the transaction committed (a participant's {@code committed}), not before.
+     */
+    java.util.Set<String> claimEffects(java.util.Map<String, ClaimedEffect> effects, Instant now);
 
     /**
      * Takes over, for this replica, up to {@code limit} unfinished claims of replicas that are
-     * gone (no heartbeat), oldest first, and returns the effects they carry (JSON) for this
-     * replica to send. Replicas doing this at once each take different claims.
+     * gone (no heartbeat), oldest first, and returns the effects they carry for this replica to
+     * send. Replicas doing this at once each take different claims.
      */
-    java.util.List<String> adoptEffects(Instant now, int limit);
+    java.util.List<ClaimedEffect> adoptEffects(Instant now, int limit);
 
     /**
-     * The effects (JSON) this replica holds unfinished claims of: what a start checks against its
-     * outbox, which a crash may have cut short between taking claims over and recording them.
+     * The effects this replica holds unfinished claims of, oldest first: what a start checks
+     * against its outbox, which a crash may have cut short between taking claims over and
+     * recording them.
      */
-    java.util.List<String> unsentEffectsClaimedHere();
+    java.util.List<ClaimedEffect> unsentEffectsClaimedHere();
 
     /** {@link #claimEffect}'s answer. */
     record EffectClaim(Claim claim, boolean takenOver, String holder) {
@@ -128,17 +139,17 @@ public interface Replicas {
             }
 
             @Override
-            public java.util.Set<String> claimEffects(java.util.Map<String, String> effects, Instant now) {
+            public java.util.Set<String> claimEffects(java.util.Map<String, ClaimedEffect> effects, Instant now) {
                 return java.util.Set.copyOf(effects.keySet());
             }
 
             @Override
-            public java.util.List<String> adoptEffects(Instant now, int limit) {
+            public java.util.List<ClaimedEffect> adoptEffects(Instant now, int limit) {
                 return java.util.List.of();
             }
 
             @Override
-            public java.util.List<String> unsentEffectsClaimedHere() {
+            public java.util.List<ClaimedEffect> unsentEffectsClaimedHere() {
                 return java.util.List.of();
             }
 

@@ -60,8 +60,8 @@ class PgReplicasTest {
     @Test
     void theEffectsAnotherReplicaHoldsAndHasNotSentAreUnfinished() {
         Instant now = clock.instant();
-        a.claimEffects(Map.of("h1", "{}", "h2", "{}"), now);
-        b.claimEffects(Map.of("h3", "{}"), now);
+        a.claimEffects(effects("h1", "h2"), now);
+        b.claimEffects(effects("h3"), now);
         List<String> asked = List.of("h1", "h2", "h3", "never-claimed");
         assertEquals(java.util.Set.of("h1", "h2"), b.unfinished(asked), "h3 is b's own; an unknown one is finished");
         assertEquals(java.util.Set.of("h3"), a.unfinished(asked));
@@ -217,13 +217,29 @@ class PgReplicasTest {
         assertEquals(Claim.MINE, b.claimEffect("h3", null, now, now.minus(Duration.ofMinutes(10))).claim());
     }
 
-    /** Effects by key hash, each as the JSON a claim keeps ({"n": hash}). */
-    private static Map<String, String> effects(String... hashes) {
-        Map<String, String> out = new java.util.LinkedHashMap<>();
+    /** Effects by key hash, each as the JSON a claim keeps ({"n": hash}), waiting for none. */
+    private static Map<String, Replicas.ClaimedEffect> effects(String... hashes) {
+        Map<String, Replicas.ClaimedEffect> out = new java.util.LinkedHashMap<>();
         for (String h : hashes) {
-            out.put(h, "{\"n\":\"" + h + "\"}");
+            out.put(h, effect(h));
         }
         return out;
+    }
+
+    /** The effect with key hash {@code h} as {@link #effects} makes it. */
+    private static Replicas.ClaimedEffect effect(String h) {
+        return new Replicas.ClaimedEffect("{\"n\":\"" + h + "\"}", null);
+    }
+
+    @Test
+    void aClaimTakenOverCarriesWhatItsEffectWaitsFor() {
+        Map<String, Replicas.ClaimedEffect> claims = new java.util.LinkedHashMap<>();
+        claims.put("answer", new Replicas.ClaimedEffect("{\"n\":\"answer\"}", List.of("q1", "q2")));
+        claims.put("labels", effect("labels"));
+        a.claimEffects(claims, clock.instant());
+        assertEquals(List.copyOf(claims.values()), a.unsentEffectsClaimedHere(), "what a start finds of its own");
+        db.leave("replica-a");
+        assertEquals(List.copyOf(claims.values()), b.adoptEffects(clock.instant(), 100));
     }
 
     @Test
@@ -242,7 +258,7 @@ class PgReplicasTest {
             }
         }));
         db.leave("replica-a");
-        assertEquals(order.stream().map(h -> "{\"n\":\"" + h + "\"}").toList(), b.adoptEffects(clock.instant(), 100));
+        assertEquals(order.stream().map(PgReplicasTest::effect).toList(), b.adoptEffects(clock.instant(), 100));
     }
 
     @Test
@@ -250,7 +266,7 @@ class PgReplicasTest {
         a.claimEffects(effects("e1", "e2"), clock.instant());
         clock.advance(Duration.ofSeconds(1));
         Instant now = clock.instant();
-        a.claimEffect("e3", "{\"n\":\"e3\"}", now, now.minus(Duration.ofMinutes(10)));
+        a.claimEffect("e3", effect("e3").effect(), now, now.minus(Duration.ofMinutes(10)));
         a.claimEffect("e4", null, now, now.minus(Duration.ofMinutes(10))); // no effect kept: cannot be taken over
         a.effectsDone(List.of("e2"));
         assertEquals(java.util.Arrays.asList((String) null), db.autoCommit(c -> {
@@ -260,14 +276,14 @@ class PgReplicasTest {
             }
         }), "a claim done with keeps its hash, not its effect");
         assertEquals(List.of(), b.adoptEffects(now, 100), "a beats: its claims stay its own");
-        assertEquals(List.of("{\"n\":\"e1\"}", "{\"n\":\"e3\"}"), a.unsentEffectsClaimedHere(),
+        assertEquals(List.of(effect("e1"), effect("e3")), a.unsentEffectsClaimedHere(),
                 "what a start checks against its outbox: e2 is done, e4 kept no effect");
         db.leave("replica-a");
         Replicas c = db.replicas("replica-c", clock);
         assertTrue(db.beat("replica-c"));
-        List<String> taken = b.adoptEffects(now, 1);
-        assertEquals(List.of("{\"n\":\"e1\"}"), taken, "the oldest first, at most the limit");
-        assertEquals(List.of("{\"n\":\"e3\"}"), c.adoptEffects(now, 100), "another replica takes the rest");
+        List<Replicas.ClaimedEffect> taken = b.adoptEffects(now, 1);
+        assertEquals(List.of(effect("e1")), taken, "the oldest first, at most the limit");
+        assertEquals(List.of(effect("e3")), c.adoptEffects(now, 100), "another replica takes the rest");
         assertEquals(List.of(), b.adoptEffects(now, 100), "each once");
         assertEquals(Claim.MINE, b.claimEffect("e1", null, now, now.minus(Duration.ofMinutes(10))).claim(), "b's now");
         assertEquals(Claim.PENDING_ELSEWHERE, a.claimEffect("e1", null, now, now.minus(Duration.ofMinutes(10))).claim(),

@@ -151,15 +151,16 @@ public final class Outbox {
      * What is kept for one queued effect. {@code delivery}: the id of the delivery whose handling
      * queued it (null if none), for log lines. {@code after}: key hashes of effects of the same issue
      * that other replicas queued before it, which it waits for ({@link #after}); null when none.
+     * {@code takenOver}: queued here from the claim of a replica that is gone ({@link #adoptLeftovers}).
      */
     record Entry(Effect effect, Instant queuedAt, int attempts, Instant notBefore, boolean uncertain,
-                 String lastError, String delivery, List<String> after) {
+                 String lastError, String delivery, List<String> after, boolean takenOver) {
         Entry retried(int attempts, Instant notBefore, boolean uncertain, String lastError) {
-            return new Entry(effect, queuedAt, attempts, notBefore, uncertain, lastError, delivery, after);
+            return new Entry(effect, queuedAt, attempts, notBefore, uncertain, lastError, delivery, after, takenOver);
         }
 
         Entry withoutWait() {
-            return new Entry(effect, queuedAt, attempts, notBefore, uncertain, lastError, delivery, null);
+            return new Entry(effect, queuedAt, attempts, notBefore, uncertain, lastError, delivery, null, takenOver);
         }
     }
 
@@ -287,10 +288,15 @@ public final class Outbox {
         /** Those this replica claimed (another replica may have claimed one first). */
         Set<String> claimed = Set.of();
 
+        /**
+         * Each claim keeps what its effect waits for: here only the issue's first effect waits (the
+         * rest wait behind it in its queue), but a replica taking the claims over takes them into a
+         * queue of its own, so every effect of the issue names it.
+         */
         @Override
         public void beforeCommit() {
-            Map<String, String> queued = new LinkedHashMap<>();
-            effects.forEach((h, e) -> queued.put(h, effectJson(e)));
+            Map<String, Replicas.ClaimedEffect> queued = new LinkedHashMap<>();
+            effects.forEach((h, e) -> queued.put(h, new Replicas.ClaimedEffect(effectJson(e), after.get(issueKey(e)))));
             claimed = replicas.claimEffects(queued, clock.instant());
         }
 
@@ -300,7 +306,7 @@ public final class Outbox {
             try {
                 effects.forEach((h, e) -> {
                     String issue = issueKey(e);
-                    if (enqueue(e, false, after.get(issue))) {
+                    if (enqueue(e, false, after.get(issue), false)) {
                         after.remove(issue); // the issue's first effect queued here waits; the rest wait behind it
                     }
                     if (claimed.contains(h)) {
@@ -419,7 +425,7 @@ public final class Outbox {
         if (unit.open()) {
             return enqueueInUnit(effect);
         }
-        return enqueue(effect, false, null);
+        return enqueue(effect, false, null, false);
     }
 
     /** Inside the calling thread's unit: kept until it ends ({@link InUnit}). */
@@ -444,9 +450,10 @@ public final class Outbox {
 
     /**
      * As {@link #enqueue(Effect)}; {@code uncertain}: a comment is looked for on the issue before it
-     * is posted; {@code after}: what it waits for ({@link #after}), or null.
+     * is posted; {@code after}: what it waits for ({@link #after}), or null; {@code takenOver}: from
+     * the claim of a replica that is gone.
      */
-    private boolean enqueue(Effect effect, boolean uncertain, List<String> after) {
+    private boolean enqueue(Effect effect, boolean uncertain, List<String> after, boolean takenOver) {
         String h = hash(effect.key());
         String key = issueKey(effect);
         while (true) {
@@ -469,7 +476,7 @@ public final class Outbox {
                     // seq and insertion under the issue's monitor: the issue's effects stay in the order queued
                     long n = seq.incrementAndGet();
                     Entry entry = new Entry(effect, clock.instant(), 0, null, uncertain, null, MDC.get("delivery"),
-                            after);
+                            after, takenOver);
                     long mark;
                     try {
                         mark = journal.queued(n, h, entryJson(entry));
@@ -706,6 +713,25 @@ public final class Outbox {
         return total;
     }
 
+    /**
+     * What to send instead of {@code head}, which waits for effects another replica queued: when
+     * this replica took one of those over from a replica that is gone (it sits behind {@code head}
+     * in this queue), the first effect taken over that lies before it, which was claimed before it
+     * on the replica that is gone; otherwise {@code head}. The caller holds {@code q}'s monitor.
+     */
+    private static Slot takenOverFirst(IssueQueue q, Slot head) {
+        Slot firstTaken = null;
+        for (Slot s : q.slots.tailMap(head.seq(), false).values()) {
+            if (firstTaken == null && s.entry().takenOver()) {
+                firstTaken = s;
+            }
+            if (head.entry().after().contains(s.hash())) {
+                return firstTaken != null ? firstTaken : s;
+            }
+        }
+        return head;
+    }
+
     /** Sends the issue's effects in order until one is not due or fails for now; the caller holds {@code q.sending}. */
     private Flush send(IssueQueue q) {
         int ok = 0;
@@ -719,13 +745,7 @@ public final class Outbox {
                 }
                 slot = first.getValue();
                 if (slot.entry().after() != null) {
-                    // what it waits for, taken over here from a replica that is gone, goes first
-                    for (Slot s : q.slots.values()) {
-                        if (slot.entry().after().contains(s.hash())) {
-                            slot = s;
-                            break;
-                        }
-                    }
+                    slot = takenOverFirst(q, slot);
                 }
             }
             Entry entry = slot.entry();
@@ -852,7 +872,7 @@ public final class Outbox {
      * looked for first), behind what this replica had queued for its issue already.
      */
     private void adoptLeftovers() {
-        List<String> left;
+        List<Replicas.ClaimedEffect> left;
         try {
             left = new ArrayList<>();
             if (!ownClaimsChecked) {
@@ -866,16 +886,17 @@ public final class Outbox {
         }
         ownClaimsChecked = true;
         int queued = 0;
-        for (String text : left) {
+        for (Replicas.ClaimedEffect claim : left) {
             Effect effect;
             try {
-                effect = json.readValue(text, Effect.class);
+                effect = json.readValue(claim.effect(), Effect.class);
             } catch (IOException | RuntimeException ex) {
-                LOG.error("outbox: an effect another replica left cannot be read; dropped: {}: {}", ex.toString(), text);
+                LOG.error("outbox: an effect another replica left cannot be read; dropped: {}: {}", ex.toString(),
+                        claim.effect());
                 continue;
             }
             String h = hash(effect.key());
-            if (enqueue(effect, true, null)) {
+            if (enqueue(effect, true, claim.after(), true)) {
                 queued++;
             }
             Instant known = keys.get(h);

@@ -36,18 +36,22 @@ public final class PgReplicas implements Replicas {
      * with the transaction's commit, and the set it returns is filled then, before the commit.
      */
     @Override
-    public java.util.Set<String> claimEffects(Map<String, String> effects, Instant now) {
+    public java.util.Set<String> claimEffects(Map<String, ClaimedEffect> effects, Instant now) {
         java.util.Set<String> claimed = new java.util.HashSet<>();
         if (effects.isEmpty()) {
             return claimed;
         }
         List<String> hashes = new ArrayList<>(effects.keySet());
-        List<String> json = hashes.stream().map(effects::get).toList();
+        List<String> json = hashes.stream().map(h -> effects.get(h).effect()).toList();
+        // a row's list of hashes as one text (arrays of arrays must all be as long); hashes are hex
+        List<String> after = hashes.stream().map(h -> effects.get(h).after())
+                .map(a -> a == null ? null : String.join(",", a)).toList();
         // each a microsecond after the one before: a take-over (by claimed_at) sends them in the order queued
-        Pipeline claim = new Pipeline().query("INSERT INTO effect_claims (hash, replica, claimed_at, effect) "
-                + "SELECT h, ?, ?::timestamptz + (n - 1) * interval '1 microsecond', e "
-                + "FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(h, e, n) "
-                + "ON CONFLICT (hash) DO NOTHING RETURNING hash", p -> p.text(replica).time(now).texts(hashes).texts(json),
+        Pipeline claim = new Pipeline().query("INSERT INTO effect_claims (hash, replica, claimed_at, effect, after) "
+                + "SELECT h, ?, ?::timestamptz + (n - 1) * interval '1 microsecond', e, string_to_array(a, ',') "
+                + "FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS t(h, e, a, n) "
+                + "ON CONFLICT (hash) DO NOTHING RETURNING hash",
+                p -> p.text(replica).time(now).texts(hashes).texts(json).texts(after),
                 r -> {
                     while (r.next()) {
                         claimed.add(r.getString(1));
@@ -153,22 +157,22 @@ public final class PgReplicas implements Replicas {
     }
 
     @Override
-    public List<String> adoptEffects(Instant now, int limit) {
+    public List<ClaimedEffect> adoptEffects(Instant now, int limit) {
         return db.inTransaction(c -> {
             // SKIP LOCKED: replicas taking over at the same moment each take other claims
             try (PreparedStatement s = c.prepareStatement("WITH picked AS (SELECT d.hash, d.claimed_at AS was "
                     + "FROM effect_claims d WHERE NOT d.done AND d.effect IS NOT NULL AND d.replica <> ? AND NOT "
                     + PgDeliveryQueue.ALIVE + " ORDER BY d.claimed_at LIMIT ? FOR UPDATE OF d SKIP LOCKED) "
                     + "UPDATE effect_claims e SET replica = ?, claimed_at = ? FROM picked WHERE e.hash = picked.hash "
-                    + "RETURNING e.effect, picked.was")) {
+                    + "RETURNING e.effect, e.after, picked.was")) {
                 s.setString(1, replica);
                 s.setInt(2, limit);
                 s.setString(3, replica);
                 s.setTimestamp(4, Timestamp.from(now));
-                List<Map.Entry<Instant, String>> taken = new ArrayList<>();
+                List<Map.Entry<Instant, ClaimedEffect>> taken = new ArrayList<>();
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
-                        taken.add(Map.entry(r.getTimestamp(2).toInstant(), r.getString(1)));
+                        taken.add(Map.entry(r.getTimestamp(3).toInstant(), claimed(r)));
                     }
                 }
                 taken.sort(Map.Entry.comparingByKey()); // in the order they were claimed
@@ -177,16 +181,22 @@ public final class PgReplicas implements Replicas {
         });
     }
 
+    /** The effect and what it waits for, the first two columns of {@code r}'s row. */
+    private static ClaimedEffect claimed(ResultSet r) throws SQLException {
+        java.sql.Array after = r.getArray(2);
+        return new ClaimedEffect(r.getString(1), after == null ? null : List.of((String[]) after.getArray()));
+    }
+
     @Override
-    public List<String> unsentEffectsClaimedHere() {
+    public List<ClaimedEffect> unsentEffectsClaimedHere() {
         return db.autoCommit(c -> {
-            try (PreparedStatement s = c.prepareStatement("SELECT effect FROM effect_claims "
+            try (PreparedStatement s = c.prepareStatement("SELECT effect, after FROM effect_claims "
                     + "WHERE NOT done AND replica = ? AND effect IS NOT NULL ORDER BY claimed_at")) {
                 s.setString(1, replica);
-                List<String> out = new ArrayList<>();
+                List<ClaimedEffect> out = new ArrayList<>();
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
-                        out.add(r.getString(1));
+                        out.add(claimed(r));
                     }
                 }
                 return out;

@@ -35,7 +35,7 @@ class ForgetClaimsTest {
         }
 
         @Override
-        public java.util.Set<String> claimEffects(java.util.Map<String, String> effects, java.time.Instant now) {
+        public java.util.Set<String> claimEffects(java.util.Map<String, ClaimedEffect> effects, java.time.Instant now) {
             return real.claimEffects(effects, now);
         }
 
@@ -50,12 +50,12 @@ class ForgetClaimsTest {
         }
 
         @Override
-        public java.util.List<String> adoptEffects(Instant now, int limit) {
+        public java.util.List<ClaimedEffect> adoptEffects(Instant now, int limit) {
             return real.adoptEffects(now, limit);
         }
 
         @Override
-        public java.util.List<String> unsentEffectsClaimedHere() {
+        public java.util.List<ClaimedEffect> unsentEffectsClaimedHere() {
             return real.unsentEffectsClaimedHere();
         }
 

@@ -160,6 +160,37 @@ class OutboxAcrossReplicasTest {
     }
 
     @Test
+    void effectsTakenOverFromAReplicaThatIsGoneGoBeforeTheOneThatWaitsInTheOrderItQueuedThem() {
+        db.run(() -> {
+            a.enqueue(comment(1, "question"));
+            return null;
+        });
+        List<String> queuedByA = db.run(() -> {
+            a.enqueue(comment(1, "follow-up")); // A's next unit: the issue's note names only this one
+            return a.queuedInUnit(7, REPO, 1);
+        });
+        answerQueuedOnB(queuedByA);
+        db.leave("replica-a"); // A stopped before sending either: B takes both claims over
+        b.flush();
+        assertEquals(List.of("question", "follow-up", "answer", "reply", "other issue"), posted());
+    }
+
+    @Test
+    void anEffectThatWaitsWaitsInTurnOnTheReplicaThatTakesItOver() {
+        List<String> queuedByA = questionQueuedOnA();
+        answerQueuedOnB(queuedByA);
+        Outbox c = new Outbox(dir.resolve("c"), github, clock, ServerMetrics.create(), db.replicas("replica-c", clock),
+                db);
+        assertTrue(db.beat("replica-c"));
+        db.leave("replica-b"); // B stopped before sending: C takes its claims over, A still holds the question
+        c.flush();
+        assertEquals(List.of("other issue"), posted(), "the answer waits for A's question on C too");
+        a.flush();
+        c.flush();
+        assertEquals(List.of("other issue", "question", "answer", "reply"), posted());
+    }
+
+    @Test
     void anIssueThatWaitsIsLookedAtAgainSoonNotAtTheNextTick() throws Exception {
         List<String> queuedByA = questionQueuedOnA();
         answerQueuedOnB(queuedByA);

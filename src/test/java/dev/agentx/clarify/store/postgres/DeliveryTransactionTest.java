@@ -11,6 +11,7 @@ import dev.agentx.clarify.config.ConfigLoader;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.routing.ClarifyCommand;
 import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.Replicas;
 import dev.agentx.clarify.support.TestPostgres;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -139,7 +140,8 @@ class DeliveryTransactionTest {
             // the issue brought in step on GitHub: its note locked, read and written
             notes.lock("issue/acme/shop#1", Map.class);
             notes.put("issue/acme/shop#1", Map.of("posted", 1));
-            Set<String> mine = replicas.claimEffects(Map.of("h1", "{\"comment\": 1}"), Instant.now());
+            Set<String> mine = replicas.claimEffects(Map.of("h1", new Replicas.ClaimedEffect("{\"comment\": 1}", null)),
+                    Instant.now());
             queue.done(q);
             return mine;
         });
@@ -268,7 +270,8 @@ class DeliveryTransactionTest {
             db.join(new dev.agentx.clarify.store.UnitOfWork.Participant() {
                 @Override
                 public void beforeCommit() {
-                    replicas.claimEffects(Map.of("h2", "{\"reply\": 1}"), Instant.now());
+                    replicas.claimEffects(Map.of("h2", new Replicas.ClaimedEffect("{\"reply\": 1}", null)),
+                            Instant.now());
                 }
             });
             return null;
