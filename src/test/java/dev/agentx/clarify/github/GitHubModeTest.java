@@ -95,6 +95,22 @@ class GitHubModeTest {
     }
 
     @Test
+    void theRateLimitGaugeShowsWhatGitHubsAnswersToTheWritesLastReported() {
+        // the comment, its reaction and the labels (the reads, a permission say, keep the stub's 4999)
+        rig.wiremock.stubFor(com.github.tomakehurst.wiremock.client.WireMock.post(
+                com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching(GitHubRig.API_REPO + "/issues/.+"))
+                .atPriority(1).willReturn(com.github.tomakehurst.wiremock.client.WireMock.okJson("{\"id\":555}")
+                        .withStatus(201).withHeader("X-RateLimit-Limit", "5000")
+                        .withHeader("X-RateLimit-Remaining", "4321")));
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which database?")));
+        assertEquals(1, rig.comments(1).size());
+        assertEquals(1, rig.requests("POST", GitHubRig.API_REPO + "/issues/1/labels").size());
+        String metrics = rig.metrics();
+        assertTrue(metrics.matches("(?s).*\nagentx_github_rate_limit_remaining\\{installation=\"\\d+\"} 4321\\.0\n.*"),
+                metrics);
+    }
+
+    @Test
     void answerIsPostedAndStatusLabelsFollowTheLedger() {
         accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")));
         clock.advance(Duration.ofMinutes(5));

@@ -47,8 +47,13 @@ import org.slf4j.LoggerFactory;
  * A 401 on an installation's call (its token expired early or was revoked) drops the cached token
  * and tries the call once more with a new one; a 401 means nothing was carried out.
  *
- * <p>Objects for a repository, issue or comment are bound from a minimal webhook-shaped payload
- * ({@link GitHub#parseEventPayload}), so posting needs no extra GET to look them up first.
+ * <p>The outbox's writes (a comment, a reaction, labels) are plain requests with the installation's
+ * token ({@link #write}), read for the one number a comment's answer gives: bound as hub4j objects,
+ * each cost a made-up event payload parsed to bind them and its answer parsed into a whole object,
+ * about half of a sender's CPU per effect. They fail as hub4j's calls do (the same statuses, rate
+ * limits and waits), and hub4j makes the reads: permissions, teams, files, comment listings.
+ * Objects for those are bound from a minimal webhook-shaped payload ({@link GitHub#parseEventPayload}),
+ * so reading needs no extra GET to look them up first.
  */
 public final class Hub4jGateway implements GitHubGateway {
     static final Duration REFRESH_BEFORE = Duration.ofMinutes(5);
@@ -66,6 +71,11 @@ public final class Hub4jGateway implements GitHubGateway {
     private final java.net.http.HttpClient http;
     private final Map<Long, GitHub> clients = new ConcurrentHashMap<>();
     private final Map<Long, Token> tokens = new ConcurrentHashMap<>();
+    /** The core rate limit left per installation, as the answers to its writes last reported it. */
+    private final Map<Long, Integer> writesRemaining = new ConcurrentHashMap<>();
+    /** GITHUB_API_URL without a trailing slash, and its path: where the writes go, and how routes are named. */
+    private final String apiBase;
+    private final String apiPath;
 
     private record Token(String value, Instant refreshAt) {
     }
@@ -82,8 +92,11 @@ public final class Hub4jGateway implements GitHubGateway {
         this.jwt = jwt;
         this.metrics = metrics;
         this.timeout = timeout;
-        this.http = java.net.http.HttpClient.newBuilder().connectTimeout(timeout).build();
-        this.connector = new TimeoutConnector(timeout, URI.create(apiUrl).getPath(), metrics::githubCall);
+        this.http = java.net.http.HttpClient.newBuilder().connectTimeout(timeout)
+                .followRedirects(java.net.http.HttpClient.Redirect.NORMAL).build();
+        this.apiBase = apiUrl.replaceAll("/+$", "");
+        this.apiPath = URI.create(apiBase).getPath();
+        this.connector = new TimeoutConnector(timeout, apiPath, metrics::githubCall);
         try {
             this.app = builder().withAuthorizationProvider(() -> "Bearer " + jwt.token()).build();
         } catch (IOException e) {
@@ -242,6 +255,7 @@ public final class Hub4jGateway implements GitHubGateway {
                 out.put(installation, remaining);
             }
         });
+        out.putAll(writesRemaining); // most calls are writes: theirs is the latest figure
         return out;
     }
 
@@ -309,13 +323,95 @@ public final class Hub4jGateway implements GitHubGateway {
         throw new IllegalArgumentException("unknown reaction '" + content + "'");
     }
 
+    // ---- writes ----------------------------------------------------------------------------------
+
+    private static String repoPath(RepoRef repo) {
+        return "/repos/" + segment(repo.owner()) + "/" + segment(repo.name());
+    }
+
+    private static String issuePath(RepoRef repo, int issue) {
+        return repoPath(repo) + "/issues/" + issue;
+    }
+
+    /** {@code s} as one segment of a URL's path (a label may hold spaces, slashes, any character). */
+    private static String segment(String s) {
+        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /**
+     * A write as the installation: {@code body} sent as JSON (none when null); answers the response's
+     * body. Fails as a hub4j call of the gateway does: no answer (a reset, a timeout) with status -1,
+     * which the outbox counts as uncertain; a rate limit (429, or 403 with {@code Retry-After},
+     * {@code gh-limited-by} or no core requests left) with GitHub's wait, or a minute; any other
+     * status with its message. A 401 is left to the caller, which tries once more with a new token.
+     */
+    private String write(long installation, String what, String method, String path, Object body) throws IOException {
+        URI uri = URI.create(apiBase + path);
+        java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(uri).timeout(timeout)
+                .header("Accept", "application/vnd.github+json").header("X-GitHub-Api-Version", "2022-11-28")
+                .header("Authorization", "token " + token(installation));
+        if (body == null) {
+            request.method(method, java.net.http.HttpRequest.BodyPublishers.noBody());
+        } else {
+            request.header("Content-Type", "application/json")
+                    .method(method, java.net.http.HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body)));
+        }
+        String route = ApiRoutes.of(apiPath, uri.getPath());
+        long start = System.nanoTime();
+        java.net.http.HttpResponse<String> r;
+        try {
+            r = http.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            metrics.githubCall(method, route, "io_error", start);
+            throw new GitHubApiException(what + ": no response: " + e, -1, null, false, e);
+        } catch (InterruptedException e) {
+            metrics.githubCall(method, route, "io_error", start);
+            Thread.currentThread().interrupt();
+            throw new GitHubApiException(what + " was interrupted", -1, null, false, e);
+        }
+        int status = r.statusCode();
+        metrics.githubCall(method, route, status / 100 == 2 ? "2xx" : String.valueOf(status), start);
+        java.util.function.Function<String, String> header = h -> r.headers().firstValue(h).orElse(null);
+        String remaining = header.apply("X-RateLimit-Remaining");
+        if (remaining != null && header.apply("X-RateLimit-Limit") != null) {
+            try {
+                writesRemaining.put(installation, Integer.parseInt(remaining.strip()));
+            } catch (NumberFormatException ignored) {
+                // not a figure: keep the last one
+            }
+        }
+        if (status / 100 == 2) {
+            return r.body();
+        }
+        if (status == 429 || status == 403 && (header.apply("Retry-After") != null
+                || header.apply("gh-limited-by") != null || "0".equals(remaining))) {
+            Duration d = RetryAfter.of(header, clock);
+            Duration wait = d == null ? RetryAfter.SECONDARY_DEFAULT : d;
+            throw new GitHubApiException(what + ": GitHub rate limit reached (HTTP " + status + "); retry in "
+                    + wait.toSeconds() + " s", status, wait, true, null);
+        }
+        if (status == 404) {
+            throw new GitHubApiException(what + ": HTTP 404 (not found, or the app lacks access)", 404, null, false,
+                    null);
+        }
+        throw new GitHubApiException(what + ": HTTP " + status + " " + brief(r.body()), status,
+                RetryAfter.of(header, clock), false, null);
+    }
+
     // ---- the calls -------------------------------------------------------------------------------
 
     @Override
     public long createComment(long installation, RepoRef repo, int issue, String body) {
-        return call(installation, "comment on " + repo + "#" + issue, () -> bind(installation, repo, issue, 0)
-                .getIssue()
-                .comment(body).getId());
+        String what = "comment on " + repo + "#" + issue;
+        return call(installation, what, () -> {
+            String answer = write(installation, what, "POST", issuePath(repo, issue) + "/comments", Map.of("body", body));
+            JsonNode id = json.readTree(answer).path("id");
+            if (!id.canConvertToLong()) {
+                throw new GitHubApiException(what + ": GitHub's answer names no comment id: " + brief(answer), 200,
+                        null, false, null);
+            }
+            return id.asLong();
+        });
     }
 
     @Override
@@ -333,30 +429,31 @@ public final class Hub4jGateway implements GitHubGateway {
 
     @Override
     public void reactToComment(long installation, RepoRef repo, int issue, long commentId, String content) {
-        call(installation, "react to comment " + commentId + " on " + repo, () -> bind(installation, repo, issue,
-                commentId)
-                .getComment().createReaction(reaction(content)));
+        String what = "react to comment " + commentId + " on " + repo;
+        call(installation, what, () -> write(installation, what, "POST", repoPath(repo) + "/issues/comments/"
+                + commentId + "/reactions", Map.of("content", reaction(content).getContent())));
     }
 
     @Override
     public void reactToIssue(long installation, RepoRef repo, int issue, String content) {
-        call(installation, "react to " + repo + "#" + issue, () -> bind(installation, repo, issue, 0).getIssue()
-                .createReaction(reaction(content)));
+        String what = "react to " + repo + "#" + issue;
+        call(installation, what, () -> write(installation, what, "POST", issuePath(repo, issue) + "/reactions",
+                Map.of("content", reaction(content).getContent())));
     }
 
     @Override
     public void addLabels(long installation, RepoRef repo, int issue, List<String> labels) {
-        call(installation, "add labels " + labels + " to " + repo + "#" + issue, () -> bind(installation, repo, issue,
-                0).getIssue()
-                .addLabels(labels.toArray(String[]::new)));
+        String what = "add labels " + labels + " to " + repo + "#" + issue;
+        call(installation, what, () -> write(installation, what, "POST", issuePath(repo, issue) + "/labels",
+                Map.of("labels", List.copyOf(labels))));
     }
 
     @Override
     public void removeLabel(long installation, RepoRef repo, int issue, String label) {
         try {
-            call(installation, "remove label " + label + " from " + repo + "#" + issue, () -> bind(installation, repo,
-                    issue, 0)
-                    .getIssue().removeLabel(label));
+            String what = "remove label " + label + " from " + repo + "#" + issue;
+            call(installation, what, () -> write(installation, what, "DELETE", issuePath(repo, issue) + "/labels/"
+                    + segment(label), null));
         } catch (GitHubApiException e) {
             if (!e.notFound()) {
                 throw e;
