@@ -11,9 +11,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * deliveries/s; with all 12 lanes working beside it, 600 to 700/s.
  *
  * <p>So while {@link #BUSY} or more webhook requests are in flight (requests queue up: the
- * acknowledgements are falling behind), lanes start new deliveries one at a time; a delivery
- * already started goes on. One lane always works, so a long burst delays the worker but never
- * stops it. When the burst ends the backlog is worked off on every lane.
+ * acknowledgements are falling behind), lanes apply deliveries' changes ({@link #laneStarting},
+ * {@link #laneDone}) one at a time; a delivery already started goes on. What a lane waits for
+ * outside that, a permission looked up on GitHub before or an answer channel (an agent) after,
+ * holds no place, so a slow GitHub or agent does not stop the others. One lane always works, so a
+ * long burst delays the worker but never stops it. When the burst ends the backlog is worked off
+ * on every lane.
  *
  * <p>A lane whose delivery waits for its commit to reach the disk (PostgreSQL's WAL flush, a few
  * milliseconds of no CPU) steps aside meanwhile ({@link #stepAsideWhileCommitting}): the next lane
@@ -52,7 +55,7 @@ public final class AckPriority {
         }
     }
 
-    /** How many lanes may work on deliveries now. */
+    /** How many lanes may apply deliveries' changes now. */
     public int allowedLanes() {
         return inFlight.get() >= BUSY ? 1 : lanes;
     }
@@ -63,7 +66,7 @@ public final class AckPriority {
     }
 
     /**
-     * A lane is about to start a delivery: returns once it may. An interrupted lane goes on at once
+     * A lane is about to apply a delivery's changes: returns once it may. An interrupted lane goes on at once
      * (the worker is stopping) with its interrupt kept; {@link #laneDone()} must follow either way.
      */
     public synchronized void laneStarting() {
@@ -78,7 +81,7 @@ public final class AckPriority {
         working++;
     }
 
-    /** A lane finished its delivery. */
+    /** A lane finished applying its delivery's changes. */
     public synchronized void laneDone() {
         working--;
         notifyAll();

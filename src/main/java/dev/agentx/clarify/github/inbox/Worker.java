@@ -51,7 +51,8 @@ import org.slf4j.MDC;
  * after each delivery the lane hands the issues it queued effects for to {@link #SENDERS} sender
  * threads and goes on, so a lane never waits for GitHub while posting; a tick every
  * {@link #TICK} sends effects whose wait is over and takes up lines whose retry is due. While
- * webhook requests queue up, lanes start deliveries one at a time ({@link AckPriority}).
+ * webhook requests queue up, lanes apply deliveries' changes one at a time ({@link AckPriority});
+ * what a delivery looks up on GitHub before and hands to answer channels after does not count.
  * Synchronous (tests): {@link #wake()} does all the work on the caller's thread before the webhook is answered, so
  * tests need no sleeps.
  */
@@ -381,20 +382,12 @@ public final class Worker implements AutoCloseable {
                 }
             }
             Instant retryAt;
-            boolean gated = !synchronous;
-            if (gated) {
-                priority.laneStarting(); // the webhook's acknowledgements first
-            }
             try {
                 retryAt = process(head);
             } catch (RuntimeException e) {
                 // the inbox itself failed (disk full, permissions): try the line again on a later tick
                 LOG.error("worker: {}", e.toString(), e);
                 retryAt = clock.instant().plus(TICK);
-            } finally {
-                if (gated) {
-                    priority.laneDone();
-                }
             }
             synchronized (line) {
                 if (retryAt != null && line.items.peek() != head) {
@@ -482,29 +475,7 @@ public final class Worker implements AutoCloseable {
         long started = System.nanoTime();
         try {
             DeliveryProcessor.Changes changes = handler.prepare(d, payload);
-            Runnable after;
-            if (unit.atomic()) {
-                // one transaction: the delivery's changes, their effects' claims and its done mark
-                // commit together, or nothing of them does and the next attempt starts afresh
-                after = unit.run(() -> {
-                    if (!synchronous) {
-                        unit.join(priority.stepAsideWhileCommitting());
-                    }
-                    Runnable then = changes.apply(progress, p -> { });
-                    inbox.done(q);
-                    return then;
-                });
-            } else {
-                // a command is recorded as done by a note in the outbox journal, written after the
-                // effects it queued and made durable by the handler's sync of them (one fdatasync per
-                // command, shared with other lanes), so the inbox's journal needs no sync per command
-                after = changes.apply(progress, p -> {
-                    progressNoted.add(q.seq());
-                    outbox.note(PROGRESS + q.seq(), p);
-                });
-                outbox.sync();
-                inbox.done(q);
-            }
+            Runnable after = apply(q, progress, changes);
             afterCommit(d, after);
             LOG.info("delivery {} ({}{}) processed", d.id(), d.event(), action.isEmpty() ? "" : "." + action);
             // each delivery counts once in agentx_deliveries_total, at its final outcome; attempts
@@ -533,6 +504,47 @@ public final class Worker implements AutoCloseable {
         } finally {
             busySince.remove(Thread.currentThread());
             clearContext();
+        }
+    }
+
+    /**
+     * Applies the delivery's changes and marks it done, as one of the lanes {@link AckPriority}
+     * lets apply at once: the CPU's part of a delivery, with nothing inside that waits for GitHub or
+     * an agent (looking up permissions comes before, in {@code prepare}; routing questions to
+     * channels after, in what this returns). Returns what is left for after the commit.
+     */
+    private Runnable apply(DeliveryQueue.Queued q, DeliveryQueue.Progress progress, DeliveryProcessor.Changes changes) {
+        boolean gated = !synchronous;
+        if (gated) {
+            priority.laneStarting(); // the webhook's acknowledgements first
+        }
+        try {
+            if (unit.atomic()) {
+                // one transaction: the delivery's changes, their effects' claims and its done mark
+                // commit together, or nothing of them does and the next attempt starts afresh
+                return unit.run(() -> {
+                    if (gated) {
+                        unit.join(priority.stepAsideWhileCommitting());
+                    }
+                    Runnable then = changes.apply(progress, p -> { });
+                    inbox.done(q);
+                    return then;
+                });
+            }
+            // a command is recorded as done by a note in the outbox journal, written after the
+            // effects it queued and made durable by the handler's sync of them (one fdatasync per
+            // command, shared with other lanes), so the inbox's journal needs no sync per command
+            Runnable after = changes.apply(progress, p -> {
+                progressNoted.add(q.seq());
+                outbox.note(PROGRESS + q.seq(), p);
+            });
+            outbox.sync();
+            inbox.done(q);
+            return after;
+        } finally {
+            if (gated) {
+                priority.laneDone();
+            }
         }
     }
 

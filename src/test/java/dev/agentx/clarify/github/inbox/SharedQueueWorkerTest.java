@@ -101,6 +101,71 @@ class SharedQueueWorkerTest {
         }
     }
 
+    /**
+     * While webhook requests queue up one lane at a time applies a delivery's changes; a delivery
+     * waiting for GitHub before (a permission looked up) or for an agent after (its answer channel)
+     * holds no place, so the next delivery is applied meanwhile.
+     */
+    @Test
+    void whileRequestsQueueUpADeliveryWaitingForGitHubOrAnAgentHoldsUpNoOther() throws Exception {
+        java.util.concurrent.CountDownLatch lookingUp = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch routing = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch otherApplied = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch bothDone = new java.util.concurrent.CountDownLatch(2);
+        DeliveryProcessor processor = (d, payload) -> {
+            if (d.id().equals("looks-up")) {
+                lookingUp.countDown();
+                await(answer); // a permission looked up on GitHub, answered late
+            }
+            return (progress, save) -> {
+                if (d.id().equals("other")) {
+                    otherApplied.countDown();
+                    return DeliveryProcessor.NOTHING_AFTER;
+                }
+                return () -> {
+                    if (d.id().equals("routes")) {
+                        routing.countDown();
+                        await(answer); // its question put to an agent that takes its time
+                    }
+                    bothDone.countDown();
+                };
+            };
+        };
+        PgDeliveryQueue a = db.deliveries("replica-a", clock);
+        Outbox outbox = new Outbox(dir.resolve("a/outbox"), null, clock, ServerMetrics.create(),
+                db.replicas("replica-a", clock));
+        try (Worker w = new Worker(a, processor, outbox, clock, false, ServerMetrics.create(),
+                db.replicas("replica-a", clock), db)) {
+            w.priority().requestStarted(); // two webhook requests in flight: one lane at a time
+            w.priority().requestStarted();
+            assertEquals(1, w.priority().allowedLanes());
+            w.start();
+            a.accept("looks-up", "issue_comment", body(1), "acme/shop#1");
+            a.accept("routes", "issue_comment", body(2), "acme/shop#2");
+            assertTrue(lookingUp.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(routing.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            a.accept("other", "issue_comment", body(3), "acme/shop#3");
+            assertTrue(otherApplied.await(30, java.util.concurrent.TimeUnit.SECONDS),
+                    "applied while one delivery waits for GitHub and one for an agent");
+            answer.countDown();
+            assertTrue(bothDone.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            w.priority().requestEnded();
+            w.priority().requestEnded();
+        }
+    }
+
+    private static void await(java.util.concurrent.CountDownLatch latch) {
+        try {
+            if (!latch.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new IllegalStateException("not released within 30 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Test
     void aLineWaitsForTheEarlierDeliveryOfItsIssueThatAnotherReplicaHolds() {
         PgDeliveryQueue a = db.deliveries("replica-a", clock);
