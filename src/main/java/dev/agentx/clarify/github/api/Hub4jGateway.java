@@ -173,10 +173,10 @@ public final class Hub4jGateway implements GitHubGateway {
             r = http.send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             metrics.githubCall(method, route, "io_error", start);
-            throw new GitHubApiException(method + " " + route + " failed: " + e.getMessage(), 0, null, false, e);
+            throw new GitHubApiException(method + " " + route + " failed: " + e.getMessage(), -1, null, false, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new GitHubApiException(method + " " + route + " was interrupted", 0, null, false, e);
+            throw new GitHubApiException(method + " " + route + " was interrupted", -1, null, false, e);
         }
         int status = r.statusCode();
         metrics.githubCall(method, route, status / 100 == 2 ? "2xx" : String.valueOf(status), start);

@@ -92,6 +92,7 @@ public final class DeliveryRecovery {
         int missing = 0;
         int requested = 0;
         int failed = 0;
+        Instant retryFrom = null; // the oldest delivery whose redelivery failed for now: the next pass asks again
         String cursor = null;
         try {
             pages:
@@ -111,11 +112,17 @@ public final class DeliveryRecovery {
                         continue;
                     }
                     missing++;
-                    if (redeliver(d, now)) {
-                        requested++;
-                        state.asked.put(d.guid(), now);
-                    } else {
-                        failed++;
+                    switch (redeliver(d, now)) {
+                        case REQUESTED -> {
+                            requested++;
+                            state.asked.put(d.guid(), now);
+                        }
+                        case FAILED_FOR_NOW -> {
+                            failed++;
+                            retryFrom = retryFrom == null || d.deliveredAt().isBefore(retryFrom) ? d.deliveredAt()
+                                    : retryFrom;
+                        }
+                        case REFUSED -> failed++;
                     }
                 }
                 cursor = page.next();
@@ -130,7 +137,8 @@ public final class DeliveryRecovery {
             save(state);
             return new Report(listed, missing, requested, failed, false);
         }
-        state.checkedThrough = settled; // every delivery up to it was listed
+        // every delivery up to it was listed, and asked for unless GitHub could not take the request now
+        state.checkedThrough = retryFrom != null && retryFrom.isBefore(settled) ? retryFrom : settled;
         save(state);
         if (missing > 0) {
             LOG.info("recovery: {} deliveries GitHub lists were never received here; {} redelivered, {} failed",
@@ -139,8 +147,17 @@ public final class DeliveryRecovery {
         return new Report(listed, missing, requested, failed, true);
     }
 
+    /** What became of a redelivery request. */
+    private enum Outcome {
+        REQUESTED,
+        /** GitHub did not answer or failed (a 5xx): the next pass asks again. */
+        FAILED_FOR_NOW,
+        /** GitHub refused it (a 4xx): not asked for again. */
+        REFUSED
+    }
+
     /** Asks for one redelivery, retrying a bounded number of times; a rate limit ends the pass. */
-    private boolean redeliver(GitHubGateway.Delivery d, Instant now) throws InterruptedException {
+    private Outcome redeliver(GitHubGateway.Delivery d, Instant now) throws InterruptedException {
         Duration age = Duration.between(d.deliveredAt(), now);
         for (int attempt = 1; ; attempt++) {
             try {
@@ -149,16 +166,18 @@ public final class DeliveryRecovery {
                         + "asked GitHub to deliver it again", d.guid(), d.event(), d.action(), age.toMinutes(),
                         d.statusCode());
                 metrics.redelivery(true);
-                return true;
+                return Outcome.REQUESTED;
             } catch (GitHubApiException e) {
                 if (e.rateLimited()) {
                     throw e; // honoured like every other call: the pass stops, the next one resumes
                 }
                 if (attempt == ATTEMPTS) {
-                    LOG.error("recovery: asking GitHub to redeliver {} ({}.{}) failed {} times: {}", d.guid(),
-                            d.event(), d.action(), attempt, e.getMessage());
+                    boolean forNow = e.retryable();
+                    LOG.error("recovery: asking GitHub to redeliver {} ({}.{}) failed {} times: {}; {}", d.guid(),
+                            d.event(), d.action(), attempt, e.getMessage(),
+                            forNow ? "the next pass asks again" : "not asked for again");
                     metrics.redelivery(false);
-                    return false;
+                    return forNow ? Outcome.FAILED_FOR_NOW : Outcome.REFUSED;
                 }
                 backoff.pause(attempt);
             }

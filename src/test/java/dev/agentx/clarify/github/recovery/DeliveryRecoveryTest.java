@@ -123,17 +123,40 @@ class DeliveryRecoveryTest {
         assertEquals("issue_comment", byId.get(MISSED).get("event").asText());
     }
 
-    @Test
-    void aRedeliveryGitHubRefusesIsRetriedABoundedNumberOfTimesThenCounted() {
-        rig.wiremock.stubFor(post(urlPathEqualTo("/app/hook/deliveries/12345002/attempts")).atPriority(1)
-                .willReturn(aResponse().withStatus(500).withBody("{\"message\":\"Server Error\"}")));
-        ServerMetrics metrics = ServerMetrics.create();
-        DeliveryRecovery recovery = new DeliveryRecovery(new Hub4jGateway(rig.wiremock.baseUrl(),
+    private DeliveryRecovery recovery(ServerMetrics metrics) {
+        return new DeliveryRecovery(new Hub4jGateway(rig.wiremock.baseUrl(),
                 new AppJwt(String.valueOf(GitHubRig.APP_ID), (RSAPrivateKey) Keys.PAIR.getPrivate(), rig.clock),
                 rig.clock, metrics), guid -> false, dir.resolve("recovery.json"), rig.clock, metrics, attempt -> { });
+    }
+
+    @Test
+    void aRedeliveryGitHubFailsIsRetriedABoundedNumberOfTimesThenCountedAndAskedForAgainByTheNextPass() {
+        rig.wiremock.stubFor(post(urlPathEqualTo("/app/hook/deliveries/12345002/attempts")).atPriority(1)
+                .willReturn(aResponse().withStatus(500).withBody("{\"message\":\"Server Error\"}")));
+        DeliveryRecovery recovery = recovery(ServerMetrics.create());
         DeliveryRecovery.Report r = recovery.pass();
         assertEquals(DeliveryRecovery.ATTEMPTS, attempts(12345002), "tried, then given up");
         assertEquals(1, r.failed(), r.toString());
         assertEquals(2, r.requested(), "the others still asked for: " + r);
+
+        rig.clock.advance(java.time.Duration.ofMinutes(10)); // the next pass, GitHub up again
+        rig.wiremock.stubFor(post(urlPathEqualTo("/app/hook/deliveries/12345002/attempts")).atPriority(1)
+                .willReturn(aResponse().withStatus(202).withBody("{}")));
+        DeliveryRecovery.Report next = recovery.pass();
+        assertEquals(1, next.requested(), "asked for again: " + next);
+        assertEquals(DeliveryRecovery.ATTEMPTS + 1, attempts(12345002));
+        assertEquals(1, attempts(12344004), "what was asked for is not asked for again within the hour");
+    }
+
+    @Test
+    void aRedeliveryGitHubRefusesIsNotAskedForAgain() {
+        rig.wiremock.stubFor(post(urlPathEqualTo("/app/hook/deliveries/12345002/attempts")).atPriority(1)
+                .willReturn(aResponse().withStatus(422).withBody("{\"message\":\"Validation Failed\"}")));
+        DeliveryRecovery recovery = recovery(ServerMetrics.create());
+        assertEquals(1, recovery.pass().failed());
+        rig.clock.advance(java.time.Duration.ofMinutes(10));
+        DeliveryRecovery.Report next = recovery.pass();
+        assertEquals(0, next.requested() + next.failed(), next.toString());
+        assertEquals(DeliveryRecovery.ATTEMPTS, attempts(12345002));
     }
 }
