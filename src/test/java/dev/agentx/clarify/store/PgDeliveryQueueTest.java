@@ -175,7 +175,7 @@ class PgDeliveryQueueTest {
         a.tidy();
         assertEquals(0, queueBytes("'delivery_queue'"), "vacuumed");
         assertEquals(0, queueBytes(TOAST), "bodies too");
-        b.tidy(); // again, from another replica: nothing left to do, no error
+        b.tidy(); // another replica: a's turn, so it skips; no error
         a.accept("d-301", "issue_comment", body("301"), "acme/shop#1");
         Turn.Mine next = assertInstanceOf(Turn.Mine.class, a.take(queuedOnA.get(300), clock.instant()));
         assertArrayEquals(body("301"), next.delivery().body());

@@ -64,6 +64,8 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     private final PostgresDatabase db;
     private final String replica;
     private final Clock clock;
+    /** Leases among the replicas: whose turn it is to vacuum the queue. */
+    private final PgReplicas turns;
     private volatile Consumer<Queued> listener = q -> { };
     /** Deliveries waiting for their insert ({@link #accept}), and whether a thread is inserting. */
     private final Queue<Arrival> arrivals = new ConcurrentLinkedQueue<>();
@@ -85,6 +87,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         this.db = db;
         this.replica = replica;
         this.clock = clock;
+        this.turns = db.replicas(replica, clock);
     }
 
     @Override
@@ -543,22 +546,37 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     }
 
     /**
-     * Vacuums {@code delivery_queue}, skipping it if another replica's vacuum is at it. Each done
-     * mark deletes a row, and until a vacuum removes them the deleted rows (and their bodies in the
-     * table's TOAST) stay where every read of the queue goes: autovacuum looks at a database about
-     * once a minute, which at 200 deliveries a second is some 12,000 rows and 190 MB of bodies;
-     * the line check and the listings read past them. Vacuumed at every tick, the queue holds a
-     * few seconds' worth; a vacuum of a table that small costs little. Needs the table's owner,
-     * the role that ran the migrations; any other gets PostgreSQL's warning and autovacuum alone.
+     * Vacuums {@code delivery_queue}, on one replica at a time. Each done mark deletes a row, and
+     * until a vacuum removes them the deleted rows (and their bodies in the table's TOAST) stay
+     * where every read of the queue goes: autovacuum looks at a database about once a minute, which
+     * at 200 deliveries a second is some 12,000 rows and 190 MB of bodies; the line check and the
+     * listings read past them. Vacuumed at every tick, the queue holds a few seconds' worth; a
+     * vacuum of a table that small costs little, but it renews the table's statistics, and with
+     * them every pooled connection of every replica plans the queue's statements again (about 2 ms
+     * for the done mark): so the replica holding the turn ({@link #TIDY_TURN}, a lease) vacuums for
+     * all of them, and the others skip. Needs the table's owner, the role that ran the migrations;
+     * any other gets PostgreSQL's warning and autovacuum alone.
      */
     @Override
     public void tidy() {
+        vacuum();
+    }
+
+    /** How long a replica's turn at vacuuming the queue lasts unless renewed: two of the worker's ticks. */
+    static final java.time.Duration TIDY_TURN = java.time.Duration.ofSeconds(11);
+
+    /** {@link #tidy}: whether this replica vacuumed (it holds the turn). */
+    boolean vacuum() {
+        if (!turns.lease("vacuum delivery_queue", clock.instant(), TIDY_TURN)) {
+            return false; // another replica vacuums the queue for every replica
+        }
         db.autoCommit(c -> {
             try (java.sql.Statement s = c.createStatement()) {
                 s.execute("VACUUM (SKIP_LOCKED) delivery_queue");
             }
             return null;
         });
+        return true;
     }
 
     /**
