@@ -120,12 +120,12 @@ public final class Hub4jGateway implements GitHubGateway {
                 });
     }
 
-    /** Thrown from hub4j's limit handlers; a GHIOException so hub4j passes it through unchanged. */
     @Override
     public DeliveryPage deliveries(String cursor) {
-        String url = apiUrl + "/app/hook/deliveries?per_page=100" + (cursor == null ? ""
+        String path = "/app/hook/deliveries?per_page=100" + (cursor == null ? ""
                 : "&cursor=" + java.net.URLEncoder.encode(cursor, java.nio.charset.StandardCharsets.UTF_8));
-        java.net.http.HttpResponse<String> r = asApp("GET", url);
+        java.net.http.HttpResponse<String> r = exchange("list the App's deliveries", "GET", path,
+                "Bearer " + jwt.token(), null, null);
         try {
             List<Delivery> out = new java.util.ArrayList<>();
             for (JsonNode d : json.readTree(r.body())) {
@@ -143,7 +143,8 @@ public final class Hub4jGateway implements GitHubGateway {
 
     @Override
     public void redeliver(long id) {
-        asApp("POST", apiUrl + "/app/hook/deliveries/" + id + "/attempts");
+        exchange("redeliver delivery " + id, "POST", "/app/hook/deliveries/" + id + "/attempts",
+                "Bearer " + jwt.token(), null, null);
     }
 
     /** The {@code cursor} of the {@code rel="next"} link, or null on the last page. */
@@ -160,35 +161,7 @@ public final class Hub4jGateway implements GitHubGateway {
         return null;
     }
 
-    /** A request as the App itself (its JWT), timed like every other call; a failure as a {@link GitHubApiException}. */
-    private java.net.http.HttpResponse<String> asApp(String method, String url) {
-        java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(URI.create(url)).timeout(timeout)
-                .header("Accept", "application/vnd.github+json").header("X-GitHub-Api-Version", "2022-11-28")
-                .header("Authorization", "Bearer " + jwt.token())
-                .method(method, java.net.http.HttpRequest.BodyPublishers.noBody()).build();
-        long start = System.nanoTime();
-        String route = ApiRoutes.of(URI.create(apiUrl).getPath(), URI.create(url).getPath());
-        java.net.http.HttpResponse<String> r;
-        try {
-            r = http.send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            metrics.githubCall(method, route, "io_error", start);
-            throw new GitHubApiException(method + " " + route + " failed: " + e.getMessage(), -1, null, false, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new GitHubApiException(method + " " + route + " was interrupted", -1, null, false, e);
-        }
-        int status = r.statusCode();
-        metrics.githubCall(method, route, status / 100 == 2 ? "2xx" : String.valueOf(status), start);
-        if (status / 100 != 2) {
-            boolean limited = status == 429 || status == 403 && (r.headers().firstValue("Retry-After").isPresent()
-                    || "0".equals(r.headers().firstValue("X-RateLimit-Remaining").orElse(null)));
-            throw new GitHubApiException(method + " " + route + ": HTTP " + status, status,
-                    limited ? RetryAfter.of(h -> r.headers().firstValue(h).orElse(null), clock) : null, limited, null);
-        }
-        return r;
-    }
-
+    /** Thrown from hub4j's limit handlers; a GHIOException so hub4j passes it through unchanged. */
     static final class LimitReached extends GHIOException {
         private static final long serialVersionUID = 1L;
         final int status;
@@ -338,23 +311,35 @@ public final class Hub4jGateway implements GitHubGateway {
         return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
     }
 
-    /**
-     * A write as the installation: {@code body} sent as JSON (none when null); answers the response's
-     * body. Fails as a hub4j call of the gateway does: no answer (a reset, a timeout) with status -1,
-     * which the outbox counts as uncertain; a rate limit (429, or 403 with {@code Retry-After},
-     * {@code gh-limited-by} or no core requests left) with GitHub's wait, or a minute; any other
-     * status with its message. A 401 is left to the caller, which tries once more with a new token.
-     */
+    /** A write as the installation ({@link #exchange}); answers the response's body. */
     private String write(long installation, String what, String method, String path, Object body) throws IOException {
+        return exchange(what, method, path, "token " + token(installation), body, installation).body();
+    }
+
+    /**
+     * A request the gateway makes without hub4j (the App's own calls, the outbox's writes), with
+     * {@code authorization}, {@code body} sent as JSON (none when null), timed like every other
+     * call. Fails as a hub4j call of the gateway does: no answer (a reset, a timeout) with status
+     * -1, which the outbox counts as uncertain; a rate limit (429, or 403 with {@code Retry-After},
+     * {@code gh-limited-by} or no core requests left) with GitHub's wait, or a minute; any other
+     * status with its message. A 401 is left to the caller. {@code installation}: whose rate limit
+     * the answer reports ({@link #rateLimitRemaining}), null for the App's own calls.
+     */
+    private java.net.http.HttpResponse<String> exchange(String what, String method, String path, String authorization,
+                                                        Object body, Long installation) {
         URI uri = URI.create(apiBase + path);
         java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(uri).timeout(timeout)
                 .header("Accept", "application/vnd.github+json").header("X-GitHub-Api-Version", "2022-11-28")
-                .header("Authorization", "token " + token(installation));
+                .header("Authorization", authorization);
         if (body == null) {
             request.method(method, java.net.http.HttpRequest.BodyPublishers.noBody());
         } else {
-            request.header("Content-Type", "application/json")
-                    .method(method, java.net.http.HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body)));
+            try {
+                request.header("Content-Type", "application/json").method(method,
+                        java.net.http.HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body)));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
         }
         String route = ApiRoutes.of(apiPath, uri.getPath());
         long start = System.nanoTime();
@@ -373,7 +358,7 @@ public final class Hub4jGateway implements GitHubGateway {
         metrics.githubCall(method, route, status / 100 == 2 ? "2xx" : String.valueOf(status), start);
         java.util.function.Function<String, String> header = h -> r.headers().firstValue(h).orElse(null);
         String remaining = header.apply("X-RateLimit-Remaining");
-        if (remaining != null && header.apply("X-RateLimit-Limit") != null) {
+        if (installation != null && remaining != null && header.apply("X-RateLimit-Limit") != null) {
             try {
                 writesRemaining.put(installation, Integer.parseInt(remaining.strip()));
             } catch (NumberFormatException ignored) {
@@ -381,7 +366,7 @@ public final class Hub4jGateway implements GitHubGateway {
             }
         }
         if (status / 100 == 2) {
-            return r.body();
+            return r;
         }
         if (status == 429 || status == 403 && (header.apply("Retry-After") != null
                 || header.apply("gh-limited-by") != null || "0".equals(remaining))) {

@@ -138,7 +138,8 @@ public final class DeliveryRecovery {
             return new Report(listed, missing, requested, failed, false);
         }
         // every delivery up to it was listed, and asked for unless GitHub could not take the request now
-        state.checkedThrough = retryFrom != null && retryFrom.isBefore(settled) ? retryFrom : settled;
+        // (one asked for is never newer than settled: those are left to the next pass)
+        state.checkedThrough = retryFrom != null ? retryFrom : settled;
         save(state);
         if (missing > 0) {
             LOG.info("recovery: {} deliveries GitHub lists were never received here; {} redelivered, {} failed",

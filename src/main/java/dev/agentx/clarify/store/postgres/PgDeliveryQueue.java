@@ -50,6 +50,8 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     private static final Logger LOG = LoggerFactory.getLogger(PgDeliveryQueue.class);
     /** A replica whose heartbeat is older than this is gone: another takes over its deliveries. */
     public static final Duration GONE_AFTER = Duration.ofSeconds(15);
+    /** How long a replica's turn at vacuuming the queue ({@link #tidy}) lasts unless renewed: two of the worker's ticks. */
+    static final Duration TIDY_TURN = Duration.ofSeconds(11);
     /** Rows of deliveries received this long ago and done with are deleted: GitHub redelivers deliveries of the past 3 days. */
     static final Duration KEEP_DONE = Duration.ofDays(8);
     /** At most this many deliveries of gone replicas are taken up per call of {@link #adoptable}. */
@@ -561,9 +563,6 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     public void tidy() {
         vacuum();
     }
-
-    /** How long a replica's turn at vacuuming the queue lasts unless renewed: two of the worker's ticks. */
-    static final java.time.Duration TIDY_TURN = java.time.Duration.ofSeconds(11);
 
     /** {@link #tidy}: whether this replica vacuumed (it holds the turn). */
     boolean vacuum() {
