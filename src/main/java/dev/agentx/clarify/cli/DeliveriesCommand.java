@@ -8,12 +8,14 @@ import dev.agentx.clarify.github.recovery.DeliveryRecovery;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.render.Visible;
+import dev.agentx.clarify.store.files.DataDirectory;
 import dev.agentx.clarify.store.files.FileDeliveryLog;
 import dev.agentx.clarify.store.postgres.PgDeliveryQueue;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -49,14 +51,16 @@ final class DeliveriesCommand implements Runnable {
         }
         Path data = EnvFile.dataDir(ctx.env, ctx.cwd);
         String url = databaseUrl != null ? databaseUrl : ctx.env.get("AGENTX_DATABASE_URL");
-        java.util.Set<String> recovered = Files.exists(data.resolve("recovery.json"))
-                ? DeliveryRecovery.asked(data.resolve("recovery.json")).keySet() : java.util.Set.of();
+        DeliveryRecovery.Memory recoveryFile = DeliveryRecovery.Memory.file(data.resolve(DataDirectory.RECOVERY));
         List<FileDeliveryLog.Entry> shown;
         int total;
         String where;
         if (url != null && !url.isBlank()) {
             // on PostgreSQL the deliveries are rows every replica shares
             try (PostgresDatabase db = ServerStore.openDatabase(url, ctx.env, 1)) {
+                // what the pass of whichever replica held the recovery lease asked for
+                Set<String> recovered = DeliveryRecovery.asked(DeliveryRecovery.Memory.shared(db.notes(ctx.clock),
+                        recoveryFile)).keySet();
                 PgDeliveryQueue.Listing listing = db.deliveries("cli", ctx.clock).recent(limit);
                 total = listing.total();
                 shown = listing.rows().stream().map(r -> new FileDeliveryLog.Entry(r.id(), r.event(), r.receivedAt(),
@@ -69,7 +73,8 @@ final class DeliveriesCommand implements Runnable {
                 throw new ClarifyException(ErrorCode.USAGE, data + " has no inbox/: point AGENTX_DATA_DIR at the data "
                         + "dir of 'agentx serve', or --database-url at its database.");
             }
-            List<FileDeliveryLog.Entry> all = FileDeliveryLog.read(data.resolve("inbox"), recovered);
+            List<FileDeliveryLog.Entry> all = FileDeliveryLog.read(data.resolve("inbox"),
+                    DeliveryRecovery.asked(recoveryFile).keySet());
             total = all.size();
             shown = all.subList(0, Math.min(limit, all.size()));
             where = data.resolve("inbox").toString();

@@ -23,7 +23,9 @@ final class StoreCommand {
 
     @Command(name = "copy", mixinStandardHelpOptions = true,
             description = {"Copy every repository's ledgers, agent statuses and events from one store to another, "
-                    + "then count and checksum both sides from what they hold and print them. The destination "
+                    + "then count and checksum both sides from what they hold and print them. What each issue "
+                    + "shows on GitHub and where the recovery pass stopped go with them, so the server posts "
+                    + "nothing again and does not ask GitHub for past deliveries again. The destination "
                     + "must hold nothing for the repositories copied. Stop the server (or copy from a backup) "
                     + "first: a delivery handled during the copy may be missed.",
                     "A store is files:DIR (the server's AGENTX_DATA_DIR) or a PostgreSQL URL "
@@ -60,7 +62,7 @@ final class StoreCommand {
                 ctx.out.println("Copying " + source + " to " + destination + ":");
                 ctx.out.flush();
             }
-            List<StoreCopy.Copied> copied = new StoreCopy(LockManager.standard(ctx.clock),
+            StoreCopy.Result result = new StoreCopy(LockManager.standard(ctx.clock),
                     IssueMirror::statesIn).copy(source, destination,
                     Optional.ofNullable(repo), c -> {
                         if (!ctx.json()) {
@@ -68,6 +70,7 @@ final class StoreCommand {
                             ctx.out.flush();
                         }
                     });
+            List<StoreCopy.Copied> copied = result.repositories();
             if (ctx.json()) {
                 var root = ctx.mapper().createObjectNode();
                 root.put("from", source.toString());
@@ -81,6 +84,7 @@ final class StoreCommand {
                     n.put("same", c.same());
                     n.put("issueStates", c.issueStates());
                 }
+                root.put("recovery", result.recovery().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
                 ctx.printJson(root);
                 return;
             }
@@ -88,7 +92,8 @@ final class StoreCommand {
             int events = copied.stream().mapToInt(c -> c.destination().events()).sum();
             ctx.out.println("Copied " + copied.size() + " repositor" + (copied.size() == 1 ? "y" : "ies") + ", " + ledgers
                     + " ledger" + (ledgers == 1 ? "" : "s") + " and " + events + " event" + (events == 1 ? "" : "s")
-                    + "; every count and checksum read back from " + destination + " matches its source.");
+                    + "; every count and checksum read back from " + destination + " matches its source; "
+                    + result.recovery() + ".");
             ctx.out.flush();
         }
 

@@ -32,6 +32,7 @@ import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.store.CommentLinks;
 import dev.agentx.clarify.store.DashboardSessions;
 import dev.agentx.clarify.store.DeliveryQueue;
+import dev.agentx.clarify.store.Notes;
 import dev.agentx.clarify.store.Replicas;
 import dev.agentx.clarify.store.RepositoryState;
 import dev.agentx.clarify.store.UnitOfWork;
@@ -151,11 +152,15 @@ public final class GitHubMode implements AutoCloseable {
         this.repoConfigs = new RepoConfigs(config,
                 ref -> new WorkflowCatalog(ref.rootIn(data).resolve(".agentx").resolve("workflows")), github, clock,
                 REPO_CONFIG_CHECK);
+        Notes shared = database == null ? null : database.notes(clock);
         this.mirror = database == null ? new IssueMirror(outbox, actors, clock)
-                : new IssueMirror(outbox, actors, clock, database.notes(clock), database);
+                : new IssueMirror(outbox, actors, clock, shared, database);
         // received by this server (on PostgreSQL: by any replica on the same database)
-        this.recovery = new DeliveryRecovery(github, inbox::received,
-                data.resolve("recovery.json"), clock, metrics, DeliveryRecovery.standardBackoff());
+        // where the passes stopped: on PostgreSQL shared, so the replica holding the lease goes on from any's pass
+        DeliveryRecovery.Memory recoveryMemory = DeliveryRecovery.Memory.file(files.recoveryFile());
+        this.recovery = new DeliveryRecovery(github, inbox::received, database == null ? recoveryMemory
+                : DeliveryRecovery.Memory.shared(shared, recoveryMemory), clock, metrics,
+                DeliveryRecovery.standardBackoff());
         RepositoryMonitor monitor = options.monitor();
         RepositoryMonitor timed = new CoalescingMonitor(repo -> {
             long start = System.nanoTime();

@@ -5,9 +5,17 @@ import java.util.Optional;
 /**
  * Small JSON values under names that every replica of a server sees: what the server has queued
  * for each issue on GitHub (the comments and labels), so a replica bringing an issue in step
- * with its ledger starts from what any replica did before, not from nothing.
+ * with its ledger starts from what any replica did before, not from nothing; and where the
+ * recovery pass stopped asking GitHub for missed deliveries, so whichever replica runs the next
+ * pass goes on from there.
  */
 public interface Notes {
+    /**
+     * The note of the recovery pass: where it stopped and the deliveries it asked GitHub for (on
+     * files, the data dir's {@code recovery.json}).
+     */
+    String RECOVERY = "recovery";
+
     /**
      * The name of the note holding what the server has put on GitHub for an issue of
      * {@code repo} ({@code owner/name}): the comments posted per record, the labels set.

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.store;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentx.clarify.events.ClarificationEvent;
 import dev.agentx.clarify.events.EventLog;
 import dev.agentx.clarify.events.JsonlEventLog;
@@ -88,6 +89,36 @@ public final class StoreCopy {
         }
     }
 
+    /**
+     * What became of the recovery pass's position (where the server stopped asking GitHub for
+     * missed deliveries, and what it asked for), which the copy hands over so that the server on
+     * the destination does not ask GitHub again for three days of deliveries it never received
+     * there.
+     */
+    public enum Recovery {
+        HANDED_OVER("the recovery pass's position handed over"),
+        /** The destination has one of its own, which it keeps. */
+        DESTINATION_HOLDS_ONE("the destination's recovery position kept"),
+        NONE_AT_SOURCE("no recovery position at the source"),
+        /** The source's is not JSON; the server on the destination scans GitHub's three days once. */
+        UNREADABLE_AT_SOURCE("the source's recovery position is unreadable, not handed over");
+
+        private final String words;
+
+        Recovery(String words) {
+            this.words = words;
+        }
+
+        @Override
+        public String toString() {
+            return words;
+        }
+    }
+
+    /** The repositories copied, and what became of the recovery position. */
+    public record Result(List<Copied> repositories, Recovery recovery) {
+    }
+
     /** An opened store: its repositories and their state. */
     private interface Side extends AutoCloseable {
         List<String> repositories();
@@ -103,6 +134,12 @@ public final class StoreCopy {
 
         /** Hands issue states over to the server that will use this store, so it posts nothing again. */
         void handOver(String repo, SortedMap<Integer, String> states);
+
+        /** The recovery pass's document, if this store holds one ({@link Notes#RECOVERY}). */
+        Optional<String> recovery();
+
+        /** Stores the recovery pass's document, as JSON text. */
+        void handOverRecovery(String json);
 
         @Override
         void close();
@@ -141,7 +178,7 @@ public final class StoreCopy {
      *                          copied (nothing is written then), INTERNAL when a repository read
      *                          back differs from its source
      */
-    public List<Copied> copy(Location from, Location to, Optional<String> only, Consumer<Copied> progress) {
+    public Result copy(Location from, Location to, Optional<String> only, Consumer<Copied> progress) {
         if (from.equals(to)) {
             throw new ClarifyException(ErrorCode.USAGE, "--from and --to are the same store: " + from);
         }
@@ -189,8 +226,25 @@ public final class StoreCopy {
                 throw new ClarifyException(ErrorCode.INTERNAL, "the copy of " + String.join(", ", differ) + " in " + to
                         + " does not match its source (counts or checksum differ, above); the source is unchanged.");
             }
-            return out;
+            return new Result(out, handOverRecovery(source, destination));
         }
+    }
+
+    private static Recovery handOverRecovery(Side source, Side destination) {
+        Optional<String> position;
+        try {
+            position = source.recovery();
+        } catch (UncheckedIOException e) {
+            return Recovery.UNREADABLE_AT_SOURCE;
+        }
+        if (position.isEmpty()) {
+            return Recovery.NONE_AT_SOURCE;
+        }
+        if (destination.recovery().isPresent()) {
+            return Recovery.DESTINATION_HOLDS_ONE;
+        }
+        destination.handOverRecovery(position.get());
+        return Recovery.HANDED_OVER;
     }
 
     private static boolean holdsAnything(RepositoryState s) {
@@ -288,6 +342,24 @@ public final class StoreCopy {
                 }
 
                 @Override
+                public Optional<String> recovery() {
+                    Path file = dir.recoveryFile();
+                    if (!java.nio.file.Files.exists(file)) {
+                        return Optional.empty();
+                    }
+                    try {
+                        return Optional.of(JsonSupport.shared().readTree(file.toFile()).toString());
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(file + " is not JSON: " + e.getMessage(), e);
+                    }
+                }
+
+                @Override
+                public void handOverRecovery(String json) {
+                    AtomicFiles.write(dir.recoveryFile(), json.getBytes(StandardCharsets.UTF_8));
+                }
+
+                @Override
                 public void close() {
                 }
             };
@@ -320,6 +392,20 @@ public final class StoreCopy {
                                 + e.getMessage(), e);
                     }
                 });
+            }
+
+            @Override
+            public Optional<String> recovery() {
+                return notes.get(Notes.RECOVERY, JsonNode.class).map(Object::toString);
+            }
+
+            @Override
+            public void handOverRecovery(String json) {
+                try {
+                    notes.put(Notes.RECOVERY, JsonSupport.shared().readTree(json));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e); // read as JSON from the source just before
+                }
             }
 
             @Override

@@ -54,7 +54,7 @@ class StoreMoveTest {
 
             List<StoreCopy.Copied> copied = new StoreCopy(rig.locks()).copy(
                     StoreCopy.Location.parse("files:" + rig.data, Map.of()), StoreCopy.Location.parse(db.url(), Map.of()),
-                    Optional.empty(), c -> { });
+                    Optional.empty(), c -> { }).repositories();
             assertTrue(copied.stream().allMatch(StoreCopy.Copied::same), copied.toString());
             rig.database(db.url()).start();
 
@@ -107,7 +107,7 @@ class StoreMoveTest {
         Path back = dir.resolve("back");
         List<StoreCopy.Copied> copied = new StoreCopy(dev.agentx.clarify.lock.LockManager.standard(clock)).copy(
                 StoreCopy.Location.parse(db.url(), Map.of()), StoreCopy.Location.parse("files:" + back, Map.of()),
-                Optional.empty(), c -> { });
+                Optional.empty(), c -> { }).repositories();
         assertEquals(1, copied.get(0).issueStates(), copied.toString());
         Path state = Path.of("repos/Codertocat/Hello-World/.agentx/state");
         java.nio.file.Files.createDirectories(data.resolve(state).getParent());

@@ -91,6 +91,36 @@ class StoreCopyTest {
                 Files.readString(restored.state().resolve("clarifications/issue-42.json")));
     }
 
+    /**
+     * Where the server's recovery pass stopped asking GitHub for missed deliveries goes with the
+     * copy, so the server on the destination does not ask for three days of deliveries again; a
+     * destination's own is kept.
+     */
+    @Test
+    void theRecoveryPositionGoesWithTheCopyAndADestinationsOwnIsKept() throws Exception {
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        Run none = ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url(), "--repo", "acme/web");
+        assertTrue(none.out().contains("; no recovery position at the source."), none.out());
+
+        String position = "{\"checkedThrough\":\"2026-11-25T08:59:00Z\",\"asked\":{\"guid-1\":\"2026-11-25T08:30:00Z\"}}";
+        Files.writeString(data.resolve("recovery.json"), position);
+        Run copy = ok(cwd, "--json", "store", "copy", "--from", "files:" + data, "--to", db.url(), "--repo", "acme/shop");
+        assertTrue(copy.out().contains("\"recovery\" : \"handed-over\""), copy.out());
+
+        Path back = tmp.resolve("back");
+        Run restore = ok(cwd, "store", "copy", "--from", db.url(), "--to", "files:" + back);
+        assertTrue(restore.out().contains("; the recovery pass's position handed over."), restore.out());
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        assertEquals(json.readTree(position), json.readTree(back.resolve("recovery.json").toFile()));
+
+        Path other = tmp.resolve("other");
+        Files.createDirectories(other);
+        Files.writeString(other.resolve("recovery.json"), "{\"checkedThrough\":\"2026-11-26T00:00:00Z\"}");
+        Run kept = ok(cwd, "store", "copy", "--from", db.url(), "--to", "files:" + other);
+        assertTrue(kept.out().contains("; the destination's recovery position kept."), kept.out());
+        assertEquals("{\"checkedThrough\":\"2026-11-26T00:00:00Z\"}", Files.readString(other.resolve("recovery.json")));
+    }
+
     @Test
     void aDestinationThatHoldsStateIsRefusedAndLeftAsItWas() {
         TestPostgres.Database db = TestPostgres.newDatabase();

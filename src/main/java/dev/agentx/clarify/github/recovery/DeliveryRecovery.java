@@ -1,12 +1,13 @@
 package dev.agentx.clarify.github.recovery;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.store.Notes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
@@ -30,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * redelivery keeps its GUID, so the inbox's dedupe keeps it exactly once even when GitHub's
  * record is stale (a delivery it marks failed because the 202 came late is already received here
  * and is not asked for). Where the pass stopped, and the GUIDs it asked for (one is asked for again
- * after an hour if it still has not arrived), are kept in {@code recovery.json} in the data dir,
- * so a restart does not rescan three days and {@code agentx deliveries} can tell what was recovered.
+ * after an hour if it still has not arrived), are kept in its {@link Memory} (the data dir's
+ * {@code recovery.json}; on PostgreSQL a note every replica shares), so a restart, or another
+ * replica taking the pass over, does not rescan three days, and {@code agentx deliveries} can tell
+ * what was recovered.
  */
 public final class DeliveryRecovery {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryRecovery.class);
@@ -49,6 +53,73 @@ public final class DeliveryRecovery {
     public record Report(int listed, int missing, int requested, int failed, boolean complete) {
     }
 
+    /**
+     * Where the passes keep where they stopped and the GUIDs they asked for, as one JSON document:
+     * {@code {"checkedThrough": instant, "asked": {guid: instant}}}.
+     */
+    public interface Memory {
+        /** The document last written, if any. */
+        Optional<JsonNode> read();
+
+        void write(JsonNode state);
+
+        /** A file of the data dir ({@code recovery.json}), replaced whole at each write. */
+        static Memory file(Path file) {
+            return new Memory() {
+                @Override
+                public Optional<JsonNode> read() {
+                    if (!Files.exists(file)) {
+                        return Optional.empty();
+                    }
+                    try {
+                        return Optional.of(JsonSupport.shared().readTree(file.toFile()));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(file + " cannot be read: " + e.getMessage(), e);
+                    }
+                }
+
+                @Override
+                public void write(JsonNode state) {
+                    try {
+                        AtomicFiles.write(file, JsonSupport.shared().writerWithDefaultPrettyPrinter()
+                                .writeValueAsBytes(state));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+
+                @Override
+                public String toString() {
+                    return file.toString();
+                }
+            };
+        }
+
+        /**
+         * The note {@link Notes#RECOVERY} every replica on one database reads, so the replica that
+         * holds the recovery lease goes on from the last pass of any. Until a pass has written it,
+         * {@code before} is read: the data dir's file of a server that ran on files before.
+         */
+        static Memory shared(Notes notes, Memory before) {
+            return new Memory() {
+                @Override
+                public Optional<JsonNode> read() {
+                    return notes.get(Notes.RECOVERY, JsonNode.class).or(before::read);
+                }
+
+                @Override
+                public void write(JsonNode state) {
+                    notes.put(Notes.RECOVERY, state);
+                }
+
+                @Override
+                public String toString() {
+                    return "the shared note " + Notes.RECOVERY;
+                }
+            };
+        }
+    }
+
     /** Sleeps between retries of a redelivery request; tests pass one that does not. */
     @FunctionalInterface
     public interface Backoff {
@@ -57,18 +128,17 @@ public final class DeliveryRecovery {
 
     private final GitHubGateway github;
     private final Predicate<String> received;
-    private final Path stateFile;
+    private final Memory memory;
     private final Clock clock;
     private final ServerMetrics metrics;
     private final Backoff backoff;
-    private final ObjectMapper json = new ObjectMapper();
 
     /** @param received whether this server ever received (accepted) the delivery with this GUID */
-    public DeliveryRecovery(GitHubGateway github, Predicate<String> received, Path stateFile, Clock clock,
+    public DeliveryRecovery(GitHubGateway github, Predicate<String> received, Memory memory, Clock clock,
                             ServerMetrics metrics, Backoff backoff) {
         this.github = github;
         this.received = received;
-        this.stateFile = stateFile;
+        this.memory = memory;
         this.clock = clock;
         this.metrics = metrics;
         this.backoff = backoff;
@@ -82,7 +152,7 @@ public final class DeliveryRecovery {
     /** One pass; never throws for GitHub's failures (they end the pass early, to be resumed by the next). */
     public synchronized Report pass() {
         Instant now = clock.instant();
-        State state = load();
+        State state = load(memory);
         // a little overlap with the last pass costs nothing: what it saw is received or asked for
         Instant from = state.checkedThrough != null ? state.checkedThrough.minus(IN_FLIGHT) : now.minus(RETENTION);
         Instant settled = now.minus(IN_FLIGHT);
@@ -157,7 +227,11 @@ public final class DeliveryRecovery {
         REFUSED
     }
 
-    /** Asks for one redelivery, retrying a bounded number of times; a rate limit ends the pass. */
+    /**
+     * Asks for one redelivery, retrying a bounded number of times what GitHub may take later (no
+     * answer, a 5xx); a refusal (a 4xx: the delivery too old, gone) is not asked again; a rate
+     * limit ends the pass.
+     */
     private Outcome redeliver(GitHubGateway.Delivery d, Instant now) throws InterruptedException {
         Duration age = Duration.between(d.deliveredAt(), now);
         for (int attempt = 1; ; attempt++) {
@@ -172,10 +246,10 @@ public final class DeliveryRecovery {
                 if (e.rateLimited()) {
                     throw e; // honoured like every other call: the pass stops, the next one resumes
                 }
-                if (attempt == ATTEMPTS) {
-                    boolean forNow = e.retryable();
-                    LOG.error("recovery: asking GitHub to redeliver {} ({}.{}) failed {} times: {}; {}", d.guid(),
-                            d.event(), d.action(), attempt, e.getMessage(),
+                boolean forNow = e.retryable();
+                if (attempt == ATTEMPTS || !forNow) {
+                    LOG.error("recovery: asking GitHub to redeliver {} ({}.{}) failed {}: {}; {}", d.guid(),
+                            d.event(), d.action(), attempt == 1 ? "once" : attempt + " times", e.getMessage(),
                             forNow ? "the next pass asks again" : "not asked for again");
                     metrics.redelivery(false);
                     return forNow ? Outcome.FAILED_FOR_NOW : Outcome.REFUSED;
@@ -191,28 +265,25 @@ public final class DeliveryRecovery {
         final Map<String, Instant> asked = new TreeMap<>();
     }
 
-    /** The GUIDs the recovery passes asked GitHub to redeliver, with when (empty without a state file). */
-    public static Map<String, Instant> asked(Path stateFile) {
-        return load(new ObjectMapper(), stateFile).asked;
+    /** The GUIDs the recovery passes asked GitHub to redeliver, with when (empty when nothing was written). */
+    public static Map<String, Instant> asked(Memory memory) {
+        return load(memory).asked;
     }
 
-    private State load() {
-        return load(json, stateFile);
-    }
-
-    private static State load(ObjectMapper json, Path stateFile) {
+    private static State load(Memory memory) {
         State s = new State();
-        if (!Files.exists(stateFile)) {
-            return s;
-        }
         try {
-            JsonNode n = json.readTree(stateFile.toFile());
+            Optional<JsonNode> read = memory.read();
+            if (read.isEmpty()) {
+                return s;
+            }
+            JsonNode n = read.get();
             if (n.hasNonNull("checkedThrough")) {
                 s.checkedThrough = Instant.parse(n.get("checkedThrough").asText());
             }
             n.path("asked").fields().forEachRemaining(f -> s.asked.put(f.getKey(), Instant.parse(f.getValue().asText())));
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("recovery: {} cannot be read ({}); this pass covers GitHub's whole retention window", stateFile,
+        } catch (RuntimeException e) {
+            LOG.warn("recovery: {} cannot be read ({}); this pass covers GitHub's whole retention window", memory,
                     e.getMessage());
             return new State();
         }
@@ -220,16 +291,12 @@ public final class DeliveryRecovery {
     }
 
     private void save(State s) {
-        ObjectNode n = json.createObjectNode();
+        ObjectNode n = JsonSupport.shared().createObjectNode();
         if (s.checkedThrough != null) {
             n.put("checkedThrough", s.checkedThrough.toString());
         }
         ObjectNode asked = n.putObject("asked");
         s.asked.forEach((guid, at) -> asked.put(guid, at.toString()));
-        try {
-            AtomicFiles.write(stateFile, json.writerWithDefaultPrettyPrinter().writeValueAsBytes(n));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        memory.write(n);
     }
 }

@@ -26,6 +26,11 @@ import java.util.stream.Stream;
  */
 public final class DataDirectory {
     private static final String PART = "[A-Za-z0-9][A-Za-z0-9._-]{0,99}";
+    /**
+     * The file of the recovery pass: where it stopped asking GitHub for missed deliveries and what
+     * it asked for (on PostgreSQL the note {@code Notes.RECOVERY}).
+     */
+    public static final String RECOVERY = "recovery.json";
 
     private final Path dir;
     private final LockManager locks;
@@ -37,6 +42,11 @@ public final class DataDirectory {
 
     public Path path() {
         return dir;
+    }
+
+    /** {@link #RECOVERY} in this data dir. */
+    public Path recoveryFile() {
+        return dir.resolve(RECOVERY);
     }
 
     /** {@code owner/name} of each repository that has a state folder, sorted. */

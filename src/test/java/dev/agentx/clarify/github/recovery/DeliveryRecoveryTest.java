@@ -17,6 +17,7 @@ import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.github.support.Keys;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestPostgres;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.interfaces.RSAPrivateKey;
@@ -126,7 +127,8 @@ class DeliveryRecoveryTest {
     private DeliveryRecovery recovery(ServerMetrics metrics) {
         return new DeliveryRecovery(new Hub4jGateway(rig.wiremock.baseUrl(),
                 new AppJwt(String.valueOf(GitHubRig.APP_ID), (RSAPrivateKey) Keys.PAIR.getPrivate(), rig.clock),
-                rig.clock, metrics), guid -> false, dir.resolve("recovery.json"), rig.clock, metrics, attempt -> { });
+                rig.clock, metrics), guid -> false, DeliveryRecovery.Memory.file(dir.resolve("recovery.json")), rig.clock,
+                metrics, attempt -> { });
     }
 
     @Test
@@ -154,9 +156,54 @@ class DeliveryRecoveryTest {
                 .willReturn(aResponse().withStatus(422).withBody("{\"message\":\"Validation Failed\"}")));
         DeliveryRecovery recovery = recovery(ServerMetrics.create());
         assertEquals(1, recovery.pass().failed());
+        assertEquals(1, attempts(12345002), "a refusal is not retried");
         rig.clock.advance(java.time.Duration.ofMinutes(10));
         DeliveryRecovery.Report next = recovery.pass();
         assertEquals(0, next.requested() + next.failed(), next.toString());
-        assertEquals(DeliveryRecovery.ATTEMPTS, attempts(12345002));
+        assertEquals(1, attempts(12345002), "nor asked for by the next pass");
+    }
+
+    /**
+     * On PostgreSQL where the passes stopped is shared: a server moved from files goes on from its
+     * data dir's file, and a replica with a data dir of its own taking the pass over goes on from
+     * there too, asking for nothing again; agentx deliveries on any replica tells what was recovered.
+     */
+    @Test
+    void onPostgresTheNextPassGoesOnFromTheLastPassOfAnyReplica() throws Exception {
+        DeliveryRecovery.Report onFiles = rig.mode().recoverDeliveries();
+        assertEquals(3, onFiles.requested(), "none received here yet: " + onFiles);
+        assertTrue(Files.exists(rig.data.resolve("recovery.json")));
+        int pages = secondPages();
+
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        rig.database(db.url()).start(); // moved: the database has no recovery note yet
+        rig.clock.advance(java.time.Duration.ofMinutes(10));
+        DeliveryRecovery.Report moved = rig.mode().recoverDeliveries();
+        assertEquals(0, moved.requested() + moved.failed(), "went on from the data dir's file: " + moved);
+        assertEquals(pages, secondPages(), "what was checked on files is not rescanned");
+
+        Path otherData = dir.resolve("other-data");
+        dev.agentx.clarify.github.GitHubMode other = rig.startReplica(otherData);
+        rig.clock.advance(java.time.Duration.ofMinutes(10));
+        DeliveryRecovery.Report taken = other.recoverDeliveries();
+        assertEquals(0, taken.requested() + taken.failed(), "went on from the other replica's pass: " + taken);
+        assertEquals(pages, secondPages(), "what another replica checked is not rescanned");
+        assertEquals(1, attempts(12345002));
+        assertTrue(!Files.exists(otherData.resolve("recovery.json")), "kept in the database, not the data dir");
+
+        // GitHub redelivers it to the other replica; its data dir knows nothing of the pass that asked for it
+        assertEquals(202, rig.deliverTo(other, "issue_comment", rig.comment("eng", 2, "/clarify @architect Which cache?"),
+                MISSED).status());
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        int code = dev.agentx.clarify.cli.Main.run(new String[] {"--json", "deliveries", "--database-url", db.url()},
+                new java.io.PrintWriter(out), new java.io.PrintWriter(err), java.util.Map.of("AGENTX_DATA_DIR",
+                        otherData.toString()), dir, rig.clock, false, c -> null);
+        assertEquals(0, code, err.toString());
+        boolean recovered = false;
+        for (com.fasterxml.jackson.databind.JsonNode d : rig.json.readTree(out.toString()).get("deliveries")) {
+            recovered |= d.get("id").asText().equals(MISSED) && d.get("recovered").asBoolean();
+        }
+        assertTrue(recovered, "asked for by the first replica's pass: " + out);
     }
 }
