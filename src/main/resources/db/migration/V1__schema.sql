@@ -155,7 +155,10 @@ CREATE TABLE delivery_queue (
     body        bytea       NOT NULL,                             -- as received and verified
     replica     text        NOT NULL,                             -- who holds it
     attempts    integer     NOT NULL DEFAULT 0,
-    not_before  timestamptz                                       -- the next try after a failed one
+    not_before  timestamptz,                                      -- the next try after a failed one
+    waited      boolean     NOT NULL DEFAULT false                -- a later delivery of its line, held by
+                                                                  -- another replica, waits for it: its
+                                                                  -- done mark is signalled (NOTIFY)
 );
 -- stored as received, out of line and uncompressed: compressing it (pglz) was most of the
 -- acknowledgement's insert, the statement a 202 waits for

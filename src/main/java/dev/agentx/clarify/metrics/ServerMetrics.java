@@ -51,6 +51,7 @@ public final class ServerMetrics {
     public static final String REDELIVERY_MISSING = "agentx_redelivery_missing_total";
     public static final String REDELIVERY_REQUESTED = "agentx_redelivery_requested_total";
     public static final String REDELIVERY_FAILED = "agentx_redelivery_failed_total";
+    public static final String DELIVERY_WAITS = "agentx_delivery_waits_total";
 
     /** Sub-millisecond to seconds: answering a webhook, its inbox append, waiting for a lock. */
     private static final double[] FAST = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
@@ -84,8 +85,10 @@ public final class ServerMetrics {
             + "server never received, found by the recovery pass");
     private final Counter redeliveryRequested = counter(REDELIVERY_REQUESTED, "Redeliveries the recovery pass asked "
             + "GitHub for");
-    private final Counter redeliveryFailed = counter(REDELIVERY_FAILED, "Redeliveries GitHub refused after every "
-            + "retry");
+    private final Counter redeliveryFailed = counter(REDELIVERY_FAILED, "Redeliveries GitHub refused, or failed "
+            + "to take after every retry");
+    private final Counter deliveryWaits = counter(DELIVERY_WAITS, "Times a delivery's turn found an earlier delivery "
+            + "of its issue held by another replica, whose done mark it then waited for");
     private final Counter refused = counter(WEBHOOK_REFUSED, "Webhook requests refused before the inbox, by HTTP "
             + "status.", "status");
     private final Counter commands = counter(COMMANDS, "Comment commands run, by type and outcome (accepted, "
@@ -166,6 +169,11 @@ public final class ServerMetrics {
     public void redelivery(boolean requested) {
         redeliveryMissing.inc();
         (requested ? redeliveryRequested : redeliveryFailed).inc();
+    }
+
+    /** A delivery waits for an earlier one of its issue that another replica holds. */
+    public void deliveryWaited() {
+        deliveryWaits.inc();
     }
 
     public void webhookRefused(int status) {
@@ -252,6 +260,7 @@ public final class ServerMetrics {
             case WEBHOOK_REFUSED -> refused;
             case COMMANDS -> commands;
             case OUTBOX_EFFECTS -> effects;
+            case DELIVERY_WAITS -> deliveryWaits;
             default -> throw new IllegalArgumentException("no counter named " + name);
         };
         return c.labelValues(labelValues).get();

@@ -59,6 +59,15 @@ public interface DeliveryQueue {
     void onQueued(Consumer<Queued> listener);
 
     /**
+     * Who is told, on a thread of the store's, that another replica has done with a delivery that
+     * one of this server's waited for ({@link Turn.Wait}), by the line's order key: the waiting
+     * delivery's turn may have come. A hint to go on sooner; without it the worker looks again
+     * shortly. Nothing to tell with a store only one server uses.
+     */
+    default void onLineFreed(Consumer<String> listener) {
+    }
+
+    /**
      * Queues a delivery durably unless its id was received before; once this returns QUEUED the
      * delivery survives a crash. Safe to call from many threads at once.
      */

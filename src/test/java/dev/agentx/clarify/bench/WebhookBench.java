@@ -332,6 +332,7 @@ public final class WebhookBench {
             // gauges), and each delivery of the warm-up left one open, tens of thousands of them, which no
             // delivery of the run reads.
             String scrape0 = mode.metrics().scrape();
+            double waits0 = waits(mode);
             Map<String, Long> cpu0 = CpuByThread.snapshot();
             java.util.Optional<Map<String, Long>> dbCpu0 = pg == null ? java.util.Optional.empty()
                     : DatabaseCpu.snapshot(work.resolve("pgdata"));
@@ -352,6 +353,7 @@ public final class WebhookBench {
             Map<String, long[]> switches = ContextSwitches.since(switches0);
             DatabaseWork.Result steadyDbWork = dbWork == null ? null : dbWork.since();
             String scrape1 = mode.metrics().scrape();
+            double waited = waits(mode) - waits0;
             EndToEnd e2e = EndToEnd.of(sentAt, postedAt);
             // the same at half the rate: the pipeline's own latency when the cores are not saturated
             Map<String, Long> halfSentAt = new ConcurrentHashMap<>();
@@ -463,6 +465,11 @@ public final class WebhookBench {
                     ServerMetrics.WEBHOOK_QUEUE, (Scrape.value(scrape1, sum) - Scrape.value(scrape0, sum)) * 1e3 / queued,
                     queued);
             System.out.println(serverTimes(appSteady));
+            if (replica != null) {
+                System.out.printf("Deliveries of the steady run that found an earlier delivery of their issue held by "
+                        + "the other replica and waited for its done mark (`%s`, both replicas): %.0f of %d.%n%n",
+                        ServerMetrics.DELIVERY_WAITS, waited, steadyCount);
+            }
         } finally {
             if (gc != null) {
                 gc.close();
@@ -598,6 +605,12 @@ public final class WebhookBench {
     }
 
     /** Waits until {@code mode} (and the second replica, if any) has processed and sent everything. */
+    /** The waits for another replica's delivery counted so far, by both replicas ({@link ServerMetrics#DELIVERY_WAITS}). */
+    private static double waits(GitHubMode mode) {
+        return replica == null ? 0 : mode.metrics().counterValue(ServerMetrics.DELIVERY_WAITS)
+                + replica.metrics().counterValue(ServerMetrics.DELIVERY_WAITS);
+    }
+
     private static void drain(GitHubMode mode, Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
         while (mode.pendingDeliveries() > 0 || mode.pendingEffects() > 0

@@ -80,7 +80,10 @@ public final class Worker implements AutoCloseable {
      * grace period, systemd's TimeoutStopSec), with time left for the outbox's last flush.
      */
     static final Duration DRAIN = Duration.ofSeconds(20);
-    /** How soon a line waiting for an earlier delivery another replica holds is tried again. */
+    /**
+     * How soon a line waiting for an earlier delivery another replica holds is tried again, should
+     * that replica's signal of its done mark not come first ({@link DeliveryQueue#onLineFreed}).
+     */
     static final Duration WAIT_ELSEWHERE = Duration.ofMillis(200);
     /** Replicas' claims of effects are kept this long: longer than GitHub keeps a delivery. */
     static final Duration KEEP_CLAIMS = Duration.ofDays(7);
@@ -101,6 +104,8 @@ public final class Worker implements AutoCloseable {
     private final AckPriority priority = new AckPriority(LANES);
     private final Map<String, Line> lines = new ConcurrentHashMap<>();
     private final Set<Long> tracked = ConcurrentHashMap.newKeySet();
+    /** Deliveries (by number) whose last take found an earlier one of their line held by another replica. */
+    private final Set<Long> waitingElsewhere = ConcurrentHashMap.newKeySet();
     private final Map<Thread, Instant> busySince = new ConcurrentHashMap<>();
     /**
      * Deliveries (by number) whose progress is a note in the outbox journal ({@link #PROGRESS}),
@@ -141,6 +146,8 @@ public final class Worker implements AutoCloseable {
         Instant notBefore;
         /** Removed from the map: a delivery for its key goes to a new line. */
         boolean retired;
+        /** Another replica signalled that the line is free since its lane last took a delivery. */
+        boolean freed;
 
         Line(String key) {
             this.key = key;
@@ -177,6 +184,7 @@ public final class Worker implements AutoCloseable {
         }
         forgetProgressOfDone(); // those left by a crash after their delivery was done with
         inbox.onQueued(this::submit);
+        inbox.onLineFreed(this::lineFreed);
         inbox.queued().forEach(this::submit);
     }
 
@@ -325,6 +333,30 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /**
+     * Another replica has done with the delivery a line of this one waited for: the line is taken
+     * up now instead of at its next look ({@link #WAIT_ELSEWHERE}).
+     */
+    private void lineFreed(String key) {
+        Line line = lines.get(key);
+        if (line == null) {
+            return;
+        }
+        boolean start;
+        synchronized (line) {
+            line.freed = true; // a lane taking its delivery now looks again at once should it find it waits
+            DeliveryQueue.Queued head = line.items.peek();
+            if (head == null || line.running || !waitingElsewhere.contains(head.seq())) {
+                return; // not waiting for another replica (a retry's wait is not cut short)
+            }
+            line.notBefore = null;
+            start = claimForLane(line, clock.instant());
+        }
+        if (start) {
+            dispatch(line);
+        }
+    }
+
     /** Claims the line for a lane if it is idle and due; the caller holds the line's monitor. */
     private boolean claimForLane(Line line, Instant now) {
         return lanes != null && !closed && claim(line, now);
@@ -380,6 +412,7 @@ public final class Worker implements AutoCloseable {
                 if (done >= limit && !closed) { // closing: no new turns are dispatched, so a lane finishes its line
                     return true;
                 }
+                line.freed = false;
             }
             Instant retryAt;
             try {
@@ -392,6 +425,9 @@ public final class Worker implements AutoCloseable {
             synchronized (line) {
                 if (retryAt != null && line.items.peek() != head) {
                     continue; // an earlier delivery of the line was handed over meanwhile: it goes first
+                }
+                if (retryAt != null && line.freed && waitingElsewhere.contains(head.seq())) {
+                    continue; // the replica it waited for signalled while it looked: look again now
                 }
                 if (retryAt != null) {
                     line.notBefore = retryAt;
@@ -447,11 +483,15 @@ public final class Worker implements AutoCloseable {
      */
     private Instant process(DeliveryQueue.Queued q) {
         Instant now = clock.instant();
+        waitingElsewhere.remove(q.seq());
         DeliveryQueue.Turn turn = inbox.take(q, now);
         if (turn instanceof DeliveryQueue.Turn.Wait w) {
-            // an earlier delivery about the same issue is held by another replica: its line goes first
+            // an earlier delivery about the same issue is held by another replica: its line goes first;
+            // that replica signals when it is done with it (onLineFreed), else the line looks again then
             LOG.debug("delivery {} ({}) waits for an earlier delivery of its issue held by replica {}", q.id(),
                     q.event(), w.holder());
+            waitingElsewhere.add(q.seq());
+            metrics.deliveryWaited();
             return now.plus(WAIT_ELSEWHERE);
         }
         if (turn instanceof DeliveryQueue.Turn.Gone g) {

@@ -334,9 +334,19 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     /** Takes a delivery first in its line over from a replica that is gone: replica, seq, replica, body wanted. */
     static final String TAKE_OVER = "UPDATE delivery_queue d SET replica = ? WHERE d.seq = ? AND d.replica <> ? AND NOT "
             + ALIVE + " AND " + FIRST_IN_LINE + " RETURNING " + DELIVERY_COLUMNS;
-    /** Who holds the earliest delivery queued before {@code seq} in the line {@code order_key}: order_key, seq. */
-    static final String LINE_HEAD = "SELECT replica FROM delivery_queue WHERE order_key = ? AND order_key <> '' "
-            + "AND seq < ? ORDER BY seq LIMIT 1";
+    /**
+     * Marks the earliest delivery queued before {@code seq} in the line {@code order_key} as waited
+     * for, and says who holds it: order_key, seq. Its own transaction, committed without waiting for
+     * the WAL's flush (a mark a crash loses only makes the waiting replica look again later).
+     */
+    static final String WAIT_FOR_HEAD = "UPDATE delivery_queue SET waited = true WHERE seq = (SELECT seq "
+            + "FROM delivery_queue WHERE order_key = ? AND order_key <> '' AND seq < ? ORDER BY seq LIMIT 1) "
+            + "AND (SELECT count(set_config('synchronous_commit', 'off', true))) >= 0 RETURNING replica";
+    /**
+     * The channel on which a replica that finishes a delivery another replica waits for says so
+     * (its order key as the payload), so that the waiting one goes on at once.
+     */
+    static final String LINE_FREED = "agentx_line_freed";
 
     /**
      * Takes the delivery if it is still queued, first in its line, and held here or by a replica
@@ -349,22 +359,28 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     public Turn take(Queued q, Instant now) {
         byte[] held = bodies.get(q.seq());
         Turn turn = db.autoCommit(c -> {
-            try (PreparedStatement s = c.prepareStatement(TAKE_HELD)) {
-                s.setBoolean(1, held == null);
-                s.setLong(2, q.seq());
-                s.setString(3, replica);
-                Turn mine = mine(s, q, held);
-                if (mine != null) {
-                    return mine;
+            for (int look = 1; ; look++) {
+                try (PreparedStatement s = c.prepareStatement(TAKE_HELD)) {
+                    s.setBoolean(1, held == null);
+                    s.setLong(2, q.seq());
+                    s.setString(3, replica);
+                    Turn mine = mine(s, q, held);
+                    if (mine != null) {
+                        return mine;
+                    }
                 }
-            }
-            try (PreparedStatement s = c.prepareStatement(TAKE_OVER)) {
-                s.setString(1, replica);
-                s.setLong(2, q.seq());
-                s.setString(3, replica);
-                s.setBoolean(4, true);
-                Turn mine = mine(s, q, null);
-                return mine != null ? mine : whyNot(c, q);
+                try (PreparedStatement s = c.prepareStatement(TAKE_OVER)) {
+                    s.setString(1, replica);
+                    s.setLong(2, q.seq());
+                    s.setString(3, replica);
+                    s.setBoolean(4, true);
+                    Turn mine = mine(s, q, null);
+                    Turn why = mine != null ? mine : whyNot(c, q);
+                    // null: the delivery it waited for was done with meanwhile; look once more
+                    if (why != null || look == 2) {
+                        return why != null ? why : new Turn.Wait("");
+                    }
+                }
             }
         });
         if (turn instanceof Turn.Mine) {
@@ -388,7 +404,11 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         }
     }
 
-    /** Why {@link #take} did not take {@code q}: done, held by a live replica, or behind an earlier delivery. */
+    /**
+     * Why {@link #take} did not take {@code q}: done, held by a live replica, or behind an earlier
+     * delivery, which is then marked as waited for, so that its done mark is signalled; null when
+     * no earlier delivery is queued any more (done with since the take looked).
+     */
     private Turn whyNot(Connection c, Queued q) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT h.state, h.replica, d.replica, " + ALIVE
                 + " FROM deliveries h LEFT JOIN delivery_queue d ON d.seq = h.seq WHERE h.seq = ?")) {
@@ -406,11 +426,11 @@ public final class PgDeliveryQueue implements DeliveryQueue {
                 }
             }
         }
-        try (PreparedStatement s = c.prepareStatement(LINE_HEAD)) {
+        try (PreparedStatement s = c.prepareStatement(WAIT_FOR_HEAD)) {
             s.setString(1, q.key());
             s.setLong(2, q.seq());
             try (ResultSet r = s.executeQuery()) {
-                return new Turn.Wait(r.next() ? r.getString(1) : "");
+                return r.next() ? new Turn.Wait(r.getString(1)) : null;
             }
         }
     }
@@ -469,9 +489,9 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     static final String DONE_MARK = "WITH done AS (DELETE FROM delivery_queue WHERE seq = ? AND replica = ? "
             + "AND (SELECT count(set_config('synchronous_commit', 'off', true)) FROM (SELECT 1 WHERE "
             + "pg_current_xact_id_if_assigned() IS NULL) AS wrote_nothing) >= 0 "
-            + "RETURNING seq, replica, CASE WHEN ?::boolean THEN body END AS kept) "
+            + "RETURNING seq, replica, CASE WHEN ?::boolean THEN body END AS kept, waited, order_key) "
             + "UPDATE deliveries h SET state = ?, failure = ?, done_at = ?, replica = done.replica, body = done.kept "
-            + "FROM done WHERE h.seq = done.seq";
+            + "FROM done WHERE h.seq = done.seq RETURNING done.waited, done.order_key";
 
     /** The parameters of {@link #DONE_MARK}. */
     static Pipeline.Binder markBinder(long seq, String replica, String state, String failure, Instant at) {
@@ -496,23 +516,52 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     private void finish(Queued q, String state, String failure) {
         Instant at = clock.instant();
         Pipeline.Binder mark = markBinder(q.seq(), replica, state, failure, at);
+        String[] waitedBy = {null}; // the line's order key, when a later delivery of it waits elsewhere
         if (!db.open()) {
-            db.write(new Pipeline().add(DONE_MARK, mark));
+            db.write(new Pipeline().query(DONE_MARK, mark, r -> waitedBy[0] = waited(r)));
             close(q.seq());
+            signalFreed(waitedBy[0]);
             return;
         }
-        db.deferred().last(DONE_MARK, mark, marked -> {
-            if (marked == 0) {
+        db.deferred().last(DONE_MARK, mark, r -> {
+            if (!r.next()) {
                 throw new IllegalStateException("delivery " + q.id() + " is no longer replica " + replica
                         + "'s to finish (another replica took it over); what this attempt did is rolled back");
             }
+            waitedBy[0] = r.getBoolean(1) ? r.getString(2) : null;
         });
         db.join(new UnitOfWork.Participant() {
             @Override
             public void committed() {
                 close(q.seq());
+                signalFreed(waitedBy[0]);
             }
         });
+    }
+
+    /** The order key of the done mark's row if a later delivery of its line waits for it, else null. */
+    private static String waited(ResultSet r) throws SQLException {
+        return r.next() && r.getBoolean(1) ? r.getString(2) : null;
+    }
+
+    /**
+     * Tells the replica waiting for this line ({@link #WAIT_FOR_HEAD}) that its turn has come, once
+     * the done mark is committed. Should this fail, or the replica miss it, it looks again shortly.
+     */
+    private void signalFreed(String orderKey) {
+        if (orderKey == null) {
+            return;
+        }
+        try {
+            db.signal(LINE_FREED, orderKey);
+        } catch (RuntimeException e) {
+            LOG.debug("could not signal that line {} is free: {}", orderKey, e.toString());
+        }
+    }
+
+    @Override
+    public void onLineFreed(java.util.function.Consumer<String> listener) {
+        db.listen(LINE_FREED, listener);
     }
 
     /** One delivery as {@link #recent} lists it; {@code state} is {@code queued}, {@code processed} or {@code failed}. */

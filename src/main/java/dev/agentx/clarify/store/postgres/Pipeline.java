@@ -69,8 +69,8 @@ final class Pipeline {
     }
 
     /** Sets the statement sent after every other one (at most one: a second replaces it). */
-    Pipeline last(String sql, Binder binder, Count count) {
-        last = new Part(sql, binder, null, count);
+    Pipeline last(String sql, Binder binder, Rows rows) {
+        last = new Part(sql, binder, rows, null);
         return this;
     }
 

@@ -74,6 +74,8 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     private final PgStatusFolds statusFolds = new PgStatusFolds(this);
     /** What this replica's last heartbeat found: other replicas running ({@link #othersRunning()}). */
     private volatile boolean othersRunning;
+    /** The channels listened to ({@link #listen}), closed with the database. */
+    private final List<PgListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** A database over a data source the caller owns (tests); migrated now. */
     public PostgresDatabase(DataSource dataSource, String description) {
@@ -322,6 +324,14 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     }
 
     private Connection probeConnection() throws SQLException {
+        return ownConnection(3);
+    }
+
+    /**
+     * A connection of its own, outside the pool (with a given data source: one of its), that gives
+     * up connecting after 2 s and waiting for an answer after {@code socketTimeoutSeconds} (0: never).
+     */
+    private Connection ownConnection(int socketTimeoutSeconds) throws SQLException {
         if (url == null) {
             return dataSource.getConnection();
         }
@@ -334,8 +344,35 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         }
         p.setProperty("connectTimeout", "2");
         p.setProperty("loginTimeout", "2");
-        p.setProperty("socketTimeout", "3");
+        p.setProperty("socketTimeout", String.valueOf(socketTimeoutSeconds));
         return new org.postgresql.Driver().connect(url.jdbcUrl(), p);
+    }
+
+    /**
+     * Hands {@code listener} the payload of every notification on {@code channel} ({@code NOTIFY}
+     * by any replica), on a thread and a connection of their own, until the database is closed.
+     * Notifications sent while that connection is broken are missed.
+     */
+    void listen(String channel, java.util.function.Consumer<String> listener) {
+        // no socket timeout: the connection waits for notifications, and its waits are bounded by the driver
+        listeners.add(new PgListener(() -> ownConnection(0), channel, listener));
+    }
+
+    /**
+     * Sends {@code payload} to the listeners of {@code channel} on every replica, in a transaction of
+     * its own, committed without waiting for the WAL's flush: a notification only lets a listener act
+     * sooner. Failures are the caller's to ignore.
+     */
+    void signal(String channel, String payload) {
+        autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement(
+                    "SELECT pg_notify(?, ?), set_config('synchronous_commit', 'off', true)")) {
+                s.setString(1, channel);
+                s.setString(2, payload);
+                s.executeQuery().close();
+            }
+            return null;
+        });
     }
 
     public String describe() {
@@ -588,6 +625,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
 
     @Override
     public void close() {
+        listeners.forEach(PgListener::close);
         statusFolds.close();
         if (pool != null) {
             try {

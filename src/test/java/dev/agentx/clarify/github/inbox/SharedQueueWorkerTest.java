@@ -188,6 +188,56 @@ class SharedQueueWorkerTest {
     }
 
     /**
+     * A running worker whose delivery waits for one another replica holds goes on when that replica
+     * signals its done mark: the clock stands still, so the wait's own end never comes.
+     */
+    @Test
+    void aWaitingLineGoesOnWhenTheReplicaItWaitsForSignalsItsDoneMark() throws Exception {
+        PgDeliveryQueue a = db.deliveries("replica-a", clock);
+        PgDeliveryQueue b = db.deliveries("replica-b", clock);
+        List<DeliveryQueue.Queued> onA = new ArrayList<>();
+        a.onQueued(onA::add);
+        java.util.concurrent.CountDownLatch handledD2 = new java.util.concurrent.CountDownLatch(1);
+        DeliveryProcessor processor = TestProcessors.of((d, payload, progress, save) -> handledD2.countDown());
+        ServerMetrics metrics = ServerMetrics.create();
+        try (Worker wb = new Worker(b, processor, new Outbox(dir.resolve("b/outbox"), null, clock, metrics,
+                db.replicas("replica-b", clock)), clock, false, metrics, db.replicas("replica-b", clock), db)) {
+            awaitTrue(() -> listening() >= 1, "b listens for signals");
+            wb.start();
+            a.accept("d-1", "issue_comment", body(1), "acme/shop#1");
+            b.accept("d-2", "issue_comment", body(1), "acme/shop#1");
+            awaitTrue(() -> metrics.counterValue(ServerMetrics.DELIVERY_WAITS) == 1, "d-2 waits for d-1");
+            assertEquals(1, handledD2.getCount(), "not before d-1");
+
+            assertInstanceOf(DeliveryQueue.Turn.Mine.class, a.take(onA.get(0), clock.instant()));
+            db.run(() -> {
+                a.done(onA.get(0));
+                return null;
+            });
+            assertTrue(handledD2.await(30, java.util.concurrent.TimeUnit.SECONDS), "taken up on a's signal");
+        }
+    }
+
+    /** The connections listening for the replicas' signals. */
+    private long listening() {
+        return db.autoCommit(c -> {
+            try (java.sql.PreparedStatement s = c.prepareStatement("SELECT count(*) FROM pg_stat_activity "
+                    + "WHERE query = 'LISTEN agentx_line_freed' AND datname = current_database()");
+                 java.sql.ResultSet r = s.executeQuery()) {
+                r.next();
+                return r.getLong(1);
+            }
+        });
+    }
+
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        for (int i = 0; i < 300 && !condition.getAsBoolean(); i++) {
+            Thread.sleep(100);
+        }
+        assertTrue(condition.getAsBoolean(), what + " within 30 s");
+    }
+
+    /**
      * Two deliveries of one issue acknowledged at the same moment: their request threads hand them
      * to the worker in either order. Handed over the later first, the line waits for the earlier (the
      * queue takes the later only after it), and takes the earlier as soon as it is handed over.

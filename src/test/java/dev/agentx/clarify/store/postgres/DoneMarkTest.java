@@ -1,6 +1,8 @@
 package dev.agentx.clarify.store.postgres;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.support.TestPostgres;
 import java.sql.Connection;
@@ -28,7 +30,10 @@ class DoneMarkTest {
             }
             try (PreparedStatement s = c.prepareStatement(PgDeliveryQueue.DONE_MARK)) {
                 PgDeliveryQueue.markBinder(seq, "r1", "processed", null, Instant.now()).bind(new Pipeline.Params(s, c));
-                assertEquals(1, s.executeUpdate());
+                try (ResultSet marked = s.executeQuery()) {
+                    assertTrue(marked.next(), "the row marked");
+                    assertFalse(marked.getBoolean(1), "no later delivery of its line waited for it");
+                }
             }
             try (PreparedStatement s = c.prepareStatement("SHOW synchronous_commit"); ResultSet r = s.executeQuery()) {
                 r.next();
