@@ -69,6 +69,9 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     /** Leases among the replicas: whose turn it is to vacuum the queue. */
     private final PgReplicas turns;
     private volatile Consumer<Queued> listener = q -> { };
+    /** Told of the lines other replicas freed ({@link #onLineFreed}), once this replica listens. */
+    private volatile Consumer<String> lineFreed;
+    private final AtomicBoolean listening = new AtomicBoolean();
     /** Deliveries waiting for their insert ({@link #accept}), and whether a thread is inserting. */
     private final Queue<Arrival> arrivals = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean inserting = new AtomicBoolean();
@@ -387,6 +390,8 @@ public final class PgDeliveryQueue implements DeliveryQueue {
             open.add(q.seq());
         } else if (turn instanceof Turn.Gone) {
             close(q.seq());
+        } else if (turn instanceof Turn.Wait) {
+            listenOnce();
         }
         return turn;
     }
@@ -559,9 +564,21 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         }
     }
 
+    /**
+     * Listens from this replica's first wait for another's delivery on ({@link #listenOnce}): a
+     * server alone on its database never waits, and keeps no connection open for it.
+     */
     @Override
-    public void onLineFreed(java.util.function.Consumer<String> listener) {
-        db.listen(LINE_FREED, listener);
+    public void onLineFreed(Consumer<String> listener) {
+        lineFreed = listener;
+    }
+
+    /** Starts listening for {@link #LINE_FREED} if not yet: the wait that starts it may miss its signal. */
+    private void listenOnce() {
+        Consumer<String> listener = lineFreed;
+        if (listener != null && listening.compareAndSet(false, true)) {
+            db.listen(LINE_FREED, listener);
+        }
     }
 
     /** One delivery as {@link #recent} lists it; {@code state} is {@code queued}, {@code processed} or {@code failed}. */

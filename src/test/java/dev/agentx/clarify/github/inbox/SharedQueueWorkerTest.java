@@ -197,17 +197,22 @@ class SharedQueueWorkerTest {
         PgDeliveryQueue b = db.deliveries("replica-b", clock);
         List<DeliveryQueue.Queued> onA = new ArrayList<>();
         a.onQueued(onA::add);
+        java.util.concurrent.CountDownLatch handledD0 = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch handledD2 = new java.util.concurrent.CountDownLatch(1);
-        DeliveryProcessor processor = TestProcessors.of((d, payload, progress, save) -> handledD2.countDown());
+        DeliveryProcessor processor = TestProcessors.of((d, payload, progress, save) ->
+                (d.id().equals("d-0") ? handledD0 : handledD2).countDown());
         ServerMetrics metrics = ServerMetrics.create();
         try (Worker wb = new Worker(b, processor, new Outbox(dir.resolve("b/outbox"), null, clock, metrics,
                 db.replicas("replica-b", clock)), clock, false, metrics, db.replicas("replica-b", clock), db)) {
-            awaitTrue(() -> listening() >= 1, "b listens for signals");
             wb.start();
+            b.accept("d-0", "issue_comment", body(2), "acme/shop#2");
+            assertTrue(handledD0.await(30, java.util.concurrent.TimeUnit.SECONDS), "d-0 processed");
+            assertEquals(0, listening(), "no connection listens while the replica has not waited");
             a.accept("d-1", "issue_comment", body(1), "acme/shop#1");
             b.accept("d-2", "issue_comment", body(1), "acme/shop#1");
             awaitTrue(() -> metrics.counterValue(ServerMetrics.DELIVERY_WAITS) == 1, "d-2 waits for d-1");
             assertEquals(1, handledD2.getCount(), "not before d-1");
+            awaitTrue(() -> listening() >= 1, "b listens for signals from its first wait on");
 
             assertInstanceOf(DeliveryQueue.Turn.Mine.class, a.take(onA.get(0), clock.instant()));
             db.run(() -> {

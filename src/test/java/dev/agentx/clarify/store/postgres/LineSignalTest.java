@@ -41,11 +41,6 @@ class LineSignalTest {
             db.beat("replica-b");
             BlockingQueue<String> freed = new LinkedBlockingQueue<>();
             b.onLineFreed(freed::add);
-            // the listener's connection opens on its own thread: signal until it hears one
-            do {
-                db.signal(PgDeliveryQueue.LINE_FREED, "probe");
-            } while (!"probe".equals(freed.poll(100, TimeUnit.MILLISECONDS)));
-            freed.clear();
 
             a.accept("d-1", "issue_comment", body("1"), "acme/shop#1");
             a.accept("d-2", "issue_comment", body("2"), "acme/shop#2");
@@ -54,6 +49,11 @@ class LineSignalTest {
             b.accept("d-5", "issue_comment", body("5"), "acme/shop#3");
             assertEquals("replica-a", assertInstanceOf(Turn.Wait.class, b.take(onB.get(0), clock.instant())).holder());
             assertInstanceOf(Turn.Wait.class, b.take(onB.get(1), clock.instant()));
+            // b listens from its first wait on, on a connection its own thread opens: signal until it hears
+            do {
+                db.signal(PgDeliveryQueue.LINE_FREED, "probe");
+            } while (!"probe".equals(freed.poll(100, TimeUnit.MILLISECONDS)));
+            freed.clear();
 
             // nobody waits for d-2: done without a signal
             assertInstanceOf(Turn.Mine.class, a.take(onA.get(1), clock.instant()));
