@@ -451,10 +451,13 @@ public final class Worker implements AutoCloseable {
      */
     private void retakeAt(Line line, Instant when) {
         ScheduledExecutorService t = ticker;
-        long delay = Duration.between(clock.instant(), when).toMillis();
-        if (t == null || synchronous || delay >= TICK.toMillis()) {
+        Duration wait = Duration.between(clock.instant(), when);
+        if (t == null || synchronous || wait.compareTo(TICK) >= 0) {
             return;
         }
+        // rounded up, and a millisecond more: the scheduler keeps its own time, and a wake-up a hair
+        // before the clock reaches the time finds the line not due and leaves it to the next tick
+        long delayMicros = Math.max(0, (wait.toNanos() + 999) / 1000) + 1000;
         try {
             t.schedule(() -> {
                 boolean start;
@@ -464,7 +467,7 @@ public final class Worker implements AutoCloseable {
                 if (start) {
                     dispatch(line);
                 }
-            }, Math.max(delay, 1), TimeUnit.MILLISECONDS);
+            }, delayMicros, TimeUnit.MICROSECONDS);
         } catch (RejectedExecutionException e) {
             // stopping: what is left stays queued for the next start or another replica
         }
