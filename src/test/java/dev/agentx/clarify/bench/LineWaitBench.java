@@ -7,12 +7,12 @@ import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.postgres.PgDeliveryQueue;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import dev.agentx.clarify.support.ForwardingDeliveryQueue;
 import dev.agentx.clarify.support.TestPostgres;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,8 +20,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.LongPredicate;
 
 /**
  * How long a delivery waits for the earlier delivery of its issue that another replica holds: from
@@ -145,70 +143,9 @@ public final class LineWaitBench {
     }
 
     /** The queue without its signals: the worker looks again at its own pace. */
-    private record NoSignals(DeliveryQueue queue) implements DeliveryQueue {
-        @Override
-        public void onQueued(Consumer<Queued> listener) {
-            queue.onQueued(listener);
-        }
-
-        @Override
-        public Accepted accept(String id, String event, byte[] body, String key) {
-            return queue.accept(id, event, body, key);
-        }
-
-        @Override
-        public boolean received(String id) {
-            return queue.received(id);
-        }
-
-        @Override
-        public List<Queued> queued() {
-            return queue.queued();
-        }
-
-        @Override
-        public List<Queued> adoptable(Instant now) {
-            return queue.adoptable(now);
-        }
-
-        @Override
-        public int size() {
-            return queue.size();
-        }
-
-        @Override
-        public Turn take(Queued q, Instant now) {
-            return queue.take(q, now);
-        }
-
-        @Override
-        public void saveProgress(Queued q, Progress p) {
-            queue.saveProgress(q, p);
-        }
-
-        @Override
-        public LongPredicate syncDone() {
-            return queue.syncDone();
-        }
-
-        @Override
-        public void done(Queued q) {
-            queue.done(q);
-        }
-
-        @Override
-        public void fail(Queued q, String why) {
-            queue.fail(q, why);
-        }
-
-        @Override
-        public void prune() {
-            queue.prune();
-        }
-
-        @Override
-        public void tidy() {
-            queue.tidy();
+    private static final class NoSignals extends ForwardingDeliveryQueue {
+        NoSignals(DeliveryQueue queue) {
+            super(queue);
         }
     }
 }
