@@ -8,6 +8,7 @@ import dev.agentx.clarify.github.recovery.DeliveryRecovery;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.render.Visible;
+import dev.agentx.clarify.store.RecoveryPosition;
 import dev.agentx.clarify.store.files.DataDirectory;
 import dev.agentx.clarify.store.files.FileDeliveryLog;
 import dev.agentx.clarify.store.postgres.PgDeliveryQueue;
@@ -51,7 +52,7 @@ final class DeliveriesCommand implements Runnable {
         }
         Path data = EnvFile.dataDir(ctx.env, ctx.cwd);
         String url = databaseUrl != null ? databaseUrl : ctx.env.get("AGENTX_DATABASE_URL");
-        DeliveryRecovery.Memory recoveryFile = DeliveryRecovery.Memory.file(data.resolve(DataDirectory.RECOVERY));
+        RecoveryPosition recoveryFile = RecoveryPosition.file(data.resolve(DataDirectory.RECOVERY));
         List<FileDeliveryLog.Entry> shown;
         int total;
         String where;
@@ -59,8 +60,8 @@ final class DeliveriesCommand implements Runnable {
             // on PostgreSQL the deliveries are rows every replica shares
             try (PostgresDatabase db = ServerStore.openDatabase(url, ctx.env, 1)) {
                 // what the pass of whichever replica held the recovery lease asked for
-                Set<String> recovered = DeliveryRecovery.asked(DeliveryRecovery.Memory.shared(db.notes(ctx.clock),
-                        recoveryFile)).keySet();
+                Set<String> recovered = DeliveryRecovery.asked(RecoveryPosition.note(db.notes(ctx.clock))
+                        .or(recoveryFile)).keySet();
                 PgDeliveryQueue.Listing listing = db.deliveries("cli", ctx.clock).recent(limit);
                 total = listing.total();
                 shown = listing.rows().stream().map(r -> new FileDeliveryLog.Entry(r.id(), r.event(), r.receivedAt(),

@@ -33,6 +33,7 @@ import dev.agentx.clarify.store.CommentLinks;
 import dev.agentx.clarify.store.DashboardSessions;
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.Notes;
+import dev.agentx.clarify.store.RecoveryPosition;
 import dev.agentx.clarify.store.Replicas;
 import dev.agentx.clarify.store.RepositoryState;
 import dev.agentx.clarify.store.UnitOfWork;
@@ -157,9 +158,9 @@ public final class GitHubMode implements AutoCloseable {
                 : new IssueMirror(outbox, actors, clock, shared, database);
         // received by this server (on PostgreSQL: by any replica on the same database)
         // where the passes stopped: on PostgreSQL shared, so the replica holding the lease goes on from any's pass
-        DeliveryRecovery.Memory recoveryMemory = DeliveryRecovery.Memory.file(files.recoveryFile());
-        this.recovery = new DeliveryRecovery(github, inbox::received, database == null ? recoveryMemory
-                : DeliveryRecovery.Memory.shared(shared, recoveryMemory), clock, metrics,
+        RecoveryPosition recoveryFile = RecoveryPosition.file(files.recoveryFile());
+        this.recovery = new DeliveryRecovery(github, inbox::received, database == null ? recoveryFile
+                : RecoveryPosition.note(shared).or(recoveryFile), clock, metrics,
                 DeliveryRecovery.standardBackoff());
         RepositoryMonitor monitor = options.monitor();
         RepositoryMonitor timed = new CoalescingMonitor(repo -> {

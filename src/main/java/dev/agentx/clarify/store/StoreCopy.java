@@ -135,11 +135,8 @@ public final class StoreCopy {
         /** Hands issue states over to the server that will use this store, so it posts nothing again. */
         void handOver(String repo, SortedMap<Integer, String> states);
 
-        /** The recovery pass's document, if this store holds one ({@link Notes#RECOVERY}). */
-        Optional<String> recovery();
-
-        /** Stores the recovery pass's document, as JSON text. */
-        void handOverRecovery(String json);
+        /** Where the recovery pass stopped, as this store keeps it. */
+        RecoveryPosition recovery();
 
         @Override
         void close();
@@ -231,19 +228,19 @@ public final class StoreCopy {
     }
 
     private static Recovery handOverRecovery(Side source, Side destination) {
-        Optional<String> position;
+        Optional<JsonNode> position;
         try {
-            position = source.recovery();
+            position = source.recovery().read();
         } catch (UncheckedIOException e) {
             return Recovery.UNREADABLE_AT_SOURCE;
         }
         if (position.isEmpty()) {
             return Recovery.NONE_AT_SOURCE;
         }
-        if (destination.recovery().isPresent()) {
+        if (destination.recovery().read().isPresent()) {
             return Recovery.DESTINATION_HOLDS_ONE;
         }
-        destination.handOverRecovery(position.get());
+        destination.recovery().write(position.get());
         return Recovery.HANDED_OVER;
     }
 
@@ -342,21 +339,8 @@ public final class StoreCopy {
                 }
 
                 @Override
-                public Optional<String> recovery() {
-                    Path file = dir.recoveryFile();
-                    if (!java.nio.file.Files.exists(file)) {
-                        return Optional.empty();
-                    }
-                    try {
-                        return Optional.of(JsonSupport.shared().readTree(file.toFile()).toString());
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(file + " is not JSON: " + e.getMessage(), e);
-                    }
-                }
-
-                @Override
-                public void handOverRecovery(String json) {
-                    AtomicFiles.write(dir.recoveryFile(), json.getBytes(StandardCharsets.UTF_8));
+                public RecoveryPosition recovery() {
+                    return RecoveryPosition.file(dir.recoveryFile());
                 }
 
                 @Override
@@ -395,17 +379,8 @@ public final class StoreCopy {
             }
 
             @Override
-            public Optional<String> recovery() {
-                return notes.get(Notes.RECOVERY, JsonNode.class).map(Object::toString);
-            }
-
-            @Override
-            public void handOverRecovery(String json) {
-                try {
-                    notes.put(Notes.RECOVERY, JsonSupport.shared().readTree(json));
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e); // read as JSON from the source just before
-                }
+            public RecoveryPosition recovery() {
+                return RecoveryPosition.note(notes);
             }
 
             @Override

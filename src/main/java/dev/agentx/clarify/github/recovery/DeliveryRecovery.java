@@ -2,16 +2,11 @@ package dev.agentx.clarify.github.recovery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.metrics.ServerMetrics;
-import dev.agentx.clarify.store.Notes;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.agentx.clarify.store.RecoveryPosition;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * redelivery keeps its GUID, so the inbox's dedupe keeps it exactly once even when GitHub's
  * record is stale (a delivery it marks failed because the 202 came late is already received here
  * and is not asked for). Where the pass stopped, and the GUIDs it asked for (one is asked for again
- * after an hour if it still has not arrived), are kept in its {@link Memory} (the data dir's
+ * after an hour if it still has not arrived), are kept in its {@link RecoveryPosition} (the data dir's
  * {@code recovery.json}; on PostgreSQL a note every replica shares), so a restart, or another
  * replica taking the pass over, does not rescan three days, and {@code agentx deliveries} can tell
  * what was recovered.
@@ -53,73 +48,6 @@ public final class DeliveryRecovery {
     public record Report(int listed, int missing, int requested, int failed, boolean complete) {
     }
 
-    /**
-     * Where the passes keep where they stopped and the GUIDs they asked for, as one JSON document:
-     * {@code {"checkedThrough": instant, "asked": {guid: instant}}}.
-     */
-    public interface Memory {
-        /** The document last written, if any. */
-        Optional<JsonNode> read();
-
-        void write(JsonNode state);
-
-        /** A file of the data dir ({@code recovery.json}), replaced whole at each write. */
-        static Memory file(Path file) {
-            return new Memory() {
-                @Override
-                public Optional<JsonNode> read() {
-                    if (!Files.exists(file)) {
-                        return Optional.empty();
-                    }
-                    try {
-                        return Optional.of(JsonSupport.shared().readTree(file.toFile()));
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(file + " cannot be read: " + e.getMessage(), e);
-                    }
-                }
-
-                @Override
-                public void write(JsonNode state) {
-                    try {
-                        AtomicFiles.write(file, JsonSupport.shared().writerWithDefaultPrettyPrinter()
-                                .writeValueAsBytes(state));
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }
-
-                @Override
-                public String toString() {
-                    return file.toString();
-                }
-            };
-        }
-
-        /**
-         * The note {@link Notes#RECOVERY} every replica on one database reads, so the replica that
-         * holds the recovery lease goes on from the last pass of any. Until a pass has written it,
-         * {@code before} is read: the data dir's file of a server that ran on files before.
-         */
-        static Memory shared(Notes notes, Memory before) {
-            return new Memory() {
-                @Override
-                public Optional<JsonNode> read() {
-                    return notes.get(Notes.RECOVERY, JsonNode.class).or(before::read);
-                }
-
-                @Override
-                public void write(JsonNode state) {
-                    notes.put(Notes.RECOVERY, state);
-                }
-
-                @Override
-                public String toString() {
-                    return "the shared note " + Notes.RECOVERY;
-                }
-            };
-        }
-    }
-
     /** Sleeps between retries of a redelivery request; tests pass one that does not. */
     @FunctionalInterface
     public interface Backoff {
@@ -128,17 +56,17 @@ public final class DeliveryRecovery {
 
     private final GitHubGateway github;
     private final Predicate<String> received;
-    private final Memory memory;
+    private final RecoveryPosition position;
     private final Clock clock;
     private final ServerMetrics metrics;
     private final Backoff backoff;
 
     /** @param received whether this server ever received (accepted) the delivery with this GUID */
-    public DeliveryRecovery(GitHubGateway github, Predicate<String> received, Memory memory, Clock clock,
+    public DeliveryRecovery(GitHubGateway github, Predicate<String> received, RecoveryPosition position, Clock clock,
                             ServerMetrics metrics, Backoff backoff) {
         this.github = github;
         this.received = received;
-        this.memory = memory;
+        this.position = position;
         this.clock = clock;
         this.metrics = metrics;
         this.backoff = backoff;
@@ -152,7 +80,7 @@ public final class DeliveryRecovery {
     /** One pass; never throws for GitHub's failures (they end the pass early, to be resumed by the next). */
     public synchronized Report pass() {
         Instant now = clock.instant();
-        State state = load(memory);
+        State state = load(position);
         // a little overlap with the last pass costs nothing: what it saw is received or asked for
         Instant from = state.checkedThrough != null ? state.checkedThrough.minus(IN_FLIGHT) : now.minus(RETENTION);
         Instant settled = now.minus(IN_FLIGHT);
@@ -266,14 +194,14 @@ public final class DeliveryRecovery {
     }
 
     /** The GUIDs the recovery passes asked GitHub to redeliver, with when (empty when nothing was written). */
-    public static Map<String, Instant> asked(Memory memory) {
-        return load(memory).asked;
+    public static Map<String, Instant> asked(RecoveryPosition position) {
+        return load(position).asked;
     }
 
-    private static State load(Memory memory) {
+    private static State load(RecoveryPosition position) {
         State s = new State();
         try {
-            Optional<JsonNode> read = memory.read();
+            Optional<JsonNode> read = position.read();
             if (read.isEmpty()) {
                 return s;
             }
@@ -283,7 +211,7 @@ public final class DeliveryRecovery {
             }
             n.path("asked").fields().forEachRemaining(f -> s.asked.put(f.getKey(), Instant.parse(f.getValue().asText())));
         } catch (RuntimeException e) {
-            LOG.warn("recovery: {} cannot be read ({}); this pass covers GitHub's whole retention window", memory,
+            LOG.warn("recovery: {} cannot be read ({}); this pass covers GitHub's whole retention window", position,
                     e.getMessage());
             return new State();
         }
@@ -297,6 +225,6 @@ public final class DeliveryRecovery {
         }
         ObjectNode asked = n.putObject("asked");
         s.asked.forEach((guid, at) -> asked.put(guid, at.toString()));
-        memory.write(n);
+        position.write(n);
     }
 }

@@ -127,7 +127,7 @@ class DeliveryRecoveryTest {
     private DeliveryRecovery recovery(ServerMetrics metrics) {
         return new DeliveryRecovery(new Hub4jGateway(rig.wiremock.baseUrl(),
                 new AppJwt(String.valueOf(GitHubRig.APP_ID), (RSAPrivateKey) Keys.PAIR.getPrivate(), rig.clock),
-                rig.clock, metrics), guid -> false, DeliveryRecovery.Memory.file(dir.resolve("recovery.json")), rig.clock,
+                rig.clock, metrics), guid -> false, dev.agentx.clarify.store.RecoveryPosition.file(dir.resolve("recovery.json")), rig.clock,
                 metrics, attempt -> { });
     }
 
