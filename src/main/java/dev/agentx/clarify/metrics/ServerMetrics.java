@@ -87,8 +87,8 @@ public final class ServerMetrics {
             + "GitHub for");
     private final Counter redeliveryFailed = counter(REDELIVERY_FAILED, "Redeliveries GitHub refused, or failed "
             + "to take after every retry");
-    private final Counter deliveryWaits = counter(DELIVERY_WAITS, "Times a delivery's turn found an earlier delivery "
-            + "of its issue held by another replica, whose done mark it then waited for");
+    private final Counter deliveryWaits = counter(DELIVERY_WAITS, "Deliveries whose turn found an earlier delivery "
+            + "of their issue held by another replica, whose done mark they then waited for (each once)");
     private final Counter refused = counter(WEBHOOK_REFUSED, "Webhook requests refused before the inbox, by HTTP "
             + "status.", "status");
     private final Counter commands = counter(COMMANDS, "Comment commands run, by type and outcome (accepted, "

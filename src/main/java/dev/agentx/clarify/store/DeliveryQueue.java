@@ -62,9 +62,11 @@ public interface DeliveryQueue {
      * Who is told, on a thread of the store's, that another replica has done with a delivery that
      * one of this server's waited for ({@link Turn.Wait}), by the line's order key: the waiting
      * delivery's turn may have come. A hint to go on sooner; without it the worker looks again
-     * shortly. Nothing to tell with a store only one server uses.
+     * shortly. {@code missed} is told when such signals may have been missed (the store started
+     * or resumed listening for them): every waiting line's turn may have come. Nothing to tell with
+     * a store only one server uses.
      */
-    default void onLineFreed(Consumer<String> listener) {
+    default void onLineFreed(Consumer<String> freed, Runnable missed) {
     }
 
     /**

@@ -253,6 +253,8 @@ public final class WebhookBench {
                     + "PostgreSQL on the same machine, synchronous_commit and fsync on), and so are the deliveries: "
                     + "a 202 waits for the commit of the delivery's row; the outbox in the data dir as always.";
             queueing = "the insert and commit of its row";
+            ackGoal = 15;
+            endToEndGoal = 100;
             if (Integer.getInteger("agentx.bench.replicas", 1) == 2) {
                 store = " (two replicas, repository state in PostgreSQL)";
                 storeNote = "Two servers (replicas) in this JVM, each with its own data dir, on one embedded PostgreSQL "
@@ -792,6 +794,9 @@ public final class WebhookBench {
     /** The second replica, with -Dagentx.bench.replicas=2. */
     private static GitHubMode replica;
     private static String storeNote = "";
+    /** The goals of bench/README.md: ack p99 and end-to-end p99 at 200/s, in ms (files; PostgreSQL sets its own). */
+    private static int ackGoal = 10;
+    private static int endToEndGoal = 50;
 
     private static void report(Warmup warmup, long measuredJit, int rate, int seconds, int saturation, int clients, Run baseSteady, Run appSteady,
                                Run baseSat, Run appSat, EndToEnd e2e, int half, Run appHalf, EndToEnd halfE2e,
@@ -810,8 +815,8 @@ public final class WebhookBench {
                 + "(`/clarify @architect`), answered %d questions later and resolved %d answers after that, so at "
                 + "most %d are open at a time; the monitor pass after every delivery, as `agentx serve` runs it. "
                 + "GitHub API: WireMock in the same JVM. Steady: %d/s for %d s, latency from the intended send time. Saturation: %d "
-                + "deliveries from %d concurrent clients. Goals: ack p99 < 10 ms at 200/s; >= 1,000 deliveries/s.%n%n",
-                LAG, LAG, 2 * LAG, rate, seconds, saturation, clients);
+                + "deliveries from %d concurrent clients. Goals: ack p99 < %d ms at 200/s; >= 1,000 deliveries/s.%n%n",
+                LAG, LAG, 2 * LAG, rate, seconds, saturation, clients, ackGoal);
         List<String> flags = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(a -> a.startsWith("-XX:")).toList();
         String user = System.getProperty("user.name");
@@ -839,8 +844,8 @@ public final class WebhookBench {
                 ratio(aq.p99(), bq.p99()));
         System.out.println("## Webhook end to end: delivery sent to comment POSTed to the stub" + store);
         System.out.println();
-        System.out.printf("During the steady run (%d/s), and a second run at half that rate. Goal: p99 < 50 ms at 200/s. After the saturation run the worker "
-                + "needed %.1f s to work off its backlog (inbox and outbox empty).%n%n", rate, drainSeconds);
+        System.out.printf("During the steady run (%d/s), and a second run at half that rate. Goal: p99 < %d ms at 200/s. After the saturation run the worker "
+                + "needed %.1f s to work off its backlog (inbox and outbox empty).%n%n", rate, endToEndGoal, drainSeconds);
         Stats ah = Stats.ofNanos(appHalf.ackNanos());
         System.out.println("| rate | deliveries | comments missing | p50 | p90 | p99 | max |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- |");

@@ -184,7 +184,7 @@ public final class Worker implements AutoCloseable {
         }
         forgetProgressOfDone(); // those left by a crash after their delivery was done with
         inbox.onQueued(this::submit);
-        inbox.onLineFreed(this::lineFreed);
+        inbox.onLineFreed(this::lineFreed, this::everyLineFreed);
         inbox.queued().forEach(this::submit);
     }
 
@@ -357,6 +357,15 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /**
+     * Signals of lines freed may have been missed (the store began listening for them after a
+     * line's wait was marked, or listens anew after losing its connection): every line waiting for
+     * another replica looks again now.
+     */
+    private void everyLineFreed() {
+        lines.keySet().forEach(this::lineFreed);
+    }
+
     /** Claims the line for a lane if it is idle and due; the caller holds the line's monitor. */
     private boolean claimForLane(Line line, Instant now) {
         return lanes != null && !closed && claim(line, now);
@@ -486,7 +495,7 @@ public final class Worker implements AutoCloseable {
      */
     private Instant process(DeliveryQueue.Queued q) {
         Instant now = clock.instant();
-        waitingElsewhere.remove(q.seq());
+        boolean waitedBefore = waitingElsewhere.remove(q.seq());
         DeliveryQueue.Turn turn = inbox.take(q, now);
         if (turn instanceof DeliveryQueue.Turn.Wait w) {
             // an earlier delivery about the same issue is held by another replica: its line goes first;
@@ -494,7 +503,9 @@ public final class Worker implements AutoCloseable {
             LOG.debug("delivery {} ({}) waits for an earlier delivery of its issue held by replica {}", q.id(),
                     q.event(), w.holder());
             waitingElsewhere.add(q.seq());
-            metrics.deliveryWaited();
+            if (!waitedBefore) {
+                metrics.deliveryWaited(); // a delivery counts once, however often it looks
+            }
             return now.plus(WAIT_ELSEWHERE);
         }
         if (turn instanceof DeliveryQueue.Turn.Gone g) {

@@ -70,7 +70,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     private final PgReplicas turns;
     private volatile Consumer<Queued> listener = q -> { };
     /** Told of the lines other replicas freed ({@link #onLineFreed}), once this replica listens. */
-    private volatile Consumer<String> lineFreed;
+    private volatile LineSignals lineSignals;
     private final AtomicBoolean listening = new AtomicBoolean();
     /** Deliveries waiting for their insert ({@link #accept}), and whether a thread is inserting. */
     private final Queue<Arrival> arrivals = new ConcurrentLinkedQueue<>();
@@ -569,15 +569,24 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      * server alone on its database never waits, and keeps no connection open for it.
      */
     @Override
-    public void onLineFreed(Consumer<String> listener) {
-        lineFreed = listener;
+    public void onLineFreed(Consumer<String> freed, Runnable missed) {
+        lineSignals = new LineSignals(freed, missed);
     }
 
-    /** Starts listening for {@link #LINE_FREED} if not yet: the wait that starts it may miss its signal. */
+    /** Whom {@link #onLineFreed} names. */
+    private record LineSignals(Consumer<String> freed, Runnable missed) {
+    }
+
+    /**
+     * Starts listening for {@link #LINE_FREED} if not yet. The wait that starts it was marked before
+     * the listening connection is open, and its signal may come first: once it listens (and again
+     * each time it listens anew after its connection broke) the worker is told that signals may
+     * have been missed, and looks at its waiting lines again at once.
+     */
     private void listenOnce() {
-        Consumer<String> listener = lineFreed;
-        if (listener != null && listening.compareAndSet(false, true)) {
-            db.listen(LINE_FREED, listener);
+        LineSignals signals = lineSignals;
+        if (signals != null && listening.compareAndSet(false, true)) {
+            db.listen(LINE_FREED, signals.freed(), signals.missed());
         }
     }
 

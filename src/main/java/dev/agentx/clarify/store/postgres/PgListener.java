@@ -13,7 +13,10 @@ import org.slf4j.LoggerFactory;
  * The notifications of one channel ({@code LISTEN}), on a connection of its own outside the pool,
  * handed to a listener on a thread of its own. A connection that breaks is opened again after a
  * pause, and what was notified meanwhile is missed: a notification lets a replica act sooner,
- * never as the only way (whoever listens also looks again after a while).
+ * never as the only way (whoever listens also looks again after a while). So that nothing waits
+ * for a notification sent before the {@code LISTEN}, whoever listens is told each time listening
+ * starts ({@code listening}): from then on every notification arrives, and what it waits for may
+ * have happened already.
  */
 final class PgListener implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PgListener.class);
@@ -31,17 +34,22 @@ final class PgListener implements AutoCloseable {
     private final Connector connector;
     private final String channel;
     private final Consumer<String> listener;
+    private final Runnable listening;
     private final Thread thread;
     private volatile boolean closed;
 
-    /** Starts listening on {@code channel} (an identifier of ours, not user input). */
-    PgListener(Connector connector, String channel, Consumer<String> listener) {
+    /**
+     * Starts listening on {@code channel} (an identifier of ours, not user input); {@code listening}
+     * runs on the listener's thread once the {@code LISTEN} holds, again after each reconnection.
+     */
+    PgListener(Connector connector, String channel, Consumer<String> listener, Runnable listening) {
         if (!channel.matches("[a-z_]+")) {
             throw new IllegalArgumentException("not a channel name: " + channel);
         }
         this.connector = connector;
         this.channel = channel;
         this.listener = listener;
+        this.listening = listening;
         this.thread = new Thread(this::run, "agentx-db:listen-" + channel);
         thread.setDaemon(true);
         thread.start();
@@ -55,6 +63,7 @@ final class PgListener implements AutoCloseable {
                     s.execute("LISTEN " + channel);
                 }
                 warned = false;
+                run(listening);
                 PGConnection pg = c.unwrap(PGConnection.class);
                 while (!closed) {
                     PGNotification[] got = pg.getNotifications(WAIT_MILLIS);
@@ -84,10 +93,14 @@ final class PgListener implements AutoCloseable {
     }
 
     private void deliver(String payload) {
+        run(() -> listener.accept(payload));
+    }
+
+    private void run(Runnable told) {
         try {
-            listener.accept(payload);
+            told.run();
         } catch (RuntimeException e) {
-            LOG.warn("a listener of {} failed on '{}': {}", channel, payload, e.toString(), e);
+            LOG.warn("a listener of {} failed: {}", channel, e.toString(), e);
         }
     }
 

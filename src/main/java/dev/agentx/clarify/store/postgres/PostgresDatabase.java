@@ -351,11 +351,12 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     /**
      * Hands {@code listener} the payload of every notification on {@code channel} ({@code NOTIFY}
      * by any replica), on a thread and a connection of their own, until the database is closed.
-     * Notifications sent while that connection is broken are missed.
+     * Notifications sent while that connection is broken, or before it first listens, are missed;
+     * {@code listening} runs each time it starts to listen, so that the caller can look again.
      */
-    void listen(String channel, java.util.function.Consumer<String> listener) {
+    void listen(String channel, java.util.function.Consumer<String> listener, Runnable listening) {
         // no socket timeout: the connection waits for notifications, and its waits are bounded by the driver
-        listeners.add(new PgListener(() -> ownConnection(0), channel, listener));
+        listeners.add(new PgListener(() -> ownConnection(0), channel, listener, listening));
     }
 
     /**

@@ -202,9 +202,7 @@ class SharedQueueWorkerTest {
         DeliveryProcessor processor = TestProcessors.of((d, payload, progress, save) ->
                 (d.id().equals("d-0") ? handledD0 : handledD2).countDown());
         ServerMetrics metrics = ServerMetrics.create();
-        try (Worker wb = new Worker(b, processor, new Outbox(dir.resolve("b/outbox"), null, clock, metrics,
-                db.replicas("replica-b", clock)), clock, false, metrics, db.replicas("replica-b", clock), db)) {
-            wb.start();
+        try (Worker wb = running("b", b, processor, metrics)) {
             b.accept("d-0", "issue_comment", body(2), "acme/shop#2");
             assertTrue(handledD0.await(30, java.util.concurrent.TimeUnit.SECONDS), "d-0 processed");
             assertEquals(0, listening(), "no connection listens while the replica has not waited");
@@ -214,13 +212,59 @@ class SharedQueueWorkerTest {
             assertEquals(1, handledD2.getCount(), "not before d-1");
             awaitTrue(() -> listening() >= 1, "b listens for signals from its first wait on");
 
-            assertInstanceOf(DeliveryQueue.Turn.Mine.class, a.take(onA.get(0), clock.instant()));
-            db.run(() -> {
-                a.done(onA.get(0));
-                return null;
-            });
+            doneWith(a, onA.get(0));
             assertTrue(handledD2.await(30, java.util.concurrent.TimeUnit.SECONDS), "taken up on a's signal");
         }
+    }
+
+    /**
+     * The signal a waiting line's replica missed (its listening connection was broken when the
+     * other replica sent it) does not leave the line waiting: once the replica listens again its
+     * worker looks at its waiting lines. The clock stands still, so the wait's own end never comes.
+     */
+    @Test
+    void aWaitingLineWhoseSignalWasMissedGoesOnOnceItsReplicaListensAgain() throws Exception {
+        PgDeliveryQueue a = db.deliveries("replica-a", clock);
+        PgDeliveryQueue b = db.deliveries("replica-b", clock);
+        List<DeliveryQueue.Queued> onA = new ArrayList<>();
+        a.onQueued(onA::add);
+        java.util.concurrent.CountDownLatch handledD2 = new java.util.concurrent.CountDownLatch(1);
+        DeliveryProcessor processor = TestProcessors.of((d, payload, progress, save) -> handledD2.countDown());
+        ServerMetrics metrics = ServerMetrics.create();
+        try (Worker wb = running("b", b, processor, metrics)) {
+            a.accept("d-1", "issue_comment", body(1), "acme/shop#1");
+            b.accept("d-2", "issue_comment", body(1), "acme/shop#1");
+            awaitTrue(() -> metrics.counterValue(ServerMetrics.DELIVERY_WAITS) == 1, "d-2 waits for d-1");
+            awaitTrue(() -> listening() == 1, "b listens from its first wait on");
+
+            db.autoCommit(c -> {
+                try (java.sql.Statement s = c.createStatement()) {
+                    return s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = "
+                            + "'LISTEN agentx_line_freed' AND datname = current_database()");
+                }
+            });
+            awaitTrue(() -> listening() == 0, "b's listening connection ended");
+            doneWith(a, onA.get(0)); // its signal reaches nobody
+            assertTrue(handledD2.await(30, java.util.concurrent.TimeUnit.SECONDS),
+                    "taken up once b listens again");
+        }
+    }
+
+    /** A started worker of replica {@code name} over {@code queue}, which listens for the other replicas' signals. */
+    private Worker running(String name, DeliveryQueue queue, DeliveryProcessor processor, ServerMetrics metrics) {
+        Worker w = new Worker(queue, processor, new Outbox(dir.resolve(name + "/outbox"), null, clock, metrics,
+                db.replicas("replica-" + name, clock)), clock, false, metrics, db.replicas("replica-" + name, clock), db);
+        w.start();
+        return w;
+    }
+
+    /** Takes {@code q} on {@code queue} and marks it done in a delivery's transaction, as a worker does. */
+    private void doneWith(PgDeliveryQueue queue, DeliveryQueue.Queued q) {
+        assertInstanceOf(DeliveryQueue.Turn.Mine.class, queue.take(q, clock.instant()));
+        db.run(() -> {
+            queue.done(q);
+            return null;
+        });
     }
 
     /** The connections listening for the replicas' signals. */
