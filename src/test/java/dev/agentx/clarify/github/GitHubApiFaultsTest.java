@@ -119,6 +119,44 @@ class GitHubApiFaultsTest {
         assertEquals(1, landed("POST", COMMENTS).size(), "nothing posted again later");
     }
 
+    static Stream<Arguments> listFaults() {
+        return Stream.of(Arguments.of("502", status(502)),
+                Arguments.of("connection reset", aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)));
+    }
+
+    /**
+     * A comment whose POST failed without an answer is looked for on the issue before it is posted
+     * again; when that list of the issue's comments fails too, the comment waits for the next try
+     * (it is not given up on), and lands once.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("listFaults")
+    void aCommentWhoseLookUpFailsToo_IsTriedAgainAndLandsOnce(String name, ResponseDefinitionBuilder fault) {
+        rig.start();
+        rig.wiremock.stubFor(post(urlPathEqualTo(COMMENTS)).atPriority(1).inScenario("fault")
+                .whenScenarioStateIs(Scenario.STARTED).willReturn(status(502)).willSetStateTo("up"));
+        rig.wiremock.stubFor(post(urlPathEqualTo(COMMENTS)).atPriority(1).inScenario("fault")
+                .whenScenarioStateIs("up").willReturn(status(201).withBody("{\"id\":778}")));
+        rig.wiremock.stubFor(get(urlPathEqualTo(COMMENTS)).atPriority(1).inScenario("list")
+                .whenScenarioStateIs(Scenario.STARTED).willReturn(fault).willSetStateTo("listed"));
+        rig.wiremock.stubFor(get(urlPathEqualTo(COMMENTS)).atPriority(1).inScenario("list")
+                .whenScenarioStateIs("listed").willReturn(okJson("[]")));
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q?")).status());
+        assertEquals(3, rig.mode().pendingEffects(), "the comment failed: it and what follows it wait");
+
+        clock.advance(Duration.ofSeconds(11));
+        rig.mode().drain();
+        assertTrue(rig.requests("GET", COMMENTS).size() >= 1, name + ": looked for the comment");
+        assertEquals(1, rig.requests("POST", COMMENTS).size(), name + ": not posted while the look-up failed");
+        assertEquals(3, rig.mode().pendingEffects(), name + ": the comment still waits, not given up on");
+
+        for (int i = 0; i < 3 && rig.mode().pendingEffects() > 0; i++) {
+            clock.advance(Duration.ofMinutes(11));
+            rig.mode().drain();
+        }
+        assertEveryEffectLandedOnce();
+    }
+
     @Test
     void aResponseSlowerThanTheClientTimeoutIsRetriedWithoutPostingTwice() {
         rig.start();

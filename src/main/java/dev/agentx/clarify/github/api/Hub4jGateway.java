@@ -26,6 +26,7 @@ import org.kohsuke.github.GHAppInstallationToken;
 import org.kohsuke.github.GHContent;
 import org.kohsuke.github.GHEventPayload;
 import org.kohsuke.github.GHIOException;
+import org.kohsuke.github.GHException;
 import org.kohsuke.github.GHIssueComment;
 import org.kohsuke.github.GHUser;
 import org.kohsuke.github.GitHub;
@@ -198,22 +199,34 @@ public final class Hub4jGateway implements GitHubGateway {
     private <T> T call(String what, Call<T> call) {
         try {
             return call.run();
-        } catch (LimitReached e) {
-            throw new GitHubApiException(what + ": " + e.getMessage() + "; retry in " + e.wait.toSeconds() + " s",
-                    e.status, e.wait, true, e);
-        } catch (HttpException e) {
-            int status = e.getResponseCode();
+        } catch (IOException e) {
+            throw failure(what, e);
+        } catch (GHException e) {
+            // a paged list (an issue's comments, a team's members) fails unchecked, around the I/O failure
+            throw e.getCause() instanceof IOException io ? failure(what, io)
+                    : new GitHubApiException(what + ": " + e.getMessage(), -1, null, false, e);
+        }
+    }
+
+    /** The failure of a call, by what hub4j threw: a status, no response, or a rate limit. */
+    private GitHubApiException failure(String what, IOException e) {
+        if (e instanceof LimitReached l) {
+            return new GitHubApiException(what + ": " + l.getMessage() + "; retry in " + l.wait.toSeconds() + " s",
+                    l.status, l.wait, true, l);
+        }
+        if (e instanceof HttpException h) {
+            int status = h.getResponseCode();
             if (status <= 0) {
                 // no response at all (connection reset, empty response): hub4j has no headers for it
-                throw new GitHubApiException(what + ": no response: " + brief(e.getMessage()), -1, null, false, e);
+                return new GitHubApiException(what + ": no response: " + brief(h.getMessage()), -1, null, false, h);
             }
-            throw new GitHubApiException(what + ": HTTP " + status + " " + brief(e.getMessage()), status,
-                    RetryAfter.of(e.getResponseHeaderFields(), clock), false, e);
-        } catch (FileNotFoundException e) {
-            throw new GitHubApiException(what + ": HTTP 404 (not found, or the app lacks access)", 404, null, false, e);
-        } catch (IOException e) {
-            throw new GitHubApiException(what + ": " + e, -1, null, false, e);
+            return new GitHubApiException(what + ": HTTP " + status + " " + brief(h.getMessage()), status,
+                    RetryAfter.of(h.getResponseHeaderFields(), clock), false, h);
         }
+        if (e instanceof FileNotFoundException) {
+            return new GitHubApiException(what + ": HTTP 404 (not found, or the app lacks access)", 404, null, false, e);
+        }
+        return new GitHubApiException(what + ": " + e, -1, null, false, e);
     }
 
     /**
