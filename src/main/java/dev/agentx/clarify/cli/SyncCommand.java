@@ -13,6 +13,7 @@ import dev.agentx.clarify.github.sync.IssueSync;
 import dev.agentx.clarify.github.sync.MirrorSync;
 import dev.agentx.clarify.github.sync.SyncReport;
 import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.logging.LogSetup;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.util.HashMap;
 import java.util.Map;
@@ -77,6 +78,7 @@ final class SyncCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             return ctx.error(ErrorCode.USAGE, e.getMessage().replace("agentx serve cannot start", "agentx sync cannot start"));
         }
+        LogSetup.bridgeJavaUtilLogging(); // the GitHub client's lines in our format
         MirrorSync sync = new MirrorSync(new Hub4jCommentSource(settings.apiUrl(),
                 new AppJwt(settings.appId(), settings.privateKey(), ctx.clock)), settings.dataDir(),
                 LockManager.standard(ctx.clock),

@@ -39,6 +39,22 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
             context.reset();
             new LogSetup().configure(context);
         }
+        bridgeJavaUtilLogging();
+    }
+
+    /**
+     * Sends what libraries log through {@code java.util.logging} (the GitHub client, hub4j) to the
+     * same appender, in the same format and levels, instead of the JDK's own two-line format on
+     * stderr (which would also break {@code AGENTX_LOG_FORMAT=json}'s one object per line). For the
+     * commands that call GitHub; the other commands never load {@code java.util.logging}.
+     */
+    public static void bridgeJavaUtilLogging() {
+        synchronized (LogSetup.class) {
+            if (!org.slf4j.bridge.SLF4JBridgeHandler.isInstalled()) {
+                org.slf4j.bridge.SLF4JBridgeHandler.removeHandlersForRootLogger();
+                org.slf4j.bridge.SLF4JBridgeHandler.install();
+            }
+        }
     }
 
     @Override
