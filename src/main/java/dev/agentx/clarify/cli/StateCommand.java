@@ -57,7 +57,8 @@ final class StateCommand implements Runnable {
             List<String> what = AgentsJson.involvement(a);
             b.append(String.format(format, a.name(), s == null ? "-" : s.status().wire(),
                     s == null || s.issue() == null ? "-" : "#" + s.issue(),
-                    s == null || s.lastActivity() == null ? "-" : s.lastActivity().toString(),
+                    s == null || s.lastActivity() == null ? "-"
+                            : s.lastActivity().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString(),
                     what.isEmpty() ? "-" : cell(what.get(0), width, textAt)).stripTrailing()).append('\n');
             for (String more : what.subList(Math.min(1, what.size()), what.size())) {
                 b.append(String.format(format, "", "", "", "", cell(more, width, textAt)).stripTrailing()).append('\n');

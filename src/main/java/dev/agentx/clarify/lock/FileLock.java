@@ -267,9 +267,7 @@ public final class FileLock {
     private ClarifyException timeout(Path file, int attempts, Observed holder) {
         String who = "";
         if (holder != null && holder.info != null) {
-            LockInfo h = holder.info;
-            who = " It is held by '" + h.agent() + "' (pid " + h.pid() + " on " + h.host() + ", since "
-                    + h.timestamp() + ").";
+            who = " It is held by " + holder.info.holder() + ".";
         }
         return new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Failed to acquire lock for " + file.getFileName()
                 + " after " + attempts + " attempts (" + settings.maxWait().toSeconds() + "s timeout)." + who
@@ -456,8 +454,7 @@ public final class FileLock {
             }
             LockInfo old = judged.info;
             log().warn("took over stale lock {} (was {})", lockPath.getFileName(),
-                    old == null ? "empty" : "agent " + old.agent() + ", pid " + old.pid() + " on " + old.host()
-                            + " since " + old.timestamp());
+                    old == null ? "empty" : "held by " + old.holder());
             Files.deleteIfExists(away);
             sweepTempFiles(lockPath);
             return true;

@@ -27,6 +27,26 @@ public record LockInfo(long pid, Instant timestamp, String agent, String token, 
         return b.append('}').toString().getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * Who holds the lock, for messages: the agent, pid, host and since when, leaving out what the
+     * file does not say (a lock written by another tool may hold only {@code pid, timestamp, agent}).
+     */
+    public String holder() {
+        StringBuilder b = new StringBuilder();
+        b.append(agent == null ? "an unnamed holder" : "'" + agent + "'");
+        StringBuilder detail = new StringBuilder();
+        if (pid >= 0) {
+            detail.append("pid ").append(pid);
+        }
+        if (host != null) {
+            detail.append(detail.isEmpty() ? "" : " ").append("on ").append(host);
+        }
+        if (timestamp != null) {
+            detail.append(detail.isEmpty() ? "" : ", ").append("since ").append(timestamp);
+        }
+        return detail.isEmpty() ? b.toString() : b.append(" (").append(detail).append(')').toString();
+    }
+
     private static void field(StringBuilder b, String name, String value) {
         if (value == null) {
             return;

@@ -146,6 +146,22 @@ class MonitorCliTest {
         assertEquals(0, after.get("stuck").size());
     }
 
+    /** Times are shown to the second, so that the columns line up whatever the clock's fraction; --json keeps them whole. */
+    @Test
+    void stateShowsTimesToTheSecondInItsColumn() throws Exception {
+        clock.advance(Duration.ofMillis(741));
+        ask(42, "engineer", "architect", "API", "REST or gRPC?");
+        ask(43, "reviewer", "engineer", "Tests", "Which suite?");
+        assertEquals("""
+                AGENT     STATUS                ISSUE  LAST ACTIVITY        CLARIFICATIONS
+                architect clarifying            #42    2026-02-26T10:00:00Z answering CLR-42-001 from engineer
+                engineer  clarifying            #43    2026-02-26T10:00:00Z waiting on architect for CLR-42-001
+                                                                            answering CLR-43-001 from reviewer
+                reviewer  blocked-clarification #43    2026-02-26T10:00:00Z waiting on engineer for CLR-43-001
+                """, ok("state").out());
+        assertEquals("2026-02-26T10:00:00.741Z", okJson("state").get("agents").get(2).get("lastActivity").asText());
+    }
+
     @Test
     void hookSetsTheStatusAndStateShowsWhatEachWaitsOnAndAnswers() throws Exception {
         Run start = ok("hook", "start", "--agent", "Engineer", "--issue", "42");

@@ -184,6 +184,18 @@ class FileLockTest {
         assertEquals("their-token", json.readValue(Files.readAllBytes(lockFile), LockInfo.class).token());
     }
 
+    /** A lock with only the protocol's fields (pid, timestamp, agent), as another tool may write it. */
+    @Test
+    void aTimeoutNamesTheHolderOfALockWithOnlyTheProtocolsFields() throws Exception {
+        Instant at = clock.instant().minusSeconds(1);
+        Files.writeString(lockFile, "{\"pid\":4242,\"timestamp\":\"" + at + "\",\"agent\":\"architect\"}");
+        Files.setLastModifiedTime(lockFile, FileTime.from(at));
+        ClarifyException e = assertThrows(ClarifyException.class, () -> locks.withLock(ledger, "engineer", () -> null));
+        assertEquals(ErrorCode.LOCK_TIMEOUT, e.code());
+        assertTrue(e.getMessage().contains("It is held by 'architect' (pid 4242, since " + at + ")."), e.getMessage());
+        assertFalse(e.getMessage().contains("null"), e.getMessage());
+    }
+
     @Test
     void emptyLockFileIsJudgedByItsAge() throws Exception {
         Files.createFile(lockFile);
