@@ -6,6 +6,7 @@ import dev.agentx.clarify.github.inbox.AckPriority;
 import dev.agentx.clarify.github.inbox.Worker;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.http.HttpServerDefaults;
+import dev.agentx.clarify.http.MethodNotAllowed;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.InboundDelivery;
@@ -92,12 +93,12 @@ public final class WebhookServer implements AutoCloseable {
                 if (method.equals(HandlerType.POST)) {
                     cfg.routes.addHttpHandler(method, path, this::webhook);
                 } else {
-                    cfg.routes.addHttpHandler(method, path, ctx -> notAllowed(ctx, "POST"));
+                    cfg.routes.addHttpHandler(method, path, ctx -> MethodNotAllowed.answer(ctx, "POST"));
                 }
                 if (method.equals(HandlerType.GET)) {
                     cfg.routes.addHttpHandler(method, HEALTH_PATH, this::health);
                 } else if (!method.equals(HandlerType.HEAD)) {
-                    cfg.routes.addHttpHandler(method, HEALTH_PATH, ctx -> notAllowed(ctx, "GET"));
+                    cfg.routes.addHttpHandler(method, HEALTH_PATH, ctx -> MethodNotAllowed.answer(ctx, "GET"));
                 }
             }
             extraRoutes.forEach(r -> r.accept(cfg.routes));
@@ -127,10 +128,6 @@ public final class WebhookServer implements AutoCloseable {
         ctx.status(status).contentType("text/plain; charset=utf-8").result(message + "\n");
     }
 
-    private static void notAllowed(Context ctx, String allow) {
-        ctx.header("Allow", allow);
-        reply(ctx, 405, ctx.method() + " is not allowed here; use " + allow);
-    }
 
     /** The liveness answer, on this port and on the management port. */
     public String healthBody() {

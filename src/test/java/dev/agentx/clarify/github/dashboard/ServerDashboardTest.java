@@ -175,6 +175,12 @@ class ServerDashboardTest {
             String stateCookie = cookie(start, ServerDashboard.STATE);
             assertEquals(400, fetch(port, "/dashboard/callback?code=code-alice&state=made-up", stateCookie).statusCode());
             assertEquals(400, fetch(port, "/dashboard/callback?code=code-alice&state=made-up", null).statusCode());
+            // the pages only read: any other method is refused as such, whoever asks
+            HttpResponse<String> post = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + "/dashboard/Codertocat/Hello-World")).header("Cookie", alice)
+                    .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(405, post.statusCode());
+            assertEquals("GET", post.headers().firstValue("Allow").orElse(""));
         }
     }
 
