@@ -63,7 +63,7 @@ final class PgListener implements AutoCloseable {
                     s.execute("LISTEN " + channel);
                 }
                 warned = false;
-                run(listening);
+                tell(listening);
                 PGConnection pg = c.unwrap(PGConnection.class);
                 while (!closed) {
                     PGNotification[] got = pg.getNotifications(WAIT_MILLIS);
@@ -93,10 +93,11 @@ final class PgListener implements AutoCloseable {
     }
 
     private void deliver(String payload) {
-        run(() -> listener.accept(payload));
+        tell(() -> listener.accept(payload));
     }
 
-    private void run(Runnable told) {
+    /** Runs what tells the listener, which may fail without ending the listening. */
+    private void tell(Runnable told) {
         try {
             told.run();
         } catch (RuntimeException e) {
