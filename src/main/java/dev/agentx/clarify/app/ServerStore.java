@@ -52,16 +52,7 @@ public final class ServerStore {
     public static Opened open(Path root, Clock clock, String url, String repo, Map<String, String> env) {
         PostgresDatabase db = openDatabase(url, env, 2);
         try {
-            String chosen = repo;
-            if (chosen == null) {
-                List<String> repos = db.repositories();
-                if (repos.size() != 1) {
-                    throw new ClarifyException(ErrorCode.USAGE, repos.isEmpty() ? db.describe() + " holds no "
-                            + "repository yet." : "--repo OWNER/NAME is needed: " + db.describe() + " holds "
-                            + String.join(", ", repos) + ".");
-                }
-                chosen = repos.get(0);
-            }
+            String chosen = chosen(db, repo);
             LockManager locks = LockManager.standard(clock);
             LocalMode local = new LocalMode(root, clock, locks, db.repository(chosen), new HumanChannel(),
                     ConfigLoader.load(root.resolve(".agentx").resolve("config.toml")), env);
@@ -70,5 +61,32 @@ public final class ServerStore {
             db.close();
             throw e;
         }
+    }
+
+    /**
+     * The repository to read: {@code repo} as the database spells it (GitHub's names are not case
+     * sensitive), or with no {@code repo} the only one it holds. A name it holds nothing of is a
+     * USAGE error listing what it holds, never an empty answer that reads as "nothing open".
+     */
+    private static String chosen(PostgresDatabase db, String repo) {
+        List<String> repos = db.repositories();
+        if (repo != null) {
+            if (repos.contains(repo)) {
+                return repo;
+            }
+            List<String> alike = repos.stream().filter(r -> r.equalsIgnoreCase(repo)).toList();
+            if (alike.size() == 1) {
+                return alike.get(0);
+            }
+            throw new ClarifyException(ErrorCode.USAGE, "--repo " + repo + ": " + db.describe() + " holds nothing of "
+                    + "that repository" + (repos.isEmpty() ? " (it holds no repository yet)." : "; it holds "
+                    + String.join(", ", repos) + "."));
+        }
+        if (repos.size() != 1) {
+            throw new ClarifyException(ErrorCode.USAGE, repos.isEmpty() ? db.describe() + " holds no "
+                    + "repository yet." : "--repo OWNER/NAME is needed: " + db.describe() + " holds "
+                    + String.join(", ", repos) + ".");
+        }
+        return repos.get(0);
     }
 }

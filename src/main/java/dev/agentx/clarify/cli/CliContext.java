@@ -7,6 +7,7 @@ import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.render.Ansi;
+import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -160,7 +161,8 @@ public final class CliContext {
     }
 
     /** Prints an error: its code and message on stderr; with --json also the error object on stdout. */
-    public int error(ErrorCode code, String message) {
+    public int error(ErrorCode code, String raw) {
+        String message = DatabaseUrl.redact(raw); // an argument quoted back may be a URL with its password
         if (jsonOutput) {
             ObjectNode root = mapper().createObjectNode();
             ObjectNode e = root.putObject("error");

@@ -4,6 +4,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -193,7 +194,9 @@ final class Commands {
         public int handleParseException(CommandLine.ParameterException ex, String[] args) {
             CommandLine c = ex.getCommandLine();
             String help = "Try '" + c.getCommandSpec().qualifiedName() + " --help' for usage and examples.";
-            String message = ex.getMessage();
+            // picocli quotes what it could not match: a database URL given to a command that takes none
+            // would show its password
+            String message = DatabaseUrl.redact(ex.getMessage());
             if (ex instanceof CommandLine.UnmatchedArgumentException u) {
                 List<String> near = nearest(u.getUnmatched().isEmpty() ? "" : u.getUnmatched().get(0), u.getSuggestions());
                 if (!near.isEmpty()) {

@@ -22,27 +22,31 @@ final class MonitorCommand implements Runnable {
 
     @Override
     public void run() {
-        if (ctx.onDatabase()) {
-            // the server's monitor acts on its repositories; from here only look
-            ctx.err.println("note: --database-url only reads: this lists what a monitor pass would act on; the "
-                    + "server's own monitor acts.");
-            ctx.err.flush();
-            ClarifyStaleCommand.print(ctx, ctx.local().monitor().check());
+        boolean readOnly = ctx.onDatabase();
+        // over the server's database the server's own monitor acts: from here only say what a pass would do
+        MonitorReport r = readOnly ? ctx.local().monitor().plan() : ctx.local().monitor().run();
+        if (ctx.json()) {
+            com.fasterxml.jackson.databind.node.ObjectNode out = MonitorOutput.report(ctx, r);
+            if (readOnly) {
+                out.put("readOnly", true);
+            }
+            ctx.printJson(out);
             return;
         }
-        MonitorReport r = ctx.local().monitor().run();
-        if (ctx.json()) {
-            ctx.printJson(MonitorOutput.report(ctx, r));
-            return;
+        if (readOnly) {
+            ctx.err.println("note: --database-url only reads: these are the actions a monitor pass would take now; "
+                    + "the server's own monitor takes them.");
+            ctx.err.flush();
         }
         for (MonitorAction a : r.actions()) {
-            ctx.out.println(a.describe());
+            ctx.out.println(readOnly ? "would act: " + a.describe() : a.describe());
         }
         int ledgers = ctx.local().ledgers().issues().size();
         String checked = r.active() + " active clarification" + (r.active() == 1 ? "" : "s") + " in " + ledgers
                 + " ledger" + (ledgers == 1 ? "" : "s");
+        String actions = r.actions().size() + " action" + (r.actions().size() == 1 ? "" : "s");
         ctx.out.println(r.actions().isEmpty() ? "Nothing to do: checked " + checked + "."
-                : r.actions().size() + " action" + (r.actions().size() == 1 ? "" : "s") + "; checked " + checked + ".");
+                : actions + (readOnly ? " a pass would take" : "") + "; checked " + checked + ".");
         ctx.out.flush();
         for (String w : r.warnings()) {
             ctx.err.println("warning: " + w);

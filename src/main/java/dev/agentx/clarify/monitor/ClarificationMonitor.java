@@ -78,6 +78,36 @@ public final class ClarificationMonitor {
         return Detector.detect(scan.active(), now, order, scan.problems());
     }
 
+    /**
+     * What {@link #run()} would do now, without doing it, for a reader that may not act (the
+     * server's database, read from the CLI): a stale record would be marked and its target asked
+     * again, one stale a second time, a stuck one and each deadlock's victim escalated. Whether the
+     * target's channel would answer at once cannot be known without asking it.
+     */
+    public MonitorReport plan() {
+        Findings f = check();
+        List<MonitorAction> actions = new ArrayList<>();
+        for (Findings.Stale s : f.stale()) {
+            switch (s.phase()) {
+                case OVERDUE -> actions.add(new MonitorAction.MarkedStale(s.issue(), s.record().id(), s.why(),
+                        "would ask " + s.record().to() + " again"));
+                case SECOND_TIMEOUT -> actions.add(new MonitorAction.Escalated(s.issue(), s.record().id(), Cause.STALE,
+                        s.why()));
+                case WAITING -> {
+                    // asked again already; the second timeout has not come
+                }
+                default -> throw new IllegalStateException("unknown phase " + s.phase());
+            }
+        }
+        for (Findings.Stuck s : f.stuck()) {
+            actions.add(new MonitorAction.Escalated(s.issue(), s.record().id(), Cause.STUCK, s.why()));
+        }
+        for (Deadlock d : f.deadlocks()) {
+            actions.add(new MonitorAction.Escalated(d.victim().issue(), d.victim().id(), Cause.DEADLOCK, d.why()));
+        }
+        return new MonitorReport(f.active(), actions, f.warnings(), List.of());
+    }
+
     /** One pass: look, then act. */
     public MonitorReport run() {
         Instant now = now();

@@ -178,6 +178,39 @@ class MonitorScenariosTest {
 
     // ---- stuck ---------------------------------------------------------------------------------
 
+    /** What a pass would do, as the CLI shows it over the server's database: what the pass then does, nothing done. */
+    @Test
+    void aPlanNamesWhatThePassThenDoesAndChangesNothing() {
+        String stale = ask(42, "engineer", "architect", "Auth", "Which auth method?", true);
+        clock.set(Instant.parse("2026-02-26T10:31:00Z"));
+        MonitorReport planned = monitor.plan();
+        assertEquals(Status.PENDING, record(stale).status(), "a plan changes nothing");
+        assertEquals(1, channel.asked.size(), "and asks nobody");
+        assertEquals(List.of("stale " + stale), signature(planned));
+        assertEquals(signature(planned), signature(monitor.run()));
+
+        clock.set(Instant.parse("2026-02-26T11:02:00Z"));
+        planned = monitor.plan();
+        assertEquals(List.of("escalated " + stale + " stale"), signature(planned), "the second timeout");
+        assertEquals(signature(planned), signature(monitor.run()));
+
+        String stuck = ask(5, "engineer", "architect", "Retries", "How many times should the client retry?", true);
+        engine.execute(new ClarifyCommand.Answer(stuck, null, "Use the defaults of the HTTP library."));
+        engine.execute(new ClarifyCommand.FollowUp(stuck, null, "How many times should the client retry??"));
+        ask(1, "engineer", "architect", "API shape", "REST or gRPC?", true);
+        ask(1, "architect", "engineer", "Team skills", "Does the team know protobuf?", true);
+        planned = monitor.plan();
+        assertEquals(List.of("stuck", "deadlock"), planned.actions().stream()
+                .map(a -> ((MonitorAction.Escalated) a).cause().wire()).toList(), planned.actions().toString());
+        assertEquals(signature(planned), signature(monitor.run()));
+        assertTrue(monitor.plan().actions().isEmpty());
+    }
+
+    private static List<String> signature(MonitorReport report) {
+        return report.actions().stream().map(a -> a.kind() + " " + a.id()
+                + (a instanceof MonitorAction.Escalated e ? " " + e.cause().wire() : "")).toList();
+    }
+
     @Test
     void aRepeatedQuestionIsStuckAndEscalatedWithWhy() {
         String id = ask(5, "engineer", "architect", "Retries", "How many times should the client retry a failed call?",

@@ -1,8 +1,11 @@
 package dev.agentx.clarify.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestPostgres;
 import dev.agentx.clarify.support.TestRoot;
@@ -72,9 +75,9 @@ class StoreCopyTest {
             Run fromDatabase = ok(cwd, database);
             assertEquals(fromFiles.out(), fromDatabase.out(), String.join(" ", command));
         }
-        // monitor only looks: it lists what clarify stale lists, and changes nothing
+        // monitor only looks: nothing to do yet
         Run monitor = ok(cwd, "monitor", "--database-url", db.url(), "--repo", "acme/shop");
-        assertEquals(ok(shop, "clarify", "stale").out(), monitor.out());
+        assertTrue(monitor.out().startsWith("Nothing to do: checked "), monitor.out());
         assertTrue(monitor.err().contains("only reads"), monitor.err());
         // a database with several repositories needs --repo
         Run ambiguous = cwd.cli("clarify", "--database-url", db.url());
@@ -89,6 +92,25 @@ class StoreCopyTest {
         assertEquals(ok(shop, "state").out(), ok(restored, "state").out());
         assertEquals(Files.readString(shop.state().resolve("clarifications/issue-42.json")),
                 Files.readString(restored.state().resolve("clarifications/issue-42.json")));
+
+        // days later: over the database monitor says, in its own output, what the pass over the folder then does
+        clock.advance(Duration.ofDays(3));
+        JsonNode planned = JsonSupport.mapper().readTree(ok(cwd, "--json", "monitor", "--database-url", db.url(),
+                "--repo", "acme/shop").out());
+        assertTrue(planned.get("readOnly").asBoolean());
+        JsonNode acted = JsonSupport.mapper().readTree(ok(shop, "--json", "monitor").out());
+        assertTrue(acted.get("actions").size() > 0, acted.toString());
+        assertEquals(kindsAndIds(acted), kindsAndIds(planned));
+        assertEquals(acted.get("ledgers"), planned.get("ledgers"));
+        assertEquals(acted.get("active"), planned.get("active"));
+        assertEquals(planned.get("actions"), JsonSupport.mapper().readTree(ok(cwd, "--json", "monitor",
+                "--database-url", db.url(), "--repo", "acme/shop").out()).get("actions"), "the database was not acted on");
+    }
+
+    private static List<String> kindsAndIds(JsonNode report) {
+        List<String> out = new java.util.ArrayList<>();
+        report.get("actions").forEach(a -> out.add(a.get("kind").asText() + " " + a.get("id").asText()));
+        return out;
     }
 
     /**
@@ -129,8 +151,33 @@ class StoreCopyTest {
         assertEquals(2, again.code(), again.err());
         assertTrue(again.err().contains("already holds state for acme/web; nothing was copied"), again.err());
         Run shopThere = cwd.cli("clarify", "--database-url", db.url(), "--repo", "acme/shop");
-        assertEquals(0, shopThere.code(), shopThere.err());
-        assertTrue(shopThere.out().startsWith("No active clarifications"), shopThere.out());
+        assertEquals(2, shopThere.code(), shopThere.err());
+        assertTrue(shopThere.err().contains("--repo acme/shop: ") && shopThere.err().contains(
+                " holds nothing of that repository; it holds acme/web."), "acme/shop was not copied: " + shopThere.err());
+    }
+
+    /**
+     * A repository the database holds nothing of (a typo) is refused with what it holds, not read as
+     * one with nothing open; GitHub's names are not case sensitive, so neither is --repo. A password
+     * in a URL quoted back in an error is not shown.
+     */
+    @Test
+    void aReadCommandNamesTheRepositoriesWhenItsRepoIsNotThereAndNeverShowsThePassword() {
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url());
+        Run typo = cwd.cli("state", "--database-url", db.url(), "--repo", "acme/shp");
+        assertEquals(2, typo.code(), typo.err());
+        assertTrue(typo.err().contains("holds nothing of that repository; it holds acme/shop, acme/web."), typo.err());
+        Run cased = ok(cwd, "clarify", "--database-url", db.url(), "--repo", "Acme/Shop");
+        assertTrue(cased.out().contains("CLR-43-001"), cased.out());
+
+        String secret = "postgresql://agentx:s3cr3t%21pw@127.0.0.1:1/agentx";
+        for (List<String> args : List.of(List.of("clarify", "resolve", "CLR-43-001", "--database-url", secret),
+                List.of("clarify", "--database-ur", secret), List.of("--json", "hook", "start", "--database-url", secret))) {
+            Run r = cwd.cli(args.toArray(String[]::new));
+            assertEquals(2, r.code(), r.err());
+            assertFalse((r.out() + r.err()).contains("s3cr3t"), args + ": " + r.out() + r.err());
+        }
     }
 
     @Test
