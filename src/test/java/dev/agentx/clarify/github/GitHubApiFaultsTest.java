@@ -157,6 +157,22 @@ class GitHubApiFaultsTest {
         assertEveryEffectLandedOnce();
     }
 
+    /** An answer the client cannot read (a list where a file belongs) is a failure with its status, not a crash. */
+    @Test
+    void anAnswerTheClientCannotReadIsAFailureWithItsStatus() {
+        rig.start();
+        rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO + "/contents/.github/agentx.toml")).atPriority(1)
+                .willReturn(okJson("[]")));
+        dev.agentx.clarify.github.GitHubSettings s = rig.settings();
+        dev.agentx.clarify.github.api.Hub4jGateway gateway = new dev.agentx.clarify.github.api.Hub4jGateway(s.apiUrl(),
+                new dev.agentx.clarify.github.auth.AppJwt(s.appId(), s.privateKey(), clock), clock,
+                dev.agentx.clarify.metrics.ServerMetrics.create(), TIMEOUT);
+        dev.agentx.clarify.github.api.GitHubApiException e = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.agentx.clarify.github.api.GitHubApiException.class,
+                () -> gateway.fileOnDefaultBranch(1, GitHubRig.REPO, ".github/agentx.toml"));
+        assertTrue(e.getMessage().startsWith("read .github/agentx.toml of Codertocat/Hello-World: "), e.getMessage());
+    }
+
     @Test
     void aResponseSlowerThanTheClientTimeoutIsRetriedWithoutPostingTwice() {
         rig.start();

@@ -126,6 +126,13 @@ class GitHubSettingsTest {
             assertTrue(summary.contains(s), s + " in:\n" + summary);
         }
         assertTrue(!summary.contains("s3cret") && !summary.contains("BEGIN"), summary);
+        assertTrue(summary.contains("state         files under the data dir (AGENTX_DATABASE_URL not set)\n"), summary);
+        Map<String, String> onDatabase = new java.util.HashMap<>(env);
+        onDatabase.put("AGENTX_DATABASE_URL", "postgresql://agentx:pa55word@db.internal:5433/clarify");
+        String withDatabase = GitHubSettings.summary(GitHubSettings.fromEnv(onDatabase, dir), onDatabase, dir);
+        assertTrue(withDatabase.contains("state         PostgreSQL jdbc:postgresql://db.internal:5433/clarify as agentx\n"),
+                withDatabase);
+        assertTrue(!withDatabase.contains("pa55word"), withDatabase);
         Map<String, String> inline = Map.of("GITHUB_APP_ID", "123", "GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem(),
                 "GITHUB_WEBHOOK_SECRET", "x", "AGENTX_DATA_DIR", "data");
         assertTrue(GitHubSettings.summary(GitHubSettings.fromEnv(inline, dir), inline, dir)

@@ -144,5 +144,24 @@ class PostgresDatabaseTest {
                 bad.getMessage());
         assertThrows(IllegalArgumentException.class, () -> DatabaseUrl.parse("postgresql://u@h/db",
                 Map.of(DatabaseUrl.PASSWORD_FILE_ENV, dir.resolve("missing").toString())));
+        for (String port : new String[] {"notaport", "", "0", "70000"}) {
+            IllegalArgumentException p = assertThrows(IllegalArgumentException.class,
+                    () -> DatabaseUrl.parse("postgresql://u:secret@h:" + port + "/db", Map.of()));
+            assertTrue(p.getMessage().contains("has the port '" + port + "'") && !p.getMessage().contains("secret"),
+                    p.getMessage());
+        }
+        assertEquals("jdbc:postgresql://[::1]:5432,h2/db", DatabaseUrl.parse("postgresql://u@[::1]:5432,h2/db",
+                Map.of()).jdbcUrl(), "IPv6 and several hosts");
+    }
+
+    /** A database that cannot be reached at start: a message saying why in a few words, and where the URL is set. */
+    @Test
+    void aHostThatDoesNotExistIsNamedAsSuch() {
+        ClarifyException e = assertThrows(ClarifyException.class, () -> PostgresDatabase.open(
+                DatabaseUrl.parse("postgresql://u:secret@no-such-host.invalid:5432/db", Map.of()), 2,
+                java.time.Duration.ZERO, PostgresDatabase.Schema.EXPECT_CURRENT));
+        assertTrue(e.getMessage().contains(": unknown host no-such-host.invalid. Check the database URL "
+                + "(AGENTX_DATABASE_URL for the server, --database-url for a command)"), e.getMessage());
+        assertTrue(!e.getMessage().contains("secret") && !e.getMessage().contains(".."), e.getMessage());
     }
 }

@@ -208,6 +208,18 @@ public final class Hub4jGateway implements GitHubGateway {
         }
     }
 
+    /**
+     * The response's headers, or none: hub4j's accessor fails on an exception it made without them
+     * (an answer it could not read, such as a list where an object belongs).
+     */
+    private static Map<String, List<String>> headers(HttpException e) {
+        try {
+            return e.getResponseHeaderFields();
+        } catch (NullPointerException none) {
+            return Map.of();
+        }
+    }
+
     /** The failure of a call, by what hub4j threw: a status, no response, or a rate limit. */
     private GitHubApiException failure(String what, IOException e) {
         if (e instanceof LimitReached l) {
@@ -221,7 +233,7 @@ public final class Hub4jGateway implements GitHubGateway {
                 return new GitHubApiException(what + ": no response: " + brief(h.getMessage()), -1, null, false, h);
             }
             return new GitHubApiException(what + ": HTTP " + status + " " + brief(h.getMessage()), status,
-                    RetryAfter.of(h.getResponseHeaderFields(), clock), false, h);
+                    RetryAfter.of(headers(h), clock), false, h);
         }
         if (e instanceof FileNotFoundException) {
             return new GitHubApiException(what + ": HTTP 404 (not found, or the app lacks access)", 404, null, false, e);

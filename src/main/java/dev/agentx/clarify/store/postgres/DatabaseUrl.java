@@ -85,6 +85,15 @@ public record DatabaseUrl(String jdbcUrl, String user, String password) {
             throw new IllegalArgumentException("'" + redact(url) + "' names no host: give "
                     + "postgresql://USER:PASSWORD@HOST:5432/DATABASE");
         }
+        for (String host : hostPort.split(",")) {
+            int colon = host.lastIndexOf(':');
+            String port = colon < 0 || colon < host.lastIndexOf(']') ? null : host.substring(colon + 1);
+            if (port != null && !(port.matches("\\d{1,5}") && Integer.parseInt(port) >= 1
+                    && Integer.parseInt(port) <= 65535)) {
+                throw new IllegalArgumentException("'" + redact(url) + "' has the port '" + port + "': give a number "
+                        + "from 1 to 65535, as in postgresql://USER:PASSWORD@HOST:5432/DATABASE");
+            }
+        }
         String database = path;
         String query = "";
         int q = path.indexOf('?');

@@ -136,8 +136,8 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             pool = new HikariDataSource(config);
         } catch (RuntimeException e) {
             throw new ClarifyException(ErrorCode.INTERNAL, "cannot connect to PostgreSQL at " + url + ": "
-                    + rootMessage(e) + ". Check AGENTX_DATABASE_URL (or --database-url) and that the database is up.",
-                    e);
+                    + connectFailure(e) + ". Check the database URL (AGENTX_DATABASE_URL for the server, "
+                    + "--database-url for a command) and that the database is up.", e);
         }
         try {
             return new PostgresDatabase(pool, url.toString(), pool, url, schema);
@@ -194,6 +194,16 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                     + version + ", made by a newer agentx; this one reads version " + latest + ". Use the "
                     + "agentx of the server's version.");
         }
+    }
+
+    /** Why a connection could not be made, in a few words: the driver's reason, a host name it could not find. */
+    static String connectFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.UnknownHostException) {
+                return "unknown host " + t.getMessage();
+            }
+        }
+        return rootMessage(e).replaceAll("[.\\s]+$", "");
     }
 
     static String rootMessage(Throwable e) {
