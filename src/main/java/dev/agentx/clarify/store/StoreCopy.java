@@ -16,6 +16,7 @@ import dev.agentx.clarify.status.AgentStatus;
 import dev.agentx.clarify.status.AgentStatusCodec;
 import dev.agentx.clarify.store.files.DataDirectory;
 import dev.agentx.clarify.store.postgres.DatabaseUrl;
+import dev.agentx.clarify.store.postgres.PgDeliveryQueue;
 import dev.agentx.clarify.store.postgres.PgNotes;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import java.io.IOException;
@@ -308,6 +309,8 @@ public final class StoreCopy {
     /** One end of the copy; a database is migrated ({@code schema}) only as the destination. */
     private Side open(Location where, PostgresDatabase.Schema schema) {
         if (where instanceof Files f) {
+            // held for the copy, as a server holds it; a folder that is not there yet has no server
+            AutoCloseable held = java.nio.file.Files.isDirectory(f.dir()) ? DataDirectory.lockForCopy(f.dir()) : () -> { };
             DataDirectory dir = new DataDirectory(f.dir(), locks);
             IssueStates[] states = new IssueStates[1]; // read on first use: only a source's are
             return new Side() {
@@ -345,10 +348,32 @@ public final class StoreCopy {
 
                 @Override
                 public void close() {
+                    try {
+                        held.close();
+                    } catch (Exception e) {
+                        // the kernel releases the lock when the process ends
+                    }
                 }
             };
         }
         PostgresDatabase db = PostgresDatabase.open(((Database) where).url(), 2, java.time.Duration.ZERO, schema);
+        Map<String, Long> running;
+        try {
+            running = db.runningReplicas();
+        } catch (RuntimeException e) {
+            db.close();
+            throw e;
+        }
+        if (!running.isEmpty()) {
+            db.close();
+            StringBuilder who = new StringBuilder();
+            running.forEach((replica, age) -> who.append(who.isEmpty() ? "" : ", ").append(replica)
+                    .append(" (its heartbeat ").append(age).append(" s old)"));
+            throw new ClarifyException(ErrorCode.USAGE, where + " is in use by running agentx serve " + (running.size()
+                    == 1 ? "replica " : "replicas ") + who + ": stop every server on it first, so that the copy is of "
+                    + "a state that nothing changes meanwhile (a server killed without stopping counts as running for "
+                    + PgDeliveryQueue.GONE_AFTER.toSeconds() + " s).");
+        }
         PgNotes notes = db.notes(Clock.systemUTC());
         return new Side() {
             @Override

@@ -156,6 +156,30 @@ class StoreCopyTest {
                 " holds nothing of that repository; it holds acme/web."), "acme/shop was not copied: " + shopThere.err());
     }
 
+    /** A store a server is running on is not copied from or to: the copy would not be of one state. */
+    @Test
+    void aStoreARunningServerHoldsIsRefused() throws Exception {
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        try (AutoCloseable server = dev.agentx.clarify.store.files.DataDirectory.lockForServer(data)) {
+            Run refused = cwd.cli("store", "copy", "--from", "files:" + data, "--to", db.url());
+            assertEquals(2, refused.code(), refused.err());
+            assertTrue(refused.err().contains("files:" + data + " is in use by a running agentx serve (pid "
+                    + ProcessHandle.current().pid() + "): stop it first"), refused.err());
+        }
+        ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url());
+        try (dev.agentx.clarify.store.postgres.PostgresDatabase server = dev.agentx.clarify.store.postgres
+                .PostgresDatabase.open(dev.agentx.clarify.store.postgres.DatabaseUrl.parse(db.url(),
+                        java.util.Map.of()), 2)) {
+            server.beat("host-a-1234");
+            Run refused = cwd.cli("store", "copy", "--from", db.url(), "--to", "files:" + tmp.resolve("out"));
+            assertEquals(2, refused.code(), refused.err());
+            assertTrue(refused.err().contains("is in use by running agentx serve replica host-a-1234 (its heartbeat "),
+                    refused.err());
+            server.leave("host-a-1234"); // a server that stops says so
+            ok(cwd, "store", "copy", "--from", db.url(), "--to", "files:" + tmp.resolve("out"));
+        }
+    }
+
     /**
      * A repository the database holds nothing of (a typo) is refused with what it holds, not read as
      * one with nothing open; GitHub's names are not case sensitive, so neither is --repo. A password

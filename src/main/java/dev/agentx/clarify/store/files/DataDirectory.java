@@ -87,6 +87,23 @@ public final class DataDirectory {
      * fails to start, naming the process that holds it.
      */
     public static AutoCloseable lockForServer(Path dir) {
+        return lock(dir, holder -> "AGENTX_DATA_DIR " + dir + " is in use by another agentx serve" + holder + ": one "
+                + "server per data dir. Stop that one first; to run replicas, give each its own data dir on one "
+                + "database (docs/storage.md).");
+    }
+
+    /**
+     * Holds the data folder {@code dir} for {@code agentx store copy} until closed, as a server
+     * does: a copy of a folder a running server changes would not be one state, and a server
+     * started on it meanwhile would find a half-written copy. Refused while a server holds it.
+     */
+    public static AutoCloseable lockForCopy(Path dir) {
+        return lock(dir, holder -> "files:" + dir + " is in use by a running agentx serve" + holder + ": stop it "
+                + "first, so that the copy is of a state that nothing changes meanwhile.");
+    }
+
+    /** The lock of {@link #lockForServer}; {@code inUse} makes the refusal from " (pid N)" or "". */
+    private static AutoCloseable lock(Path dir, java.util.function.Function<String, String> inUse) {
         Path file = dir.resolve("server.lock");
         FileChannel channel;
         try {
@@ -113,9 +130,7 @@ public final class DataDirectory {
                 holder = "";
             }
             closeQuietly(channel);
-            throw new ClarifyException(ErrorCode.USAGE, "AGENTX_DATA_DIR " + dir + " is in use by another agentx "
-                    + "serve" + (holder.isEmpty() ? "" : " (" + holder + ")") + ": one server per data dir. Stop "
-                    + "that one first; to run replicas, give each its own data dir on one database (docs/storage.md).");
+            throw new ClarifyException(ErrorCode.USAGE, inUse.apply(holder.isEmpty() ? "" : " (" + holder + ")"));
         }
         try {
             channel.truncate(0);

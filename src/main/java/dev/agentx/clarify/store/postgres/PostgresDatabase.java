@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationInfo;
@@ -306,6 +307,25 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         } catch (SQLException e) {
             return false;
         }
+    }
+
+    /**
+     * The replicas (servers) that have beaten within {@link PgDeliveryQueue#GONE_AFTER}, with the
+     * age of their last beat in whole seconds: those running on this database now, or stopped
+     * without saying so (killed) within that time.
+     */
+    public Map<String, Long> runningReplicas() {
+        return inTransaction(c -> {
+            Map<String, Long> out = new java.util.TreeMap<>();
+            try (PreparedStatement s = c.prepareStatement("SELECT replica, floor(extract(epoch FROM now() - seen_at)) "
+                    + "FROM replica_beats WHERE seen_at > now() - make_interval(secs => "
+                    + PgDeliveryQueue.GONE_AFTER.toSeconds() + ")"); ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    out.put(r.getString(1), Math.max(0, r.getLong(2)));
+                }
+            }
+            return out;
+        });
     }
 
     /** Whether other replicas had beaten within {@link PgDeliveryQueue#GONE_AFTER} at this replica's last {@link #beat}. */
