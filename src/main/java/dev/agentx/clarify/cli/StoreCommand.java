@@ -100,13 +100,23 @@ final class StoreCommand {
         private static String line(StoreCopy.Copied c) {
             StoreCopy.Tally s = c.source();
             StoreCopy.Tally d = c.destination();
-            return "  " + c.repo() + ": " + s.ledgers() + " ledgers (" + s.records() + " clarifications), "
-                    + s.statuses() + " agent statuses, " + s.events() + " events; checksum " + s.checksum()
+            return "  " + c.repo() + ": " + count(s.ledgers(), "ledger") + " (" + count(s.records(), "clarification")
+                    + "), " + count(s.statuses(), "agent status", "agent statuses") + ", " + count(s.events(), "event")
+                    + "; checksum " + s.checksum()
                     + (c.same() ? " = " + d.checksum() + " read back"
-                    : " BUT read back: " + d.ledgers() + " ledgers (" + d.records() + "), " + d.statuses()
-                    + " statuses, " + d.events() + " events, checksum " + d.checksum())
+                    : " BUT read back: " + count(d.ledgers(), "ledger") + " (" + d.records() + "), "
+                    + count(d.statuses(), "status", "statuses") + ", " + count(d.events(), "event") + ", checksum "
+                    + d.checksum())
                     + (c.issueStates() == 0 ? "" : "; GitHub state of " + c.issueStates() + " issue"
                     + (c.issueStates() == 1 ? "" : "s") + " handed over");
+        }
+
+        private static String count(long n, String one) {
+            return count(n, one, one + "s");
+        }
+
+        private static String count(long n, String one, String many) {
+            return n + " " + (n == 1 ? one : many);
         }
 
         private StoreCopy.Location location(String option, String text) {

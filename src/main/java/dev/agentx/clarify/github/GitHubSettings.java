@@ -209,7 +209,9 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
         try {
             database = DatabaseUrl.fromEnv(env);
         } catch (IllegalArgumentException e) {
-            problems.add(DatabaseUrl.ENV + ": " + e.getMessage());
+            // a problem of the password file names its own variable
+            problems.add(e.getMessage().startsWith(DatabaseUrl.PASSWORD_FILE_ENV) ? e.getMessage()
+                    : DatabaseUrl.ENV + ": " + e.getMessage());
         }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("agentx serve cannot start:\n  " + String.join("\n  ", problems)

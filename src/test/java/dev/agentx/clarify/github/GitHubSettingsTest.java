@@ -133,6 +133,12 @@ class GitHubSettingsTest {
         assertTrue(withDatabase.contains("state         PostgreSQL jdbc:postgresql://db.internal:5433/clarify as agentx\n"),
                 withDatabase);
         assertTrue(!withDatabase.contains("pa55word"), withDatabase);
+        onDatabase.put("AGENTX_DATABASE_URL", "postgresql://agentx@db.internal/clarify");
+        onDatabase.put("AGENTX_DATABASE_PASSWORD_FILE", dir.resolve("no-such-secret").toString());
+        String noFile = assertThrows(IllegalArgumentException.class, () -> GitHubSettings.fromEnv(onDatabase, dir))
+                .getMessage();
+        assertTrue(noFile.contains("AGENTX_DATABASE_PASSWORD_FILE: ") && !noFile.contains("AGENTX_DATABASE_URL: "),
+                noFile);
         Map<String, String> inline = Map.of("GITHUB_APP_ID", "123", "GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem(),
                 "GITHUB_WEBHOOK_SECRET", "x", "AGENTX_DATA_DIR", "data");
         assertTrue(GitHubSettings.summary(GitHubSettings.fromEnv(inline, dir), inline, dir)

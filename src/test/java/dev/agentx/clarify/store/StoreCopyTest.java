@@ -62,7 +62,7 @@ class StoreCopyTest {
         TestPostgres.Database db = TestPostgres.newDatabase();
         Run copy = ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url());
         assertTrue(copy.out().contains("acme/shop: 2 ledgers (2 clarifications), 3 agent statuses"), copy.out());
-        assertTrue(copy.out().contains("acme/web: 1 ledgers (1 clarifications)"), copy.out());
+        assertTrue(copy.out().contains("acme/web: 1 ledger (1 clarification)"), copy.out());
         assertTrue(copy.out().contains("every count and checksum read back"), copy.out());
 
         // the read commands print from the database what they print from the folder
