@@ -67,7 +67,8 @@ final class ReadyCommand implements Runnable {
         }
         StringBuilder b = new StringBuilder();
         if (queue.isEmpty()) {
-            b.append("No open issues: none listed in .agentx/issues/ and no clarification ledgers.\n");
+            b.append(ctx.onDatabase() ? "No open issues in this repository's ledgers in the database.\n"
+                    : "No open issues: none listed in .agentx/issues/ and no clarification ledgers.\n");
         }
         int width = ctx.width();
         for (ReadyQueue.Item it : queue) {
