@@ -163,7 +163,7 @@ class StoreCopyTest {
         try (AutoCloseable server = dev.agentx.clarify.store.files.DataDirectory.lockForServer(data)) {
             Run refused = cwd.cli("store", "copy", "--from", "files:" + data, "--to", db.url());
             assertEquals(2, refused.code(), refused.err());
-            assertTrue(refused.err().contains("files:" + data + " is in use by a running agentx serve (pid "
+            assertTrue(refused.err().contains("files:" + data + " is in use by agentx serve (pid "
                     + ProcessHandle.current().pid() + "): stop it first"), refused.err());
         }
         ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url());

@@ -87,7 +87,7 @@ public final class DataDirectory {
      * fails to start, naming the process that holds it.
      */
     public static AutoCloseable lockForServer(Path dir) {
-        return lock(dir, holder -> "AGENTX_DATA_DIR " + dir + " is in use by another agentx serve" + holder + ": one "
+        return lock(dir, "agentx serve", holder -> "AGENTX_DATA_DIR " + dir + " is in use by " + holder + ": one "
                 + "server per data dir. Stop that one first; to run replicas, give each its own data dir on one "
                 + "database (docs/storage.md).");
     }
@@ -98,12 +98,16 @@ public final class DataDirectory {
      * started on it meanwhile would find a half-written copy. Refused while a server holds it.
      */
     public static AutoCloseable lockForCopy(Path dir) {
-        return lock(dir, holder -> "files:" + dir + " is in use by a running agentx serve" + holder + ": stop it "
+        return lock(dir, "agentx store copy", holder -> "files:" + dir + " is in use by " + holder + ": stop it "
                 + "first, so that the copy is of a state that nothing changes meanwhile.");
     }
 
-    /** The lock of {@link #lockForServer}; {@code inUse} makes the refusal from " (pid N)" or "". */
-    private static AutoCloseable lock(Path dir, java.util.function.Function<String, String> inUse) {
+    /**
+     * The lock of {@link #lockForServer}, held by the command {@code by} (written into the lock
+     * file for whoever is refused); {@code inUse} makes the refusal from the holder, such as
+     * "agentx serve (pid 4242)".
+     */
+    private static AutoCloseable lock(Path dir, String by, java.util.function.Function<String, String> inUse) {
         Path file = dir.resolve("server.lock");
         FileChannel channel;
         try {
@@ -130,11 +134,12 @@ public final class DataDirectory {
                 holder = "";
             }
             closeQuietly(channel);
-            throw new ClarifyException(ErrorCode.USAGE, inUse.apply(holder.isEmpty() ? "" : " (" + holder + ")"));
+            throw new ClarifyException(ErrorCode.USAGE, inUse.apply(holder.isEmpty() ? "another agentx process"
+                    : holder));
         }
         try {
             channel.truncate(0);
-            channel.write(java.nio.ByteBuffer.wrap(("pid " + ProcessHandle.current().pid() + "\n")
+            channel.write(java.nio.ByteBuffer.wrap((by + " (pid " + ProcessHandle.current().pid() + ")\n")
                     .getBytes(StandardCharsets.UTF_8)), 0);
         } catch (IOException e) {
             // only the message a second server would print is missing
