@@ -619,13 +619,15 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     /**
      * Runs {@code work}, and once more when it failed because its connection was lost: the
      * database restarted, so every idle connection of the pool is to the old server and is
-     * dropped first (the pool opens new ones). Only for work that is safe to repeat.
+     * dropped first (the pool opens new ones). Only for work that is safe to repeat. Not when the
+     * pool could not open a connection within its timeout (the database is gone, not restarted):
+     * a second try would only wait as long again, past what a webhook's sender waits.
      */
     public <T> T retryingLostConnections(java.util.function.Supplier<T> work) {
         try {
             return work.get();
         } catch (ClarifyException e) {
-            if (!connectionLost(e)) {
+            if (!connectionLost(e) || noConnectionInTime(e)) {
                 throw e;
             }
             if (pool instanceof com.zaxxer.hikari.HikariDataSource hikari && hikari.getHikariPoolMXBean() != null) {
@@ -633,6 +635,16 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             }
             return work.get();
         }
+    }
+
+    /** Whether {@code e} is the pool's: no connection could be had within its timeout. */
+    static boolean noConnectionInTime(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.sql.SQLTransientConnectionException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether {@code e} says the connection broke (SQLSTATE class 08, or the server shutting down: 57P01-57P03). */
