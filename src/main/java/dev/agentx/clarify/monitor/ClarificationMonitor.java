@@ -80,31 +80,26 @@ public final class ClarificationMonitor {
 
     /**
      * What {@link #run()} would do now, without doing it, for a reader that may not act (the
-     * server's database, read from the CLI): a stale record would be marked and its target asked
-     * again, one stale a second time, a stuck one and each deadlock's victim escalated. Whether the
-     * target's channel would answer at once cannot be known without asking it.
+     * server's database, read from the CLI): the same walk over the findings, each action only
+     * named. Whether the target's channel would answer at once cannot be known without asking it.
      */
     public MonitorReport plan() {
-        Findings f = check();
+        Instant now = now();
+        Findings f = check(ledgers.scan(), now);
         List<MonitorAction> actions = new ArrayList<>();
-        for (Findings.Stale s : f.stale()) {
-            switch (s.phase()) {
-                case OVERDUE -> actions.add(new MonitorAction.MarkedStale(s.issue(), s.record().id(), s.why(),
+        walk(f, now, new Pass() {
+            @Override
+            public void markStale(Findings.Stale s) {
+                actions.add(new MonitorAction.MarkedStale(s.issue(), s.record().id(), s.why(),
                         "would ask " + s.record().to() + " again"));
-                case SECOND_TIMEOUT -> actions.add(new MonitorAction.Escalated(s.issue(), s.record().id(), Cause.STALE,
-                        s.why()));
-                case WAITING -> {
-                    // asked again already; the second timeout has not come
-                }
-                default -> throw new IllegalStateException("unknown phase " + s.phase());
             }
-        }
-        for (Findings.Stuck s : f.stuck()) {
-            actions.add(new MonitorAction.Escalated(s.issue(), s.record().id(), Cause.STUCK, s.why()));
-        }
-        for (Deadlock d : f.deadlocks()) {
-            actions.add(new MonitorAction.Escalated(d.victim().issue(), d.victim().id(), Cause.DEADLOCK, d.why()));
-        }
+
+            @Override
+            public void escalate(int issue, String id, Cause cause, String why,
+                                 BiPredicate<Ledger, ClarificationRecord> still) {
+                actions.add(new MonitorAction.Escalated(issue, id, cause, why));
+            }
+        });
         return new MonitorReport(f.active(), actions, f.warnings(), List.of());
     }
 
@@ -128,11 +123,36 @@ public final class ClarificationMonitor {
         Findings f = check(scan, now);
         List<MonitorAction> actions = new ArrayList<>();
         List<Outcome> outcomes = new ArrayList<>();
+        walk(f, now, new Pass() {
+            @Override
+            public void markStale(Findings.Stale s) {
+                ClarificationMonitor.this.markStale(s, actions, outcomes);
+            }
+
+            @Override
+            public void escalate(int issue, String id, Cause cause, String why,
+                                 BiPredicate<Ledger, ClarificationRecord> still) {
+                ClarificationMonitor.this.escalate(issue, id, cause, why, still, actions, outcomes);
+            }
+        });
+        return new MonitorReport(f.active(), actions, f.warnings(), outcomes);
+    }
+
+    /** What a pass does with each finding: act on it ({@link #run()}) or name it ({@link #plan()}). */
+    private interface Pass {
+        void markStale(Findings.Stale s);
+
+        /** {@code still}: whether the record, read again under its ledger's lock, is still to escalate. */
+        void escalate(int issue, String id, Cause cause, String why, BiPredicate<Ledger, ClarificationRecord> still);
+    }
+
+    /** The findings in the order a pass takes them: stale (by phase), stuck, then each deadlock's victim. */
+    private static void walk(Findings f, Instant now, Pass pass) {
         for (Findings.Stale s : f.stale()) {
             switch (s.phase()) {
-                case OVERDUE -> markStale(s, actions, outcomes);
-                case SECOND_TIMEOUT -> escalate(s.issue(), s.record().id(), Cause.STALE, s.why(),
-                        (ledger, r) -> Detector.secondTimeout(r, now), actions, outcomes);
+                case OVERDUE -> pass.markStale(s);
+                case SECOND_TIMEOUT -> pass.escalate(s.issue(), s.record().id(), Cause.STALE, s.why(),
+                        (ledger, r) -> Detector.secondTimeout(r, now));
                 case WAITING -> {
                     // asked again already; the second timeout has not come
                 }
@@ -140,16 +160,15 @@ public final class ClarificationMonitor {
             }
         }
         for (Findings.Stuck s : f.stuck()) {
-            escalate(s.issue(), s.record().id(), Cause.STUCK, s.why(),
-                    (ledger, r) -> StuckRules.reason(ledger, r).isPresent(), actions, outcomes);
+            pass.escalate(s.issue(), s.record().id(), Cause.STUCK, s.why(),
+                    (ledger, r) -> StuckRules.reason(ledger, r).isPresent());
         }
         for (Deadlock d : f.deadlocks()) {
             int round = d.victim().record().round();
             // The victim's edge must still be there: the same round, still waiting on the target.
-            escalate(d.victim().issue(), d.victim().id(), Cause.DEADLOCK, d.why(),
-                    (ledger, r) -> WaitEdge.waits(r) && r.round() == round, actions, outcomes);
+            pass.escalate(d.victim().issue(), d.victim().id(), Cause.DEADLOCK, d.why(),
+                    (ledger, r) -> WaitEdge.waits(r) && r.round() == round);
         }
-        return new MonitorReport(f.active(), actions, f.warnings(), outcomes);
     }
 
     private void markStale(Findings.Stale s, List<MonitorAction> actions, List<Outcome> outcomes) {
