@@ -1,7 +1,6 @@
 package dev.agentx.clarify.dashboard;
 
 import dev.agentx.clarify.http.HttpServerDefaults;
-import dev.agentx.clarify.http.MethodNotAllowed;
 import dev.agentx.clarify.ledger.LedgerWatcher;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -63,7 +62,6 @@ public final class DashboardServer implements AutoCloseable {
             cfg.routes.get("/", ctx -> pages.page(ctx, snapshots.get()));
             cfg.routes.get("/live", ctx -> pages.live(ctx, snapshots.get()));
             cfg.routes.get("/assets/{name}", ctx -> DashboardPages.asset(ctx, ctx.pathParam("name")));
-            MethodNotAllowed.onlyGet(cfg.routes, "/", "/live", "/assets/{name}", "/events");
             cfg.routes.sse("/events", feed::subscribe);
             cfg.routes.exception(RuntimeException.class, (e, ctx) -> {
                 LOG.warn("{} {} failed: {}", ctx.method(), ctx.path(), e.toString(), e);

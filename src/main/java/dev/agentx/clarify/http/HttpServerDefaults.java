@@ -11,6 +11,10 @@ import io.javalin.config.JavalinConfig;
  * previous one on the same connection only in the case of its letters reads as the previous
  * one. Signed cookies and signatures are case-sensitive, so the cache must be too; otherwise a
  * tampered session cookie sent after the real one on a kept-alive connection would verify.
+ *
+ * <p>A path that exists answers a method it does not take with {@code 405} and {@code Allow}
+ * ({@link MethodNotAllowed}), from the router's own list of the path's methods, so no server
+ * lists its paths a second time to refuse the other methods.
  */
 public final class HttpServerDefaults {
     private HttpServerDefaults() {
@@ -20,5 +24,9 @@ public final class HttpServerDefaults {
         cfg.startup.showJavalinBanner = false;
         cfg.startup.showOldJavalinVersionWarning = false;
         cfg.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheCaseSensitive(true));
+        // a path that exists answers another method with 405 and the methods it takes, not 404
+        cfg.http.prefer405over404 = true;
+        cfg.routes.exception(io.javalin.http.MethodNotAllowedResponse.class, (e, ctx) ->
+                MethodNotAllowed.answer(ctx, e.getDetails().values().stream().findFirst().orElse("")));
     }
 }

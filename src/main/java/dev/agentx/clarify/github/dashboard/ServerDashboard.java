@@ -3,7 +3,6 @@ package dev.agentx.clarify.github.dashboard;
 import dev.agentx.clarify.dashboard.Dashboard;
 import dev.agentx.clarify.dashboard.DashboardPages;
 import dev.agentx.clarify.github.RepoRef;
-import dev.agentx.clarify.http.MethodNotAllowed;
 import dev.agentx.clarify.store.CommentLinks;
 import dev.agentx.clarify.store.DashboardSessions;
 import dev.agentx.clarify.store.DashboardSessions.Session;
@@ -131,9 +130,6 @@ public final class ServerDashboard implements AutoCloseable {
             }
             feeds.computeIfAbsent(ref.get().fullName(), k -> new DashboardPages.Feed()).subscribe(client);
         });
-        MethodNotAllowed.onlyGet(routes, "/dashboard", "/dashboard/callback", "/dashboard/{owner}/{repo}",
-                "/dashboard/{owner}/{repo}/live", "/dashboard/{owner}/{repo}/assets/{name}",
-                "/dashboard/{owner}/{repo}/events");
     }
 
     private void index(Context ctx) {

@@ -6,13 +6,11 @@ import dev.agentx.clarify.github.inbox.AckPriority;
 import dev.agentx.clarify.github.inbox.Worker;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.http.HttpServerDefaults;
-import dev.agentx.clarify.http.MethodNotAllowed;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.InboundDelivery;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -89,18 +87,9 @@ public final class WebhookServer implements AutoCloseable {
             if (host != null) {
                 cfg.jetty.host = host;
             }
-            for (HandlerType method : HandlerType.commonHttp()) {
-                if (method.equals(HandlerType.POST)) {
-                    cfg.routes.addHttpHandler(method, path, this::webhook);
-                } else {
-                    cfg.routes.addHttpHandler(method, path, ctx -> MethodNotAllowed.answer(ctx, "POST"));
-                }
-                if (method.equals(HandlerType.GET)) {
-                    cfg.routes.addHttpHandler(method, HEALTH_PATH, this::health);
-                } else if (!method.equals(HandlerType.HEAD)) {
-                    cfg.routes.addHttpHandler(method, HEALTH_PATH, ctx -> MethodNotAllowed.answer(ctx, "GET"));
-                }
-            }
+            // another method on either path: 405 with Allow (HttpServerDefaults)
+            cfg.routes.post(path, this::webhook);
+            cfg.routes.get(HEALTH_PATH, this::health);
             extraRoutes.forEach(r -> r.accept(cfg.routes));
             cfg.routes.exception(RuntimeException.class, (e, ctx) -> {
                 LOG.error("{} {} failed: {}", ctx.method(), ctx.path(), e.toString(), e);
