@@ -52,7 +52,7 @@ final class DeliveriesCommand implements Runnable {
         }
         Path data = EnvFile.dataDir(ctx.env, ctx.cwd);
         String url = databaseUrl != null ? databaseUrl : ctx.env.get("AGENTX_DATABASE_URL");
-        RecoveryPosition recoveryFile = RecoveryPosition.file(data.resolve(DataDirectory.RECOVERY));
+        Path recoveryFile = data.resolve(DataDirectory.RECOVERY);
         List<FileDeliveryLog.Entry> shown;
         int total;
         String where;
@@ -60,8 +60,8 @@ final class DeliveriesCommand implements Runnable {
             // on PostgreSQL the deliveries are rows every replica shares
             try (PostgresDatabase db = ServerStore.openDatabase(url, ctx.env, 1)) {
                 // what the pass of whichever replica held the recovery lease asked for
-                Set<String> recovered = DeliveryRecovery.asked(RecoveryPosition.note(db.notes(ctx.clock))
-                        .or(recoveryFile)).keySet();
+                Set<String> recovered = DeliveryRecovery.asked(RecoveryPosition.ofServer(recoveryFile,
+                        db.notes(ctx.clock))).keySet();
                 PgDeliveryQueue.Listing listing = db.deliveries("cli", ctx.clock).recent(limit);
                 total = listing.total();
                 shown = listing.rows().stream().map(r -> new FileDeliveryLog.Entry(r.id(), r.event(), r.receivedAt(),
@@ -75,7 +75,7 @@ final class DeliveriesCommand implements Runnable {
                         + "dir of 'agentx serve', or --database-url at its database.");
             }
             List<FileDeliveryLog.Entry> all = FileDeliveryLog.read(data.resolve("inbox"),
-                    DeliveryRecovery.asked(recoveryFile).keySet());
+                    DeliveryRecovery.asked(RecoveryPosition.ofServer(recoveryFile, null)).keySet());
             total = all.size();
             shown = all.subList(0, Math.min(limit, all.size()));
             where = data.resolve("inbox").toString();

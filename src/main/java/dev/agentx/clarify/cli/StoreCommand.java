@@ -90,9 +90,8 @@ final class StoreCommand {
             }
             int ledgers = copied.stream().mapToInt(c -> c.destination().ledgers()).sum();
             int events = copied.stream().mapToInt(c -> c.destination().events()).sum();
-            ctx.out.println("Copied " + copied.size() + " repositor" + (copied.size() == 1 ? "y" : "ies") + ", " + ledgers
-                    + " ledger" + (ledgers == 1 ? "" : "s") + " and " + events + " event" + (events == 1 ? "" : "s")
-                    + "; every count and checksum read back from " + destination + " matches its source; "
+            ctx.out.println("Copied " + count(copied.size(), "repository", "repositories") + ", "
+                    + count(ledgers, "ledger") + " and " + count(events, "event") + "; every count and checksum read back from " + destination + " matches its source; "
                     + result.recovery() + ".");
             ctx.out.flush();
         }
@@ -107,8 +106,8 @@ final class StoreCommand {
                     : " BUT read back: " + count(d.ledgers(), "ledger") + " (" + d.records() + "), "
                     + count(d.statuses(), "status", "statuses") + ", " + count(d.events(), "event") + ", checksum "
                     + d.checksum())
-                    + (c.issueStates() == 0 ? "" : "; GitHub state of " + c.issueStates() + " issue"
-                    + (c.issueStates() == 1 ? "" : "s") + " handed over");
+                    + (c.issueStates() == 0 ? "" : "; GitHub state of " + count(c.issueStates(), "issue")
+                    + " handed over");
         }
 
         private static String count(long n, String one) {

@@ -158,9 +158,8 @@ public final class GitHubMode implements AutoCloseable {
                 : new IssueMirror(outbox, actors, clock, shared, database);
         // received by this server (on PostgreSQL: by any replica on the same database)
         // where the passes stopped: on PostgreSQL shared, so the replica holding the lease goes on from any's pass
-        RecoveryPosition recoveryFile = RecoveryPosition.file(files.recoveryFile());
-        this.recovery = new DeliveryRecovery(github, inbox::received, database == null ? recoveryFile
-                : RecoveryPosition.note(shared).or(recoveryFile), clock, metrics,
+        this.recovery = new DeliveryRecovery(github, inbox::received,
+                RecoveryPosition.ofServer(files.recoveryFile(), shared), clock, metrics,
                 DeliveryRecovery.standardBackoff());
         RepositoryMonitor monitor = options.monitor();
         RepositoryMonitor timed = new CoalescingMonitor(repo -> {

@@ -44,6 +44,14 @@ public interface RecoveryPosition {
     }
 
     /**
+     * A server's position: with {@code shared} (PostgreSQL) its note, read from the data dir's
+     * {@code file} until a pass has written the note (a server moved from files); without, the file.
+     */
+    static RecoveryPosition ofServer(Path file, Notes shared) {
+        return shared == null ? file(file) : note(shared).or(file(file));
+    }
+
+    /**
      * A file ({@code recovery.json} of a data dir), replaced whole at each write.
      *
      * @throws UncheckedIOException from {@link #read} when the file is there but not JSON

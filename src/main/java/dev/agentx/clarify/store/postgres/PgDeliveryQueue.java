@@ -59,9 +59,11 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     /** At most this many deliveries go into one insert. */
     static final int MAX_BATCH = 100;
 
-    /** The replica named {@code d.replica} has beaten within {@link #GONE_AFTER} (the database's clock). */
-    static final String ALIVE = "EXISTS (SELECT 1 FROM replica_beats b WHERE b.replica = d.replica "
-            + "AND b.seen_at > now() - make_interval(secs => " + GONE_AFTER.toSeconds() + "))";
+    /** A row of {@code replica_beats} whose replica has beaten within {@link #GONE_AFTER} (the database's clock). */
+    static final String BEAT_FRESH = "seen_at > now() - make_interval(secs => " + GONE_AFTER.toSeconds() + ")";
+    /** The replica named {@code d.replica} has beaten within {@link #GONE_AFTER}. */
+    static final String ALIVE = "EXISTS (SELECT 1 FROM replica_beats b WHERE b.replica = d.replica AND b."
+            + BEAT_FRESH + ")";
 
     private final PostgresDatabase db;
     private final String replica;
@@ -523,7 +525,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         Pipeline.Binder mark = markBinder(q.seq(), replica, state, failure, at);
         String[] waitedBy = {null}; // the line's order key, when a later delivery of it waits elsewhere
         if (!db.open()) {
-            db.write(new Pipeline().query(DONE_MARK, mark, r -> waitedBy[0] = waited(r)));
+            db.write(new Pipeline().query(DONE_MARK, mark, r -> waitedBy[0] = r.next() ? waitedKey(r) : null));
             close(q.seq());
             signalFreed(waitedBy[0]);
             return;
@@ -533,7 +535,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
                 throw new IllegalStateException("delivery " + q.id() + " is no longer replica " + replica
                         + "'s to finish (another replica took it over); what this attempt did is rolled back");
             }
-            waitedBy[0] = r.getBoolean(1) ? r.getString(2) : null;
+            waitedBy[0] = waitedKey(r);
         });
         db.join(new UnitOfWork.Participant() {
             @Override
@@ -544,9 +546,9 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         });
     }
 
-    /** The order key of the done mark's row if a later delivery of its line waits for it, else null. */
-    private static String waited(ResultSet r) throws SQLException {
-        return r.next() && r.getBoolean(1) ? r.getString(2) : null;
+    /** The order key of the done mark's row (the current one) if a later delivery of its line waits for it, else null. */
+    private static String waitedKey(ResultSet r) throws SQLException {
+        return r.getBoolean(1) ? r.getString(2) : null;
     }
 
     /**

@@ -199,12 +199,18 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
 
     /** Why a connection could not be made, in a few words: the driver's reason, a host name it could not find. */
     static String connectFailure(Throwable e) {
+        return cause(e, t -> t instanceof java.net.UnknownHostException).map(t -> "unknown host " + t.getMessage())
+                .orElseGet(() -> rootMessage(e).replaceAll("[.\\s]+$", ""));
+    }
+
+    /** The first of {@code e} and its causes that {@code which} accepts. */
+    private static java.util.Optional<Throwable> cause(Throwable e, java.util.function.Predicate<Throwable> which) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.net.UnknownHostException) {
-                return "unknown host " + t.getMessage();
+            if (which.test(t)) {
+                return java.util.Optional.of(t);
             }
         }
-        return rootMessage(e).replaceAll("[.\\s]+$", "");
+        return java.util.Optional.empty();
     }
 
     static String rootMessage(Throwable e) {
@@ -296,7 +302,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         try (Connection c = probeConnection()) {
             beat(c, replica, 2);
             try (PreparedStatement s = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM replica_beats WHERE replica <> ? "
-                    + "AND seen_at > now() - make_interval(secs => " + PgDeliveryQueue.GONE_AFTER.toSeconds() + "))")) {
+                    + "AND " + PgDeliveryQueue.BEAT_FRESH + ")")) {
                 s.setQueryTimeout(2);
                 s.setString(1, replica);
                 try (ResultSet r = s.executeQuery()) {
@@ -318,8 +324,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         return inTransaction(c -> {
             Map<String, Long> out = new java.util.TreeMap<>();
             try (PreparedStatement s = c.prepareStatement("SELECT replica, floor(extract(epoch FROM now() - seen_at)) "
-                    + "FROM replica_beats WHERE seen_at > now() - make_interval(secs => "
-                    + PgDeliveryQueue.GONE_AFTER.toSeconds() + ")"); ResultSet r = s.executeQuery()) {
+                    + "FROM replica_beats WHERE " + PgDeliveryQueue.BEAT_FRESH); ResultSet r = s.executeQuery()) {
                 while (r.next()) {
                     out.put(r.getString(1), Math.max(0, r.getLong(2)));
                 }
@@ -639,23 +644,13 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
 
     /** Whether {@code e} is the pool's: no connection could be had within its timeout. */
     static boolean noConnectionInTime(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.sql.SQLTransientConnectionException) {
-                return true;
-            }
-        }
-        return false;
+        return cause(e, t -> t instanceof java.sql.SQLTransientConnectionException).isPresent();
     }
 
     /** Whether {@code e} says the connection broke (SQLSTATE class 08, or the server shutting down: 57P01-57P03). */
     static boolean connectionLost(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException s && s.getSQLState() != null
-                    && (s.getSQLState().startsWith("08") || s.getSQLState().matches("57P0[123]"))) {
-                return true;
-            }
-        }
-        return false;
+        return cause(e, t -> t instanceof SQLException s && s.getSQLState() != null
+                && (s.getSQLState().startsWith("08") || s.getSQLState().matches("57P0[123]"))).isPresent();
     }
 
     ClarifyException failure(SQLException e) {
