@@ -1,5 +1,6 @@
 package dev.agentx.clarify.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.monitor.MonitorAction;
 import dev.agentx.clarify.monitor.MonitorReport;
 import picocli.CommandLine.Command;
@@ -26,7 +27,7 @@ final class MonitorCommand implements Runnable {
         // over the server's database the server's own monitor acts: from here only say what a pass would do
         MonitorReport r = readOnly ? ctx.local().monitor().plan() : ctx.local().monitor().run();
         if (ctx.json()) {
-            com.fasterxml.jackson.databind.node.ObjectNode out = MonitorOutput.report(ctx, r);
+            ObjectNode out = MonitorOutput.report(ctx, r);
             if (readOnly) {
                 out.put("readOnly", true);
             }
