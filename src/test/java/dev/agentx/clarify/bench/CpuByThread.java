@@ -57,9 +57,9 @@ final class CpuByThread {
         {"agentx-sender", "agentx serve: outbox senders (GitHub API client)"},
         {"agentx-monitor", "agentx serve: monitor passes due after a second (MonitorPacing)"},
         {"JettyServerThreadPool", "Javalin (agentx serve and the bare handler): webhook requests"},
-        {"qtp", "WireMock (the GitHub stub)"},
-        {"HttpClient", "load generator and API client (java.net.http)"},
-        {"pool-", "load generator and API client (java.net.http)"},
+        {"github-stub", "the GitHub stub (a Javalin handler)"},
+        {"bench-load", "benchmark: load generator (plain sockets)"},
+        {"HttpClient", "agentx serve: GitHub API client (java.net.http)"},
         {"bench-stall-detector", "benchmark: stall detector (wakes every ms)"},
     };
 

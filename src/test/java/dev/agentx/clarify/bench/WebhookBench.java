@@ -1,6 +1,5 @@
 package dev.agentx.clarify.bench;
 
-import com.github.tomakehurst.wiremock.http.Request;
 import dev.agentx.clarify.github.GitHubMode;
 import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.support.GitHubRig;
@@ -10,9 +9,6 @@ import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.Scrape;
 import io.javalin.Javalin;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,8 +28,9 @@ import java.util.regex.Pattern;
 
 /**
  * Webhook acknowledgement and end-to-end latency of {@code agentx serve} (the real server, its own
- * worker, the system clock) with WireMock as the GitHub API, against a bare Javalin handler that
- * answers 200, in the same JVM. Load: signed {@code issue_comment} deliveries, clarifications from
+ * worker, the system clock) with a plain stub as the GitHub API ({@link GitHubStub}), against a bare
+ * Javalin handler that answers 200, in the same JVM; the deliveries are sent over plain sockets
+ * ({@link SocketLoad}), so that the load generator and the stub take as little of the cores as they can. Load: signed {@code issue_comment} deliveries, clarifications from
  * question to answer to resolution ({@link #deliveries}), sent to 127.0.0.1 only, bounded in count.
  * The servers run the clarification monitor after every delivery, as {@code agentx serve} does.
  * Prints Markdown.
@@ -43,8 +40,9 @@ import java.util.regex.Pattern;
 public final class WebhookBench {
     /** What queueing a delivery durably is on the store benchmarked (words for the report). */
     private static String queueing = "the inbox's append and fdatasync";
+    /** The machine's busy cores and the JIT's time in each second of the steady run and its drain. */
+    private static BusySeconds steadyBusy;
 
-    private static final Pattern ISSUE = Pattern.compile("/issues/(\\d+)/comments$");
     /** The kind in a posted comment's hidden marker, as it stands in the POST's JSON body (quotes escaped). */
     private static final Pattern KIND = Pattern.compile("\\\\\"kind\\\\\":\\\\\"(question|answer|resolution)\\\\\"");
     /**
@@ -54,7 +52,20 @@ public final class WebhookBench {
      */
     static final int LAG = 30;
 
-    private final HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(4)).build();
+    private final SocketLoad load = new SocketLoad();
+    /** The open loop's senders: a delivery is handed to one at its send time. */
+    private final ExecutorService senders = Executors.newFixedThreadPool(64, named("bench-load"));
+    /** The closed loop's clients (made once: each keeps its connections from run to run). */
+    private ExecutorService clientPool;
+
+    private static java.util.concurrent.ThreadFactory named(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
 
     /** {@code id}: {@code bench-<issue>-q|a|r} for the question, its answer and its resolution. */
     private record Delivery(String id, byte[] body, String signature) {
@@ -87,7 +98,7 @@ public final class WebhookBench {
          * (from {@code acks}' Server-Timing): one cluster after a stall of the disk, or a backlog spread
          * over the run.
          */
-        String timeline(Run acks, long overMillis) {
+        String timeline(Run acks, long overMillis, BusySeconds busy) {
             long first = timed.stream().mapToLong(t -> t[0]).min().orElse(0);
             java.util.TreeMap<Long, long[]> bySecond = new java.util.TreeMap<>(); // {count, over, max nanos}
             for (long[] t : timed) {
@@ -104,6 +115,7 @@ public final class WebhookBench {
                     queueMax.merge((t[0] - first) / 1_000_000_000L, t[2], Math::max);
                 }
             }
+            Map<Long, long[]> machine = busy.bySecond(first);
             StringBuilder out = new StringBuilder();
             long seconds = 0;
             for (Map.Entry<Long, long[]> e : bySecond.entrySet()) {
@@ -112,8 +124,10 @@ public final class WebhookBench {
                     continue;
                 }
                 seconds++;
-                out.append(out.length() == 0 ? "" : "; ").append(String.format("%d s: %d of %d (max %.0f ms, fdatasync max %.1f ms)",
-                        e.getKey(), b[1], b[0], b[2] / 1e6, queueMax.getOrDefault(e.getKey(), -1L) / 1e6));
+                long[] m = machine.getOrDefault(e.getKey(), new long[] {-1, 0});
+                out.append(out.length() == 0 ? "" : "; ").append(String.format("%d s: %d of %d (max %.0f ms, fdatasync max "
+                        + "%.1f ms, cores %s busy, JIT %d ms)", e.getKey(), b[1], b[0], b[2] / 1e6,
+                        queueMax.getOrDefault(e.getKey(), -1L) / 1e6, m[0] < 0 ? "?" : m[0] + "%", m[1]));
             }
             return seconds == 0 ? "none" : seconds + " of " + bySecond.size() + " seconds: " + out;
         }
@@ -240,12 +254,16 @@ public final class WebhookBench {
         io.zonky.test.db.postgres.embedded.EmbeddedPostgres pg = null;
         if (Boolean.getBoolean("agentx.bench.postgres")) {
             // the repositories' state in PostgreSQL (AGENTX_DATABASE_URL), committed durably as in production
-            pg = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
+            io.zonky.test.db.postgres.embedded.EmbeddedPostgres.Builder builder = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
                     .setDataDirectory(work.resolve("pgdata")).setCleanDataDirectory(true)
                     .setServerConfig("synchronous_commit", "on").setServerConfig("fsync", "on")
                     // counts of the statements run, for the database's work per delivery (DatabaseWork)
                     .setServerConfig("shared_preload_libraries", "pg_stat_statements")
-                    .setServerConfig("pg_stat_statements.track_planning", "on").start();
+                    .setServerConfig("pg_stat_statements.track_planning", "on");
+            for (String[] setting : Autovacuum.SETTINGS) {
+                builder.setServerConfig(setting[0], setting[1]);
+            }
+            pg = builder.setServerConfig("log_directory", work.resolve("pglog").toString()).start();
             DatabaseWork.install(pg.getPostgresDatabase());
             rig.database("postgresql://postgres@localhost:" + pg.getPort() + "/postgres");
             store = " (repository state in PostgreSQL)";
@@ -266,16 +284,19 @@ public final class WebhookBench {
                         + "replica's.";
             }
         }
-        rig.wiremock.addMockServiceRequestListener((Request req, com.github.tomakehurst.wiremock.http.Response resp) -> {
-            Matcher m = ISSUE.matcher(req.getUrl());
-            if ("POST".equals(req.getMethod().getName()) && m.find()) {
-                Matcher k = KIND.matcher(req.getBodyAsString());
-                if (k.find()) { // the round's comment: the delivery that asked, answered or resolved
-                    postedAt.putIfAbsent("bench-" + m.group(1) + "-" + k.group(1).charAt(0), System.nanoTime());
-                }
+        // GitHub's API: the stub's handler records when each round's comment came (the delivery that
+        // asked, answered or resolved); WireMock, which the tests use, took a tenth of the cores here
+        GitHubStub github = new GitHubStub(GitHubRig.API_REPO, (issue, body) -> {
+            Matcher k = KIND.matcher(body);
+            if (k.find()) {
+                postedAt.putIfAbsent("bench-" + issue + "-" + k.group(1).charAt(0), System.nanoTime());
             }
         });
-        GitHubSettings settings = rig.settings();
+        GitHubSettings rigSettings = rig.settings();
+        GitHubSettings settings = new GitHubSettings(rigSettings.appId(), rigSettings.privateKey(),
+                rigSettings.webhookSecrets(), github.baseUrl(), rigSettings.dataDir(), 0, rigSettings.webhookPath(),
+                rigSettings.maxBodyBytes(), 0, rigSettings.redeliveryInterval(), rigSettings.clientId(),
+                rigSettings.clientSecret(), rigSettings.database());
         GitHubMode mode = GitHubMode.create(settings, Clock.systemUTC(),
                 new GitHubMode.Options(false, dev.agentx.clarify.github.RepositoryMonitor.STANDARD,
                         new dev.agentx.clarify.channel.HumanChannel(), "127.0.0.1")).start();
@@ -341,6 +362,8 @@ public final class WebhookBench {
             java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches0 = ContextSwitches.snapshot();
             DatabaseWork dbWork = pg == null ? null : DatabaseWork.start(pg.getPostgresDatabase());
+            steadyBusy = new BusySeconds();
+            java.time.Instant steadyFrom = java.time.Instant.now();
             Run appSteady = openLoop(app, steadyLoad, rate, sentAt);
             stalls.close();
             List<GcPauses.Pause> steadyPauses = gc.since(firstDue(appSteady));
@@ -348,6 +371,8 @@ public final class WebhookBench {
             List<Stalls.Stall> steadyStalls = stalls.since(firstDue(appSteady));
             List<Stalls.Stall> baseStalls = stalls.since(firstDue(baseSteady));
             drain(mode, Duration.ofSeconds(120));
+            steadyBusy.close();
+            java.time.Instant steadyTo = java.time.Instant.now();
             Map<String, Long> steadyCpu = CpuByThread.since(cpu0);
             java.util.Optional<Map<String, Long>> steadyDbCpu = dbCpu0.flatMap(before ->
                     DatabaseCpu.snapshot(work.resolve("pgdata")).map(now -> DatabaseCpu.since(before, now)));
@@ -373,6 +398,11 @@ public final class WebhookBench {
                     - rewarms.values().stream().flatMap(List::stream).mapToLong(Long::longValue).sum();
             report(warmup, measuredJit, rate, seconds, saturation, clients, baseSteady, appSteady, baseSat, appSat, e2e, half, appHalf,
                     halfE2e, drainSeconds, storage(work.resolve("data")));
+            if (pg != null) {
+                System.out.printf("PostgreSQL's autovacuum during the steady run and its drain (from its log; a round a "
+                        + "minute over the tables that changed enough, on the same cores): %s.%n%n",
+                        Autovacuum.between(work.resolve("pglog"), steadyFrom, steadyTo));
+            }
             System.out.printf("Before each measured run its server was warmed up again, until a round spent less "
                     + "than %.0f%% of its time compiling (the other server's run in the same JVM recompiles the code they "
                     + "share, Jetty's and Javalin's, for its own use; measured straight after the bare handler's run, "
@@ -467,6 +497,9 @@ public final class WebhookBench {
                     ServerMetrics.WEBHOOK_QUEUE, (Scrape.value(scrape1, sum) - Scrape.value(scrape0, sum)) * 1e3 / queued,
                     queued);
             System.out.println(serverTimes(appSteady));
+            Map<String, Long> unanswered = github.unanswered();
+            System.out.printf("Requests of the servers to the GitHub stub that it had no answer for (a 404 each): %s.%n%n",
+                    unanswered.isEmpty() ? "none" : unanswered);
             if (replica != null) {
                 System.out.printf("Deliveries of the steady run that found an earlier delivery of their issue held by "
                         + "the other replica and waited for its done mark (`%s`, both replicas): %.0f of %d.%n%n",
@@ -482,6 +515,7 @@ public final class WebhookBench {
                 replica.close();
             }
             rig.close();
+            github.close();
             if (pg != null) {
                 pg.close();
             }
@@ -525,13 +559,18 @@ public final class WebhookBench {
     }
 
     /** {@code url}: one server's, or the replicas' separated by commas (each delivery goes to one, by its id). */
-    private HttpRequest request(String url, Delivery d) {
+    private static URI target(String url, Delivery d) {
         String[] urls = url.split(",");
-        return HttpRequest.newBuilder(URI.create(urls[Math.floorMod(d.id().hashCode(), urls.length)]))
-                .timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json").header("X-GitHub-Event", "issue_comment")
-                .header("X-GitHub-Delivery", d.id()).header("X-Hub-Signature-256", d.signature())
-                .POST(HttpRequest.BodyPublishers.ofByteArray(d.body())).build();
+        return URI.create(urls[Math.floorMod(d.id().hashCode(), urls.length)]);
+    }
+
+    private static byte[] request(URI uri, Delivery d) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Content-Type", "application/json");
+        headers.put("X-GitHub-Event", "issue_comment");
+        headers.put("X-GitHub-Delivery", d.id());
+        headers.put("X-Hub-Signature-256", d.signature());
+        return SocketLoad.request(uri, headers, d.body());
     }
 
     private static boolean ok(int status) {
@@ -543,7 +582,7 @@ public final class WebhookBench {
         List<Long> lat = Collections.synchronizedList(new ArrayList<>());
         List<long[]> timed = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger errors = new AtomicInteger();
-        List<CompletableFuture<?>> all = new ArrayList<>();
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(ds.size());
         long start = System.nanoTime();
         long interval = 1_000_000_000L / rate;
         for (int i = 0; i < ds.size(); i++) {
@@ -556,19 +595,31 @@ public final class WebhookBench {
             if (sentAt != null) {
                 sentAt.put(d.id(), due);
             }
-            all.add(http.sendAsync(request(url, d), HttpResponse.BodyHandlers.discarding()).handle((r, t) -> {
-                if (t != null || !ok(r.statusCode())) {
+            senders.execute(() -> {
+                try {
+                    URI uri = target(url, d);
+                    SocketLoad.Response r = load.send(uri, request(uri, d));
+                    if (!ok(r.status())) {
+                        errors.incrementAndGet();
+                    } else {
+                        long took = System.nanoTime() - due;
+                        lat.add(took);
+                        timed.add(new long[] {due, took, serverNanos(r.serverTiming(), "queue"),
+                                serverNanos(r.serverTiming(), "handler")});
+                    }
+                } catch (Exception e) {
                     errors.incrementAndGet();
-                } else {
-                    long took = System.nanoTime() - due;
-                    lat.add(took);
-                    String timing = r.headers().firstValue("Server-Timing").orElse("");
-                    timed.add(new long[] {due, took, serverNanos(timing, "queue"), serverNanos(timing, "handler")});
+                } finally {
+                    done.countDown();
                 }
-                return null;
-            }));
+            });
         }
-        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+        try {
+            done.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
         double took = (System.nanoTime() - start) / 1e9;
         return new Run(lat, errors.get(), ds.size() / took, timed);
     }
@@ -578,7 +629,9 @@ public final class WebhookBench {
         List<Long> lat = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger errors = new AtomicInteger();
         AtomicInteger next = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        if (clientPool == null) {
+            clientPool = Executors.newFixedThreadPool(clients, named("bench-load-client"));
+        }
         long start = System.nanoTime();
         List<CompletableFuture<Void>> workers = new ArrayList<>();
         for (int c = 0; c < clients; c++) {
@@ -587,8 +640,8 @@ public final class WebhookBench {
                 while ((i = next.getAndIncrement()) < ds.size()) {
                     long t0 = System.nanoTime();
                     try {
-                        int status = http.send(request(url, ds.get(i)), HttpResponse.BodyHandlers.discarding())
-                                .statusCode();
+                        URI uri = target(url, ds.get(i));
+                        int status = load.send(uri, request(uri, ds.get(i))).status();
                         if (ok(status)) {
                             lat.add(System.nanoTime() - t0);
                         } else {
@@ -598,11 +651,10 @@ public final class WebhookBench {
                         errors.incrementAndGet();
                     }
                 }
-            }, pool));
+            }, clientPool));
         }
         CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).join();
         double took = (System.nanoTime() - start) / 1e9;
-        pool.shutdown();
         return new Run(lat, errors.get(), ds.size() / took, List.of());
     }
 
@@ -814,7 +866,8 @@ public final class WebhookBench {
         System.out.printf("Signed `issue_comment` deliveries: clarifications on issues of their own, each asked "
                 + "(`/clarify @architect`), answered %d questions later and resolved %d answers after that, so at "
                 + "most %d are open at a time; the monitor pass after every delivery, as `agentx serve` runs it. "
-                + "GitHub API: WireMock in the same JVM. Steady: %d/s for %d s, latency from the intended send time. Saturation: %d "
+                + "GitHub API: a plain Javalin stub in the same JVM; load generator: HTTP/1.1 over plain kept-alive "
+                + "sockets, in the same JVM. Steady: %d/s for %d s, latency from the intended send time. Saturation: %d "
                 + "deliveries from %d concurrent clients. Goals: ack p99 < %d ms at 200/s; >= 1,000 deliveries/s.%n%n",
                 LAG, LAG, 2 * LAG, rate, seconds, saturation, clients, ackGoal);
         List<String> flags = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
@@ -854,7 +907,9 @@ public final class WebhookBench {
                 halfE2e.stats().row());
         System.out.printf("At %d/s the acknowledgement took p50 %.2f ms, p99 %.2f ms (%d errors).%n%n", half, ah.p50(),
                 ah.p99(), appHalf.errors());
-        System.out.printf("Seconds of the %d/s run with deliveries over 50 ms end to end (by send time): %s.%n%n", rate,
-                e2e.timeline(appSteady, 50));
+        System.out.printf("Seconds of the %d/s run with deliveries over 50 ms end to end (by send time; the share of "
+                + "both cores busy in that second, all processes of the machine, and the JIT's compile time in it): "
+                + "%s.%n%n", rate,
+                e2e.timeline(appSteady, 50, steadyBusy));
     }
 }
