@@ -30,8 +30,9 @@ import java.util.regex.Pattern;
  * Webhook acknowledgement and end-to-end latency of {@code agentx serve} (the real server, its own
  * worker, the system clock) with a plain stub as the GitHub API ({@link GitHubStub}), against a bare
  * Javalin handler that answers 200, in the same JVM; the deliveries are sent over plain sockets
- * ({@link SocketLoad}), so that the load generator and the stub take as little of the cores as they can. Load: signed {@code issue_comment} deliveries, clarifications from
- * question to answer to resolution ({@link #deliveries}), sent to 127.0.0.1 only, bounded in count.
+ * ({@link SocketLoad}), so that the load generator and the stub take as little of the cores as
+ * they can. Load: signed {@code issue_comment} deliveries, clarifications from question to answer
+ * to resolution ({@link #deliveries}), sent to 127.0.0.1 only, bounded in count.
  * The servers run the clarification monitor after every delivery, as {@code agentx serve} does.
  * Prints Markdown.
  *
@@ -254,7 +255,8 @@ public final class WebhookBench {
         io.zonky.test.db.postgres.embedded.EmbeddedPostgres pg = null;
         if (Boolean.getBoolean("agentx.bench.postgres")) {
             // the repositories' state in PostgreSQL (AGENTX_DATABASE_URL), committed durably as in production
-            io.zonky.test.db.postgres.embedded.EmbeddedPostgres.Builder builder = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
+            io.zonky.test.db.postgres.embedded.EmbeddedPostgres.Builder builder =
+                    io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
                     .setDataDirectory(work.resolve("pgdata")).setCleanDataDirectory(true)
                     .setServerConfig("synchronous_commit", "on").setServerConfig("fsync", "on")
                     // counts of the statements run, for the database's work per delivery (DatabaseWork)
@@ -263,6 +265,7 @@ public final class WebhookBench {
             for (String[] setting : Autovacuum.SETTINGS) {
                 builder.setServerConfig(setting[0], setting[1]);
             }
+            // the database's log (autovacuum's rounds, Autovacuum) in the work dir, kept after the run
             pg = builder.setServerConfig("log_directory", work.resolve("pglog").toString()).start();
             DatabaseWork.install(pg.getPostgresDatabase());
             rig.database("postgresql://postgres@localhost:" + pg.getPort() + "/postgres");
