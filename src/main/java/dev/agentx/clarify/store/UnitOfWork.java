@@ -36,8 +36,9 @@ public interface UnitOfWork {
         }
 
         /**
-         * Everything of the unit is sent; the commit, which waits for the disk, is next. Must not
-         * fail. {@link #committed} or {@link #rolledBack} follows.
+         * The unit's work is done; what is left is its last round trip to the store, its last
+         * writes with the commit, which waits for the disk. Must not fail. {@link #committed} or
+         * {@link #rolledBack} follows.
          */
         default void committing() {
         }

@@ -77,6 +77,8 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     /** Deliveries waiting for their insert ({@link #accept}), and whether a thread is inserting. */
     private final Queue<Arrival> arrivals = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean inserting = new AtomicBoolean();
+    /** Where the inserts go: a connection of their own, so that no acknowledgement waits for the pool's. */
+    private final DedicatedConnection inserts;
     /** Deliveries handed to this replica's worker and not done with here (their progress notes stay). */
     private final Set<Long> open = ConcurrentHashMap.newKeySet();
     /**
@@ -95,6 +97,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         this.replica = replica;
         this.clock = clock;
         this.turns = db.replicas(replica, clock);
+        this.inserts = db.dedicated();
     }
 
     @Override
@@ -223,7 +226,8 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         batch.forEach(a -> distinct.putIfAbsent(a.id, a)); // a second copy of one id in the batch is a duplicate
         List<Arrival> rows = List.copyOf(distinct.values());
         try {
-            Map<String, Long> inserted = db.retryingLostConnections(() -> db.autoCommit(c -> {
+            // safe to run again on a new connection: a row that went in is a duplicate then
+            Map<String, Long> inserted = inserts.run(c -> {
                 StringBuilder sql = new StringBuilder("WITH received AS (INSERT INTO deliveries (id, event, "
                         + "received_at, replica) VALUES ");
                 for (int i = 0; i < rows.size(); i++) {
@@ -257,7 +261,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
                     }
                     return out;
                 }
-            }));
+            });
             for (Arrival a : batch) {
                 Long seq = inserted.remove(a.id);
                 a.seq.complete(seq == null ? -1L : seq);
@@ -490,19 +494,30 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      * synchronous_commit} off for the rest of the transaction if that has written nothing before:
      * the condition's uncorrelated subquery is evaluated once, before the statement deletes its row
      * (which gives the transaction an id), and is always true. One statement, where a SELECT of its
-     * own first would cost every delivery a round trip. Parameters: seq, replica, failed, state,
-     * failure, done at ({@link #markBinder}).
+     * own first would cost every delivery a round trip. Returns one row: whether a later delivery
+     * of the line waits for it, the line's order key, and whether the row was this replica's; when
+     * it was not and the mark is told to refuse that, the statement fails with the given message
+     * ({@code agentx_refuse}), in the database, so that the COMMIT sent with it does not run.
+     * Parameters: seq, replica, failed, state, failure, done at, refuse, message ({@link #markBinder}).
      */
     static final String DONE_MARK = "WITH done AS (DELETE FROM delivery_queue WHERE seq = ? AND replica = ? "
             + "AND (SELECT count(set_config('synchronous_commit', 'off', true)) FROM (SELECT 1 WHERE "
             + "pg_current_xact_id_if_assigned() IS NULL) AS wrote_nothing) >= 0 "
-            + "RETURNING seq, replica, CASE WHEN ?::boolean THEN body END AS kept, waited, order_key) "
-            + "UPDATE deliveries h SET state = ?, failure = ?, done_at = ?, replica = done.replica, body = done.kept "
-            + "FROM done WHERE h.seq = done.seq RETURNING done.waited, done.order_key";
+            + "RETURNING seq, replica, CASE WHEN ?::boolean THEN body END AS kept, waited, order_key), "
+            + "marked AS (UPDATE deliveries h SET state = ?, failure = ?, done_at = ?, replica = done.replica, "
+            + "body = done.kept FROM done WHERE h.seq = done.seq RETURNING done.waited, done.order_key) "
+            + "SELECT coalesce(m.waited, false), m.order_key, CASE WHEN m.order_key IS NOT NULL THEN true "
+            + "WHEN ?::boolean THEN agentx_refuse(?::text) ELSE false END FROM (SELECT 1) AS one "
+            + "LEFT JOIN marked m ON true";
 
-    /** The parameters of {@link #DONE_MARK}. */
-    static Pipeline.Binder markBinder(long seq, String replica, String state, String failure, Instant at) {
-        return p -> p.number(seq).text(replica).bool("failed".equals(state)).text(state).text(failure).time(at);
+    /**
+     * The parameters of {@link #DONE_MARK}; {@code refusal}: the message the mark fails with when
+     * the row is not this replica's, or null to mark nothing then.
+     */
+    static Pipeline.Binder markBinder(long seq, String replica, String state, String failure, Instant at,
+                                      String refusal) {
+        return p -> p.number(seq).text(replica).bool("failed".equals(state)).text(state).text(failure).time(at)
+                .bool(refusal != null).text(refusal);
     }
 
     /**
@@ -522,21 +537,17 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      */
     private void finish(Queued q, String state, String failure) {
         Instant at = clock.instant();
-        Pipeline.Binder mark = markBinder(q.seq(), replica, state, failure, at);
         String[] waitedBy = {null}; // the line's order key, when a later delivery of it waits elsewhere
         if (!db.open()) {
-            db.write(new Pipeline().query(DONE_MARK, mark, r -> waitedBy[0] = r.next() ? waitedKey(r) : null));
+            db.write(new Pipeline().query(DONE_MARK, markBinder(q.seq(), replica, state, failure, at, null),
+                    r -> waitedBy[0] = r.next() ? waitedKey(r) : null));
             close(q.seq());
             signalFreed(waitedBy[0]);
             return;
         }
-        db.deferred().last(DONE_MARK, mark, r -> {
-            if (!r.next()) {
-                throw new IllegalStateException("delivery " + q.id() + " is no longer replica " + replica
-                        + "'s to finish (another replica took it over); what this attempt did is rolled back");
-            }
-            waitedBy[0] = waitedKey(r);
-        });
+        db.deferred().last(DONE_MARK, markBinder(q.seq(), replica, state, failure, at, "delivery " + q.id()
+                + " is no longer replica " + replica + "'s to finish (another replica took it over); what this "
+                + "attempt did is rolled back"), r -> waitedBy[0] = r.next() ? waitedKey(r) : null);
         db.join(new UnitOfWork.Participant() {
             @Override
             public void committed() {
@@ -548,7 +559,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
 
     /** The order key of the done mark's row (the current one) if a later delivery of its line waits for it, else null. */
     private static String waitedKey(ResultSet r) throws SQLException {
-        return r.getBoolean(1) ? r.getString(2) : null;
+        return r.getBoolean(3) && r.getBoolean(1) ? r.getString(2) : null;
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.store.Notes;
 import dev.agentx.clarify.store.UnitOfWork;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -27,8 +28,10 @@ import java.util.function.Function;
  * has no row yet), reads the row, applies the engine's pure change and writes the row back with
  * its version one higher; other writers of the issue, in this process or any other replica, wait
  * for the commit. The transaction keeps the ledgers it holds, so its later reads and updates of
- * them cost no round trip, and sends the write with its next round trip. A reader never waits: it
- * sees the last committed ledger.
+ * them cost no round trip, and sends the write with its next round trip. Holding an issue's ledger
+ * also locks and reads the issue's note ({@link Notes#issueNote}) in the same round trip: the
+ * server follows every change of a ledger by bringing the issue in step on GitHub, which locks
+ * that note next. A reader never waits: it sees the last committed ledger.
  */
 public final class PgLedgerStore implements LedgerStore {
     private static final String SELECT = "SELECT ledger::text FROM ledgers WHERE repo = ? AND issue = ?";
@@ -151,6 +154,9 @@ public final class PgLedgerStore implements LedgerStore {
         db.limitLockWaits(p);
         p.query("SELECT pg_advisory_xact_lock(hashtext(?), ?)", b -> b.text(repo).integer(issue), r -> { })
                 .query(SELECT, b -> b.text(repo).integer(issue), r -> text[0] = r.next() ? r.getString(1) : null);
+        // the server brings the issue in step on GitHub after changing its ledger, under the issue's
+        // note: locked and read now, in the same round trip, that costs none of its own
+        PgNotes.lockWith(db, p, Notes.issueNote(repo, issue));
         db.exchange(p);
         Optional<Ledger> ledger = text[0] == null ? Optional.empty() : Optional.of(decode(issue, text[0], true));
         if (mine == null) {

@@ -3,7 +3,6 @@ package dev.agentx.clarify.store.postgres;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.store.Notes;
-import dev.agentx.clarify.store.UnitOfWork;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
@@ -11,7 +10,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -22,8 +20,6 @@ public final class PgNotes implements Notes {
     private final PostgresDatabase db;
     private final Clock clock;
     private final ObjectMapper json = JsonSupport.mapper();
-    /** The notes the transaction this thread has open locked, as it last read or wrote them (null: none). */
-    private final ThreadLocal<Map<String, String>> locked = new ThreadLocal<>();
 
     PgNotes(PostgresDatabase db, Clock clock) {
         this.db = db;
@@ -32,7 +28,7 @@ public final class PgNotes implements Notes {
 
     @Override
     public <T> Optional<T> get(String name, Class<T> type) {
-        Map<String, String> mine = locked.get();
+        Map<String, String> mine = db.notesLockedIfAny();
         if (mine != null && mine.containsKey(name)) {
             return parse(name, mine.get(name), type);
         }
@@ -44,41 +40,33 @@ public final class PgNotes implements Notes {
      * The lock is a transaction-level advisory lock on the name's hash, so a note not written yet
      * has one too; taking it and reading the note under it are one round trip (with the writes the
      * transaction deferred). Locked again in the same transaction, the note is not read again: the
-     * lock keeps it as the transaction last read or wrote it.
+     * lock keeps it as the transaction last read or wrote it. An issue's ledger held by the
+     * transaction has locked the issue's note already ({@link #lockWith}).
      */
     @Override
     public <T> Optional<T> lock(String name, Class<T> type) {
-        if (!db.open()) {
-            throw new IllegalStateException("a note is locked inside a unit only");
+        Map<String, String> mine = db.notesLocked();
+        if (!mine.containsKey(name)) {
+            Pipeline p = new Pipeline();
+            db.limitLockWaits(p);
+            lockWith(db, p, name);
+            db.exchange(p);
         }
-        Map<String, String> mine = locked.get();
-        if (mine != null && mine.containsKey(name)) {
-            return parse(name, mine.get(name), type);
-        }
-        String[] read = {null};
-        Pipeline p = new Pipeline();
-        db.limitLockWaits(p);
-        p.query("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", b -> b.text(name), r -> { })
-                .query(SELECT, b -> b.text(name), r -> read[0] = r.next() ? r.getString(1) : null);
-        db.exchange(p);
-        String text = read[0];
-        if (mine == null) {
-            mine = new HashMap<>();
-            locked.set(mine);
-            db.join(new UnitOfWork.Participant() {
-                @Override
-                public void committed() {
-                    locked.remove();
-                }
+        return parse(name, mine.get(name), type);
+    }
 
-                @Override
-                public void rolledBack() {
-                    locked.remove();
-                }
-            });
+    /**
+     * Adds to {@code p} the lock of the note {@code name} and its read under the lock, for the
+     * transaction this thread has open, unless it holds that lock already: once {@code p} is sent
+     * the transaction holds the note as {@link #lock} would.
+     */
+    static void lockWith(PostgresDatabase db, Pipeline p, String name) {
+        Map<String, String> mine = db.notesLocked();
+        if (mine.containsKey(name)) {
+            return;
         }
-        mine.put(name, text);
-        return parse(name, text, type);
+        p.query("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", b -> b.text(name), r -> { })
+                .query(SELECT, b -> b.text(name), r -> mine.put(name, r.next() ? r.getString(1) : null));
     }
 
     private static final String SELECT = "SELECT note FROM shared_notes WHERE name = ?";
@@ -117,7 +105,7 @@ public final class PgNotes implements Notes {
         }
         java.time.Instant at = clock.instant();
         db.write(new Pipeline().add(UPSERT, p -> p.text(name).text(text).time(at)));
-        Map<String, String> mine = locked.get();
+        Map<String, String> mine = db.notesLockedIfAny();
         if (mine != null && mine.containsKey(name)) {
             mine.put(name, text);
         }

@@ -95,15 +95,27 @@ final class Pipeline {
      * send again (the transaction is over).
      */
     void send(Connection c) throws SQLException {
-        send(c, true);
+        send(c, true, false);
     }
 
     /** As {@link #send}, but the {@link #last} part stays for a later send. */
     void sendAllButLast(Connection c) throws SQLException {
-        send(c, false);
+        send(c, false, false);
     }
 
-    private void send(Connection c, boolean withLast) throws SQLException {
+    /**
+     * As {@link #send}, and ends the transaction on {@code c} with a {@code COMMIT} after the
+     * last part, in the same round trip: the driver then knows the transaction is over, and its
+     * {@code commit()} sends nothing. With nothing to send, nothing is sent: the caller's
+     * {@code commit()} ends the transaction.
+     */
+    void sendAndCommit(Connection c) throws SQLException {
+        send(c, true, true);
+    }
+
+    private static final Part COMMIT = new Part("COMMIT", p -> { }, null, null);
+
+    private void send(Connection c, boolean withLast, boolean commit) throws SQLException {
         List<Part> sending = new ArrayList<>(parts);
         if (withLast && last != null) {
             sending.add(last);
@@ -112,6 +124,9 @@ final class Pipeline {
         parts.clear();
         if (sending.isEmpty()) {
             return;
+        }
+        if (commit) {
+            sending.add(COMMIT);
         }
         StringBuilder sql = new StringBuilder();
         for (Part p : sending) {

@@ -57,6 +57,8 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     static final String GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off";
     /** How long a statement waits for a row or issue lock before it gives up with LOCK_TIMEOUT. */
     static final String LOCK_TIMEOUT = "15s";
+    /** What every connection of the server's sets at its start: {@link #LOCK_TIMEOUT} and {@link #GENERIC_PLANS}. */
+    static final String SESSION_SETTINGS = "SET lock_timeout = '" + LOCK_TIMEOUT + "'; " + GENERIC_PLANS;
 
     private final DataSource dataSource;
     private final String description;
@@ -69,6 +71,8 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     private final ThreadLocal<List<Participant>> participants = new ThreadLocal<>();
     /** The writes the transaction this thread has open has not sent yet ({@link #deferred}). */
     private final ThreadLocal<Pipeline> deferred = new ThreadLocal<>();
+    /** The notes the transaction this thread has open locked, as it last read or wrote them ({@link #notesLocked}). */
+    private final ThreadLocal<Map<String, String>> notesLocked = new ThreadLocal<>();
     /** Whether every connection of the pool has {@link #LOCK_TIMEOUT} set at its start; else each lock sets it. */
     private final boolean lockTimeoutPerConnection;
     /** Folds the agent statuses' recorded changes behind the commits that recorded them. */
@@ -77,6 +81,8 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     private volatile boolean othersRunning;
     /** The channels listened to ({@link #listen}), closed with the database. */
     private final List<PgListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The connections of their own handed out ({@link #dedicated}), closed with the database. */
+    private final List<DedicatedConnection> dedicated = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** A database over a data source the caller owns (tests); migrated now. */
     public PostgresDatabase(DataSource dataSource, String description) {
@@ -130,7 +136,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         config.setConnectionTimeout(5_000);
         config.setValidationTimeout(2_000);
         config.setAutoCommit(true);
-        config.setConnectionInitSql("SET lock_timeout = '" + LOCK_TIMEOUT + "'; " + GENERIC_PLANS);
+        config.setConnectionInitSql(SESSION_SETTINGS);
         config.setInitializationFailTimeout(Math.max(1, startWait.toMillis()));
         HikariDataSource pool;
         try {
@@ -384,6 +390,17 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     }
 
     /**
+     * A connection of its own, outside the pool, for work one thread at a time does and that must
+     * not wait behind the pool's users ({@link DedicatedConnection}); closed with the database.
+     */
+    DedicatedConnection dedicated() {
+        DedicatedConnection c = new DedicatedConnection(this,
+                () -> ownConnection(DedicatedConnection.ANSWER_TIMEOUT_SECONDS), DedicatedConnection.IDLE_CHECK_NANOS);
+        dedicated.add(c);
+        return c;
+    }
+
+    /**
      * Hands {@code listener} the payload of every notification on {@code channel} ({@code NOTIFY}
      * by any replica), on a thread and a connection of their own, until the database is closed.
      * Notifications sent while that connection is broken, or before it first listens, are missed;
@@ -457,10 +474,11 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                 for (int i = 0; i < joined.size(); i++) {
                     joined.get(i).beforeCommit();
                 }
-                writes.send(c);
                 for (Participant p : joined) {
                     p.committing();
                 }
+                // the writes not sent yet and the COMMIT, in one round trip; commit() then sends nothing
+                writes.sendAndCommit(c);
                 c.commit();
                 committed = true;
                 return result;
@@ -475,6 +493,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                 current.remove();
                 participants.remove();
                 deferred.remove();
+                notesLocked.remove();
                 c.setAutoCommit(true);
             }
         } catch (SQLException e) {
@@ -526,6 +545,29 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             throw new IllegalStateException("no transaction open on this thread to defer a write to");
         }
         return writes;
+    }
+
+    /**
+     * The notes the transaction this thread has open holds the lock of ({@link PgNotes#lock}), each
+     * as the transaction last read or wrote it (null: no such note); forgotten when it ends.
+     *
+     * @throws IllegalStateException when this thread has no transaction open
+     */
+    Map<String, String> notesLocked() {
+        if (!open()) {
+            throw new IllegalStateException("a note is locked inside a unit only");
+        }
+        Map<String, String> mine = notesLocked.get();
+        if (mine == null) {
+            mine = new java.util.HashMap<>();
+            notesLocked.set(mine);
+        }
+        return mine;
+    }
+
+    /** As {@link #notesLocked()}, or null when this thread has no transaction open or it locked no note. */
+    Map<String, String> notesLockedIfAny() {
+        return notesLocked.get();
     }
 
     /**
@@ -621,32 +663,6 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         }
     }
 
-    /**
-     * Runs {@code work}, and once more when it failed because its connection was lost: the
-     * database restarted, so every idle connection of the pool is to the old server and is
-     * dropped first (the pool opens new ones). Only for work that is safe to repeat. Not when the
-     * pool could not open a connection within its timeout (the database is gone, not restarted):
-     * a second try would only wait as long again, past what a webhook's sender waits.
-     */
-    public <T> T retryingLostConnections(java.util.function.Supplier<T> work) {
-        try {
-            return work.get();
-        } catch (ClarifyException e) {
-            if (!connectionLost(e) || noConnectionInTime(e)) {
-                throw e;
-            }
-            if (pool instanceof com.zaxxer.hikari.HikariDataSource hikari && hikari.getHikariPoolMXBean() != null) {
-                hikari.getHikariPoolMXBean().softEvictConnections();
-            }
-            return work.get();
-        }
-    }
-
-    /** Whether {@code e} is the pool's: no connection could be had within its timeout. */
-    static boolean noConnectionInTime(Throwable e) {
-        return cause(e, t -> t instanceof java.sql.SQLTransientConnectionException).isPresent();
-    }
-
     /** Whether {@code e} says the connection broke (SQLSTATE class 08, or the server shutting down: 57P01-57P03). */
     static boolean connectionLost(Throwable e) {
         return cause(e, t -> t instanceof SQLException s && s.getSQLState() != null
@@ -664,6 +680,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     @Override
     public void close() {
         listeners.forEach(PgListener::close);
+        dedicated.forEach(DedicatedConnection::close);
         statusFolds.close();
         if (pool != null) {
             try {

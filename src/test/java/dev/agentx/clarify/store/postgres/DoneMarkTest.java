@@ -29,7 +29,8 @@ class DoneMarkTest {
                 }
             }
             try (PreparedStatement s = c.prepareStatement(PgDeliveryQueue.DONE_MARK)) {
-                PgDeliveryQueue.markBinder(seq, "r1", "processed", null, Instant.now()).bind(new Pipeline.Params(s, c));
+                PgDeliveryQueue.markBinder(seq, "r1", "processed", null, Instant.now(), "not r1's")
+                        .bind(new Pipeline.Params(s, c));
                 try (ResultSet marked = s.executeQuery()) {
                     assertTrue(marked.next(), "the row marked");
                     assertFalse(marked.getBoolean(1), "no later delivery of its line waited for it");

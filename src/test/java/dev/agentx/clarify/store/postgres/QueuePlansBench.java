@@ -115,14 +115,16 @@ public final class QueuePlansBench {
 
     private static void done(Connection c, long seq) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(PgDeliveryQueue.DONE_MARK)) {
-            PgDeliveryQueue.markBinder(seq, "r1", "processed", null, Instant.now()).bind(new Pipeline.Params(s, c));
+            PgDeliveryQueue.markBinder(seq, "r1", "processed", null, Instant.now(), "not r1's")
+                    .bind(new Pipeline.Params(s, c));
             s.execute(); // the mark returns a row: whether a later delivery of the line waits for it
         }
     }
 
     /** Arguments of the take and of the done mark, to EXPLAIN them with. */
     private static final String[] TAKE_ARGS = {"true", "1", "'r1'"};
-    private static final String[] DONE_ARGS = {"1", "'r1'", "false", "'processed'", "null", "now()"};
+    private static final String[] DONE_ARGS = {"1", "'r1'", "false", "'processed'", "null", "now()", "true",
+        "'not r1''s'"};
 
     /** The server-side statement the driver prepared for {@code sql}, called with {@code args}, to EXPLAIN it. */
     private static String statement(Connection c, String sql, String[] args) throws SQLException {
