@@ -26,19 +26,17 @@ final class Pipeline {
         void bind(Params p) throws SQLException;
     }
 
-    /** Reads the rows a statement returned. */
+    /**
+     * Reads the rows a statement returned. Not a place for a check that rolls the transaction
+     * back: a transaction's last message carries its COMMIT ({@link #sendAndCommit}), which has
+     * run by the time the readers do. Such a check fails its statement in the database.
+     */
     @FunctionalInterface
     interface Rows {
         void read(ResultSet r) throws SQLException;
     }
 
-    /** Reads how many rows a statement changed; may throw to fail the transaction. */
-    @FunctionalInterface
-    interface Count {
-        void read(int changed) throws SQLException;
-    }
-
-    private record Part(String sql, Binder binder, Rows rows, Count count) {
+    private record Part(String sql, Binder binder, Rows rows) {
     }
 
     private final List<Part> parts = new ArrayList<>();
@@ -47,30 +45,21 @@ final class Pipeline {
 
     /** Adds a statement whose result is not looked at. */
     Pipeline add(String sql, Binder binder) {
-        return add(sql, binder, null, null);
-    }
-
-    /** Adds a statement whose changed-row count {@code count} reads. */
-    Pipeline add(String sql, Binder binder, Count count) {
-        return add(sql, binder, null, count);
+        return query(sql, binder, null);
     }
 
     /** Adds a statement whose rows {@code rows} reads. */
     Pipeline query(String sql, Binder binder, Rows rows) {
-        return add(sql, binder, rows, null);
-    }
-
-    private Pipeline add(String sql, Binder binder, Rows rows, Count count) {
         if (sql.indexOf(';') >= 0) {
             throw new IllegalArgumentException("one statement per part: " + sql);
         }
-        parts.add(new Part(sql, binder, rows, count));
+        parts.add(new Part(sql, binder, rows));
         return this;
     }
 
     /** Sets the statement sent after every other one (at most one: a second replaces it). */
     Pipeline last(String sql, Binder binder, Rows rows) {
-        last = new Part(sql, binder, rows, null);
+        last = new Part(sql, binder, rows);
         return this;
     }
 
@@ -113,7 +102,7 @@ final class Pipeline {
         send(c, true, true);
     }
 
-    private static final Part COMMIT = new Part("COMMIT", p -> { }, null, null);
+    private static final Part COMMIT = new Part("COMMIT", p -> { }, null);
 
     private void send(Connection c, boolean withLast, boolean commit) throws SQLException {
         List<Part> sending = new ArrayList<>(parts);
@@ -146,8 +135,6 @@ final class Pipeline {
                             p.rows().read(r);
                         }
                     }
-                } else if (p.count() != null) {
-                    p.count().read(s.getUpdateCount());
                 }
                 if (i < sending.size() - 1) {
                     rows = s.getMoreResults();

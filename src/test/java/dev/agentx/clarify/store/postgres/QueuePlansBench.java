@@ -74,7 +74,7 @@ public final class QueuePlansBench {
                     set.execute("SET plan_cache_mode = force_generic_plan; SET enable_seqscan = " + (seqscan ? "on" : "off"));
                 }
                 take(c, 0); // planned now, on the empty queue
-                done(c, 0);
+                done(c, 0, null); // no such delivery: not refused, so that it is only planned
                 String takePlan = access(c, "EXPLAIN EXECUTE " + statement(c, PgDeliveryQueue.TAKE_HELD, TAKE_ARGS));
                 String donePlan = access(c, "EXPLAIN EXECUTE " + statement(c, PgDeliveryQueue.DONE_MARK, DONE_ARGS));
                 s.execute("INSERT INTO deliveries (id, event, received_at, replica) SELECT 'd-' || g, 'issue_comment', "
@@ -92,7 +92,7 @@ public final class QueuePlansBench {
                     if (!take(c, seq)) {
                         throw new IllegalStateException("delivery " + seq + " was not first in its line");
                     }
-                    done(c, seq);
+                    done(c, seq, "delivery " + seq + " is not r1's");
                 }
                 double ms = (System.nanoTime() - start) / 1e6 / drained;
                 System.out.printf("| %s | %s | %.3f | %s | %s |%n", index.contains("WHERE") ? "deliveries in a line (the server's)"
@@ -113,9 +113,10 @@ public final class QueuePlansBench {
         }
     }
 
-    private static void done(Connection c, long seq) throws SQLException {
+    /** The done mark as the server sends it; {@code refusal}: what it fails with if the row is not r1's (null: nothing). */
+    private static void done(Connection c, long seq, String refusal) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(PgDeliveryQueue.DONE_MARK)) {
-            PgDeliveryQueue.markBinder(seq, "r1", "processed", null, Instant.now(), "not r1's")
+            PgDeliveryQueue.markBinder(seq, "r1", "processed", null, Instant.now(), refusal)
                     .bind(new Pipeline.Params(s, c));
             s.execute(); // the mark returns a row: whether a later delivery of the line waits for it
         }
