@@ -128,12 +128,7 @@ final class DedicatedConnection implements AutoCloseable {
 
     /** Whether {@code e} is a wait for the database's answer that ran out (the socket's read timeout). */
     private static boolean answerTimedOut(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.net.SocketTimeoutException) {
-                return true;
-            }
-        }
-        return false;
+        return PostgresDatabase.cause(e, t -> t instanceof java.net.SocketTimeoutException).isPresent();
     }
 
     private void closeQuietly() {

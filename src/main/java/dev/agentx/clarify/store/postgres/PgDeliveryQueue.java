@@ -557,9 +557,12 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         });
     }
 
-    /** The order key of the done mark's row (the current one) if a later delivery of its line waits for it, else null. */
+    /**
+     * The order key of the done mark's row (the current one) if a later delivery of its line waits
+     * for it, else null (also when the row was not this replica's: nothing waits then).
+     */
     private static String waitedKey(ResultSet r) throws SQLException {
-        return r.getBoolean(3) && r.getBoolean(1) ? r.getString(2) : null;
+        return r.getBoolean(1) ? r.getString(2) : null;
     }
 
     /**

@@ -210,7 +210,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     }
 
     /** The first of {@code e} and its causes that {@code which} accepts. */
-    private static java.util.Optional<Throwable> cause(Throwable e, java.util.function.Predicate<Throwable> which) {
+    static java.util.Optional<Throwable> cause(Throwable e, java.util.function.Predicate<Throwable> which) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (which.test(t)) {
                 return java.util.Optional.of(t);

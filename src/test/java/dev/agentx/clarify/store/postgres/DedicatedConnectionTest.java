@@ -59,15 +59,20 @@ class DedicatedConnectionTest {
 
     /** Ends the backend {@code pid} as a restart of the database would (SQLSTATE 57P01 to its client). */
     private void terminate(int pid) {
-        assertEquals(Boolean.TRUE, db.<Boolean>autoCommit(c -> {
-            try (var s = c.prepareStatement("SELECT pg_terminate_backend(?)")) {
+        assertEquals(true, aboutBackend("SELECT pg_terminate_backend(?)", pid));
+    }
+
+    /** The boolean {@code sql} answers about the backend {@code pid}, on the pool's connection. */
+    private boolean aboutBackend(String sql, int pid) {
+        return db.<Boolean>autoCommit(c -> {
+            try (var s = c.prepareStatement(sql)) {
                 s.setInt(1, pid);
                 try (var r = s.executeQuery()) {
                     r.next();
                     return r.getBoolean(1);
                 }
             }
-        }));
+        });
     }
 
     @Test
@@ -92,15 +97,7 @@ class DedicatedConnectionTest {
     }
 
     private boolean backendAlive(int pid) {
-        return db.<Boolean>autoCommit(x -> {
-            try (var s = x.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = ?)")) {
-                s.setInt(1, pid);
-                try (var r = s.executeQuery()) {
-                    r.next();
-                    return r.getBoolean(1);
-                }
-            }
-        });
+        return aboutBackend("SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = ?)", pid);
     }
 
     private static String show(Connection c, String setting) throws SQLException {
