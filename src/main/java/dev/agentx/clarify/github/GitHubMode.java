@@ -201,7 +201,7 @@ public final class GitHubMode implements AutoCloseable {
             this.dashboard = null;
         }
         // a replica that cannot reach the database acknowledges nothing (a proxy passes the delivery on)
-        server.refuseWhile(() -> databaseProblem);
+        server.refuseWhile(() -> databaseProblem, this::checkDatabase);
         this.readiness = new Readiness(data, worker, clock, this::checkDatabase);
         this.management = new ManagementServer(metrics, readiness, server::healthBody);
         metrics.gauge(ServerMetrics.OUTBOX_DEPTH, "Effects queued in the outbox, not yet confirmed by GitHub.",

@@ -52,6 +52,8 @@ public final class WebhookServer implements AutoCloseable {
     private static final String SHUTTING_DOWN = "agentx serve is shutting down; redeliver this delivery once it is back";
     /** Why deliveries cannot be committed now (the database is unreachable), or empty; read per request. */
     private volatile java.util.function.Supplier<java.util.Optional<String>> unavailable = java.util.Optional::empty;
+    /** Asks again at once what {@link #unavailable} answers from its last look; see {@link #refuseWhile}. */
+    private volatile java.util.function.Supplier<java.util.Optional<String>> checkNow = java.util.Optional::empty;
     private Javalin app;
 
     /** The path served besides the webhook path. */
@@ -132,10 +134,16 @@ public final class WebhookServer implements AutoCloseable {
      * While {@code why} names a problem (the database cannot be reached), verified deliveries are
      * refused with 503: nothing is acknowledged that could not be carried out now. A proxy passes
      * the delivery to another replica; without one GitHub records a failure, which the recovery
-     * pass asks GitHub to send again. Asked on every delivery, so it must be cheap.
+     * pass asks GitHub to send again. Asked on every delivery, so it must be cheap: it answers from
+     * the last look. {@code checkNow} looks again (it may take a moment); it is asked when queueing a
+     * delivery failed, so a delivery that comes in after the database went and before the next look
+     * gets the same 503 (which a proxy passes to another replica), not a 500, and the deliveries
+     * after it are refused at once by the verdict that look leaves behind.
      */
-    public WebhookServer refuseWhile(java.util.function.Supplier<java.util.Optional<String>> why) {
+    public WebhookServer refuseWhile(java.util.function.Supplier<java.util.Optional<String>> why,
+                                     java.util.function.Supplier<java.util.Optional<String>> checkNow) {
         this.unavailable = why;
+        this.checkNow = checkNow;
         return this;
     }
 
@@ -163,6 +171,9 @@ public final class WebhookServer implements AutoCloseable {
             return true;
         }
     }
+
+    private static final String NOT_ACKNOWLEDGED = "; this delivery was not acknowledged: it is asked for again "
+            + "once that is over (the recovery pass), or redeliver it";
 
     /** Shutting down: webhooks are answered 503 (GitHub shows them failed; redeliver them later). */
     public void stopTaking() {
@@ -262,12 +273,23 @@ public final class WebhookServer implements AutoCloseable {
         }
         java.util.Optional<String> problem = unavailable.get();
         if (problem.isPresent()) {
-            refused(ctx, 503, problem.get() + "; this delivery was not acknowledged: it is asked for again once "
-                    + "that is over (the recovery pass), or redeliver it");
+            refused(ctx, 503, problem.get() + NOT_ACKNOWLEDGED);
             return;
         }
         long queueing = System.nanoTime();
-        DeliveryQueue.Accepted accepted = inbox.accept(delivery, event, body, head.orderKey());
+        DeliveryQueue.Accepted accepted;
+        try {
+            accepted = inbox.accept(delivery, event, body, head.orderKey());
+        } catch (RuntimeException e) {
+            problem = checkNow.get();
+            if (problem.isEmpty()) {
+                throw e; // the store is there and still failed: a server error
+            }
+            LOG.warn("delivery {} ({}) could not be queued ({}): {}; answered 503", delivery, event, e.getMessage(),
+                    problem.get());
+            refused(ctx, 503, problem.get() + NOT_ACKNOWLEDGED);
+            return;
+        }
         long queued = System.nanoTime() - queueing;
         String action = head.action().asText("");
         if (accepted == DeliveryQueue.Accepted.DUPLICATE) {

@@ -12,6 +12,9 @@ import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
 import dev.agentx.clarify.github.webhook.WebhookServer;
 import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.Scrape;
@@ -20,7 +23,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -239,5 +245,80 @@ class OpsEndpointsTest {
             server.close();
             management.close();
         }
+    }
+
+    /**
+     * The database goes between two of the server's looks at it: the delivery that finds it gone
+     * while being queued gets the outage's 503 (not a 500), the look it asks for leaves its
+     * verdict behind, and the next deliveries are refused by that verdict without trying.
+     */
+    @Test
+    void aDeliveryThatCannotBeQueuedGets503WhenALookFindsTheDatabaseGone() throws Exception {
+        Path data = Files.createDirectories(dir.resolve("gone"));
+        FileDeliveryQueue files = new FileDeliveryQueue(data.resolve("inbox"), clock);
+        AtomicBoolean storeFails = new AtomicBoolean();
+        AtomicBoolean reachable = new AtomicBoolean(true);
+        AtomicInteger accepts = new AtomicInteger();
+        AtomicInteger looks = new AtomicInteger();
+        DeliveryQueue inbox = (DeliveryQueue) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {DeliveryQueue.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("accept")) {
+                        accepts.incrementAndGet();
+                        if (storeFails.get()) {
+                            throw new ClarifyException(ErrorCode.INTERNAL,
+                                    "PostgreSQL at db: Connection attempt timed out.");
+                        }
+                    }
+                    try {
+                        return method.invoke(files, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        ServerMetrics metrics = ServerMetrics.create();
+        Outbox outbox = new Outbox(data.resolve("outbox"), null, clock, metrics);
+        Worker worker = new Worker(inbox, null, outbox, clock, false, metrics); // never started: deliveries stay queued
+        WebhookServer server = new WebhookServer(GitHubSettings.DEFAULT_PATH, 1000, new SignatureVerifier(List.of(
+                GitHubRig.SECRET.getBytes())), inbox, outbox, worker, metrics);
+        java.util.concurrent.atomic.AtomicReference<Optional<String>> verdict =
+                new java.util.concurrent.atomic.AtomicReference<>(Optional.empty());
+        server.refuseWhile(verdict::get, () -> {
+            looks.incrementAndGet();
+            verdict.set(reachable.get() ? Optional.empty() : Optional.of("the database db cannot be reached"));
+            return verdict.get();
+        });
+        server.start("127.0.0.1", 0);
+        try {
+            storeFails.set(true);
+            reachable.set(false); // gone since the last look, which found it there
+            GitHubRig.Response r = ping(server);
+            assertEquals(503, r.status(), r.body());
+            assertTrue(r.body().contains("cannot be reached") && r.body().contains("not acknowledged"), r.body());
+            assertEquals(1, looks.get());
+            assertEquals(503, ping(server).status(), "refused by the verdict that look left");
+            assertEquals(1, accepts.get(), "the second delivery was not tried");
+            assertEquals(1, looks.get());
+            assertTrue(files.queued().isEmpty());
+            assertEquals(2, metrics.counterValue(ServerMetrics.WEBHOOK_REFUSED, "503"));
+
+            // the store fails but a look finds the database there: a server error, as before
+            reachable.set(true);
+            verdict.set(Optional.empty());
+            assertEquals(500, ping(server).status());
+            assertEquals(2, looks.get());
+
+            storeFails.set(false);
+            assertEquals(202, ping(server).status());
+            assertEquals(1, files.queued().size());
+        } finally {
+            server.close();
+        }
+    }
+
+    private GitHubRig.Response ping(WebhookServer server) {
+        byte[] body = "{}".getBytes();
+        return rig.request("POST", server.port(), GitHubSettings.DEFAULT_PATH, body, Map.of(
+                "Content-Type", "application/json", "X-GitHub-Event", "ping", "X-GitHub-Delivery",
+                rig.nextDeliveryId(), "X-Hub-Signature-256", SignatureVerifier.sign(GitHubRig.SECRET, body)));
     }
 }
