@@ -101,8 +101,8 @@ public final class ServerMetrics {
             + "202 (the inbox append and its fdatasync).", FAST);
     private final Histogram processing = histogram(DELIVERY_PROCESSING, "Time of one attempt at processing a "
             + "delivery, by event and outcome (processed, retry, failed).", CALLS, "event", "outcome");
-    private final Histogram githubCall = histogram(GITHUB_CALL, "Time of one GitHub API request until its response "
-            + "headers, by method, route and status (2xx, the HTTP status of a failure, or io_error).", CALLS,
+    private final Histogram githubCall = histogram(GITHUB_CALL, "Time of one GitHub API request until its whole "
+            + "answer is read, by method, route and status (2xx, the HTTP status of a failure, or io_error).", CALLS,
             "method", "route", "status");
     private final Histogram effectAge = histogram(OUTBOX_EFFECT_AGE, "Time from an effect's queueing in the outbox "
             + "to GitHub's confirmation, retries included, by type.", AGES, "type");

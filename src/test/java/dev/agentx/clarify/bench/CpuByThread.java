@@ -59,7 +59,7 @@ final class CpuByThread {
         {"JettyServerThreadPool", "Javalin (agentx serve and the bare handler): webhook requests"},
         {"github-stub", "the GitHub stub (a Javalin handler)"},
         {"bench-load", "benchmark: load generator (plain sockets)"},
-        {"HttpClient", "agentx serve: GitHub API client (java.net.http)"},
+        {"HttpClient", "java.net.http client threads (selector, executor)"},
         {"bench-stall-detector", "benchmark: stall detector (wakes every ms)"},
     };
 

@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * authenticates with its JWT; each installation with an installation token, created on first use
  * and refreshed five minutes before it expires. Rate limits are not waited out on the calling
  * thread: they fail fast with GitHub's wait, which the outbox honours. Every call gives up after
- * {@link #DEFAULT_TIMEOUT} (connect, and again waiting for the response; {@link TimeoutConnector}).
+ * {@link #DEFAULT_TIMEOUT} (connect, and again waiting for each part of the answer), over one
+ * {@link ApiHttp} client whose calls run on the calling thread ({@link ApiHttpConnector} for hub4j's).
  * A 401 on an installation's call (its token expired early or was revoked) drops the cached token
  * and tries the call once more with a new one; a 401 means nothing was carried out.
  *
@@ -62,14 +63,14 @@ public final class Hub4jGateway implements GitHubGateway {
     private static final Logger LOG = LoggerFactory.getLogger(Hub4jGateway.class);
 
     private final String apiUrl;
-    private final TimeoutConnector connector;
+    private final ApiHttpConnector connector;
     private final Clock clock;
     private final GitHub app;
     private final ObjectMapper json = new ObjectMapper();
     private final AppJwt jwt;
     private final ServerMetrics metrics;
     private final Duration timeout;
-    private final java.net.http.HttpClient http;
+    private final ApiHttp http;
     private final Map<Long, GitHub> clients = new ConcurrentHashMap<>();
     private final Map<Long, Token> tokens = new ConcurrentHashMap<>();
     /** The core rate limit left per installation, as the answers to its writes last reported it. */
@@ -93,11 +94,10 @@ public final class Hub4jGateway implements GitHubGateway {
         this.jwt = jwt;
         this.metrics = metrics;
         this.timeout = timeout;
-        this.http = java.net.http.HttpClient.newBuilder().connectTimeout(timeout)
-                .followRedirects(java.net.http.HttpClient.Redirect.NORMAL).build();
+        this.http = new ApiHttp(timeout);
         this.apiBase = apiUrl.replaceAll("/+$", "");
         this.apiPath = URI.create(apiBase).getPath();
-        this.connector = new TimeoutConnector(timeout, apiPath, metrics::githubCall);
+        this.connector = new ApiHttpConnector(http, apiPath, metrics::githubCall);
         try {
             this.app = builder().withAuthorizationProvider(() -> "Bearer " + jwt.token()).build();
         } catch (IOException e) {
@@ -125,7 +125,7 @@ public final class Hub4jGateway implements GitHubGateway {
     public DeliveryPage deliveries(String cursor) {
         String path = "/app/hook/deliveries?per_page=100" + (cursor == null ? ""
                 : "&cursor=" + java.net.URLEncoder.encode(cursor, java.nio.charset.StandardCharsets.UTF_8));
-        java.net.http.HttpResponse<String> r = exchange("list the App's deliveries", "GET", path,
+        ApiHttp.Answer r = exchange("list the App's deliveries", "GET", path,
                 "Bearer " + jwt.token(), null, null);
         try {
             List<Delivery> out = new java.util.ArrayList<>();
@@ -135,7 +135,7 @@ public final class Hub4jGateway implements GitHubGateway {
                         d.path("status_code").asInt(0), d.path("event").asText(""),
                         d.path("action").isTextual() ? d.path("action").asText() : null));
             }
-            return new DeliveryPage(out, nextCursor(r.headers().firstValue("Link").orElse(null)));
+            return new DeliveryPage(out, nextCursor(r.header("Link")));
         } catch (IOException | RuntimeException e) {
             throw new GitHubApiException("GitHub's list of deliveries could not be read: " + e.getMessage(), 200, null,
                     false, e);
@@ -338,7 +338,7 @@ public final class Hub4jGateway implements GitHubGateway {
 
     /** A write as the installation ({@link #exchange}); answers the response's body. */
     private String write(long installation, String what, String method, String path, Object body) throws IOException {
-        return exchange(what, method, path, "token " + token(installation), body, installation).body();
+        return text(exchange(what, method, path, "token " + token(installation), body, installation));
     }
 
     /**
@@ -350,38 +350,29 @@ public final class Hub4jGateway implements GitHubGateway {
      * status with its message. A 401 is left to the caller. {@code installation}: whose rate limit
      * the answer reports ({@link #rateLimitRemaining}), null for the App's own calls.
      */
-    private java.net.http.HttpResponse<String> exchange(String what, String method, String path, String authorization,
-                                                        Object body, Long installation) {
+    private ApiHttp.Answer exchange(String what, String method, String path, String authorization, Object body,
+                                    Long installation) {
         URI uri = URI.create(apiBase + path);
-        java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(uri).timeout(timeout)
-                .header("Accept", "application/vnd.github+json").header("X-GitHub-Api-Version", "2022-11-28")
-                .header("Authorization", authorization);
-        if (body == null) {
-            request.method(method, java.net.http.HttpRequest.BodyPublishers.noBody());
-        } else {
-            try {
-                request.header("Content-Type", "application/json").method(method,
-                        java.net.http.HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body)));
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
+        Map<String, List<String>> headers = Map.of("Accept", List.of("application/vnd.github+json"),
+                "X-GitHub-Api-Version", List.of("2022-11-28"), "Authorization", List.of(authorization));
+        byte[] bytes;
+        try {
+            bytes = body == null ? null : json.writeValueAsBytes(body);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
         String route = ApiRoutes.of(apiPath, uri.getPath());
         long start = System.nanoTime();
-        java.net.http.HttpResponse<String> r;
+        ApiHttp.Answer r;
         try {
-            r = http.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            r = http.send(method, uri, headers, bytes, bytes == null ? null : "application/json");
         } catch (IOException e) {
             metrics.githubCall(method, route, "io_error", start);
             throw new GitHubApiException(what + ": no response: " + e, -1, null, false, e);
-        } catch (InterruptedException e) {
-            metrics.githubCall(method, route, "io_error", start);
-            Thread.currentThread().interrupt();
-            throw new GitHubApiException(what + " was interrupted", -1, null, false, e);
         }
-        int status = r.statusCode();
+        int status = r.status();
         metrics.githubCall(method, route, status / 100 == 2 ? "2xx" : String.valueOf(status), start);
-        java.util.function.Function<String, String> header = h -> r.headers().firstValue(h).orElse(null);
+        java.util.function.Function<String, String> header = r::header;
         String remaining = header.apply("X-RateLimit-Remaining");
         if (installation != null && remaining != null && header.apply("X-RateLimit-Limit") != null) {
             try {
@@ -404,8 +395,13 @@ public final class Hub4jGateway implements GitHubGateway {
             throw new GitHubApiException(what + ": HTTP 404 (not found, or the app lacks access)", 404, null, false,
                     null);
         }
-        throw new GitHubApiException(what + ": HTTP " + status + " " + brief(r.body()), status,
+        throw new GitHubApiException(what + ": HTTP " + status + " " + brief(text(r)), status,
                 RetryAfter.of(header, clock), false, null);
+    }
+
+    /** An answer's body as text (GitHub's API answers in UTF-8). */
+    private static String text(ApiHttp.Answer r) {
+        return new String(r.body(), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     // ---- the calls -------------------------------------------------------------------------------
