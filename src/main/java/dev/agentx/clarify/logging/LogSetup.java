@@ -79,6 +79,10 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
         // Libraries talk a lot at INFO; their warnings still come through.
         context.getLogger("org.eclipse.jetty").setLevel(Level.WARN);
         context.getLogger("io.javalin").setLevel(Level.WARN);
+        context.getLogger("org.apache.hc").setLevel(Level.WARN);
+        // HttpClient's request headers and bytes carry the App's JWT and installation tokens: never logged
+        context.getLogger("org.apache.hc.client5.http.headers").setLevel(Level.OFF);
+        context.getLogger("org.apache.hc.client5.http.wire").setLevel(Level.OFF);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 
