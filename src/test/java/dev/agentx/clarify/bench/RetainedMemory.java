@@ -44,9 +44,19 @@ public final class RetainedMemory {
                     perNewIssue);
             System.out.printf("| %d | 100 issues | %.1f MB | %.0f bytes |%n", n, (sameIssues - newIssues) / 1e6,
                     perDelivery);
-            System.out.printf("%nA new issue adds about %.0f bytes (the mirror's state and the like, kept as long"
-                    + " as the issue's ledger); the rest is the dedup memories, forgotten after 8 days (delivery ids)"
-                    + " and 30 days (effect keys).%n", perNewIssue - perDelivery);
+            double perIssue = perNewIssue - perDelivery;
+            if (perIssue > 0) {
+                System.out.printf("%nA new issue adds about %.0f bytes (the mirror's state and the like, kept as"
+                        + " long as the issue's ledger); the rest is the dedup memories, forgotten after 8 days"
+                        + " (delivery ids) and 30 days (effect keys).%n", perIssue);
+            } else {
+                // the 100 issues' ledgers end with 30 questions each, and what is kept of a
+                // ledger grows with its questions: that growth outweighed what a new issue costs
+                System.out.printf("%nA delivery on an issue of its own kept no more than one on the 100 shared"
+                        + " issues (%.0f against %.0f bytes), whose ledgers end with %d questions each: what"
+                        + " a new issue costs is within what a shared issue's growing ledger adds.%n",
+                        perNewIssue, perDelivery, n / 100);
+            }
         } finally {
             rig.close();
         }

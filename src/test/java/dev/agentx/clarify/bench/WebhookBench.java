@@ -268,6 +268,7 @@ public final class WebhookBench {
             // the database's log (autovacuum's rounds, Autovacuum) in the work dir, kept after the run
             pg = builder.setServerConfig("log_directory", work.resolve("pglog").toString()).start();
             DatabaseWork.install(pg.getPostgresDatabase());
+            database = pg.getPostgresDatabase();
             rig.database("postgresql://postgres@localhost:" + pg.getPort() + "/postgres");
             store = " (repository state in PostgreSQL)";
             storeNote = "The repositories' ledgers, statuses and events in PostgreSQL (AGENTX_DATABASE_URL; embedded "
@@ -673,10 +674,59 @@ public final class WebhookBench {
         while (mode.pendingDeliveries() > 0 || mode.pendingEffects() > 0
                 || (replica != null && (replica.pendingDeliveries() > 0 || replica.pendingEffects() > 0))) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the worker did not catch up within " + limit);
+                throw new IllegalStateException("the worker did not catch up within " + limit + ": " + stuck(mode));
             }
             LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
         }
+    }
+
+    /** The database of a run on PostgreSQL, for {@link #stuck}; null on files. */
+    private static javax.sql.DataSource database;
+
+    /**
+     * What was left when a drain gave up: each server's pending deliveries and effects, the
+     * queue's rows and the effects' unfinished claims on PostgreSQL, and the stacks of the
+     * servers' worker and sender threads (a lane that waits for something shows where).
+     */
+    private static String stuck(GitHubMode mode) {
+        StringBuilder b = new StringBuilder();
+        b.append("server 1: ").append(mode.pendingDeliveries()).append(" deliveries, ").append(mode.pendingEffects())
+                .append(" effects pending");
+        if (replica != null) {
+            b.append("; server 2: ").append(replica.pendingDeliveries()).append(" deliveries, ")
+                    .append(replica.pendingEffects()).append(" effects pending");
+        }
+        if (database != null) {
+            try (java.sql.Connection c = database.getConnection(); java.sql.Statement st = c.createStatement()) {
+                for (String q : List.of("SELECT d.seq, d.replica, d.attempts, d.not_before, d.order_key, h.id "
+                                + "FROM delivery_queue d JOIN deliveries h ON h.seq = d.seq ORDER BY d.seq LIMIT 20",
+                        "SELECT hash, replica, claimed_at, after, done, effect IS NULL FROM effect_claims "
+                                + "WHERE NOT done ORDER BY claimed_at LIMIT 20",
+                        "SELECT replica, seen_at FROM replica_beats")) {
+                    b.append("\n").append(q).append(':');
+                    try (java.sql.ResultSet r = st.executeQuery(q)) {
+                        int columns = r.getMetaData().getColumnCount();
+                        while (r.next()) {
+                            b.append("\n  ");
+                            for (int i = 1; i <= columns; i++) {
+                                b.append(i > 1 ? " | " : "").append(r.getString(i));
+                            }
+                        }
+                    }
+                }
+            } catch (java.sql.SQLException e) {
+                b.append("\n(the database could not be read: ").append(e.getMessage()).append(')');
+            }
+        }
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            if (t.getName().startsWith("agentx-")) {
+                b.append("\n").append(t.getName()).append(' ').append(t.getState());
+                for (int i = 0; i < Math.min(stack.length, 12); i++) {
+                    b.append("\n    at ").append(stack[i]);
+                }
+            }
+        });
+        return b.toString();
     }
 
     private static long firstDue(Run r) {

@@ -69,7 +69,6 @@ public final class Hub4jGateway implements GitHubGateway {
     private final ObjectMapper json = new ObjectMapper();
     private final AppJwt jwt;
     private final ServerMetrics metrics;
-    private final Duration timeout;
     private final ApiHttp http;
     private final Map<Long, GitHub> clients = new ConcurrentHashMap<>();
     private final Map<Long, Token> tokens = new ConcurrentHashMap<>();
@@ -93,7 +92,6 @@ public final class Hub4jGateway implements GitHubGateway {
         this.clock = clock;
         this.jwt = jwt;
         this.metrics = metrics;
-        this.timeout = timeout;
         this.http = new ApiHttp(timeout);
         this.apiBase = apiUrl.replaceAll("/+$", "");
         this.apiPath = URI.create(apiBase).getPath();
