@@ -93,7 +93,6 @@ final class ApiHttp implements AutoCloseable {
             }
             HttpEntity entity = response.getEntity();
             byte[] bytes = entity == null ? new byte[0] : EntityUtils.toByteArray(entity);
-            answerHeaders.replaceAll((k, v) -> Collections.unmodifiableList(v));
             return new Answer(response.getCode(), Collections.unmodifiableMap(answerHeaders), bytes);
         });
     }

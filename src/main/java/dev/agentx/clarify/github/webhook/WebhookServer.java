@@ -50,6 +50,9 @@ public final class WebhookServer implements AutoCloseable {
     /** Strict: trailing content after the object (like {@code {} {}}) is not a JSON object either. */
     private volatile boolean stopping;
     private static final String SHUTTING_DOWN = "agentx serve is shutting down; redeliver this delivery once it is back";
+    /** Follows the reason of a 503 while the database cannot be reached. */
+    private static final String NOT_ACKNOWLEDGED = "; this delivery was not acknowledged: it is asked for again "
+            + "once that is over (the recovery pass), or redeliver it";
     /** Why deliveries cannot be committed now (the database is unreachable), or empty; read per request. */
     private volatile java.util.function.Supplier<java.util.Optional<String>> unavailable = java.util.Optional::empty;
     /** Asks again at once what {@link #unavailable} answers from its last look; see {@link #refuseWhile}. */
@@ -172,9 +175,6 @@ public final class WebhookServer implements AutoCloseable {
         }
     }
 
-    private static final String NOT_ACKNOWLEDGED = "; this delivery was not acknowledged: it is asked for again "
-            + "once that is over (the recovery pass), or redeliver it";
-
     /** Shutting down: webhooks are answered 503 (GitHub shows them failed; redeliver them later). */
     public void stopTaking() {
         stopping = true;
@@ -281,7 +281,8 @@ public final class WebhookServer implements AutoCloseable {
         try {
             accepted = inbox.accept(delivery, event, body, head.orderKey());
         } catch (RuntimeException e) {
-            problem = checkNow.get();
+            // a look another delivery's failure asked for may have found it gone already: no second look then
+            problem = unavailable.get().or(checkNow);
             if (problem.isEmpty()) {
                 throw e; // the store is there and still failed: a server error
             }
