@@ -38,8 +38,20 @@ public interface DeliveryQueue {
 
     /** Whether this server processes a queued delivery now ({@link #take}). */
     sealed interface Turn {
-        /** Process it: the delivery as received and how far earlier attempts got. */
-        record Mine(InboundDelivery delivery, Progress progress) implements Turn {
+        /**
+         * Process it: the delivery as received and how far earlier attempts got. {@code provisional}:
+         * taken from what this server holds in memory, without asking the shared queue
+         * ({@link DeliveryQueue#takeProvisionally}); its done mark checks the turn instead, in the
+         * delivery's transaction, and when the turn was not this server's (an earlier delivery of
+         * its line is still queued, or another replica took it over) the attempt rolls back with
+         * {@link dev.agentx.clarify.protocol.ErrorCode#LOCK_LOST}: take it again, which asks the
+         * queue, and count no failed attempt.
+         */
+        record Mine(InboundDelivery delivery, Progress progress, boolean provisional) implements Turn {
+            /** A turn the queue confirmed. */
+            public Mine(InboundDelivery delivery, Progress progress) {
+                this(delivery, progress, false);
+            }
         }
 
         /** Not this server's to process (done, or held by another replica): drop it from the line here. */
@@ -92,6 +104,15 @@ public interface DeliveryQueue {
 
     /** Whether this server processes {@code q} now, and if so the delivery and its progress. */
     Turn take(Queued q, Instant now);
+
+    /**
+     * As {@link #take}, for a caller that marks the delivery done inside the store's atomic unit
+     * with its changes: a queue may then answer with a {@link Turn.Mine#provisional provisional}
+     * turn without asking the shared queue, and check it at the done mark instead.
+     */
+    default Turn takeProvisionally(Queued q, Instant now) {
+        return take(q, now);
+    }
 
     /** Records failed attempts and when to try again. */
     void saveProgress(Queued q, Progress p);

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.store.DeliveryQueue.Accepted;
 import dev.agentx.clarify.store.DeliveryQueue.Progress;
 import dev.agentx.clarify.store.DeliveryQueue.Queued;
@@ -223,6 +225,42 @@ class PgDeliveryQueueTest {
         assertInstanceOf(Turn.Mine.class, a.take(queuedOnA.get(0), clock.instant()));
         a.done(queuedOnA.get(0));
         assertInstanceOf(Turn.Mine.class, b.take(onB.get(0), clock.instant()), "its turn now");
+    }
+
+    @Test
+    void aDeliveryAcknowledgedHereIsTakenWithoutAskingAndItsDoneMarkChecksTheTurn() {
+        List<Queued> onB = new ArrayList<>();
+        b.onQueued(onB::add);
+        a.accept("d-1", "issue_comment", body("1"), "acme/shop#1");
+        b.accept("d-2", "issue_comment", body("2"), "acme/shop#1");
+        b.accept("d-3", "issue_comment", body("3"), "acme/shop#2");
+        Turn.Mine early = assertInstanceOf(Turn.Mine.class, b.takeProvisionally(onB.get(0), clock.instant()));
+        assertTrue(early.provisional(), "taken from memory: d-1 of its issue, on a, is not seen");
+        assertArrayEquals(body("2"), early.delivery().body());
+        ClarifyException refused = assertThrows(ClarifyException.class, () -> db.run(() -> {
+            b.done(onB.get(0));
+            return null;
+        }));
+        assertEquals(ErrorCode.LOCK_LOST, refused.code(), "its turn had not come: rolled back, to take again");
+        assertEquals(2, b.size(), "d-2 and d-3 are still b's");
+        assertInstanceOf(Turn.Wait.class, b.takeProvisionally(onB.get(0), clock.instant()),
+                "taken again, the queue is asked");
+
+        Turn.Mine other = assertInstanceOf(Turn.Mine.class, b.takeProvisionally(onB.get(1), clock.instant()));
+        assertTrue(other.provisional());
+        db.run(() -> {
+            b.done(onB.get(1)); // first in its line: marked
+            return null;
+        });
+        assertInstanceOf(Turn.Mine.class, a.takeProvisionally(queuedOnA.get(0), clock.instant()));
+        a.done(queuedOnA.get(0));
+        Turn.Mine turn = assertInstanceOf(Turn.Mine.class, b.takeProvisionally(onB.get(0), clock.instant()));
+        assertFalse(turn.provisional(), "asked");
+        db.run(() -> {
+            b.done(onB.get(0));
+            return null;
+        });
+        assertEquals(0, b.size());
     }
 
     @Test

@@ -6,6 +6,8 @@ import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.Payloads;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.InboundDelivery;
 import dev.agentx.clarify.store.Replicas;
@@ -496,7 +498,8 @@ public final class Worker implements AutoCloseable {
     private Instant process(DeliveryQueue.Queued q) {
         Instant now = clock.instant();
         boolean waitedBefore = waitingElsewhere.remove(q.seq());
-        DeliveryQueue.Turn turn = inbox.take(q, now);
+        // in one transaction with its done mark, the turn may be checked by the mark instead of first
+        DeliveryQueue.Turn turn = unit.atomic() ? inbox.takeProvisionally(q, now) : inbox.take(q, now);
         if (turn instanceof DeliveryQueue.Turn.Wait w) {
             // an earlier delivery about the same issue is held by another replica: its line goes first;
             // that replica signals when it is done with it (onLineFreed), else the line looks again then
@@ -538,6 +541,13 @@ public final class Worker implements AutoCloseable {
             metrics.delivery(d.event(), action, "processed");
             return null;
         } catch (RuntimeException e) {
+            if (mine.provisional() && e instanceof ClarifyException c && c.code() == ErrorCode.LOCK_LOST) {
+                // its turn had not come (or was another replica's): nothing of it committed; the
+                // next take asks the queue, and waits or drops it as the queue says
+                LOG.debug("delivery {} ({}) was not this replica's to finish yet; taking it again: {}", d.id(),
+                        d.event(), e.getMessage());
+                return clock.instant();
+            }
             DeliveryQueue.Progress before = progressOf(q, mine.progress());
             int attempts = before.attempts() + 1;
             if (attempts >= MAX_ATTEMPTS) {

@@ -91,6 +91,12 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     private final java.util.concurrent.atomic.AtomicLong bodyBytes = new java.util.concurrent.atomic.AtomicLong();
     /** At most this many bytes of bodies are kept in memory ({@link #bodies}). */
     static final long BODIES_HELD = 32L << 20;
+    /**
+     * Deliveries this replica acknowledged in this process, whose bodies it holds and which its
+     * worker has not taken yet: {@link #takeProvisionally} of one reads nothing (a provisional
+     * turn, checked by its done mark).
+     */
+    private final Set<Long> fresh = ConcurrentHashMap.newKeySet();
 
     PgDeliveryQueue(PostgresDatabase db, String replica, Clock clock) {
         this.db = db;
@@ -166,22 +172,27 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         }
         Queued q = new Queued(seq, id, event, me.at, key);
         open.add(seq);
-        hold(seq, body);
+        if (hold(seq, body)) {
+            fresh.add(seq);
+        }
         listener.accept(q);
         return Accepted.QUEUED;
     }
 
-    private void hold(long seq, byte[] body) {
+    /** Keeps the body in memory if there is room ({@link #BODIES_HELD}); whether it is kept. */
+    private boolean hold(long seq, byte[] body) {
         if (bodyBytes.addAndGet(body.length) <= BODIES_HELD) {
             bodies.put(seq, body);
-        } else {
-            bodyBytes.addAndGet(-body.length);
+            return true;
         }
+        bodyBytes.addAndGet(-body.length);
+        return false;
     }
 
     /** Done with the delivery here: its body is no longer kept. */
     private void close(long seq) {
         open.remove(seq);
+        fresh.remove(seq);
         byte[] body = bodies.remove(seq);
         if (body != null) {
             bodyBytes.addAndGet(-body.length);
@@ -361,11 +372,14 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      * Takes the delivery if it is still queued, first in its line, and held here or by a replica
      * that is gone (then it is held here from now on); the same statement reads it. Otherwise
      * says why not. A delivery this replica holds is only read (no write, so no commit to wait
-     * for): the common case costs one query, of the queue alone (the id, event and time received
-     * are {@code q}'s, as the queue's rows were read or written).
+     * for): one query, of the queue alone (the id, event and time received are {@code q}'s, as the
+     * queue's rows were read or written).
+     *
+     * @see #takeProvisionally
      */
     @Override
     public Turn take(Queued q, Instant now) {
+        fresh.remove(q.seq());
         byte[] held = bodies.get(q.seq());
         Turn turn = db.autoCommit(c -> {
             for (int look = 1; ; look++) {
@@ -400,6 +414,25 @@ public final class PgDeliveryQueue implements DeliveryQueue {
             listenOnce();
         }
         return turn;
+    }
+
+    /**
+     * As {@link #take}, but the common case asks nothing: the first take of a delivery this replica
+     * acknowledged in this process, whose body it holds ({@link #fresh}), is a provisional turn. The
+     * queue is asked at the done mark instead, which deletes the delivery's row only if it is still
+     * this replica's and first in its line, and otherwise fails the delivery's transaction ({@link
+     * #DONE_MARK}); the worker then takes it again, and that take asks. Each delivery costs the
+     * database one round trip and one transaction fewer; one whose turn had not come (an earlier
+     * delivery of its issue queued on another replica, received moments before it) is processed
+     * once in vain.
+     */
+    @Override
+    public Turn takeProvisionally(Queued q, Instant now) {
+        byte[] held = bodies.get(q.seq());
+        if (fresh.remove(q.seq()) && held != null) {
+            return new Turn.Mine(new InboundDelivery(q.id(), q.event(), q.receivedAt(), held), Progress.NONE, true);
+        }
+        return take(q, now);
     }
 
     /** Delivery {@code q} if {@code s} returns its row ({@link #DELIVERY_COLUMNS}), or null; {@code held}: its body, if known. */
@@ -487,8 +520,9 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     }
 
     /**
-     * The done mark: deletes the delivery's row from the queue, if this replica holds it, and
-     * records the outcome in its received row, which keeps a failed delivery's body for whoever
+     * The done mark: deletes the delivery's row from the queue, if this replica holds it (and, when
+     * told to check the line, no earlier delivery of its line is queued), and records the outcome
+     * in its received row, which keeps a failed delivery's body for whoever
      * looks into the failure (as {@code inbox/failed/} does on files; nothing reads a processed
      * one's again: the id alone makes a redelivery a duplicate). It also sets {@code
      * synchronous_commit} off for the rest of the transaction if that has written nothing before:
@@ -498,12 +532,14 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      * of the line waits for it, the line's order key, and whether the row was this replica's; when
      * it was not and the mark is told to refuse that, the statement fails with the given message
      * ({@code agentx_refuse}), in the database, so that the COMMIT sent with it does not run.
-     * Parameters: seq, replica, failed, state, failure, done at, refuse, message ({@link #markBinder}).
+     * Parameters: seq, replica, check the line, failed, state, failure, done at, refuse, message
+     * ({@link #markBinder}).
      */
-    static final String DONE_MARK = "WITH done AS (DELETE FROM delivery_queue WHERE seq = ? AND replica = ? "
+    static final String DONE_MARK = "WITH done AS (DELETE FROM delivery_queue d WHERE d.seq = ? AND d.replica = ? "
+            + "AND (NOT ?::boolean OR " + FIRST_IN_LINE + ") "
             + "AND (SELECT count(set_config('synchronous_commit', 'off', true)) FROM (SELECT 1 WHERE "
             + "pg_current_xact_id_if_assigned() IS NULL) AS wrote_nothing) >= 0 "
-            + "RETURNING seq, replica, CASE WHEN ?::boolean THEN body END AS kept, waited, order_key), "
+            + "RETURNING d.seq, d.replica, CASE WHEN ?::boolean THEN d.body END AS kept, d.waited, d.order_key), "
             + "marked AS (UPDATE deliveries h SET state = ?, failure = ?, done_at = ?, replica = done.replica, "
             + "body = done.kept FROM done WHERE h.seq = done.seq RETURNING done.waited, done.order_key) "
             + "SELECT coalesce(m.waited, false), m.order_key, CASE WHEN m.order_key IS NOT NULL THEN true "
@@ -512,20 +548,23 @@ public final class PgDeliveryQueue implements DeliveryQueue {
 
     /**
      * The parameters of {@link #DONE_MARK}; {@code refusal}: the message the mark fails with when
-     * the row is not this replica's, or null to mark nothing then.
+     * the row is not this replica's or an earlier delivery of its line is queued, or null to mark
+     * the row if it is this replica's, whatever its line, and nothing otherwise.
      */
     static Pipeline.Binder markBinder(long seq, String replica, String state, String failure, Instant at,
                                       String refusal) {
-        return p -> p.number(seq).text(replica).bool("failed".equals(state)).text(state).text(failure).time(at)
-                .bool(refusal != null).text(refusal);
+        return p -> p.number(seq).text(replica).bool(refusal != null).bool("failed".equals(state)).text(state)
+                .text(failure).time(at).bool(refusal != null).text(refusal);
     }
 
     /**
      * Marks the delivery done with. Inside a transaction (a delivery's unit, {@link
      * PostgresDatabase#run}) the mark commits with the delivery's changes, sent with the commit
      * after every other write of the transaction ({@link Pipeline#last}), and the delivery must
-     * still be this replica's: one another replica took over meanwhile (this one was paused past
-     * {@link #GONE_AFTER}) makes the unit roll back, so nothing it did counts twice.
+     * still be this replica's and first in its line: one another replica took over meanwhile (this
+     * one was paused past {@link #GONE_AFTER}), or one behind an earlier delivery still queued (a
+     * provisional turn, {@link #takeProvisionally}), makes the unit roll back with LOCK_LOST, so
+     * nothing it did counts twice or out of order.
      *
      * <p>A mark whose transaction wrote nothing else commits without waiting for the database's
      * WAL to reach the disk ({@code synchronous_commit} off, as the file inbox writes its done
@@ -546,8 +585,9 @@ public final class PgDeliveryQueue implements DeliveryQueue {
             return;
         }
         db.deferred().last(DONE_MARK, markBinder(q.seq(), replica, state, failure, at, "delivery " + q.id()
-                + " is no longer replica " + replica + "'s to finish (another replica took it over); what this "
-                + "attempt did is rolled back"), r -> waitedBy[0] = r.next() ? waitedKey(r) : null);
+                + " is not replica " + replica + "'s to finish now (another replica took it over, or an earlier "
+                + "delivery of its issue is still queued); what this attempt did is rolled back"),
+                r -> waitedBy[0] = r.next() ? waitedKey(r) : null);
         db.join(new UnitOfWork.Participant() {
             @Override
             public void committed() {

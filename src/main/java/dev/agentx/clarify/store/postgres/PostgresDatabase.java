@@ -55,6 +55,8 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      * out what a lookup by seq alone could match).
      */
     static final String GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off";
+    /** The SQLSTATE of {@code agentx_refuse}, a check that failed its transaction (V2__refuse.sql). */
+    static final String REFUSED = "P0001";
     /** How long a statement waits for a row or issue lock before it gives up with LOCK_TIMEOUT. */
     static final String LOCK_TIMEOUT = "15s";
     /** What every connection of the server's sets at its start: {@link #LOCK_TIMEOUT} and {@link #GENERIC_PLANS}. */
@@ -673,6 +675,15 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         if ("55P03".equals(e.getSQLState())) {
             return new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Another writer held the lock for over "
                     + LOCK_TIMEOUT + " in " + description + "; nothing was changed. Retry.", e);
+        }
+        java.util.Optional<Throwable> refused = cause(e, t -> t instanceof SQLException s
+                && REFUSED.equals(s.getSQLState()));
+        if (refused.isPresent()) {
+            // a check by agentx_refuse failed the transaction: what it guarded was no longer this writer's
+            Throwable t = refused.get();
+            String why = t instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null
+                    ? p.getServerErrorMessage().getMessage() : t.getMessage();
+            return new ClarifyException(ErrorCode.LOCK_LOST, why, e);
         }
         return new ClarifyException(ErrorCode.INTERNAL, "PostgreSQL at " + description + ": " + rootMessage(e), e);
     }

@@ -199,8 +199,8 @@ class SharedQueueWorkerTest {
         a.onQueued(onA::add);
         java.util.concurrent.CountDownLatch handledD0 = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch handledD2 = new java.util.concurrent.CountDownLatch(1);
-        DeliveryProcessor processor = TestProcessors.of((d, payload, progress, save) ->
-                (d.id().equals("d-0") ? handledD0 : handledD2).countDown());
+        java.util.Map<String, Integer> applied = new java.util.concurrent.ConcurrentHashMap<>();
+        DeliveryProcessor processor = committing(applied, id -> (id.equals("d-0") ? handledD0 : handledD2).countDown());
         ServerMetrics metrics = ServerMetrics.create();
         try (Worker wb = running("b", b, processor, metrics)) {
             b.accept("d-0", "issue_comment", body(2), "acme/shop#2");
@@ -210,11 +210,47 @@ class SharedQueueWorkerTest {
             b.accept("d-2", "issue_comment", body(1), "acme/shop#1");
             awaitTrue(() -> metrics.counterValue(ServerMetrics.DELIVERY_WAITS) == 1, "d-2 waits for d-1");
             assertEquals(1, handledD2.getCount(), "not before d-1");
+            // acknowledged by b, d-2 was applied at once, on a turn its done mark found was d-1's
+            assertEquals(1, applied.get("d-2"), "applied once in vain, rolled back");
+            assertEquals(0, attempts("d-2"), "which is no failed attempt");
             awaitTrue(() -> listening() >= 1, "b listens for signals from its first wait on");
 
             doneWith(a, onA.get(0));
             assertTrue(handledD2.await(30, java.util.concurrent.TimeUnit.SECONDS), "taken up on a's signal");
+            assertEquals(2, applied.get("d-2"));
+            assertEquals(1, applied.get("d-0"), "a delivery whose turn it was: applied once");
         }
+    }
+
+    /**
+     * A processor whose work on a delivery counts ({@code onCommit}) once the delivery's transaction
+     * commits, as a delivery's changes do; {@code applied} counts how often each was applied.
+     */
+    private DeliveryProcessor committing(java.util.Map<String, Integer> applied,
+                                         java.util.function.Consumer<String> onCommit) {
+        return TestProcessors.of((d, payload, progress, save) -> {
+            applied.merge(d.id(), 1, Integer::sum);
+            db.join(new dev.agentx.clarify.store.UnitOfWork.Participant() {
+                @Override
+                public void committed() {
+                    onCommit.accept(d.id());
+                }
+            });
+        });
+    }
+
+    /** The failed attempts the queue records for the delivery {@code id}. */
+    private int attempts(String id) {
+        return db.autoCommit(c -> {
+            try (java.sql.PreparedStatement s = c.prepareStatement("SELECT q.attempts FROM delivery_queue q "
+                    + "JOIN deliveries h ON h.seq = q.seq WHERE h.id = ?")) {
+                s.setString(1, id);
+                try (java.sql.ResultSet r = s.executeQuery()) {
+                    assertTrue(r.next(), id + " is queued");
+                    return r.getInt(1);
+                }
+            }
+        });
     }
 
     /**
@@ -229,7 +265,8 @@ class SharedQueueWorkerTest {
         List<DeliveryQueue.Queued> onA = new ArrayList<>();
         a.onQueued(onA::add);
         java.util.concurrent.CountDownLatch handledD2 = new java.util.concurrent.CountDownLatch(1);
-        DeliveryProcessor processor = TestProcessors.of((d, payload, progress, save) -> handledD2.countDown());
+        DeliveryProcessor processor = committing(new java.util.concurrent.ConcurrentHashMap<>(),
+                id -> handledD2.countDown());
         ServerMetrics metrics = ServerMetrics.create();
         try (Worker wb = running("b", b, processor, metrics)) {
             a.accept("d-1", "issue_comment", body(1), "acme/shop#1");

@@ -10,6 +10,7 @@ import dev.agentx.clarify.channel.HumanChannel;
 import dev.agentx.clarify.config.ConfigLoader;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.routing.ClarifyCommand;
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.Notes;
@@ -235,7 +236,8 @@ class DeliveryTransactionTest {
             queue.done(q);
             return null;
         }));
-        assertTrue(e.getMessage().contains("no longer replica r1's"), e.getMessage());
+        assertEquals(ErrorCode.LOCK_LOST, e.code(), "safe to take again");
+        assertTrue(e.getMessage().contains("not replica r1's to finish now"), e.getMessage());
         assertEquals(0, count("SELECT count(*) FROM ledgers"));
         assertEquals(0, count("SELECT count(*) FROM events"));
         assertEquals(0, count("SELECT count(*) FROM status_changes"));

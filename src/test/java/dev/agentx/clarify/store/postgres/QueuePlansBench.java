@@ -124,7 +124,7 @@ public final class QueuePlansBench {
 
     /** Arguments of the take and of the done mark, to EXPLAIN them with. */
     private static final String[] TAKE_ARGS = {"true", "1", "'r1'"};
-    private static final String[] DONE_ARGS = {"1", "'r1'", "false", "'processed'", "null", "now()", "true",
+    private static final String[] DONE_ARGS = {"1", "'r1'", "true", "false", "'processed'", "null", "now()", "true",
         "'not r1''s'"};
 
     /** The server-side statement the driver prepared for {@code sql}, called with {@code args}, to EXPLAIN it. */

@@ -34,8 +34,10 @@ class QueuePlansTest {
                 assertTrue(take.contains("delivery_queue_line"), "the line check by its index:\n" + take);
                 assertUsesKeys(plan(c, PgDeliveryQueue.TAKE_OVER, "'r1', 1, 'r1', true"), "delivery_queue_pkey");
                 assertUsesKeys(plan(c, PgDeliveryQueue.WAIT_FOR_HEAD, "'acme/shop#1', 2"), "delivery_queue_line");
-                assertUsesKeys(plan(c, PgDeliveryQueue.DONE_MARK, "1, 'r1', false, 'processed', null, now(), true, 'not r1''s'"),
-                        "delivery_queue_pkey");
+                String done = plan(c, PgDeliveryQueue.DONE_MARK,
+                        "1, 'r1', true, false, 'processed', null, now(), true, 'not r1''s'");
+                assertUsesKeys(done, "delivery_queue_pkey");
+                assertTrue(done.contains("delivery_queue_line"), "the line check by its index:\n" + done);
                 return null;
             });
         }
