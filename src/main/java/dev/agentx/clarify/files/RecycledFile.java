@@ -8,39 +8,75 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
 import org.slf4j.LoggerFactory;
 
 /**
  * Atomic, not durable, replacement of a file that is replaced again and again (a mirror such as
  * {@code agent-status.json}) without allocating an inode each time. As with {@link AtomicFiles},
- * the new content is written beside the file and renamed over it, so a reader sees the old or the
- * new content, never a torn file. Unlike it, the inode replaced is kept for the next replacement:
- * before the rename the file gets a second name, and after it that inode becomes the spare,
- * {@code .<name>.spare}, which the next writer (of any process) writes over in place. On a file
- * system that allocates inodes slowly while many were freed recently (ext4 without a journal scans
- * past them), the create and the free were most of such a write's cost (bench/README.md).
+ * the new content is written beside the file and renamed over it. Unlike it, the inode replaced is
+ * kept for the next replacement: before the rename the file gets a second name, and after it that
+ * inode becomes the spare, {@code .<name>.spare}, which a later writer (of any process) writes over
+ * in place. On a file system that allocates inodes slowly while many were freed recently (ext4
+ * without a journal scans past them), the create and the free were most of such a write's cost
+ * (bench/README.md).
+ *
+ * <p>A reader that opened the file before it was replaced may still be reading that inode when it
+ * is the spare. So the spare is written over only once it has been the spare for {@link #GRACE}
+ * (its change time says since when; a younger spare is left alone and the write makes a new
+ * file), and {@link #read} compares the file's inode, modification time and size before and after
+ * reading it, and reads again when any changed: an inode written over in place after the grace
+ * gets a modification time later than any it had while it was the file, whatever the file
+ * system's timestamp granularity, so a read it tore never passes for whole. A reader outside this
+ * class (a person's {@code cat}) reads the old or the new content unless it holds the file open
+ * for longer than the grace while it is replaced twice.
  *
  * <p>Call {@link #prepare} and {@link #commit} holding the file's lock: the spare is shared by
- * every process that writes the file. Nobody reads the spare. A process killed half-way leaves at
- * worst {@code .<name>.spare-old}, a second name of an inode that the next writer removes; a
- * process that knows only the lock-file protocol replaces the file as usual and never sees the
- * spare. Where hard links fail, each write makes a new file.
+ * every process that writes the file. A process killed half-way leaves at worst {@code
+ * .<name>.spare-old}, a second name of an inode that the next writer removes; a process that
+ * knows only the lock-file protocol replaces the file as usual and never sees the spare. Where
+ * hard links or change times are not available, each write makes a new file.
  */
 public final class RecycledFile {
+    /**
+     * How long an inode must have been the spare before it is written over: far longer than a
+     * read of the file takes, and over the coarsest timestamp granularity of a file system's
+     * clock (a jiffy, up to 10 ms), so that the write's modification time differs from any the
+     * inode had as the file.
+     */
+    public static final Duration GRACE = Duration.ofMillis(50);
+    /** How often {@link #read} reads again a file that changed while it was read before it gives up. */
+    static final int READS = 100;
+
     private final Path target;
     private final Path spare;
     private final Path replaced;
+    private final Duration grace;
     private volatile boolean hardLinks = true;
+    private volatile Runnable afterRead = () -> { };
 
     public RecycledFile(Path target) {
+        this(target, GRACE);
+    }
+
+    /** {@code grace}: {@link #GRACE}, or another for tests. */
+    RecycledFile(Path target, Duration grace) {
         this.target = target.toAbsolutePath();
         this.spare = this.target.resolveSibling("." + this.target.getFileName() + ".spare");
         this.replaced = this.target.resolveSibling("." + this.target.getFileName() + ".spare-old");
+        this.grace = grace;
     }
 
-    /** {@code content} in the file that {@link #commit} renames over the target: the spare, written over in place. */
+    /**
+     * {@code content} in the file that {@link #commit} renames over the target: the spare, written
+     * over in place, if it has been the spare for {@link #GRACE} (or there is none yet); else a new file.
+     */
     public Path prepare(byte[] content) {
-        if (hardLinks) {
+        if (hardLinks && spareAtRest()) {
             try {
                 AtomicFiles.overwrite(spare, content, StandardOpenOption.CREATE);
                 return spare;
@@ -51,6 +87,52 @@ public final class RecycledFile {
             }
         }
         return AtomicFiles.prepare(target, content, false);
+    }
+
+    /** No reader can be in the spare: none exists, or it became the spare (its change time) over the grace ago. */
+    private boolean spareAtRest() {
+        try {
+            FileTime changed = (FileTime) Files.getAttribute(spare, "unix:ctime");
+            return changed.toInstant().plus(grace).isBefore(Instant.now());
+        } catch (NoSuchFileException e) {
+            return true; // made by the write: nobody has it open
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot look at " + spare + ": " + e.getMessage(), e);
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            hardLinks = false; // no change times here: a new file each time
+            return false;
+        }
+    }
+
+    /**
+     * The target's content as one replacement left it, read again if the file was replaced or
+     * written while it was read (see the class comment).
+     *
+     * @throws NoSuchFileException when there is no file
+     */
+    public byte[] read() throws IOException {
+        for (int look = 1; ; look++) {
+            BasicFileAttributes before = Files.readAttributes(target, BasicFileAttributes.class);
+            byte[] bytes = Files.readAllBytes(target);
+            afterRead.run();
+            BasicFileAttributes after = Files.readAttributes(target, BasicFileAttributes.class);
+            if (before.fileKey() != null && Objects.equals(before.fileKey(), after.fileKey())
+                    && before.lastModifiedTime().equals(after.lastModifiedTime()) && before.size() == after.size()
+                    && bytes.length == after.size()) {
+                return bytes;
+            }
+            if (before.fileKey() == null) {
+                return bytes; // no inode numbers here: no spare either, every write makes a new file
+            }
+            if (look == READS) {
+                throw new IOException(target + " was replaced each of the " + READS + " times it was read");
+            }
+        }
+    }
+
+    /** Has {@code hook} run between {@link #read}'s reading and its second look at the file. For tests. */
+    void afterRead(Runnable hook) {
+        this.afterRead = hook;
     }
 
     /**

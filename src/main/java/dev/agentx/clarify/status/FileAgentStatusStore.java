@@ -134,7 +134,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
 
     private Map<String, AgentStatus> readFile() {
         try {
-            return codec.decode(Files.readAllBytes(file));
+            return codec.decode(writes.read()); // whole, as one write left it, though no lock is held
         } catch (NoSuchFileException e) {
             return new TreeMap<>();
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {

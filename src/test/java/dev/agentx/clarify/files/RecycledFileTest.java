@@ -11,7 +11,9 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +25,7 @@ class RecycledFileTest {
     @Test
     void replacementsReuseTheReplacedInodeAndLeaveOnlyTheSpare() throws Exception {
         Path target = dir.resolve("agent-status.json");
-        RecycledFile file = new RecycledFile(target);
+        RecycledFile file = new RecycledFile(target, Duration.ZERO); // each write finds the spare at rest
         Set<Object> inodes = new HashSet<>();
         for (int i = 0; i < 50; i++) {
             String text = "content " + i + " " + "x".repeat(i % 7 * 100);
@@ -70,10 +72,56 @@ class RecycledFileTest {
         assertEquals(List.of(), seen);
     }
 
+    /**
+     * A reader that opened the file before two replacements (a person's {@code cat}, paused) still
+     * reads what it opened: the inode it holds became the spare, and a spare is not written over
+     * before the grace is past.
+     */
+    @Test
+    void aSpareReplacedWithinTheGraceIsNotWrittenOver() throws Exception {
+        Path target = dir.resolve("agent-status.json");
+        RecycledFile file = new RecycledFile(target, Duration.ofMinutes(10));
+        write(file, "one");
+        try (java.io.InputStream opened = Files.newInputStream(target)) {
+            write(file, "two"); // "one"'s inode is the spare now
+            write(file, "three");
+            write(file, "four");
+            assertEquals("one", new String(opened.readAllBytes(), StandardCharsets.UTF_8));
+        }
+        assertEquals("four", Files.readString(target));
+        assertEquals(List.of(".agent-status.json.spare", "agent-status.json"), names(), "the new files are gone");
+    }
+
+    /**
+     * Spares written over at once (no grace, the worst case): a read that a replacement overlapped
+     * (here between its reading and its second look, two writes, the second over the very inode it
+     * read) is read again, and returns one write's content whole.
+     */
+    @Test
+    void aReadThatAWriteOverlappedIsReadAgain() throws Exception {
+        Path target = dir.resolve("agent-status.json");
+        RecycledFile file = new RecycledFile(target, Duration.ZERO);
+        write(file, "{\"n\":1}");
+        write(file, "{\"n\":2}");
+        Object read = Files.getAttribute(target, "unix:ino");
+        AtomicInteger looks = new AtomicInteger();
+        file.afterRead(() -> {
+            if (looks.getAndIncrement() == 0) {
+                write(file, "{\"n\":3333}"); // the spare over in place, renamed over the file
+                write(file, "{\"n\":44}"); // the inode just read, over in place, the file again
+            }
+        });
+        assertEquals("{\"n\":44}", new String(file.read(), StandardCharsets.UTF_8));
+        assertEquals(read, Files.getAttribute(target, "unix:ino"), "the same inode as the first read");
+        assertEquals(2, looks.get(), "read twice");
+        assertEquals("{\"n\":44}", new String(file.read(), StandardCharsets.UTF_8), "once when nothing overlaps");
+        assertEquals(3, looks.get());
+    }
+
     @Test
     void aWriterKilledHalfWayLeavesNothingTheNextCannotMend() throws Exception {
         Path target = dir.resolve("agent-status.json");
-        RecycledFile file = new RecycledFile(target);
+        RecycledFile file = new RecycledFile(target, Duration.ZERO);
         write(file, "one");
         write(file, "two");
         // killed after giving the file its second name, before the rename: the live file has two names
