@@ -668,9 +668,10 @@ public final class Worker implements AutoCloseable {
             }
         }
         if (n > 0) {
-            // also this replica's own whose acknowledging thread had not handed them over yet
+            // also this replica's own that no acknowledging thread handed over (an insert that committed
+            // though its answer was lost); those being acknowledged now are not adoptable
             LOG.info("worker: taking up {} queued deliveries no lane here had (left by replicas that are gone, "
-                    + "or just acknowledged here)", n);
+                    + "or queued here by an insert whose answer was lost)", n);
         }
     }
 

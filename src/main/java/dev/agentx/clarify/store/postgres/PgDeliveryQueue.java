@@ -82,6 +82,13 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     /** Deliveries handed to this replica's worker and not done with here (their progress notes stay). */
     private final Set<Long> open = ConcurrentHashMap.newKeySet();
     /**
+     * Deliveries in {@link #accept} from before their insert until they are {@link #open}: their
+     * rows may be committed already, and {@link #adoptable} must not hand them to the worker a
+     * second time (the worker could finish that copy before accept adds it to {@code open}, which
+     * would then keep it for good).
+     */
+    private final Set<Arrival> accepting = ConcurrentHashMap.newKeySet();
+    /**
      * The bodies of deliveries this replica acknowledged and has not done with, so that taking one
      * reads only its row's small columns: reading the body back costs the database more than any
      * other statement of a delivery (its TOAST, decompressed). At most {@link #BODIES_HELD} bytes;
@@ -142,6 +149,16 @@ public final class PgDeliveryQueue implements DeliveryQueue {
             throw new IllegalArgumentException("a delivery needs an id");
         }
         Arrival me = new Arrival(id, event, body, key, clock.instant());
+        accepting.add(me);
+        try {
+            return accept(me);
+        } finally {
+            accepting.remove(me); // after it is open, if it was queued: see accepting
+        }
+    }
+
+    private Accepted accept(Arrival me) {
+        String id = me.id;
         arrivals.add(me);
         while (true) {
             if (me.seq.isDone()) {
@@ -170,9 +187,10 @@ public final class PgDeliveryQueue implements DeliveryQueue {
             // which the tick's adoptable() hands to this replica's worker
             return Accepted.DUPLICATE;
         }
-        Queued q = new Queued(seq, id, event, me.at, key);
+        Queued q = new Queued(seq, id, me.event, me.at, me.key);
+        afterInsert.run();
         open.add(seq);
-        if (hold(seq, body)) {
+        if (hold(seq, me.body)) {
             fresh.add(seq);
         }
         listener.accept(q);
@@ -314,7 +332,24 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     public List<Queued> adoptable(Instant now) {
         // not added to open here: only take() makes a taken-over delivery this replica's
         return select(QUEUED + "WHERE (d.replica = ? OR NOT " + ALIVE + ") ORDER BY d.seq LIMIT " + ADOPT_BATCH,
-                replica).stream().filter(q -> !open.contains(q.seq())).toList();
+                replica).stream().filter(q -> !open.contains(q.seq()) && !beingAccepted(q.id())).toList();
+    }
+
+    /** Whether {@link #accept} of a delivery with this id is under way here (its thread hands it over). */
+    private boolean beingAccepted(String id) {
+        for (Arrival a : accepting) {
+            if (a.id.equals(id)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Runs in {@link #accept} after a delivery's insert, before it is open. For tests. */
+    private volatile Runnable afterInsert = () -> { };
+
+    void afterInsert(Runnable hook) {
+        this.afterInsert = hook;
     }
 
     private List<Queued> select(String sql, String arg) {
