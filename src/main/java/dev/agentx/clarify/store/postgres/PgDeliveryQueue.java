@@ -330,9 +330,12 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      */
     @Override
     public List<Queued> adoptable(Instant now) {
+        // open before the query too: one done with while the query ran may still be in its snapshot
+        Set<Long> openBefore = Set.copyOf(open);
         // not added to open here: only take() makes a taken-over delivery this replica's
         return select(QUEUED + "WHERE (d.replica = ? OR NOT " + ALIVE + ") ORDER BY d.seq LIMIT " + ADOPT_BATCH,
-                replica).stream().filter(q -> !open.contains(q.seq()) && !beingAccepted(q.id())).toList();
+                replica).stream().filter(q -> !openBefore.contains(q.seq()) && !open.contains(q.seq())
+                        && !beingAccepted(q.id())).toList();
     }
 
     /** Whether {@link #accept} of a delivery with this id is under way here (its thread hands it over). */
