@@ -116,13 +116,12 @@ public final class RecycledFile {
             byte[] bytes = Files.readAllBytes(target);
             afterRead.run();
             BasicFileAttributes after = Files.readAttributes(target, BasicFileAttributes.class);
-            if (before.fileKey() != null && Objects.equals(before.fileKey(), after.fileKey())
+            boolean unchanged = Objects.equals(before.fileKey(), after.fileKey())
                     && before.lastModifiedTime().equals(after.lastModifiedTime()) && before.size() == after.size()
-                    && bytes.length == after.size()) {
+                    && bytes.length == after.size();
+            // without inode numbers there is no spare either: every write makes a new file
+            if (unchanged || before.fileKey() == null) {
                 return bytes;
-            }
-            if (before.fileKey() == null) {
-                return bytes; // no inode numbers here: no spare either, every write makes a new file
             }
             if (look == READS) {
                 throw new IOException(target + " was replaced each of the " + READS + " times it was read");

@@ -129,12 +129,16 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     @Override
     public Map<String, AgentStatus> read() {
         drain(Wait.FOR_LOCK);
-        return readFile();
+        return readFile(false);
     }
 
-    private Map<String, AgentStatus> readFile() {
+    /**
+     * The file's statuses; {@code locked}: the caller holds the file's lock, so no write can
+     * overlap the read; without it the read is checked ({@link RecycledFile#read}).
+     */
+    private Map<String, AgentStatus> readFile(boolean locked) {
         try {
-            return codec.decode(writes.read()); // whole, as one write left it, though no lock is held
+            return codec.decode(locked ? Files.readAllBytes(file) : writes.read());
         } catch (NoSuchFileException e) {
             return new TreeMap<>();
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
@@ -243,7 +247,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     private void apply(List<Change> batch, Wait wait) {
         if (!warm) {
             try {
-                codec.encode(readFile());
+                codec.encode(readFile(false));
             } catch (RuntimeException e) {
                 // a damaged file: the locked read below reports it
             }
@@ -294,7 +298,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
      * are removed once written.
      */
     private void write(List<Change> batch) {
-        Map<String, AgentStatus> before = readFile();
+        Map<String, AgentStatus> before = readFile(true);
         Map<String, AgentStatus> after = before;
         Map<Integer, Set<String>> mirrors = new TreeMap<>();
         for (Change c : batch) {

@@ -88,6 +88,8 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      * would then keep it for good).
      */
     private final Set<Arrival> accepting = ConcurrentHashMap.newKeySet();
+    /** Runs in {@link #accept} after a delivery's insert, before it is open. For tests. */
+    private volatile Runnable afterInsert = () -> { };
     /**
      * The bodies of deliveries this replica acknowledged and has not done with, so that taking one
      * reads only its row's small columns: reading the body back costs the database more than any
@@ -348,9 +350,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         return false;
     }
 
-    /** Runs in {@link #accept} after a delivery's insert, before it is open. For tests. */
-    private volatile Runnable afterInsert = () -> { };
-
+    /** Has {@code hook} run in {@link #accept} after a delivery's insert, before it is open. For tests. */
     void afterInsert(Runnable hook) {
         this.afterInsert = hook;
     }
