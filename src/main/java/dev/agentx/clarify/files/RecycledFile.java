@@ -10,6 +10,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -19,91 +20,126 @@ import org.slf4j.LoggerFactory;
  * Atomic, not durable, replacement of a file that is replaced again and again (a mirror such as
  * {@code agent-status.json}) without allocating an inode each time. As with {@link AtomicFiles},
  * the new content is written beside the file and renamed over it. Unlike it, the inode replaced is
- * kept for the next replacement: before the rename the file gets a second name, and after it that
- * inode becomes the spare, {@code .<name>.spare}, which a later writer (of any process) writes over
- * in place. On a file system that allocates inodes slowly while many were freed recently (ext4
- * without a journal scans past them), the create and the free were most of such a write's cost
- * (bench/README.md).
+ * kept for a later replacement: before the rename the file gets a second name, and after it that
+ * inode becomes a spare, {@code .<name>.spare.<k>}, which a later writer (of any process) writes
+ * over in place. On a file system that allocates inodes slowly while many were freed recently
+ * (ext4 without a journal scans past them), the create and the free were most of such a write's
+ * cost (bench/README.md).
  *
  * <p>A reader that opened the file before it was replaced may still be reading that inode when it
- * is the spare. So the spare is written over only once it has been the spare for {@link #GRACE}
- * (its change time says since when; a younger spare is left alone and the write makes a new
- * file), and {@link #read} compares the file's inode, modification time and size before and after
- * reading it, and reads again when any changed: an inode written over in place after the grace
- * gets a modification time later than any it had while it was the file, whatever the file
- * system's timestamp granularity, so a read it tore never passes for whole. A reader outside this
- * class (a person's {@code cat}) reads the old or the new content unless it holds the file open
- * for longer than the grace while it is replaced twice.
+ * is a spare. So a spare is written over only once it has been a spare for {@link #GRACE} (its
+ * change time says since when). A write that finds every spare younger makes a new file, and the
+ * inode it replaces becomes one spare more, up to {@link #SPARES}: there are as many spares as
+ * the busiest moment needed (one for a file written less often than the grace), and writes as
+ * often as one per {@code GRACE / SPARES} still allocate nothing. {@link #read} compares the
+ * file's inode, modification time and size before and after reading it, and reads again when any
+ * changed: an inode written over in place after the grace gets a modification time later than any
+ * it had while it was the file, whatever the file system's timestamp granularity, so a read it
+ * tore never passes for whole. A reader outside this class (a person's {@code cat}) reads the old
+ * or the new content unless it holds the file open for longer than the grace while it is replaced
+ * twice.
  *
- * <p>Call {@link #prepare} and {@link #commit} holding the file's lock: the spare is shared by
+ * <p>Call {@link #prepare} and {@link #commit} holding the file's lock: the spares are shared by
  * every process that writes the file. A process killed half-way leaves at worst {@code
  * .<name>.spare-old}, a second name of an inode that the next writer removes; a process that
- * knows only the lock-file protocol replaces the file as usual and never sees the spare. Where
+ * knows only the lock-file protocol replaces the file as usual and never sees the spares. Where
  * hard links or change times are not available, each write makes a new file.
  */
 public final class RecycledFile {
     /**
-     * How long an inode must have been the spare before it is written over: far longer than a
+     * How long an inode must have been a spare before it is written over: far longer than a
      * read of the file takes, and over the coarsest timestamp granularity of a file system's
      * clock (a jiffy, up to 10 ms), so that the write's modification time differs from any the
      * inode had as the file.
      */
     public static final Duration GRACE = Duration.ofMillis(50);
+    /** The most spares a file keeps: writes every 1.6 ms or more seldom reuse one (see the class comment). */
+    public static final int SPARES = 32;
     /** How often {@link #read} reads again a file that changed while it was read before it gives up. */
     static final int READS = 100;
 
+    /**
+     * A replacement written and not yet renamed over the target: {@code file} holds the content (a
+     * spare written over, or a new file); after the rename, the inode replaced gets the name
+     * {@code keepAs}, a spare's, or is freed ({@code keepAs} null).
+     */
+    public record Replacement(Path file, Path keepAs) {
+        boolean reusesSpare() {
+            return file.equals(keepAs);
+        }
+    }
+
     private final Path target;
-    private final Path spare;
+    private final Path[] spares = new Path[SPARES];
     private final Path replaced;
     private final Duration grace;
+    /** The time a spare's change time is compared with: the system's, or a test's. */
+    private final Clock clock;
     private volatile boolean hardLinks = true;
+    /** Where {@link #prepare} looks first: after the spare it used last, which is the longest at rest. */
+    private volatile int next;
     private volatile Runnable afterRead = () -> { };
 
     public RecycledFile(Path target) {
-        this(target, GRACE);
+        this(target, GRACE, Clock.systemUTC());
     }
 
-    /** {@code grace}: {@link #GRACE}, or another for tests. */
-    RecycledFile(Path target, Duration grace) {
+    /** {@code grace} and {@code clock}: {@link #GRACE} and the system's, or others for tests. */
+    RecycledFile(Path target, Duration grace, Clock clock) {
         this.target = target.toAbsolutePath();
-        this.spare = this.target.resolveSibling("." + this.target.getFileName() + ".spare");
+        for (int k = 0; k < SPARES; k++) {
+            spares[k] = this.target.resolveSibling("." + this.target.getFileName() + ".spare." + (k + 1));
+        }
         this.replaced = this.target.resolveSibling("." + this.target.getFileName() + ".spare-old");
         this.grace = grace;
+        this.clock = clock;
     }
 
     /**
-     * {@code content} in the file that {@link #commit} renames over the target: the spare, written
-     * over in place, if it has been the spare for {@link #GRACE} (or there is none yet); else a new file.
+     * {@code content} in the file that {@link #commit} renames over the target: a spare that has
+     * been one for {@link #GRACE}, written over in place; else a new file, and the inode it will
+     * replace kept as a spare if there are fewer than {@link #SPARES}.
      */
-    public Path prepare(byte[] content) {
-        if (hardLinks && spareAtRest()) {
-            try {
-                AtomicFiles.overwrite(spare, content, StandardOpenOption.CREATE);
-                return spare;
-            } catch (NoSuchFileException e) {
-                // no directory yet: AtomicFiles makes it
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+    public Replacement prepare(byte[] content) {
+        Path free = null;
+        if (hardLinks) {
+            Instant restedSince = clock.instant().minus(grace);
+            int first = next;
+            for (int i = 0; i < SPARES && hardLinks; i++) {
+                int k = (first + i) % SPARES;
+                Path spare = spares[k];
+                Instant changed = changed(spare);
+                if (changed == null) {
+                    free = free == null ? spare : free;
+                } else if (changed.isBefore(restedSince)) {
+                    try {
+                        AtomicFiles.overwrite(spare, content, StandardOpenOption.CREATE);
+                        next = (k + 1) % SPARES;
+                        return new Replacement(spare, spare);
+                    } catch (NoSuchFileException e) {
+                        break; // no directory any more: AtomicFiles makes it
+                    } catch (IOException e) {
+                        throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+                    }
+                }
             }
         }
-        return AtomicFiles.prepare(target, content, false);
+        return new Replacement(AtomicFiles.prepare(target, content, false), hardLinks ? free : null);
     }
 
-    /** No reader can be in the spare: none exists, or it became the spare (its change time) over the grace ago. */
-    private boolean spareAtRest() {
+    /** When {@code spare} became a spare (its change time), or null if there is none by that name. */
+    private Instant changed(Path spare) {
         try {
-            FileTime changed = (FileTime) Files.getAttribute(spare, "unix:ctime");
-            return changed.toInstant().plus(grace).isBefore(Instant.now());
+            return ((FileTime) Files.getAttribute(spare, "unix:ctime")).toInstant();
         } catch (NoSuchFileException e) {
-            return true; // made by the write: nobody has it open
+            return null;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot look at " + spare + ": " + e.getMessage(), e);
         } catch (UnsupportedOperationException | IllegalArgumentException e) {
             hardLinks = false; // no change times here: a new file each time
-            return false;
+            return null;
         }
     }
-
     /**
      * The target's content as one replacement left it, read again if the file was replaced or
      * written while it was read (see the class comment).
@@ -135,23 +171,23 @@ public final class RecycledFile {
     }
 
     /**
-     * Renames the {@code prepared} file over the target atomically (without a directory fsync); the
-     * inode it replaces becomes the spare.
+     * Renames the prepared file over the target atomically (without a directory fsync); the inode
+     * it replaces becomes the spare {@link Replacement#keepAs} names, or is freed.
      */
-    public void commit(Path prepared) {
-        if (!prepared.equals(spare)) {
-            AtomicFiles.commit(prepared, target, false);
+    public void commit(Replacement prepared) {
+        if (prepared.keepAs() == null) {
+            AtomicFiles.commit(prepared.file(), target, false);
             return;
         }
         boolean kept = keepReplaced();
         try {
             try {
-                Files.move(spare, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(prepared.file(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
                 throw new IOException("the file system of " + target.getParent() + " cannot rename atomically", e);
             }
             if (kept) {
-                Files.move(replaced, spare, StandardCopyOption.ATOMIC_MOVE);
+                Files.move(replaced, prepared.keepAs(), StandardCopyOption.ATOMIC_MOVE);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
@@ -159,12 +195,12 @@ public final class RecycledFile {
     }
 
     /**
-     * Drops a prepared file that was not committed: the spare stays (nobody reads it), a new file is
+     * Drops a replacement that was not committed: a spare stays one (nobody reads it), a new file is
      * deleted. After a commit there is nothing to drop, and this does nothing.
      */
-    public void discard(Path prepared) {
-        if (prepared != null && !prepared.equals(spare)) {
-            AtomicFiles.discard(prepared);
+    public void discard(Replacement prepared) {
+        if (prepared != null && !prepared.reusesSpare()) {
+            AtomicFiles.discard(prepared.file());
         }
     }
 

@@ -58,7 +58,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class FileAgentStatusStore implements AgentStatusStore {
     private final Path file;
-    /** Replaces {@link #file} under its lock, reusing the inode it replaces: see RecycledFile. */
+    /** Replaces {@link #file} under its lock, reusing the inodes it replaced: see RecycledFile. */
     private final RecycledFile writes;
     private final LockManager locks;
     private final LedgerStore ledgers;
@@ -327,7 +327,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
             }
         }
         if (!after.equals(before)) {
-            Path prepared = writes.prepare(codec.encode(after));
+            RecycledFile.Replacement prepared = writes.prepare(codec.encode(after));
             try {
                 locks.commit(file, () -> writes.commit(prepared));
             } finally {

@@ -4,14 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.agentx.clarify.support.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -25,7 +28,7 @@ class RecycledFileTest {
     @Test
     void replacementsReuseTheReplacedInodeAndLeaveOnlyTheSpare() throws Exception {
         Path target = dir.resolve("agent-status.json");
-        RecycledFile file = new RecycledFile(target, Duration.ZERO); // each write finds the spare at rest
+        RecycledFile file = new RecycledFile(target, Duration.ZERO, Clock.systemUTC()); // each write finds the spare at rest
         Set<Object> inodes = new HashSet<>();
         for (int i = 0; i < 50; i++) {
             String text = "content " + i + " " + "x".repeat(i % 7 * 100);
@@ -35,7 +38,7 @@ class RecycledFileTest {
         }
         // the first write makes the file and the second the spare; from then on the two take turns
         assertEquals(2, inodes.size(), "inodes the file had: " + inodes);
-        assertEquals(List.of(".agent-status.json.spare", "agent-status.json"), names());
+        assertEquals(List.of(".agent-status.json.spare.1", "agent-status.json"), names());
     }
 
     @Test
@@ -74,13 +77,14 @@ class RecycledFileTest {
 
     /**
      * A reader that opened the file before two replacements (a person's {@code cat}, paused) still
-     * reads what it opened: the inode it holds became the spare, and a spare is not written over
-     * before the grace is past.
+     * reads what it opened: the inode it holds became a spare, and a spare is not written over
+     * before the grace is past; each write within the grace keeps the inode it replaced as one
+     * spare more.
      */
     @Test
     void aSpareReplacedWithinTheGraceIsNotWrittenOver() throws Exception {
         Path target = dir.resolve("agent-status.json");
-        RecycledFile file = new RecycledFile(target, Duration.ofMinutes(10));
+        RecycledFile file = new RecycledFile(target, Duration.ofMinutes(10), Clock.systemUTC());
         write(file, "one");
         try (java.io.InputStream opened = Files.newInputStream(target)) {
             write(file, "two"); // "one"'s inode is the spare now
@@ -89,7 +93,51 @@ class RecycledFileTest {
             assertEquals("one", new String(opened.readAllBytes(), StandardCharsets.UTF_8));
         }
         assertEquals("four", Files.readString(target));
-        assertEquals(List.of(".agent-status.json.spare", "agent-status.json"), names(), "the new files are gone");
+        assertEquals(List.of(".agent-status.json.spare.1", ".agent-status.json.spare.2", ".agent-status.json.spare.3",
+                "agent-status.json"), names(), "one, two and three are spares; no new file is left");
+    }
+
+    /**
+     * Writes faster than the grace: every write makes a new file until there are as many spares as
+     * the grace needs; once they have rested, writes reuse them and allocate nothing, in turn,
+     * the longest at rest first.
+     */
+    @Test
+    void sparesKeptWithinTheGraceAreReusedOnceTheyRested() throws Exception {
+        Path target = dir.resolve("agent-status.json");
+        MutableClock clock = new MutableClock(Instant.now());
+        RecycledFile file = new RecycledFile(target, Duration.ofMinutes(1), clock);
+        Set<Object> inodes = new HashSet<>();
+        for (int i = 0; i < 5; i++) {
+            write(file, "burst " + i);
+            inodes.add(Files.getAttribute(target, "unix:ino"));
+        }
+        assertEquals(5, inodes.size(), "each write within the grace made a file");
+        assertEquals(5, names().size(), "four spares and the file: " + names());
+        clock.advance(Duration.ofMinutes(2));
+        for (int i = 0; i < 4; i++) {
+            Object spare = Files.getAttribute(dir.resolve(".agent-status.json.spare." + (i + 1)), "unix:ino");
+            write(file, "rested " + i);
+            assertEquals("rested " + i, Files.readString(target));
+            assertEquals(spare, Files.getAttribute(target, "unix:ino"), "spare " + (i + 1) + " is the file now");
+            inodes.add(Files.getAttribute(target, "unix:ino"));
+        }
+        assertEquals(5, inodes.size(), "no inode made after the spares rested");
+        assertEquals(5, names().size());
+    }
+
+    /** Writes faster than the grace for longer than the spares last: at most SPARES are kept, the rest freed. */
+    @Test
+    void thereAreNeverMoreSparesThanSPARES() throws Exception {
+        Path target = dir.resolve("agent-status.json");
+        RecycledFile file = new RecycledFile(target, Duration.ofMinutes(10), Clock.systemUTC());
+        for (int i = 0; i < RecycledFile.SPARES + 5; i++) {
+            write(file, "write " + i);
+        }
+        assertEquals("write " + (RecycledFile.SPARES + 4), Files.readString(target));
+        List<String> names = names();
+        assertEquals(RecycledFile.SPARES + 1, names.size(), "the spares and the file: " + names);
+        assertEquals("write 0", Files.readString(dir.resolve(".agent-status.json.spare.1")), "the first spare kept");
     }
 
     /**
@@ -100,7 +148,7 @@ class RecycledFileTest {
     @Test
     void aReadThatAWriteOverlappedIsReadAgain() throws Exception {
         Path target = dir.resolve("agent-status.json");
-        RecycledFile file = new RecycledFile(target, Duration.ZERO);
+        RecycledFile file = new RecycledFile(target, Duration.ZERO, Clock.systemUTC());
         write(file, "{\"n\":1}");
         write(file, "{\"n\":2}");
         Object read = Files.getAttribute(target, "unix:ino");
@@ -121,19 +169,21 @@ class RecycledFileTest {
     @Test
     void aWriterKilledHalfWayLeavesNothingTheNextCannotMend() throws Exception {
         Path target = dir.resolve("agent-status.json");
-        RecycledFile file = new RecycledFile(target, Duration.ZERO);
+        RecycledFile file = new RecycledFile(target, Duration.ZERO, Clock.systemUTC());
         write(file, "one");
         write(file, "two");
         // killed after giving the file its second name, before the rename: the live file has two names
         Files.createLink(dir.resolve(".agent-status.json.spare-old"), target);
         write(file, "three");
         assertEquals("three", Files.readString(target));
-        assertEquals(List.of(".agent-status.json.spare", "agent-status.json"), names());
+        assertEquals(List.of(".agent-status.json.spare.1", "agent-status.json"), names());
         // killed after the rename, before the replaced inode became the spare: no spare, an old name
-        Files.move(dir.resolve(".agent-status.json.spare"), dir.resolve(".agent-status.json.spare-old"));
+        Files.move(dir.resolve(".agent-status.json.spare.1"), dir.resolve(".agent-status.json.spare-old"));
         write(file, "four");
         assertEquals("four", Files.readString(target));
-        assertEquals(List.of(".agent-status.json.spare", "agent-status.json"), names());
+        List<String> names = names();
+        assertEquals(2, names.size(), "one spare and the file: " + names);
+        assertTrue(names.get(0).matches("\\.agent-status\\.json\\.spare\\.\\d+"), names.get(0));
     }
 
     @Test
