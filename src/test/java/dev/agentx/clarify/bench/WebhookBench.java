@@ -230,7 +230,7 @@ public final class WebhookBench {
     public static void main(String[] args) throws Exception {
         Path work = Path.of(args[0]);
         int rate = args.length > 1 ? Integer.parseInt(args[1]) : 200;
-        int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+        int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
         int saturation = args.length > 3 ? Integer.parseInt(args[3]) : 1000;
         int clients = args.length > 4 ? Integer.parseInt(args[4]) : 8;
         try {
