@@ -76,7 +76,7 @@ public final class RecycledFile {
     /** The time a spare's change time is compared with: the system's, or a test's. */
     private final Clock clock;
     private volatile boolean hardLinks = true;
-    /** Where {@link #prepare} looks first: after the spare it used last, which is the longest at rest. */
+    /** Where {@link #prepare} looks first: the slot after the one it used last, whose spare has rested longest. */
     private volatile int next;
     private volatile Runnable afterRead = () -> { };
 
@@ -140,6 +140,7 @@ public final class RecycledFile {
             return null;
         }
     }
+
     /**
      * The target's content as one replacement left it, read again if the file was replaced or
      * written while it was read (see the class comment).
