@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * is a spare. So a spare is written over only once it has been a spare for {@link #GRACE} (its
  * change time says since when). A write that finds every spare younger makes a new file, and the
  * inode it replaces becomes one spare more, up to {@link #SPARES}: there are as many spares as
- * the busiest moment needed (one for a file written less often than the grace), and writes as
+ * the busiest moment needed (one for a file written less often than the grace), each added at the
+ * first free name, and writes as
  * often as one per {@code GRACE / SPARES} still allocate nothing. {@link #read} compares the
  * file's inode, modification time and size before and after reading it, and reads again when any
  * changed: an inode written over in place after the grace gets a modification time later than any
@@ -105,13 +106,23 @@ public final class RecycledFile {
         if (hardLinks) {
             Instant restedSince = clock.instant().minus(grace);
             int first = next;
-            for (int i = 0; i < SPARES && hardLinks; i++) {
-                int k = (first + i) % SPARES;
+            int k = first;
+            boolean fromStart = k == 0;
+            for (int looked = 0; looked < SPARES && hardLinks; looked++) {
                 Path spare = spares[k];
                 Instant changed = changed(spare);
                 if (changed == null) {
+                    // a spare is added at the first free slot, so past a gap there are seldom more:
+                    // look from the first slot on, once, rather than at every missing name
                     free = free == null ? spare : free;
-                } else if (changed.isBefore(restedSince)) {
+                    if (fromStart) {
+                        break;
+                    }
+                    k = 0;
+                    fromStart = true;
+                    continue;
+                }
+                if (changed.isBefore(restedSince)) {
                     try {
                         AtomicFiles.overwrite(spare, content, StandardOpenOption.CREATE);
                         next = (k + 1) % SPARES;
@@ -121,6 +132,11 @@ public final class RecycledFile {
                     } catch (IOException e) {
                         throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
                     }
+                }
+                k = (k + 1) % SPARES;
+                fromStart |= k == 0;
+                if (k == first) {
+                    break;
                 }
             }
         }
