@@ -725,7 +725,9 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      * vacuum of a table that small costs little, but it renews the table's statistics, and with
      * them every pooled connection of every replica plans the queue's statements again (about 2 ms
      * for the done mark): so the replica holding the turn ({@link #TIDY_TURN}, a lease) vacuums for
-     * all of them, and the others skip. Needs the table's owner, the role that ran the migrations;
+     * all of them, and the others skip. The emptied pages stay the table's, for the next rows
+     * (V3__queues_keep_their_pages.sql): giving them back would take a lock that every
+     * acknowledgement's insert waits for. Needs the table's owner, the role that ran the migrations;
      * any other gets PostgreSQL's warning and autovacuum alone.
      */
     @Override
