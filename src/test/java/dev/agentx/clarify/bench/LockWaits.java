@@ -39,6 +39,12 @@ final class LockWaits {
     private static final Pattern ACQUIRED = Pattern.compile("^(\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3}) UTC"
             + "\\S*?LOG:  process \\d+ acquired (\\w+) on (.+?) after ([\\d.]+) ms");
     private static final Pattern RELATION = Pattern.compile("relation (\\d+) of database \\d+");
+    /** What is locked by key rather than by relation: one row for each kind, not for each key. */
+    private static final String[][] KINDS = {
+        {"advisory lock \\[[^]]*\\]", "advisory locks (an issue's ledger, a shared note)"},
+        {"transaction \\d+", "transactions (a row another transaction changed)"},
+        {"tuple \\(\\d+,\\d+\\) of ", "rows of "},
+    };
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
 
     private LockWaits() {
@@ -81,8 +87,11 @@ final class LockWaits {
         return out.toString();
     }
 
-    /** {@code what} with "relation N of database M" as the relation's name. */
+    /** {@code what} with "relation N of database M" as the relation's name, and keys as their kind. */
     private static String named(String what, DataSource database) {
+        for (String[] kind : KINDS) {
+            what = what.replaceAll(kind[0], kind[1]);
+        }
         Matcher r = RELATION.matcher(what);
         if (!r.find() || database == null) {
             return what;
