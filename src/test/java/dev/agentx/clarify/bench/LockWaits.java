@@ -65,6 +65,7 @@ final class LockWaits {
             return "unknown (" + e.getMessage() + ")";
         }
         Map<String, double[]> byLock = new TreeMap<>(); // count, longest ms
+        Map<String, String> names = new java.util.HashMap<>(); // what the log says is locked: its name
         for (String line : lines) {
             Matcher m = ACQUIRED.matcher(line);
             if (!m.find()) {
@@ -74,7 +75,8 @@ final class LockWaits {
             if (at.isBefore(from) || at.isAfter(to)) {
                 continue;
             }
-            double[] w = byLock.computeIfAbsent(m.group(2) + " on " + named(m.group(3), database), k -> new double[2]);
+            String what = names.computeIfAbsent(m.group(3), locked -> named(locked, database));
+            double[] w = byLock.computeIfAbsent(m.group(2) + " on " + what, k -> new double[2]);
             w[0]++;
             w[1] = Math.max(w[1], Double.parseDouble(m.group(4)));
         }
