@@ -1,43 +1,27 @@
 package dev.agentx.clarify.bench;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 /**
  * Lock waits in the database during a span of a run, from the server's log: with
  * {@code log_lock_waits} on, PostgreSQL logs a statement that waited for a lock longer than
- * {@code deadlock_timeout} ({@link #SETTINGS}: 5 ms), and again when it got the lock, with how
+ * {@code deadlock_timeout} ({@link DatabaseLog#SETTINGS}: 5 ms), and again when it got the lock, with how
  * long it waited. A wait is time an acknowledgement's insert or a lane's transaction spends on
  * no core and no disk, which neither the CPU figures nor the disk's show.
  */
 final class LockWaits {
-    /** The server settings that log the waits: name, value pairs (with {@link Autovacuum#SETTINGS}' log). */
-    static final String[][] SETTINGS = {
-        {"log_lock_waits", "on"},
-        // the wait after which a waiting statement looks for a deadlock and logs that it waits
-        {"deadlock_timeout", "5ms"},
-    };
-
-    /** "... acquired ShareLock on transaction 123 after 12.345 ms" (the log_line_prefix is Autovacuum's). */
-    private static final Pattern ACQUIRED = Pattern.compile("^(\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3}) UTC"
-            + "\\S*?LOG:  process \\d+ acquired (\\w+) on (.+?) after ([\\d.]+) ms");
+    /** "... acquired ShareLock on transaction 123 after 12.345 ms". */
+    private static final Pattern ACQUIRED = Pattern.compile(DatabaseLog.ENTRY
+            + "process \\d+ acquired (\\w+) on (.+?) after ([\\d.]+) ms");
     private static final Pattern RELATION = Pattern.compile("relation (\\d+) of database \\d+");
     /** What is locked by key rather than by relation: one row for each kind, not for each key. */
     private static final String[][] KINDS = {
@@ -45,33 +29,24 @@ final class LockWaits {
         {"transaction \\d+", "transactions (a row another transaction changed)"},
         {"tuple \\(\\d+,\\d+\\) of ", "rows of "},
     };
-    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
 
     private LockWaits() {
     }
 
     /**
-     * The waits the logs in {@code logDir} record between {@code from} and {@code to}, by lock and
+     * The waits {@code log} records between {@code from} and {@code to}, by lock and
      * what it locks (a relation by its name, looked up in {@code database}; by its number without
      * one): how many, the longest.
      */
-    static String between(Path logDir, Instant from, Instant to, DataSource database) {
-        List<String> lines = new ArrayList<>();
-        try (Stream<Path> logs = Files.list(logDir)) {
-            for (Path log : (Iterable<Path>) logs.sorted()::iterator) {
-                lines.addAll(Files.readAllLines(log));
-            }
-        } catch (IOException e) {
-            return "unknown (" + e.getMessage() + ")";
-        }
+    static String between(DatabaseLog log, Instant from, Instant to, DataSource database) {
         Map<String, double[]> byLock = new TreeMap<>(); // count, longest ms
         Map<String, String> names = new java.util.HashMap<>(); // what the log says is locked: its name
-        for (String line : lines) {
+        for (String line : log.lines()) {
             Matcher m = ACQUIRED.matcher(line);
             if (!m.find()) {
                 continue;
             }
-            Instant at = LocalDateTime.parse(m.group(1), TIME).toInstant(ZoneOffset.UTC);
+            Instant at = DatabaseLog.time(m.group(1));
             if (at.isBefore(from) || at.isAfter(to)) {
                 continue;
             }

@@ -39,7 +39,8 @@ class LockWaitsTest {
                 + "44.2 ms; ExclusiveLock on extension of relation 16418 of database 13695: 1, the longest 14.8 ms; "
                 + "RowExclusiveLock on relation 16521 of database 13695: 2, the longest 17.5 ms; ShareLock on "
                 + "transactions (a row another transaction changed): 1, the longest 68.7 ms",
-                LockWaits.between(logs, from, to, null));
-        assertEquals("none", LockWaits.between(logs, to.plusSeconds(3600), to.plusSeconds(7200), null));
+                LockWaits.between(DatabaseLog.read(logs), from, to, null));
+        assertEquals("none",
+                LockWaits.between(DatabaseLog.read(logs), to.plusSeconds(3600), to.plusSeconds(7200), null));
     }
 }

@@ -262,12 +262,10 @@ public final class WebhookBench {
                     // counts of the statements run, for the database's work per delivery (DatabaseWork)
                     .setServerConfig("shared_preload_libraries", "pg_stat_statements")
                     .setServerConfig("pg_stat_statements.track_planning", "on");
-            for (String[][] settings : new String[][][] {Autovacuum.SETTINGS, LockWaits.SETTINGS}) {
-                for (String[] setting : settings) {
-                    builder.setServerConfig(setting[0], setting[1]);
-                }
+            for (String[] setting : DatabaseLog.SETTINGS) {
+                builder.setServerConfig(setting[0], setting[1]);
             }
-            // the database's log (autovacuum's rounds, Autovacuum) in the work dir, kept after the run
+            // the database's log (autovacuum's rounds, lock waits: DatabaseLog) in the work dir, kept after the run
             pg = builder.setServerConfig("log_directory", work.resolve("pglog").toString()).start();
             DatabaseWork.install(pg.getPostgresDatabase());
             database = pg.getPostgresDatabase();
@@ -405,12 +403,19 @@ public final class WebhookBench {
             report(warmup, measuredJit, rate, seconds, saturation, clients, baseSteady, appSteady, baseSat, appSat, e2e, half, appHalf,
                     halfE2e, drainSeconds, storage(work.resolve("data")));
             if (pg != null) {
+                String autovacuum;
+                String lockWaits;
+                try {
+                    DatabaseLog log = DatabaseLog.read(work.resolve("pglog"));
+                    autovacuum = Autovacuum.between(log, steadyFrom, steadyTo);
+                    lockWaits = LockWaits.between(log, steadyFrom, steadyTo, database);
+                } catch (java.io.IOException e) {
+                    autovacuum = lockWaits = "unknown (" + e.getMessage() + ")";
+                }
                 System.out.printf("PostgreSQL's autovacuum during the steady run and its drain (from its log; a round a "
-                        + "minute over the tables that changed enough, on the same cores): %s.%n%n",
-                        Autovacuum.between(work.resolve("pglog"), steadyFrom, steadyTo));
+                        + "minute over the tables that changed enough, on the same cores): %s.%n%n", autovacuum);
                 System.out.printf("Lock waits in the database over 5 ms during the steady run and its drain (from its "
-                        + "log, log_lock_waits; by lock and what it locks: how many, the longest): %s.%n%n",
-                        LockWaits.between(work.resolve("pglog"), steadyFrom, steadyTo, database));
+                        + "log, log_lock_waits; by lock and what it locks: how many, the longest): %s.%n%n", lockWaits);
             }
             System.out.printf("Before each measured run its server was warmed up again, until a round spent less "
                     + "than %.0f%% of its time compiling (the other server's run in the same JVM recompiles the code they "
