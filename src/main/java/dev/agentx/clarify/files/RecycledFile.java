@@ -105,38 +105,29 @@ public final class RecycledFile {
         Path free = null;
         if (hardLinks) {
             Instant restedSince = clock.instant().minus(grace);
+            // from the slot after the one used last to the end, then from the first slot to it; a
+            // spare is added at the first free slot, so each part ends at its first missing name
             int first = next;
-            int k = first;
-            boolean fromStart = k == 0;
-            for (int looked = 0; looked < SPARES && hardLinks; looked++) {
-                Path spare = spares[k];
-                Instant changed = changed(spare);
-                if (changed == null) {
-                    // a spare is added at the first free slot, so past a gap there are seldom more:
-                    // look from the first slot on, once, rather than at every missing name
-                    free = free == null ? spare : free;
-                    if (fromStart) {
+            scan:
+            for (int[] part : new int[][] {{first, SPARES}, {0, first}}) {
+                for (int k = part[0]; k < part[1] && hardLinks; k++) {
+                    Path spare = spares[k];
+                    Instant changed = changed(spare);
+                    if (changed == null) {
+                        free = free == null ? spare : free;
                         break;
                     }
-                    k = 0;
-                    fromStart = true;
-                    continue;
-                }
-                if (changed.isBefore(restedSince)) {
-                    try {
-                        AtomicFiles.overwrite(spare, content, StandardOpenOption.CREATE);
-                        next = (k + 1) % SPARES;
-                        return new Replacement(spare, spare);
-                    } catch (NoSuchFileException e) {
-                        break; // no directory any more: AtomicFiles makes it
-                    } catch (IOException e) {
-                        throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+                    if (changed.isBefore(restedSince)) {
+                        try {
+                            AtomicFiles.overwrite(spare, content, StandardOpenOption.CREATE);
+                            next = (k + 1) % SPARES;
+                            return new Replacement(spare, spare);
+                        } catch (NoSuchFileException e) {
+                            break scan; // no directory any more: AtomicFiles makes it
+                        } catch (IOException e) {
+                            throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+                        }
                     }
-                }
-                k = (k + 1) % SPARES;
-                fromStart |= k == 0;
-                if (k == first) {
-                    break;
                 }
             }
         }
