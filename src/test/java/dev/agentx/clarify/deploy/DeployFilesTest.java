@@ -266,7 +266,7 @@ class DeployFilesTest {
 
     @Test
     void everyWayToRunTheServerUsesTheSameJvmFlags() throws IOException {
-        String flags = "-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:ThreadPriorityPolicy=1";
+        String flags = "-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:ThreadPriorityPolicy=1 -XX:MaxTenuringThreshold=1";
         assertTrue(dockerEnv(read("Dockerfile")).contains("JAVA_TOOL_OPTIONS=\"" + flags + "\""), "Dockerfile");
         assertTrue(read("systemd/agentx.service").contains("ExecStart=/usr/bin/java " + flags + " -jar "), "systemd");
         assertTrue(read("kubernetes/agentx.yaml").contains("value: \"" + flags + "\""), "Kubernetes");
