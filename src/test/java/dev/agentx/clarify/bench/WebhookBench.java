@@ -95,8 +95,9 @@ public final class WebhookBench {
 
         /**
          * The seconds of the run (by intended send time) in which a delivery took longer than {@code overMillis}
-         * end to end: how many, the slowest, and the slowest fdatasync before a 202 sent in the same second
-         * (from {@code acks}' Server-Timing): one cluster after a stall of the disk, or a backlog spread
+         * end to end: how many, the slowest, the longest a 202 sent in the same second waited for its
+         * queueing (from {@code acks}' Server-Timing), and what the machine did in that second (see
+         * {@link BusySeconds}): one cluster after a stall of the disk or of the cores, or a backlog spread
          * over the run.
          */
         String timeline(Run acks, long overMillis, BusySeconds busy) {
@@ -116,7 +117,7 @@ public final class WebhookBench {
                     queueMax.merge((t[0] - first) / 1_000_000_000L, t[2], Math::max);
                 }
             }
-            Map<Long, long[]> machine = busy.bySecond(first);
+            Map<Long, BusySeconds.Second> machine = busy.bySecond(first);
             StringBuilder out = new StringBuilder();
             long seconds = 0;
             for (Map.Entry<Long, long[]> e : bySecond.entrySet()) {
@@ -125,10 +126,10 @@ public final class WebhookBench {
                     continue;
                 }
                 seconds++;
-                long[] m = machine.getOrDefault(e.getKey(), new long[] {-1, 0});
-                out.append(out.length() == 0 ? "" : "; ").append(String.format("%d s: %d of %d (max %.0f ms, fdatasync max "
-                        + "%.1f ms, cores %s busy, JIT %d ms)", e.getKey(), b[1], b[0], b[2] / 1e6,
-                        queueMax.getOrDefault(e.getKey(), -1L) / 1e6, m[0] < 0 ? "?" : m[0] + "%", m[1]));
+                BusySeconds.Second m = machine.getOrDefault(e.getKey(), new BusySeconds.Second(-1, -1, -1, -1, -1, 0));
+                out.append(out.length() == 0 ? "" : "; ").append(String.format("%d s: %d of %d (max %.0f ms, queueing max "
+                        + "%.1f ms, %s, JIT %d ms)", e.getKey(), b[1], b[0], b[2] / 1e6,
+                        queueMax.getOrDefault(e.getKey(), -1L) / 1e6, m.machine(), m.jitMillis()));
             }
             return seconds == 0 ? "none" : seconds + " of " + bySecond.size() + " seconds: " + out;
         }
@@ -366,7 +367,7 @@ public final class WebhookBench {
             java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches0 = ContextSwitches.snapshot();
             DatabaseWork dbWork = pg == null ? null : DatabaseWork.start(pg.getPostgresDatabase());
-            steadyBusy = new BusySeconds();
+            steadyBusy = new BusySeconds(work.resolve("data"));
             java.time.Instant steadyFrom = java.time.Instant.now();
             Run appSteady = openLoop(app, steadyLoad, rate, sentAt);
             stalls.close();
@@ -435,6 +436,9 @@ public final class WebhookBench {
                     collectors(steadyPauses), gc.uncertaintyMillis(), Stalls.LATE_NANOS / 1_000_000);
             System.out.println("- bare Javalin: " + tail(baseSteady, basePauses, baseStalls));
             System.out.println("- agentx serve: " + tail(appSteady, steadyPauses, steadyStalls));
+            System.out.println("- the machine during agentx's steady run and its drain: "
+                    + steadyBusy.since(firstDue(appSteady)).machine()
+                    + " (stolen: the time the hypervisor gave our cores to other guests)");
             System.out.println();
             System.out.printf("CPU time per delivery during the steady run and its drain, by thread (and on "
                     + "PostgreSQL by the database's processes; %d deliveries; 2 cores give 10 ms per delivery at "
@@ -498,9 +502,11 @@ public final class WebhookBench {
                 System.out.println();
             }
             if (disk0.isPresent() && disk1.isPresent()) {
+                double perFlush = disk1.get().millisPerFlush(disk0.get());
                 System.out.printf("Disk requests per delivery during the steady run and its drain (%s, the whole "
-                        + "device's counters; counts, so they do not vary with the host's speed): %s.%n%n",
-                        disk1.get().device(), disk1.get().perDelivery(disk0.get(), steadyCount));
+                        + "device's counters; counts, so they do not vary with the host's speed): %s; the device took "
+                        + "%s per flush on average.%n%n", disk1.get().device(), disk1.get().perDelivery(disk0.get(),
+                        steadyCount), perFlush < 0 ? "?" : String.format("%.2f ms", perFlush));
             }
             // the warm-up queued deliveries, so the summary's series are there
             String count = ServerMetrics.WEBHOOK_QUEUE + "_count";
@@ -970,9 +976,10 @@ public final class WebhookBench {
                 halfE2e.stats().row());
         System.out.printf("At %d/s the acknowledgement took p50 %.2f ms, p99 %.2f ms (%d errors).%n%n", half, ah.p50(),
                 ah.p99(), appHalf.errors());
-        System.out.printf("Seconds of the %d/s run with deliveries over 50 ms end to end (by send time; the share of "
-                + "both cores busy in that second, all processes of the machine, and the JIT's compile time in it): "
-                + "%s.%n%n", rate,
+        System.out.printf("Seconds of the %d/s run with deliveries over 50 ms end to end (by send time; the longest "
+                + "a 202 sent in that second waited for " + queueing + "; the share of both cores busy in it, all "
+                + "processes of the machine, and of it the share the hypervisor gave to other guests; the disk's "
+                + "flushes and the device's average time for them; and the JIT's compile time): %s.%n%n", rate,
                 e2e.timeline(appSteady, 50, steadyBusy));
     }
 }
