@@ -46,6 +46,6 @@ hyperfine -N -w 3 -r "$runs" --export-markdown "$work/cli.md" \
   -n "empty JVM, default flags (java Empty)" "java -cp $work/empty Empty" \
   -n "agentx clarify (bin/agentx)" "bin/agentx --root $root clarify" \
   -n "agentx clarify (plain java -jar)" "java -jar $jar --root $root clarify" >/dev/null
-cat "$work/cli.md"
+sed 's/\xc2\xb1/+-/g' "$work/cli.md" # hyperfine writes a plus-minus sign; the repository's text stays ASCII
 echo
 echo "Load average after: $(cut -d' ' -f1-3 /proc/loadavg) (a shared machine: compare within one run)."
