@@ -69,7 +69,7 @@ public final class WebhookBench {
     }
 
     /** {@code id}: {@code bench-<issue>-q|a|r} for the question, its answer and its resolution. */
-    private record Delivery(String id, byte[] body, String signature) {
+    record Delivery(String id, byte[] body, String signature) {
     }
 
     /**
@@ -550,7 +550,7 @@ public final class WebhookBench {
      * repository with a steady flow of them would, and the monitor pass after each delivery reads
      * that many.
      */
-    private static List<Delivery> deliveries(GitHubRig rig, AtomicInteger issues, int n) {
+    static List<Delivery> deliveries(GitHubRig rig, AtomicInteger issues, int n) {
         int questions = (n + 2) / 3;
         int first = issues.get() + 1;
         issues.addAndGet(questions);
@@ -584,7 +584,7 @@ public final class WebhookBench {
         return URI.create(urls[Math.floorMod(d.id().hashCode(), urls.length)]);
     }
 
-    private static byte[] request(URI uri, Delivery d) {
+    static byte[] request(URI uri, Delivery d) {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("Content-Type", "application/json");
         headers.put("X-GitHub-Event", "issue_comment");

@@ -274,6 +274,10 @@ class DeployFilesTest {
         assertTrue(Files.readString(Path.of("bin/agentx")).contains("serve) cli_opts=\"" + flags + "\""), "bin/agentx");
         assertTrue(Files.readString(Path.of("bench/webhook-bench")).contains("WEBHOOK_BENCH_JAVA_OPTS:-" + flags + "}"),
                 "the webhook benchmark measures the server as deployed");
+        assertTrue(read("kubernetes/agentx.yaml").contains("memory: \"512Mi\"}")
+                && read("kubernetes/agentx-replicas.yaml").contains("memory: \"512Mi\"}")
+                && Files.readString(Path.of("bench/serve-bench")).contains("SERVE_BENCH_JAVA_OPTS:--XX:MaxRAM=512m " + flags
+                        + "}"), "the server-process benchmark measures it with the Kubernetes recipes' memory limit");
     }
 
     private static List<String> concat(List<String> a, List<String> b) {
