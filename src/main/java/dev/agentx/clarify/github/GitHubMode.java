@@ -313,6 +313,7 @@ public final class GitHubMode implements AutoCloseable {
             recoveryTicks.scheduleWithFixedDelay(this::recoverQuietly, 0, every.toMillis(), TimeUnit.MILLISECONDS);
         }
         server.start(host, settings.port());
+        readiness.listening();
         LOG.info("agentx serve: listening on port {} at {}, management on port {} (GitHub API {}, data {})", port(),
                 settings.webhookPath(), managementPort(), settings.apiUrl(), settings.dataDir());
         return this;

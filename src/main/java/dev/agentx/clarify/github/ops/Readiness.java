@@ -16,6 +16,8 @@ import java.util.List;
 /**
  * {@code GET /readyz} of the management port: ready when all of these hold.
  * <ul>
+ *   <li>The webhook port takes connections: the management port starts first, and a load balancer
+ *       that sent deliveries on its word before then would have them refused.</li>
  *   <li>The data dir is writable: a temp file is created there and deleted.</li>
  *   <li>The worker is alive (started, not closed) and not stuck: the delivery it has been on longest started less than
  *       {@link #STUCK_AFTER} ago.</li>
@@ -36,6 +38,7 @@ public final class Readiness {
     private final Clock clock;
     private final java.util.function.Supplier<java.util.Optional<String>> store;
     private volatile boolean stopping;
+    private volatile boolean listening;
 
     /** The verdict; {@code reasons} is empty when ready. */
     public record Result(boolean ready, List<String> reasons) {
@@ -52,6 +55,11 @@ public final class Readiness {
         this.clock = clock;
     }
 
+    /** The webhook port takes connections from now on. */
+    public void listening() {
+        listening = true;
+    }
+
     /** From now on, not ready: shutting down. */
     public void stopping() {
         stopping = true;
@@ -61,6 +69,8 @@ public final class Readiness {
         List<String> reasons = new ArrayList<>();
         if (stopping) {
             reasons.add("shutting down");
+        } else if (!listening) {
+            reasons.add("the webhook port is not listening yet");
         }
         try {
             Path probe = Files.createTempFile(dataDir, ".readyz-", ".tmp");
