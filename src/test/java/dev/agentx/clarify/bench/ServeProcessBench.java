@@ -18,7 +18,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -62,12 +61,20 @@ public final class ServeProcessBench {
         GitHubRig rig = new GitHubRig(work.resolve("data"), MutableClock.at(Clock.systemUTC().instant().toString()),
                 false);
         AtomicLong posted = new AtomicLong();
+        // every delivery made and signed before the server starts, so that none of it runs beside the load
+        int total = rate * seconds;
+        List<WebhookBench.Delivery> deliveries = WebhookBench.deliveries(rig, new AtomicInteger(1000), total);
         try (GitHubStub github = new GitHubStub(GitHubRig.API_REPO, (issue, body) -> posted.incrementAndGet())) {
             Path key = work.resolve("app.pem");
             Files.writeString(key, "-----BEGIN PRIVATE KEY-----\n" + Base64.getMimeEncoder(64, new byte[] {'\n'})
                     .encodeToString(rig.settings().privateKey().getEncoded()) + "\n-----END PRIVATE KEY-----\n");
             int port = freePort();
             int managementPort = freePort();
+            URI webhook = URI.create("http://127.0.0.1:" + port + "/api/github/webhooks");
+            List<byte[]> requests = new ArrayList<>(deliveries.size());
+            for (WebhookBench.Delivery d : deliveries) {
+                requests.add(WebhookBench.request(webhook, d));
+            }
             Path gcLog = work.resolve("server-gc.log");
             List<String> command = new ArrayList<>(List.of("java"));
             command.addAll(Arrays.asList(flags.split("\\s+")));
@@ -90,10 +97,8 @@ public final class ServeProcessBench {
                 awaitReady(server, managementPort, work.resolve("server.log"));
                 BusySeconds machine = new BusySeconds(work.resolve("data"));
                 long from = System.nanoTime();
-                List<long[]> acks = load(URI.create("http://127.0.0.1:" + port + "/api/github/webhooks"), rig, rate,
-                        seconds);
+                List<long[]> acks = load(webhook, requests, rate);
                 machine.close();
-                int total = rate * seconds;
                 long waited = System.nanoTime();
                 while (posted.get() < total && System.nanoTime() - waited < 60_000_000_000L) {
                     Thread.sleep(200); // each delivery posts one comment: the server has worked off its backlog
@@ -132,44 +137,33 @@ public final class ServeProcessBench {
         throw new IllegalStateException("the server did not become ready; its log:\n" + Files.readString(log));
     }
 
-    /** Open loop at {@code rate}: each ack as {nanos since the first send was due, latency from its due time}. */
-    private static List<long[]> load(URI uri, GitHubRig rig, int rate, int seconds) throws Exception {
+    /**
+     * Open loop at {@code rate}: each answer as {nanos since the first send was due, latency from its due
+     * time or -1 for no 202, HTTP status or 0 for no answer}.
+     */
+    private static List<long[]> load(URI uri, List<byte[]> requests, int rate) throws Exception {
         SocketLoad sockets = new SocketLoad();
         ExecutorService senders = Executors.newFixedThreadPool(64);
         List<long[]> acks = Collections.synchronizedList(new ArrayList<>());
-        AtomicInteger issues = new AtomicInteger(1000);
-        int total = rate * seconds;
-        int chunk = rate * 10; // made and signed ahead, 10 s at a time, so the load's memory stays small
-        CompletableFuture<List<WebhookBench.Delivery>> next =
-                CompletableFuture.supplyAsync(() -> WebhookBench.deliveries(rig, issues, chunk));
         long interval = 1_000_000_000L / rate;
         long start = System.nanoTime();
-        for (int sent = 0; sent < total; ) {
-            List<WebhookBench.Delivery> ds = next.get();
-            if (sent + chunk < total) {
-                next = CompletableFuture.supplyAsync(() -> WebhookBench.deliveries(rig, issues, chunk));
+        for (int sent = 0; sent < requests.size(); sent++) {
+            long due = start + sent * interval;
+            long wait;
+            while ((wait = due - System.nanoTime()) > 0) {
+                LockSupport.parkNanos(wait);
             }
-            List<byte[]> requests = new ArrayList<>(ds.size());
-            for (WebhookBench.Delivery d : ds) {
-                requests.add(WebhookBench.request(uri, d));
-            }
-            for (int i = 0; i < requests.size() && sent < total; i++, sent++) {
-                long due = start + sent * interval;
-                long wait;
-                while ((wait = due - System.nanoTime()) > 0) {
-                    LockSupport.parkNanos(wait);
+            byte[] request = requests.get(sent);
+            senders.execute(() -> {
+                try {
+                    SocketLoad.Response r = sockets.send(uri, request);
+                    acks.add(new long[] {due - start, r.status() == 202 || r.status() == 200
+                            ? System.nanoTime() - due : -1, r.status()});
+                } catch (IOException e) {
+                    acks.add(new long[] {due - start, -1, 0});
+                    System.err.println("no answer at " + (due - start) / 1_000_000 + " ms: " + e);
                 }
-                byte[] request = requests.get(i);
-                senders.execute(() -> {
-                    try {
-                        SocketLoad.Response r = sockets.send(uri, request);
-                        acks.add(new long[] {due - start, r.status() == 202 || r.status() == 200
-                                ? System.nanoTime() - due : -1});
-                    } catch (IOException e) {
-                        acks.add(new long[] {due - start, -1});
-                    }
-                });
-            }
+            });
         }
         senders.shutdown();
         senders.awaitTermination(120, TimeUnit.SECONDS);
@@ -180,11 +174,11 @@ public final class ServeProcessBench {
             double drain, Path gcLog, BusySeconds.Second machine) throws IOException {
         List<Long> all = new ArrayList<>();
         List<Long> settled = new ArrayList<>();
-        int errors = 0;
+        Map<Long, Integer> errors = new TreeMap<>();
         synchronized (acks) {
             for (long[] a : acks) {
                 if (a[1] < 0) {
-                    errors++;
+                    errors.merge(a[2], 1, Integer::sum);
                 } else {
                     all.add(a[1]);
                     if (a[0] >= SETTLED_NANOS) {
@@ -197,13 +191,13 @@ public final class ServeProcessBench {
                 + "`issue_comment` deliveries at %d/s for %d s (the webhook bench's clarifications) from the bench's "
                 + "JVM over plain kept-alive sockets, GitHub played by the bench's stub.%n%n", flags, total, rate,
                 seconds);
-        System.out.println("| acks | errors | p50 | p99 | max | p99 after the first 30 s | comments posted | "
-                + "backlog worked off after the load |");
+        System.out.println("| acks | errors (HTTP status, 0: no answer) | p50 | p99 | max | p99 after the first 30 s | "
+                + "comments posted | backlog worked off after the load |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
         Stats s = Stats.ofNanos(all);
         Stats t = Stats.ofNanos(settled);
-        System.out.printf("| %d | %d | %.2f | %.2f | %.2f | %.2f | %d | %.1f s |%n%n", s.n(), errors, s.p50(), s.p99(),
-                s.max(), t.p99(), posted, drain);
+        System.out.printf("| %d | %s | %.2f | %.2f | %.2f | %.2f | %d | %.1f s |%n%n", s.n(), errors.isEmpty() ? "0"
+                : errors.toString(), s.p50(), s.p99(), s.max(), t.p99(), posted, drain);
         System.out.println("The server's collections (its own `-Xlog:gc`): " + collections(Files.readAllLines(gcLog))
                 + ".");
         System.out.println();

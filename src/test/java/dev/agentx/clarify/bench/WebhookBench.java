@@ -438,7 +438,7 @@ public final class WebhookBench {
             System.out.println("- agentx serve: " + tail(appSteady, steadyPauses, steadyStalls));
             System.out.println("- the machine during agentx's steady run and its drain: "
                     + steadyBusy.since(firstDue(appSteady)).machine()
-                    + " (stolen: the time the hypervisor gave our cores to other guests)");
+                    + " (stolen: the part of busy in which the hypervisor gave our cores to other guests)");
             System.out.println();
             System.out.printf("CPU time per delivery during the steady run and its drain, by thread (and on "
                     + "PostgreSQL by the database's processes; %d deliveries; 2 cores give 10 ms per delivery at "
@@ -825,8 +825,9 @@ public final class WebhookBench {
     /**
      * Acknowledgements over the goal's 10 ms in an open-loop run, and how many overlapped a GC pause
      * or else another stall of the JVM (see {@link Stalls}); with the server's Server-Timing, how many
-     * had the inbox's append and fdatasync take more than half of their time (the disk), and the
-     * share of their time the handler itself took (the rest passed before or after it).
+     * spent more than half of their time queueing the delivery durably (the inbox's append and
+     * fdatasync, or on PostgreSQL the insert and commit of its row), and the share of their time the
+     * handler itself took (the rest passed before or after it).
      */
     static String tail(Run r, List<GcPauses.Pause> pauses, List<Stalls.Stall> stalls) {
         long slow = 10_000_000L;
