@@ -202,7 +202,7 @@ public final class GitHubMode implements AutoCloseable {
         }
         // a replica that cannot reach the database acknowledges nothing (a proxy passes the delivery on)
         server.refuseWhile(() -> databaseProblem, this::checkDatabase);
-        this.readiness = new Readiness(data, worker, clock, this::checkDatabase);
+        this.readiness = new Readiness(data, worker, clock, server::listening, this::checkDatabase);
         this.management = new ManagementServer(metrics, readiness, server::healthBody);
         metrics.gauge(ServerMetrics.OUTBOX_DEPTH, "Effects queued in the outbox, not yet confirmed by GitHub.",
                 g -> g.call(outbox.size()));
@@ -313,7 +313,6 @@ public final class GitHubMode implements AutoCloseable {
             recoveryTicks.scheduleWithFixedDelay(this::recoverQuietly, 0, every.toMillis(), TimeUnit.MILLISECONDS);
         }
         server.start(host, settings.port());
-        readiness.listening();
         LOG.info("agentx serve: listening on port {} at {}, management on port {} (GitHub API {}, data {})", port(),
                 settings.webhookPath(), managementPort(), settings.apiUrl(), settings.dataDir());
         return this;

@@ -1,6 +1,7 @@
 package dev.agentx.clarify.bench;
 
 import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.github.support.Keys;
 import dev.agentx.clarify.support.MutableClock;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -13,17 +14,12 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -65,16 +61,8 @@ public final class ServeProcessBench {
         int total = rate * seconds;
         List<WebhookBench.Delivery> deliveries = WebhookBench.deliveries(rig, new AtomicInteger(1000), total);
         try (GitHubStub github = new GitHubStub(GitHubRig.API_REPO, (issue, body) -> posted.incrementAndGet())) {
-            Path key = work.resolve("app.pem");
-            Files.writeString(key, "-----BEGIN PRIVATE KEY-----\n" + Base64.getMimeEncoder(64, new byte[] {'\n'})
-                    .encodeToString(rig.settings().privateKey().getEncoded()) + "\n-----END PRIVATE KEY-----\n");
             int port = freePort();
             int managementPort = freePort();
-            URI webhook = URI.create("http://127.0.0.1:" + port + "/api/github/webhooks");
-            List<byte[]> requests = new ArrayList<>(deliveries.size());
-            for (WebhookBench.Delivery d : deliveries) {
-                requests.add(WebhookBench.request(webhook, d));
-            }
             Path gcLog = work.resolve("server-gc.log");
             List<String> command = new ArrayList<>(List.of("java"));
             command.addAll(Arrays.asList(flags.split("\\s+")));
@@ -88,7 +76,7 @@ public final class ServeProcessBench {
             env.put("AGENTX_DATA_DIR", work.resolve("data").toString());
             env.put("GITHUB_APP_ID", String.valueOf(GitHubRig.APP_ID));
             env.put("GITHUB_WEBHOOK_SECRET", GitHubRig.SECRET);
-            env.put("GITHUB_APP_PRIVATE_KEY_FILE", key.toString());
+            env.put("GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem());
             env.put("GITHUB_API_URL", github.baseUrl());
             env.put("AGENTX_REDELIVERY_INTERVAL", "0");
             env.put("AGENTX_LOG_LEVEL", "WARN");
@@ -97,7 +85,8 @@ public final class ServeProcessBench {
                 awaitReady(server, managementPort, work.resolve("server.log"));
                 BusySeconds machine = new BusySeconds(work.resolve("data"));
                 long from = System.nanoTime();
-                List<long[]> acks = load(webhook, requests, rate);
+                WebhookBench.Run acks = new WebhookBench().openLoop("http://127.0.0.1:" + port
+                        + "/api/github/webhooks", deliveries, rate, null);
                 machine.close();
                 long waited = System.nanoTime();
                 while (posted.get() < total && System.nanoTime() - waited < 60_000_000_000L) {
@@ -137,53 +126,14 @@ public final class ServeProcessBench {
         throw new IllegalStateException("the server did not become ready; its log:\n" + Files.readString(log));
     }
 
-    /**
-     * Open loop at {@code rate}: each answer as {nanos since the first send was due, latency from its due
-     * time or -1 for no 202, HTTP status or 0 for no answer}.
-     */
-    private static List<long[]> load(URI uri, List<byte[]> requests, int rate) throws Exception {
-        SocketLoad sockets = new SocketLoad();
-        ExecutorService senders = Executors.newFixedThreadPool(64);
-        List<long[]> acks = Collections.synchronizedList(new ArrayList<>());
-        long interval = 1_000_000_000L / rate;
-        long start = System.nanoTime();
-        for (int sent = 0; sent < requests.size(); sent++) {
-            long due = start + sent * interval;
-            long wait;
-            while ((wait = due - System.nanoTime()) > 0) {
-                LockSupport.parkNanos(wait);
-            }
-            byte[] request = requests.get(sent);
-            senders.execute(() -> {
-                try {
-                    SocketLoad.Response r = sockets.send(uri, request);
-                    acks.add(new long[] {due - start, r.status() == 202 || r.status() == 200
-                            ? System.nanoTime() - due : -1, r.status()});
-                } catch (IOException e) {
-                    acks.add(new long[] {due - start, -1, 0});
-                    System.err.println("no answer at " + (due - start) / 1_000_000 + " ms: " + e);
-                }
-            });
-        }
-        senders.shutdown();
-        senders.awaitTermination(120, TimeUnit.SECONDS);
-        return acks;
-    }
-
-    private static void report(String flags, int rate, int seconds, List<long[]> acks, int total, long posted,
+    private static void report(String flags, int rate, int seconds, WebhookBench.Run acks, int total, long posted,
             double drain, Path gcLog, BusySeconds.Second machine) throws IOException {
-        List<Long> all = new ArrayList<>();
+        long first = WebhookBench.firstDue(acks);
         List<Long> settled = new ArrayList<>();
-        Map<Long, Integer> errors = new TreeMap<>();
-        synchronized (acks) {
-            for (long[] a : acks) {
-                if (a[1] < 0) {
-                    errors.merge(a[2], 1, Integer::sum);
-                } else {
-                    all.add(a[1]);
-                    if (a[0] >= SETTLED_NANOS) {
-                        settled.add(a[1]);
-                    }
+        synchronized (acks.timed()) {
+            for (long[] a : acks.timed()) {
+                if (a[0] - first >= SETTLED_NANOS) {
+                    settled.add(a[1]);
                 }
             }
         }
@@ -194,10 +144,10 @@ public final class ServeProcessBench {
         System.out.println("| acks | errors (HTTP status, 0: no answer) | p50 | p99 | max | p99 after the first 30 s | "
                 + "comments posted | backlog worked off after the load |");
         System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
-        Stats s = Stats.ofNanos(all);
+        Stats s = Stats.ofNanos(acks.ackNanos());
         Stats t = Stats.ofNanos(settled);
-        System.out.printf("| %d | %s | %.2f | %.2f | %.2f | %.2f | %d | %.1f s |%n%n", s.n(), errors.isEmpty() ? "0"
-                : errors.toString(), s.p50(), s.p99(), s.max(), t.p99(), posted, drain);
+        System.out.printf("| %d | %s | %.2f | %.2f | %.2f | %.2f | %d | %.1f s |%n%n", s.n(), acks.failures().isEmpty() ? "0"
+                : acks.failures().toString(), s.p50(), s.p99(), s.max(), t.p99(), posted, drain);
         System.out.println("The server's collections (its own `-Xlog:gc`): " + collections(Files.readAllLines(gcLog))
                 + ".");
         System.out.println();

@@ -136,12 +136,15 @@ public final class WebhookBench {
     }
 
     /**
-     * What a run measured: ack latencies (from the intended send time), errors, deliveries per second, and
-     * for open-loop runs each ack as {intended send nanoTime, latency nanos, the server's queue nanos,
-     * its handler nanos} (the last two from the 202's Server-Timing, -1 without it; empty for closed-loop
-     * runs).
+     * What a run measured: ack latencies (from the intended send time), the requests not acknowledged by
+     * HTTP status (0: no answer), deliveries per second, and for open-loop runs each ack as {intended send
+     * nanoTime, latency nanos, the server's queue nanos, its handler nanos} (the last two from the 202's
+     * Server-Timing, -1 without it; empty for closed-loop runs).
      */
-    private record Run(List<Long> ackNanos, int errors, double perSecond, List<long[]> timed) {
+    record Run(List<Long> ackNanos, Map<Integer, Integer> failures, double perSecond, List<long[]> timed) {
+        int errors() {
+            return failures.values().stream().mapToInt(Integer::intValue).sum();
+        }
     }
 
     private static final java.lang.management.CompilationMXBean JIT =
@@ -598,10 +601,10 @@ public final class WebhookBench {
     }
 
     /** A steady rate; latency counts from the intended send time, so a stall is not hidden. */
-    private Run openLoop(String url, List<Delivery> ds, int rate, Map<String, Long> sentAt) {
+    Run openLoop(String url, List<Delivery> ds, int rate, Map<String, Long> sentAt) {
         List<Long> lat = Collections.synchronizedList(new ArrayList<>());
         List<long[]> timed = Collections.synchronizedList(new ArrayList<>());
-        AtomicInteger errors = new AtomicInteger();
+        Map<Integer, Integer> failures = new ConcurrentHashMap<>();
         java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(ds.size());
         long start = System.nanoTime();
         long interval = 1_000_000_000L / rate;
@@ -620,7 +623,7 @@ public final class WebhookBench {
                     URI uri = target(url, d);
                     SocketLoad.Response r = load.send(uri, request(uri, d));
                     if (!ok(r.status())) {
-                        errors.incrementAndGet();
+                        failures.merge(r.status(), 1, Integer::sum);
                     } else {
                         long took = System.nanoTime() - due;
                         lat.add(took);
@@ -628,7 +631,7 @@ public final class WebhookBench {
                                 serverNanos(r.serverTiming(), "handler")});
                     }
                 } catch (Exception e) {
-                    errors.incrementAndGet();
+                    failures.merge(0, 1, Integer::sum);
                 } finally {
                     done.countDown();
                 }
@@ -641,13 +644,13 @@ public final class WebhookBench {
             throw new IllegalStateException(e);
         }
         double took = (System.nanoTime() - start) / 1e9;
-        return new Run(lat, errors.get(), ds.size() / took, timed);
+        return new Run(lat, new java.util.TreeMap<>(failures), ds.size() / took, timed);
     }
 
     /** As fast as {@code clients} concurrent senders go. */
     private Run closedLoop(String url, List<Delivery> ds, int clients) {
         List<Long> lat = Collections.synchronizedList(new ArrayList<>());
-        AtomicInteger errors = new AtomicInteger();
+        Map<Integer, Integer> failures = new ConcurrentHashMap<>();
         AtomicInteger next = new AtomicInteger();
         if (clientPool == null) {
             clientPool = Executors.newFixedThreadPool(clients, named("bench-load-client"));
@@ -665,17 +668,17 @@ public final class WebhookBench {
                         if (ok(status)) {
                             lat.add(System.nanoTime() - t0);
                         } else {
-                            errors.incrementAndGet();
+                            failures.merge(status, 1, Integer::sum);
                         }
                     } catch (Exception e) {
-                        errors.incrementAndGet();
+                        failures.merge(0, 1, Integer::sum);
                     }
                 }
             }, clientPool));
         }
         CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).join();
         double took = (System.nanoTime() - start) / 1e9;
-        return new Run(lat, errors.get(), ds.size() / took, List.of());
+        return new Run(lat, new java.util.TreeMap<>(failures), ds.size() / took, List.of());
     }
 
     /** Waits until {@code mode} (and the second replica, if any) has processed and sent everything. */
@@ -745,7 +748,7 @@ public final class WebhookBench {
         return b.toString();
     }
 
-    private static long firstDue(Run r) {
+    static long firstDue(Run r) {
         long first = Long.MAX_VALUE;
         synchronized (r.timed()) {
             for (long[] t : r.timed()) {

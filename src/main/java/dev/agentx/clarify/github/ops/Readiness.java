@@ -37,8 +37,8 @@ public final class Readiness {
     private final Worker worker;
     private final Clock clock;
     private final java.util.function.Supplier<java.util.Optional<String>> store;
+    private final java.util.function.BooleanSupplier listening;
     private volatile boolean stopping;
-    private volatile boolean listening;
 
     /** The verdict; {@code reasons} is empty when ready. */
     public record Result(boolean ready, List<String> reasons) {
@@ -47,17 +47,17 @@ public final class Readiness {
         }
     }
 
-    /** @param store what is wrong with the store (empty: nothing), asked on every check */
-    public Readiness(Path dataDir, Worker worker, Clock clock, java.util.function.Supplier<java.util.Optional<String>> store) {
+    /**
+     * @param listening whether the webhook port takes connections, asked on every check
+     * @param store what is wrong with the store (empty: nothing), asked on every check
+     */
+    public Readiness(Path dataDir, Worker worker, Clock clock, java.util.function.BooleanSupplier listening,
+            java.util.function.Supplier<java.util.Optional<String>> store) {
+        this.listening = listening;
         this.store = store;
         this.dataDir = dataDir;
         this.worker = worker;
         this.clock = clock;
-    }
-
-    /** The webhook port takes connections from now on. */
-    public void listening() {
-        listening = true;
     }
 
     /** From now on, not ready: shutting down. */
@@ -69,7 +69,7 @@ public final class Readiness {
         List<String> reasons = new ArrayList<>();
         if (stopping) {
             reasons.add("shutting down");
-        } else if (!listening) {
+        } else if (!listening.getAsBoolean()) {
             reasons.add("the webhook port is not listening yet");
         }
         try {

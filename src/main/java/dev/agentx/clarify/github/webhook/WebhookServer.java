@@ -57,7 +57,7 @@ public final class WebhookServer implements AutoCloseable {
     private volatile java.util.function.Supplier<java.util.Optional<String>> unavailable = java.util.Optional::empty;
     /** Asks again at once what {@link #unavailable} answers from its last look; see {@link #refuseWhile}. */
     private volatile java.util.function.Supplier<java.util.Optional<String>> checkNow = java.util.Optional::empty;
-    private Javalin app;
+    private volatile Javalin app;
 
     /** The path served besides the webhook path. */
     public static final String HEALTH_PATH = "/healthz";
@@ -116,6 +116,11 @@ public final class WebhookServer implements AutoCloseable {
 
     public int port() {
         return app.port();
+    }
+
+    /** Whether the port takes connections: started and not closed. */
+    public boolean listening() {
+        return app != null;
     }
 
     private static void reply(Context ctx, int status, String message) {

@@ -185,14 +185,15 @@ class OpsEndpointsTest {
         FileDeliveryQueue inbox = new FileDeliveryQueue(data.resolve("inbox"), clock);
         Outbox outbox = new Outbox(data.resolve("outbox"), null, clock, ServerMetrics.create());
         Worker stopped = new Worker(inbox, null, outbox, clock, false, ServerMetrics.create());
-        Readiness.Result r = listening(new Readiness(data, stopped, clock, java.util.Optional::empty)).check();
+        Readiness.Result r = new Readiness(data, stopped, clock, () -> true, java.util.Optional::empty).check();
         assertFalse(r.ready());
         assertEquals(List.of("the inbox worker is not running"), r.reasons());
 
         Worker running = new Worker(inbox, null, outbox, clock, true, ServerMetrics.create());
-        Readiness readiness = new Readiness(data, running, clock, java.util.Optional::empty);
+        java.util.concurrent.atomic.AtomicBoolean listening = new java.util.concurrent.atomic.AtomicBoolean();
+        Readiness readiness = new Readiness(data, running, clock, listening::get, java.util.Optional::empty);
         assertEquals(List.of("the webhook port is not listening yet"), readiness.check().reasons());
-        readiness.listening();
+        listening.set(true);
         assertTrue(readiness.check().ready(), readiness.check().toString());
         inbox.accept("00000000-0000-0000-0000-000000000001", "ping", "{}".getBytes(), "");
         assertTrue(readiness.check().ready());
@@ -204,23 +205,17 @@ class OpsEndpointsTest {
         Path file = Files.writeString(dir.resolve("a-file"), "x");
         Worker idle = new Worker(new FileDeliveryQueue(dir.resolve("inbox2"), clock), null, outbox, clock, true,
                 ServerMetrics.create());
-        r = listening(new Readiness(file, idle, clock, java.util.Optional::empty)).check();
+        r = new Readiness(file, idle, clock, () -> true, java.util.Optional::empty).check();
         assertFalse(r.ready());
         assertTrue(r.reasons().get(0).startsWith("data dir " + file + " is not writable"), r.toString());
 
-        r = listening(new Readiness(data, idle, clock, () -> java.util.Optional.of("the database db cannot be reached")))
+        r = new Readiness(data, idle, clock, () -> true, () -> java.util.Optional.of("the database db cannot be reached"))
                 .check();
         assertEquals(List.of("the database db cannot be reached"), r.reasons());
 
-        readiness = new Readiness(data, idle, clock, java.util.Optional::empty);
+        readiness = new Readiness(data, idle, clock, () -> true, java.util.Optional::empty);
         readiness.stopping();
         assertEquals(List.of("shutting down"), readiness.check().reasons());
-    }
-
-    /** As GitHubMode.start does once the webhook port takes connections. */
-    private static Readiness listening(Readiness readiness) {
-        readiness.listening();
-        return readiness;
     }
 
     @Test
@@ -232,7 +227,7 @@ class OpsEndpointsTest {
         Worker worker = new Worker(inbox, null, outbox, clock, true, metrics);
         WebhookServer server = new WebhookServer(GitHubSettings.DEFAULT_PATH, 1000, new SignatureVerifier(List.of(
                 GitHubRig.SECRET.getBytes())), inbox, outbox, worker, metrics);
-        Readiness readiness = new Readiness(data, worker, clock, java.util.Optional::empty);
+        Readiness readiness = new Readiness(data, worker, clock, server::listening, java.util.Optional::empty);
         ManagementServer management = new ManagementServer(metrics, readiness, server::healthBody);
         server.start("127.0.0.1", 0);
         management.start("127.0.0.1", 0);
