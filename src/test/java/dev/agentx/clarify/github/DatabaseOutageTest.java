@@ -8,6 +8,7 @@ import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * proxy would pass them to another replica, GitHub records a failure), and once the database is
  * back their redeliveries are carried out exactly once.
  */
+@Tag("postgres")
 class DatabaseOutageTest {
     @TempDir
     Path dir;
@@ -31,7 +34,7 @@ class DatabaseOutageTest {
     private GitHubRig rig;
 
     private EmbeddedPostgres startDatabase(int port) throws Exception {
-        return EmbeddedPostgres.builder().setDataDirectory(dir.resolve("pgdata")).setCleanDataDirectory(false)
+        return TestPostgres.builder().setDataDirectory(dir.resolve("pgdata")).setCleanDataDirectory(false)
                 .setPort(port).start();
     }
 

@@ -16,12 +16,14 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Every GitHub Mode end-to-end test again, with the repositories' ledgers, statuses and events in
  * a real PostgreSQL database (AGENTX_DATABASE_URL) instead of files under the data dir.
  */
+@Tag("postgres")
 class GitHubModeOnPostgresTest extends GitHubModeTest {
     private TestPostgres.Database db;
 

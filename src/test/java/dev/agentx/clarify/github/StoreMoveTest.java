@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * its own data dir or as replicas with new ones: what it had posted on GitHub is not posted again,
  * however long ago that was (past what the outbox remembers of its effects).
  */
+@Tag("postgres")
 class StoreMoveTest {
     @TempDir
     Path dir;

@@ -36,6 +36,7 @@ import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  * each is also redelivered to the other. Every command is applied once and every comment is
  * posted once, in order; also when one replica is killed (SIGKILL) during a burst and restarted.
  */
+@Tag("postgres")
 class ReplicasTest {
     private static final Duration DEADLINE = Duration.ofSeconds(90);
     private static final Pattern TAG = Pattern.compile("<!-- agentx-effect:[0-9a-f]+ -->");

@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,6 +64,7 @@ class CommentLinksTest {
     }
 
     @Nested
+    @Tag("postgres")
     class InPostgres extends Contract {
         private final PostgresDatabase db = TestPostgres.newDatabase().open(2);
 

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The dashboard's sessions, in memory and in PostgreSQL: the same contract. */
@@ -52,6 +53,7 @@ class DashboardSessionsTest {
     }
 
     @Nested
+    @Tag("postgres")
     class InPostgres extends Contract {
         private final PostgresDatabase db = TestPostgres.newDatabase().open(2);
 

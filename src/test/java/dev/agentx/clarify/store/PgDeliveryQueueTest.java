@@ -30,9 +30,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The deliveries table as two replicas on one database see it. */
+@Tag("postgres")
 class PgDeliveryQueueTest {
     private final MutableClock clock = MutableClock.at("2026-05-04T10:00:00Z");
     private dev.agentx.clarify.support.TestPostgres.Database database;

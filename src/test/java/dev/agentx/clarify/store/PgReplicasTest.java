@@ -18,9 +18,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Two replicas' view of one database: claims of effects, leases, shared notes. */
+@Tag("postgres")
 class PgReplicasTest {
     private final MutableClock clock = MutableClock.at("2026-05-04T10:00:00Z");
     private PostgresDatabase db;

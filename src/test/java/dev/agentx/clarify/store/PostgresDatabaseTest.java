@@ -21,9 +21,11 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The PostgreSQL store's own rules: migrations, URLs, what a writer refuses, lock waits. */
+@Tag("postgres")
 class PostgresDatabaseTest {
     @Test
     void serversStartingTogetherOnAnEmptyDatabaseMigrateItOnce() throws Exception {
@@ -60,6 +62,13 @@ class PostgresDatabaseTest {
         TestPostgres.Database d = TestPostgres.newDatabase();
         try (PostgresDatabase db = PostgresDatabase.open(DatabaseUrl.parse(d.url(), Map.of()), 2)) {
             long[] plans = db.autoCommit(c -> {
+                try (PreparedStatement s = c.prepareStatement("SELECT current_setting('server_version_num')::int");
+                     ResultSet r = s.executeQuery()) {
+                    r.next();
+                    if (r.getInt(1) < 140000) {
+                        return null; // pg_prepared_statements counts the plans from PostgreSQL 14 on
+                    }
+                }
                 for (int i = 0; i < 12; i++) { // the driver prepares it on the server at its fifth run
                     try (PreparedStatement s = c.prepareStatement("SELECT issue FROM ledgers WHERE repo = ? "
                             + "AND issue = ?")) {
@@ -75,8 +84,10 @@ class PostgresDatabaseTest {
                     return new long[] {r.getLong(1), r.getLong(2)};
                 }
             });
-            assertEquals(0, plans[1], "no plan made for the values of one run");
-            assertTrue(plans[0] >= 1, "the one generic plan, reused: " + plans[0]);
+            if (plans != null) {
+                assertEquals(0, plans[1], "no plan made for the values of one run");
+                assertTrue(plans[0] >= 1, "the one generic plan, reused: " + plans[0]);
+            }
             assertEquals("15s", db.autoCommit(c -> {
                 try (PreparedStatement s = c.prepareStatement("SHOW lock_timeout"); ResultSet r = s.executeQuery()) {
                     r.next();

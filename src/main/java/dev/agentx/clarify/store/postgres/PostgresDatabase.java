@@ -98,6 +98,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         this.dataSource = dataSource;
         this.description = description;
         this.pool = pool;
+        requireSupportedVersion();
         if (schema == Schema.MIGRATE) {
             migrate();
         } else {
@@ -153,6 +154,36 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         } catch (RuntimeException e) {
             pool.close();
             throw e;
+        }
+    }
+
+    /**
+     * The oldest PostgreSQL whose server this store works with ({@code server_version_num}): the
+     * done mark asks {@code pg_current_xact_id_if_assigned()}, which came with 13.
+     */
+    public static final int OLDEST_SUPPORTED = 130000;
+
+    /**
+     * Refuses a server older than {@link #OLDEST_SUPPORTED} before anything is migrated or read, so
+     * that an old server is named at start rather than failing every delivery's done mark.
+     */
+    private void requireSupportedVersion() {
+        int number;
+        String version;
+        try (java.sql.Connection c = dataSource.getConnection(); java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet r = s.executeQuery("SELECT current_setting('server_version_num')::int, "
+                     + "current_setting('server_version')")) {
+            r.next();
+            number = r.getInt(1);
+            version = r.getString(2);
+        } catch (java.sql.SQLException | RuntimeException e) {
+            throw new ClarifyException(ErrorCode.INTERNAL, "cannot read the version of " + description + ": "
+                    + rootMessage(e), e);
+        }
+        if (number < OLDEST_SUPPORTED) {
+            throw new ClarifyException(ErrorCode.INTERNAL, description + " runs PostgreSQL " + version
+                    + ", and agentx needs PostgreSQL " + OLDEST_SUPPORTED / 10000 + " or later; nothing was changed "
+                    + "in it. Upgrade the server, or give agentx a database on a newer one.");
         }
     }
 

@@ -28,6 +28,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * API in GitHub's shapes): the sign-in, two users who each see only the repository GitHub says
  * they can read, forged sign-ins and tampered cookies refused.
  */
+@Tag("postgres")
 class ServerDashboardTest {
     private static final RepoRef WIDGETS = new RepoRef("acme", "widgets");
 

@@ -13,12 +13,14 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /** Replicas on one database forget old claims of effects one at a time, under a lease. */
+@Tag("postgres")
 class ForgetClaimsTest {
     @TempDir
     Path dir;

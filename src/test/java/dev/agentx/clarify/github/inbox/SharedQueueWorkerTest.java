@@ -18,10 +18,12 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The worker over the deliveries table that replicas share: an issue's line across replicas, and take-overs. */
+@Tag("postgres")
 class SharedQueueWorkerTest {
     @TempDir
     Path dir;

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * question applied on one, its answer on the other): the later effects wait until the earlier
  * ones are sent, so GitHub shows them in the order they were queued whichever replica holds them.
  */
+@Tag("postgres")
 class OutboxAcrossReplicasTest {
     private static final RepoRef REPO = new RepoRef("acme", "shop");
     private final MutableClock clock = MutableClock.at("2026-05-04T10:00:00Z");

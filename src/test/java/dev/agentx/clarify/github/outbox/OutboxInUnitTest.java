@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Effects queued inside a unit of the PostgreSQL store (a delivery's transaction): claimed with
  * it, queued once it committed, and neither when it rolled back.
  */
+@Tag("postgres")
 class OutboxInUnitTest {
     private static final RepoRef REPO = new RepoRef("acme", "shop");
     private final MutableClock clock = MutableClock.at("2026-05-04T10:00:00Z");

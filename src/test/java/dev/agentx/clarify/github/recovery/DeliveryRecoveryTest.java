@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.security.interfaces.RSAPrivateKey;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * receive (though GitHub lists it failed) and events the App ignores are left alone; paging is
  * followed; a second pass and a restart ask for nothing again.
  */
+@Tag("postgres")
 class DeliveryRecoveryTest {
     static final Path API = Path.of(System.getProperty("agentx.fixtures", "src/test/resources/fixtures"), "github-api");
     static final String RECEIVED = "0b989ba4-242f-11e5-81e1-c7b6966d2501";

@@ -10,6 +10,7 @@ import dev.agentx.clarify.support.TestPostgres;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * yet is not taken up by the worker's tick as well: the worker could finish that copy first, and
  * the accepting thread would then count it as open for good (its replica's queue never empty).
  */
+@Tag("postgres")
 class AcceptedNotAdoptedTest {
     @Test
     void aDeliveryBeingAcceptedIsNotAdoptableAndIsDoneWithOnce() {

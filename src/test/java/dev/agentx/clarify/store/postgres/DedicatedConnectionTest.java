@@ -16,6 +16,7 @@ import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * other reason, that waited out the answer's timeout, or whose connection could not be opened
  * does not; an idle connection the database ended is replaced before the work runs.
  */
+@Tag("postgres")
 class DedicatedConnectionTest {
     private TestPostgres.Database database;
     private PostgresDatabase db;

@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the whole delivery costs a few round trips; what it deferred is seen by whatever joins it later
  * and by nobody else before the commit; a failure of the last send commits nothing.
  */
+@Tag("postgres")
 class DeliveryTransactionTest {
     private static final String REPO = "acme/shop";
     private static final String REPLICA = "r1";

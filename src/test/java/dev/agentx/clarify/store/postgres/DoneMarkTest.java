@@ -9,12 +9,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The done mark turns {@code synchronous_commit} off for its transaction exactly when the
  * transaction wrote nothing before it (a delivery that changed nothing), in the same statement.
  */
+@Tag("postgres")
 class DoneMarkTest {
     private static String markAndShow(Connection c, long seq, boolean writeFirst) throws Exception {
         c.setAutoCommit(false);

@@ -17,6 +17,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * its own, and for no other; and told each time it starts to listen, since what was signalled
  * before could not reach it.
  */
+@Tag("postgres")
 class LineSignalTest {
     private final MutableClock clock = MutableClock.at("2026-11-27T10:00:00Z");
     private PostgresDatabase db;

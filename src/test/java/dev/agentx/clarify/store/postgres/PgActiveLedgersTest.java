@@ -10,6 +10,7 @@ import dev.agentx.clarify.support.TestPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * ledger a later write replaced: not after an update, not after a row deleted and made again
  * with the same version, not for a row that was damaged and is mended.
  */
+@Tag("postgres")
 class PgActiveLedgersTest {
     private static final String OPEN = "{\"issueNumber\":%d,\"clarifications\":[{\"id\":\"CLR-%d-001\",\"from\":"
             + "\"engineer\",\"to\":\"architect\",\"topic\":\"%s\",\"blocking\":true,\"status\":\"pending\",\"round\":1,"

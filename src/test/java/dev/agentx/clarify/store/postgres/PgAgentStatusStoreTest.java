@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * they are folded; folding puts them into the row in order, and what a dead process left is folded
  * by the next sweep.
  */
+@Tag("postgres")
 class PgAgentStatusStoreTest {
     private static final String REPO = "acme/shop";
     @TempDir

@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * and freshly vacuumed (its statistics say no rows and no pages), look deliveries up by key: they
  * must stay good once a backlog of thousands has built up behind them.
  */
+@Tag("postgres")
 class QueuePlansTest {
     @Test
     void theQueuesStatementsPlannedWhileItIsEmptyLookDeliveriesUpByKey() throws Exception {

@@ -9,6 +9,7 @@ import dev.agentx.clarify.support.TestPostgres;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * A vacuum leaves the queues' emptied pages in place: giving them back would take the table's
  * ACCESS EXCLUSIVE lock, and every acknowledgement's insert would wait for it.
  */
+@Tag("postgres")
 class QueueVacuumTest {
     @Test
     void oneReplicaAtATimeVacuumsTheQueueAndAnotherTakesOverWhenItStops() {
