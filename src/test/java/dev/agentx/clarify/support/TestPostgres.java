@@ -89,6 +89,17 @@ public final class TestPostgres {
         });
     }
 
+    /** How many tables the public schema of {@code database} has: none until agentx migrates it. */
+    public static int publicTables(DataSource database) {
+        try (Connection c = database.getConnection(); Statement s = c.createStatement();
+             java.sql.ResultSet r = s.executeQuery("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")) {
+            r.next();
+            return r.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot count the tables: " + e.getMessage(), e);
+        }
+    }
+
     /** A fresh, empty database. */
     public static Database newDatabase() {
         String name = "agentx_test_" + ProcessHandle.current().pid() + "_" + DATABASES.incrementAndGet();

@@ -99,6 +99,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         this.description = description;
         this.pool = pool;
         requireSupportedVersion();
+        requireSessionPerConnection();
         if (schema == Schema.MIGRATE) {
             migrate();
         } else {
@@ -170,13 +171,13 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     private void requireSupportedVersion() {
         int number;
         String version;
-        try (java.sql.Connection c = dataSource.getConnection(); java.sql.Statement s = c.createStatement();
-             java.sql.ResultSet r = s.executeQuery("SELECT current_setting('server_version_num')::int, "
+        try (Connection c = dataSource.getConnection(); java.sql.Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT current_setting('server_version_num')::int, "
                      + "current_setting('server_version')")) {
             r.next();
             number = r.getInt(1);
             version = r.getString(2);
-        } catch (java.sql.SQLException | RuntimeException e) {
+        } catch (SQLException | RuntimeException e) {
             throw new ClarifyException(ErrorCode.INTERNAL, "cannot read the version of " + description + ": "
                     + rootMessage(e), e);
         }
@@ -184,6 +185,71 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             throw new ClarifyException(ErrorCode.INTERNAL, description + " runs PostgreSQL " + version
                     + ", and agentx needs PostgreSQL " + OLDEST_SUPPORTED / 10000 + " or later; nothing was changed "
                     + "in it. Upgrade the server, or give agentx a database on a newer one.");
+        }
+    }
+
+    /**
+     * Refuses a pooler between agentx and PostgreSQL that hands the statements of one client
+     * connection to different server sessions (transaction pooling, as PgBouncer's {@code pool_mode
+     * = transaction}): agentx keeps state in its sessions (the settings every connection starts with,
+     * statements prepared once per connection, the migrations' lock, the connection that listens for
+     * the other replicas' signals), and through such a pooler it would fail in ways that name none
+     * of that. The probe: connection {@code a} sets a session variable and ends its transaction;
+     * {@code b} opens a transaction, which a transaction pooler serves with the server session
+     * {@code a} just gave back (PgBouncer reuses the last one freed); {@code a} reads its variable
+     * again, from another server session if it is pooled that way, where it is not set. On a
+     * direct connection, or through a pooler in session mode, each connection is one session and
+     * the variable is there.
+     */
+    private void requireSessionPerConnection() {
+        String probe = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
+        boolean kept;
+        try (Connection a = dataSource.getConnection(); Connection b = dataSource.getConnection()) {
+            query(a, "SELECT set_config('agentx.session_probe', '" + probe + "', false)");
+            boolean autoCommit = b.getAutoCommit();
+            b.setAutoCommit(false);
+            try {
+                query(b, "SELECT 1");
+                kept = probe.equals(query(a, "SELECT current_setting('agentx.session_probe', true)"));
+                query(a, "SELECT set_config('agentx.session_probe', '', false)");
+            } finally {
+                try {
+                    b.rollback();
+                    b.setAutoCommit(autoCommit);
+                } catch (SQLException e) {
+                    // not thrown over what the probe found: the pool rolls back or drops the connection
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            // a statement prepared on one client connection met in another's session: the same finding
+            if (cause(e, t -> t instanceof SQLException q && SHARED_SESSION_STATES.contains(q.getSQLState()))
+                    .isEmpty()) {
+                throw new ClarifyException(ErrorCode.INTERNAL, "cannot check the sessions of " + description + ": "
+                        + rootMessage(e), e);
+            }
+            kept = false;
+        }
+        if (!kept) {
+            throw new ClarifyException(ErrorCode.INTERNAL, description + " runs one connection's statements in "
+                    + "different sessions of the database: a pooler in transaction mode (PgBouncer's pool_mode = "
+                    + "transaction, or another pooler's) is in between. agentx keeps state in each connection's "
+                    + "session; nothing was changed in the database. Connect to PostgreSQL directly, or through the "
+                    + "pooler in session mode (docs/storage.md).");
+        }
+    }
+
+    /**
+     * The SQLSTATEs of a prepared statement that a session has although its connection never
+     * prepared it (42P05), or lacks although it did (26000): statements of one client connection
+     * running in several sessions.
+     */
+    private static final java.util.Set<String> SHARED_SESSION_STATES = java.util.Set.of("42P05", "26000");
+
+    /** The first column of the first row of {@code sql} on {@code c}, as text. */
+    private static String query(Connection c, String sql) throws SQLException {
+        try (java.sql.Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+            r.next();
+            return r.getString(1);
         }
     }
 
