@@ -49,7 +49,7 @@ class PoolerTest {
     void throughAPoolerInTransactionModeTheStoreIsRefusedBeforeAnythingIsWritten() throws Exception {
         TestPostgres.Database d = TestPostgres.newDatabase();
         int port = pooler("transaction");
-        String url = "postgresql://postgres@127.0.0.1:" + port + "/" + d.name();
+        String url = "postgresql://" + TestPostgres.OWNER + "@127.0.0.1:" + port + "/" + d.name();
         for (PostgresDatabase.Schema schema : PostgresDatabase.Schema.values()) {
             ClarifyException e = assertThrows(ClarifyException.class, () -> PostgresDatabase.open(
                     DatabaseUrl.parse(url, Map.of()), 4, Duration.ZERO, schema).close());
@@ -64,7 +64,7 @@ class PoolerTest {
     void throughAPoolerInSessionModeTheStoreWorksAsOnADirectConnection() throws Exception {
         TestPostgres.Database d = TestPostgres.newDatabase();
         int port = pooler("session");
-        String url = "postgresql://postgres@127.0.0.1:" + port + "/" + d.name();
+        String url = "postgresql://" + TestPostgres.OWNER + "@127.0.0.1:" + port + "/" + d.name();
         Instant at = Instant.parse("2026-03-01T10:00:00Z");
         java.time.Clock clock = java.time.Clock.fixed(at, java.time.ZoneOffset.UTC);
         try (PostgresDatabase db = PostgresDatabase.open(DatabaseUrl.parse(url, Map.of()), 4)) {
@@ -89,7 +89,7 @@ class PoolerTest {
             port = free.getLocalPort();
         }
         Path users = dir.resolve(mode + "-users.txt");
-        Files.writeString(users, "\"postgres\" \"\"\n");
+        Files.writeString(users, "\"" + TestPostgres.OWNER + "\" \"\"\n");
         Path ini = dir.resolve(mode + ".ini");
         Files.writeString(ini, String.join("\n",
                 "[databases]",

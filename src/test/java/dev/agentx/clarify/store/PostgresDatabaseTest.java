@@ -27,6 +27,39 @@ import org.junit.jupiter.api.Test;
 /** The PostgreSQL store's own rules: migrations, URLs, what a writer refuses, lock waits. */
 @Tag("postgres")
 class PostgresDatabaseTest {
+    /**
+     * As docs/storage.md sets a server up: a role that is no superuser and owns its database. It
+     * migrates the schema, owns every table it made, and vacuums the delivery queue (which needs
+     * the table's owner) without PostgreSQL's warning that it may not.
+     */
+    @Test
+    void aRoleThatOwnsItsDatabaseAndNoMoreRunsTheStore() throws Exception {
+        TestPostgres.Database d = TestPostgres.newDatabase();
+        try (PostgresDatabase db = d.open(2)) {
+            List<String> warnings = new ArrayList<>();
+            db.autoCommit(c -> {
+                try (java.sql.Statement s = c.createStatement()) {
+                    try (ResultSet r = s.executeQuery("SELECT current_user, rolsuper FROM pg_roles "
+                            + "WHERE rolname = current_user")) {
+                        r.next();
+                        assertEquals(TestPostgres.OWNER, r.getString(1));
+                        assertTrue(!r.getBoolean(2), "no superuser");
+                    }
+                    try (ResultSet r = s.executeQuery("SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+                            + "AND tableowner <> current_user")) {
+                        assertTrue(!r.next(), "a table owned by another role");
+                    }
+                    s.execute("VACUUM (SKIP_LOCKED) delivery_queue");
+                    for (java.sql.SQLWarning w = s.getWarnings(); w != null; w = w.getNextWarning()) {
+                        warnings.add(w.getMessage());
+                    }
+                }
+                return null;
+            });
+            assertEquals(List.of(), warnings);
+        }
+    }
+
     @Test
     void serversStartingTogetherOnAnEmptyDatabaseMigrateItOnce() throws Exception {
         TestPostgres.Database d = TestPostgres.newDatabase();

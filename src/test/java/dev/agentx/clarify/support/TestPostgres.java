@@ -100,30 +100,40 @@ public final class TestPostgres {
         }
     }
 
-    /** A fresh, empty database. */
+    /**
+     * The role the tests' databases belong to, as docs/storage.md sets one up for a server
+     * ({@code CREATE USER agentx ...; CREATE DATABASE agentx OWNER agentx}): no superuser, so
+     * that whatever agentx does needs no more than owning its database.
+     */
+    public static final String OWNER = "agentx_owner";
+
+    /** A fresh, empty database, owned by {@link #OWNER}. */
     public static Database newDatabase() {
         String name = "agentx_test_" + ProcessHandle.current().pid() + "_" + DATABASES.incrementAndGet();
         try (Connection c = server().getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE DATABASE " + name);
+            s.execute("DO $$ BEGIN CREATE ROLE " + OWNER + " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE; "
+                    + "EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+            s.execute("CREATE DATABASE " + name + " OWNER " + OWNER);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create database " + name + ": " + e.getMessage(), e);
         }
         return new Database(name, server().getPort());
     }
 
-    /** One test's database: as a data source, and as the URL a user would give. */
+    /** One test's database: as a data source (a superuser's), and as the URL a user would give (its owner's). */
     public record Database(String name, int port) {
+        /** A superuser's connections to it, for what a test sets up or looks at behind agentx's back. */
         public DataSource dataSource() {
             return server().getDatabase("postgres", name);
         }
 
-        /** {@code postgresql://postgres@localhost:PORT/NAME}, as in AGENTX_DATABASE_URL. */
+        /** {@code postgresql://agentx_owner@localhost:PORT/NAME}, as in AGENTX_DATABASE_URL. */
         public String url() {
-            return "postgresql://postgres@localhost:" + port + "/" + name;
+            return "postgresql://" + OWNER + "@localhost:" + port + "/" + name;
         }
 
         public String jdbcUrl() {
-            return "jdbc:postgresql://localhost:" + port + "/" + name + "?user=postgres";
+            return "jdbc:postgresql://localhost:" + port + "/" + name + "?user=" + OWNER;
         }
 
         /** The store over it, as the server opens it, with a pool of {@code connections}. */
