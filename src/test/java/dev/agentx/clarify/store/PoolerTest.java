@@ -47,8 +47,16 @@ class PoolerTest {
 
     @Test
     void throughAPoolerInTransactionModeTheStoreIsRefusedBeforeAnythingIsWritten() throws Exception {
+        refusedThrough(pooler("transaction", "server_round_robin = 0")); // the session freed last served next
+    }
+
+    @Test
+    void throughAPoolerInTransactionModeThatGoesRoundItsSessionsTheStoreIsRefusedToo() throws Exception {
+        refusedThrough(pooler("transaction", "server_round_robin = 1"));
+    }
+
+    private void refusedThrough(int port) {
         TestPostgres.Database d = TestPostgres.newDatabase();
-        int port = pooler("transaction");
         String url = "postgresql://" + TestPostgres.OWNER + "@127.0.0.1:" + port + "/" + d.name();
         for (PostgresDatabase.Schema schema : PostgresDatabase.Schema.values()) {
             ClarifyException e = assertThrows(ClarifyException.class, () -> PostgresDatabase.open(
@@ -63,7 +71,7 @@ class PoolerTest {
     @Test
     void throughAPoolerInSessionModeTheStoreWorksAsOnADirectConnection() throws Exception {
         TestPostgres.Database d = TestPostgres.newDatabase();
-        int port = pooler("session");
+        int port = pooler("session", "");
         String url = "postgresql://" + TestPostgres.OWNER + "@127.0.0.1:" + port + "/" + d.name();
         Instant at = Instant.parse("2026-03-01T10:00:00Z");
         java.time.Clock clock = java.time.Clock.fixed(at, java.time.ZoneOffset.UTC);
@@ -78,7 +86,7 @@ class PoolerTest {
     }
 
     /** Starts PgBouncer in {@code mode} in front of the tests' PostgreSQL; its port. */
-    private int pooler(String mode) throws IOException, InterruptedException {
+    private int pooler(String mode, String setting) throws IOException, InterruptedException {
         if (!Files.isExecutable(PGBOUNCER) && "true".equals(System.getenv("CI"))) {
             throw new IllegalStateException("the pooler test needs Debian's pgbouncer (apt-get install pgbouncer); "
                     + ".ci/run installs it");
@@ -88,9 +96,10 @@ class PoolerTest {
         try (ServerSocket free = new ServerSocket(0)) {
             port = free.getLocalPort();
         }
-        Path users = dir.resolve(mode + "-users.txt");
+        String name = mode + poolers.size();
+        Path users = dir.resolve(name + "-users.txt");
         Files.writeString(users, "\"" + TestPostgres.OWNER + "\" \"\"\n");
-        Path ini = dir.resolve(mode + ".ini");
+        Path ini = dir.resolve(name + ".ini");
         Files.writeString(ini, String.join("\n",
                 "[databases]",
                 "* = host=127.0.0.1 port=" + TestPostgres.server().getPort(),
@@ -103,6 +112,7 @@ class PoolerTest {
                 "pool_mode = " + mode,
                 "default_pool_size = 20",
                 "ignore_startup_parameters = extra_float_digits,options",
+                setting,
                 ""));
         List<String> command = new ArrayList<>(List.of(PGBOUNCER.toString()));
         if ("root".equals(System.getProperty("user.name"))) {
@@ -114,7 +124,7 @@ class PoolerTest {
         }
         command.add(ini.toString());
         Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(dir.resolve(mode + ".log").toFile()).start();
+                .redirectOutput(dir.resolve(name + ".log").toFile()).start();
         poolers.add(p);
         Instant deadline = Instant.now().plusSeconds(20);
         while (true) {
@@ -122,7 +132,7 @@ class PoolerTest {
                 return port;
             } catch (IOException notYet) {
                 if (!p.isAlive() || Instant.now().isAfter(deadline)) {
-                    throw new IllegalStateException("pgbouncer did not start: " + Files.readString(dir.resolve(mode
+                    throw new IllegalStateException("pgbouncer did not start: " + Files.readString(dir.resolve(name
                             + ".log")));
                 }
                 Thread.sleep(50);

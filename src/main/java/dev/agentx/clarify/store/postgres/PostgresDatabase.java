@@ -194,23 +194,29 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      * = transaction}): agentx keeps state in its sessions (the settings every connection starts with,
      * statements prepared once per connection, the migrations' lock, the connection that listens for
      * the other replicas' signals), and through such a pooler it would fail in ways that name none
-     * of that. The probe: connection {@code a} sets a session variable and ends its transaction;
-     * {@code b} opens a transaction, which a transaction pooler serves with the server session
-     * {@code a} just gave back (PgBouncer reuses the last one freed); {@code a} reads its variable
-     * again, from another server session if it is pooled that way, where it is not set. On a
-     * direct connection, or through a pooler in session mode, each connection is one session and
-     * the variable is there.
+     * of that. The probe: connection {@code a} sets a session variable and notes its session's
+     * process; then, a few times, {@code b} opens a transaction and {@code a} reads its variable and
+     * process again. A transaction pooler serves one of {@code b}'s transactions with the session
+     * {@code a} gave back (at once when it reuses the last one freed, as PgBouncer does by default;
+     * within a few rounds when it goes round them), or serves {@code a} from another session. On a
+     * direct connection, or through a pooler in session mode, each connection is one session: no
+     * round finds either.
      */
     private void requireSessionPerConnection() {
         String probe = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
-        boolean kept;
+        String set = "SELECT pg_backend_pid() || ' ' || set_config('agentx.session_probe', '" + probe + "', false)";
+        String read = "SELECT pg_backend_pid() || ' ' || current_setting('agentx.session_probe', true)";
+        boolean kept = true;
         try (Connection a = dataSource.getConnection(); Connection b = dataSource.getConnection()) {
-            query(a, "SELECT set_config('agentx.session_probe', '" + probe + "', false)");
+            String mine = query(a, set);
             boolean autoCommit = b.getAutoCommit();
             b.setAutoCommit(false);
             try {
-                query(b, "SELECT 1");
-                kept = probe.equals(query(a, "SELECT current_setting('agentx.session_probe', true)"));
+                for (int round = 0; round < 4 && kept; round++) {
+                    kept = !mine.startsWith(query(b, "SELECT pg_backend_pid()::text") + " ")
+                            && mine.equals(query(a, read));
+                    b.rollback();
+                }
                 query(a, "SELECT set_config('agentx.session_probe', '', false)");
             } finally {
                 try {
