@@ -2,9 +2,9 @@ package dev.agentx.clarify.bench;
 
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.github.support.Keys;
+import dev.agentx.clarify.support.FreePorts;
 import dev.agentx.clarify.support.MutableClock;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -61,8 +61,8 @@ public final class ServeProcessBench {
         int total = rate * seconds;
         List<WebhookBench.Delivery> deliveries = WebhookBench.deliveries(rig, new AtomicInteger(1000), total);
         try (GitHubStub github = new GitHubStub(GitHubRig.API_REPO, (issue, body) -> posted.incrementAndGet())) {
-            int port = freePort();
-            int managementPort = freePort();
+            int port = FreePorts.next();
+            int managementPort = FreePorts.next();
             Path gcLog = work.resolve("server-gc.log");
             List<String> command = new ArrayList<>(List.of("java"));
             command.addAll(Arrays.asList(flags.split("\\s+")));
@@ -101,12 +101,6 @@ public final class ServeProcessBench {
             }
         }
         System.exit(0);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 
     private static void awaitReady(Process server, int managementPort, Path log) throws Exception {

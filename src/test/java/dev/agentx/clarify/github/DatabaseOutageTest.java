@@ -7,10 +7,10 @@ import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.Status;
+import dev.agentx.clarify.support.FreePorts;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestPostgres;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -48,15 +48,9 @@ class DatabaseOutageTest {
         }
     }
 
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
     @Test
     void deliveriesAreRefusedDuringAnOutageAndTheirRedeliveriesRunOnceWhenTheDatabaseIsBack() throws Exception {
-        int port = freePort();
+        int port = FreePorts.next();
         pg = startDatabase(port);
         MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
         rig = new GitHubRig(dir.resolve("data"), clock).database("postgresql://postgres@localhost:" + port + "/postgres")

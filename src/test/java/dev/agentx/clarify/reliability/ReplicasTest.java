@@ -18,6 +18,7 @@ import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import dev.agentx.clarify.store.postgres.PgDeliveryQueue;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import dev.agentx.clarify.support.FreePorts;
 import dev.agentx.clarify.support.Jvm;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.ProcessLog;
@@ -287,10 +288,7 @@ class ReplicasTest {
             try {
                 a.start();
                 b.start();
-                int port;
-                try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
-                    port = free.getLocalPort();
-                }
+                int port = FreePorts.next();
                 Path prefix = Files.createDirectories(dir.resolve("nginx"));
                 Files.createDirectories(prefix.resolve("logs"));
                 String conf = Files.readString(Path.of("deploy", "compose", "nginx.conf"))

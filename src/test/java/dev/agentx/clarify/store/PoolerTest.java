@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import dev.agentx.clarify.support.FreePorts;
 import dev.agentx.clarify.support.TestPostgres;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -92,10 +92,7 @@ class PoolerTest {
                     + ".ci/run installs it");
         }
         Assumptions.assumeTrue(Files.isExecutable(PGBOUNCER), "pgbouncer is not installed: apt-get install pgbouncer");
-        int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
+        int port = FreePorts.next();
         String name = mode + poolers.size();
         Path users = dir.resolve(name + "-users.txt");
         Files.writeString(users, "\"" + TestPostgres.OWNER + "\" \"\"\n");

@@ -95,12 +95,8 @@ class PostgresDatabaseTest {
         TestPostgres.Database d = TestPostgres.newDatabase();
         try (PostgresDatabase db = PostgresDatabase.open(DatabaseUrl.parse(d.url(), Map.of()), 2)) {
             long[] plans = db.autoCommit(c -> {
-                try (PreparedStatement s = c.prepareStatement("SELECT current_setting('server_version_num')::int");
-                     ResultSet r = s.executeQuery()) {
-                    r.next();
-                    if (r.getInt(1) < 140000) {
-                        return null; // pg_prepared_statements counts the plans from PostgreSQL 14 on
-                    }
+                if (TestPostgres.versionNumber(c) < 140000) {
+                    return null; // pg_prepared_statements counts the plans from PostgreSQL 14 on
                 }
                 for (int i = 0; i < 12; i++) { // the driver prepares it on the server at its fifth run
                     try (PreparedStatement s = c.prepareStatement("SELECT issue FROM ledgers WHERE repo = ? "

@@ -13,9 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -41,7 +39,7 @@ class PostgresVersionsTest {
         String major = System.getProperty(MAJOR, "");
         Assumptions.assumeFalse(major.isEmpty(), "the build names no version here (not Linux x86-64)");
         try (Connection c = TestPostgres.server().getPostgresDatabase().getConnection()) {
-            assertEquals(Integer.parseInt(major), versionNumber(c) / 10000);
+            assertEquals(Integer.parseInt(major), TestPostgres.versionNumber(c) / 10000);
         }
     }
 
@@ -53,7 +51,7 @@ class PostgresVersionsTest {
         try (EmbeddedPostgres old = TestPostgres.builder(Path.of(jar)).setDataDirectory(dir.resolve("pgdata"))
                 .setCleanDataDirectory(true).start()) {
             try (Connection c = old.getPostgresDatabase().getConnection()) {
-                assertTrue(versionNumber(c) < PostgresDatabase.OLDEST_SUPPORTED, "an older server: " + versionNumber(c));
+                assertTrue(TestPostgres.versionNumber(c) < PostgresDatabase.OLDEST_SUPPORTED, "an older server: " + TestPostgres.versionNumber(c));
             }
             String url = "postgresql://postgres@localhost:" + old.getPort() + "/postgres";
             for (PostgresDatabase.Schema schema : PostgresDatabase.Schema.values()) {
@@ -91,14 +89,6 @@ class PostgresVersionsTest {
             return Files.readString(f);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static int versionNumber(Connection c) throws SQLException {
-        try (Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT current_setting('server_version_num')::int")) {
-            r.next();
-            return r.getInt(1);
         }
     }
 }

@@ -89,6 +89,15 @@ public final class TestPostgres {
         });
     }
 
+    /** The version of the server {@code c} is connected to, as {@code server_version_num} (130022 for 13.22). */
+    public static int versionNumber(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+             java.sql.ResultSet r = s.executeQuery("SELECT current_setting('server_version_num')::int")) {
+            r.next();
+            return r.getInt(1);
+        }
+    }
+
     /** How many tables the public schema of {@code database} has: none until agentx migrates it. */
     public static int publicTables(DataSource database) {
         try (Connection c = database.getConnection(); Statement s = c.createStatement();

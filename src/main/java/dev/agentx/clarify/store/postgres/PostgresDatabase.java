@@ -98,8 +98,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         this.dataSource = dataSource;
         this.description = description;
         this.pool = pool;
-        requireSupportedVersion();
-        requireSessionPerConnection();
+        checkServer();
         if (schema == Schema.MIGRATE) {
             migrate();
         } else {
@@ -165,24 +164,28 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     public static final int OLDEST_SUPPORTED = 130000;
 
     /**
-     * Refuses a server older than {@link #OLDEST_SUPPORTED} before anything is migrated or read, so
-     * that an old server is named at start rather than failing every delivery's done mark.
+     * Checks the server before anything is migrated or read, on one connection: its version
+     * ({@link #requireSupportedVersion}) and that each connection is a session of its own ({@link
+     * #requireSessionPerConnection}).
      */
-    private void requireSupportedVersion() {
-        int number;
-        String version;
-        try (Connection c = dataSource.getConnection(); java.sql.Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT current_setting('server_version_num')::int, "
-                     + "current_setting('server_version')")) {
-            r.next();
-            number = r.getInt(1);
-            version = r.getString(2);
+    private void checkServer() {
+        try (Connection a = dataSource.getConnection()) {
+            requireSupportedVersion(a);
+            requireSessionPerConnection(a);
+        } catch (ClarifyException e) {
+            throw e;
         } catch (SQLException | RuntimeException e) {
-            throw new ClarifyException(ErrorCode.INTERNAL, "cannot read the version of " + description + ": "
+            throw new ClarifyException(ErrorCode.INTERNAL, "cannot check the server of " + description + ": "
                     + rootMessage(e), e);
         }
-        if (number < OLDEST_SUPPORTED) {
-            throw new ClarifyException(ErrorCode.INTERNAL, description + " runs PostgreSQL " + version
+    }
+
+    /** Refuses a server older than {@link #OLDEST_SUPPORTED}: named at start, rather than failing every done mark. */
+    private void requireSupportedVersion(Connection c) throws SQLException {
+        String[] version = query(c, "SELECT current_setting('server_version_num') || ' ' "
+                + "|| current_setting('server_version')").split(" ", 2);
+        if (Integer.parseInt(version[0]) < OLDEST_SUPPORTED) {
+            throw new ClarifyException(ErrorCode.INTERNAL, description + " runs PostgreSQL " + version[1]
                     + ", and agentx needs PostgreSQL " + OLDEST_SUPPORTED / 10000 + " or later; nothing was changed "
                     + "in it. Upgrade the server, or give agentx a database on a newer one.");
         }
@@ -202,14 +205,13 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      * direct connection, or through a pooler in session mode, each connection is one session: no
      * round finds either.
      */
-    private void requireSessionPerConnection() {
+    private void requireSessionPerConnection(Connection a) throws SQLException {
         String probe = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
         String set = "SELECT pg_backend_pid() || ' ' || set_config('agentx.session_probe', '" + probe + "', false)";
         String read = "SELECT pg_backend_pid() || ' ' || current_setting('agentx.session_probe', true)";
         boolean kept = true;
-        try (Connection a = dataSource.getConnection(); Connection b = dataSource.getConnection()) {
+        try (Connection b = dataSource.getConnection()) {
             String mine = query(a, set);
-            boolean autoCommit = b.getAutoCommit();
             b.setAutoCommit(false);
             try {
                 for (int round = 0; round < 4 && kept; round++) {
@@ -221,17 +223,16 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             } finally {
                 try {
                     b.rollback();
-                    b.setAutoCommit(autoCommit);
+                    b.setAutoCommit(true);
                 } catch (SQLException e) {
                     // not thrown over what the probe found: the pool rolls back or drops the connection
                 }
             }
-        } catch (SQLException | RuntimeException e) {
+        } catch (SQLException e) {
             // a statement prepared on one client connection met in another's session: the same finding
             if (cause(e, t -> t instanceof SQLException q && SHARED_SESSION_STATES.contains(q.getSQLState()))
                     .isEmpty()) {
-                throw new ClarifyException(ErrorCode.INTERNAL, "cannot check the sessions of " + description + ": "
-                        + rootMessage(e), e);
+                throw e;
             }
             kept = false;
         }

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.support.FreePorts;
 import dev.agentx.clarify.support.TestPostgres;
-import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -165,10 +165,7 @@ class DedicatedConnectionTest {
 
     @Test
     void aConnectionThatCannotBeOpenedFailsTheWorkWithoutRunningIt() throws Exception {
-        int nothingThere;
-        try (ServerSocket s = new ServerSocket(0)) {
-            nothingThere = s.getLocalPort();
-        }
+        int nothingThere = FreePorts.next();
         AtomicInteger tries = new AtomicInteger();
         DedicatedConnection.Opener refused = () -> {
             opened.incrementAndGet();
