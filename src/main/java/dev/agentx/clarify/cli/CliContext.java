@@ -107,10 +107,14 @@ public final class CliContext {
     }
 
     /**
-     * The columns a table may fill: {@code COLUMNS} when set, 80 on a terminal without it, and 0
-     * (no limit) when the output goes to a file or a pipe: a script reading it gets every character.
+     * The columns a table may fill on a terminal: {@code COLUMNS} when set, else 80. Output to a
+     * file or a pipe gets 0 (no limit), whatever {@code COLUMNS} says: shells and CI runners export
+     * it, and a script reading the output must get every character.
      */
     int width() {
+        if (!terminal) {
+            return 0;
+        }
         String columns = env.get("COLUMNS");
         if (columns != null) {
             try {
@@ -122,7 +126,7 @@ public final class CliContext {
                 // not a number: as if unset
             }
         }
-        return terminal ? 80 : 0;
+        return 80;
     }
 
     /**

@@ -12,7 +12,12 @@ public record ClarificationId(int issue, int seq) implements Comparable<Clarific
         }
     }
 
-    /** Parses an id, or throws VALIDATION with a message that shows the expected form. */
+    /**
+     * Parses an id, matched exactly: VALIDATION with the expected form if it is not of the form
+     * {@code CLR-\d+-\d{3,}}; NOT_FOUND if it is of the form but not as ids are written (no record
+     * is {@code CLR-42-0001} or {@code CLR-042-001}: that one is {@code CLR-42-001}), or names an
+     * issue or seq too large to exist.
+     */
     public static ClarificationId parse(String text) {
         if (text == null) {
             throw invalid("(none)");
@@ -26,16 +31,24 @@ public record ClarificationId(int issue, int seq) implements Comparable<Clarific
                 || !digits(t, dash + 1, t.length())) {
             throw invalid(text);
         }
+        int issue;
+        int seq;
         try {
-            int issue = Integer.parseInt(t, 4, dash, 10);
-            int seq = Integer.parseInt(t, dash + 1, t.length(), 10);
-            if (issue < 1 || seq < 1) {
-                throw invalid(text);
-            }
-            return new ClarificationId(issue, seq);
+            issue = Integer.parseInt(t, 4, dash, 10);
+            seq = Integer.parseInt(t, dash + 1, t.length(), 10);
         } catch (NumberFormatException e) {
+            throw new ClarifyException(ErrorCode.NOT_FOUND, "No clarification has the id '" + text
+                    + "': its numbers are larger than any issue or record can have.");
+        }
+        if (issue < 1 || seq < 1) {
             throw invalid(text);
         }
+        ClarificationId id = new ClarificationId(issue, seq);
+        if (!id.toString().equals(text)) {
+            throw new ClarifyException(ErrorCode.NOT_FOUND, "No clarification has the id '" + text
+                    + "': ids are written without extra zeros, like " + id + ".");
+        }
+        return id;
     }
 
     private static boolean digits(String s, int from, int to) {

@@ -12,9 +12,9 @@ import java.util.TreeMap;
 /**
  * How the ledgers move agent statuses (docs/protocol.md): a blocking request puts the requester
  * in {@code blocked-clarification}; the target is {@code clarifying} while it owes an answer; both
- * go back to {@code working} when answered or closed. An escalated blocking record blocks its
- * requester on {@code human} until a human closes it. A non-blocking request leaves its requester's
- * status alone.
+ * go back to {@code working} when answered or closed, unless another of their records on the issue
+ * is still open. An escalated blocking record blocks its requester on {@code human} until a human
+ * closes it. A non-blocking request leaves its requester's status alone.
  *
  * <p>What an issue makes of an agent is a function of the issue's ledger as it is now, not of the
  * change just made: {@link #reconcile} may run late, more than once, or after a later change of
@@ -39,14 +39,16 @@ public final class StatusRules {
     }
 
     /**
-     * What the issue's ledger makes of each of {@code agents} that has a record there: what its
-     * newest record makes of it (by the record's last activity): clarifying or blocked while open,
-     * working from the moment it was answered or closed, blocked on {@code human} while escalated.
+     * What the issue's ledger makes of each of {@code agents} that has a record there: while any of
+     * its records waits on it (a question it owes, a blocking question it asked, its blocking record
+     * escalated) what the newest such record makes of it, clarifying or blocked (on {@code human}
+     * while escalated); with none open, working. The status's last activity is that of the agent's
+     * newest record on the issue, so the status moves on whenever any of them does.
      */
     public static Map<String, AgentStatus> derive(Ledger ledger, Collection<String> agents) {
         Map<String, AgentStatus> out = new TreeMap<>();
         for (String agent : agents) {
-            AgentStatus derived = fromNewestRecord(ledger, agent);
+            AgentStatus derived = fromRecords(ledger, agent);
             if (derived != null) {
                 out.put(agent, derived);
             }
@@ -77,33 +79,37 @@ public final class StatusRules {
         return out;
     }
 
-    /** The status the agent's newest record in the ledger gives it, or null if it has none there. */
-    private static AgentStatus fromNewestRecord(Ledger ledger, String agent) {
-        ClarificationRecord newest = null;
+    /** The status the agent's records in the ledger give it, or null if it has none there. */
+    private static AgentStatus fromRecords(Ledger ledger, String agent) {
         Instant at = null;
+        ClarificationRecord open = null;
+        Instant openAt = null;
         for (ClarificationRecord r : ledger.clarifications()) {
-            boolean counts = r.to().equals(agent) || r.from().equals(agent) && r.blocking();
-            if (counts) {
-                Instant t = lastActivity(r);
-                if (newest == null || !t.isBefore(at)) { // ledger order breaks ties: the later record
-                    newest = r;
-                    at = t;
-                }
+            boolean requester = r.from().equals(agent) && r.blocking();
+            if (!requester && !r.to().equals(agent)) {
+                continue;
+            }
+            Instant t = lastActivity(r);
+            if (at == null || t.isAfter(at)) {
+                at = t;
+            }
+            boolean waits = r.status().awaitingAnswer() || requester && r.status() == Status.ESCALATED;
+            if (waits && (open == null || !t.isBefore(openAt))) { // ledger order breaks ties: the later record
+                open = r;
+                openAt = t;
             }
         }
-        if (newest == null) {
+        if (at == null) {
             return null;
         }
         int issue = ledger.issueNumber();
-        boolean requester = newest.from().equals(agent);
-        if (newest.status().awaitingAnswer()) {
-            return requester ? AgentStatus.blocked(issue, at, newest.id(), newest.to())
-                    : AgentStatus.clarifying(issue, at, newest.id(), newest.from());
+        if (open == null) {
+            return AgentStatus.working(issue, at);
         }
-        if (newest.status() == Status.ESCALATED && requester) {
-            return AgentStatus.blocked(issue, at, newest.id(), HUMAN);
+        if (!open.from().equals(agent)) {
+            return AgentStatus.clarifying(issue, at, open.id(), open.from());
         }
-        return AgentStatus.working(issue, at);
+        return AgentStatus.blocked(issue, at, open.id(), open.status() == Status.ESCALATED ? HUMAN : open.to());
     }
 
     /** The record's last activity: its newest entry, its closing, or its creation. */

@@ -10,6 +10,7 @@ import dev.agentx.clarify.support.TestRoot.Run;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -175,9 +176,9 @@ class CliConveniencesTest {
         Run ask = root.cli("clarify", "ask", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic",
                 topic, "Which auth method should the public API use, and why?");
         assertEquals(0, ask.code(), ask.err());
-        java.util.Map<String, String> narrow = java.util.Map.of("COLUMNS", "80");
+        java.util.Map<String, String> narrow = java.util.Map.of("COLUMNS", "80", "NO_COLOR", "1");
         for (String[] command : new String[][] {{"clarify"}, {"ready"}, {"state"}}) {
-            Run r = root.cli(narrow, command);
+            Run r = root.cli(narrow, true, command);
             assertEquals(0, r.code(), r.err());
             for (String line : r.out().lines().toList()) {
                 assertTrue(line.length() <= 80, String.join(" ", command) + ": " + line.length() + ": " + line);
@@ -185,11 +186,20 @@ class CliConveniencesTest {
             Run wide = root.cli(command);
             assertTrue(r.out().lines().count() == wide.out().lines().count(), "one row per row, never wrapped");
         }
-        assertTrue(root.cli(narrow, "clarify").out().contains("..."), "the topic is cut visibly");
-        assertTrue(root.cli("clarify").out().contains(topic), "without a terminal width nothing is cut");
-        assertTrue(root.cli(narrow, "ready").out().contains("BLOCKED: Clarification pending"), "the marker stays whole");
-        assertTrue(root.cli(narrow, "--json", "clarify").out().contains(topic), "JSON is never cut");
-        assertTrue(root.cli(narrow, "--json", "ready").out().contains(title));
+        assertTrue(root.cli(narrow, true, "clarify").out().contains("..."), "the topic is cut visibly");
+        assertTrue(root.cli(Map.of("NO_COLOR", "1"), true, "clarify").out().contains("..."),
+                "a terminal without COLUMNS is 80 wide");
+        assertTrue(root.cli(narrow, true, "ready").out().contains("BLOCKED: Clarification pending"),
+                "the marker stays whole");
+        for (String[] command : new String[][] {{"clarify"}, {"ready"}, {"state"}}) {
+            // shells and CI runners export COLUMNS: a file or a pipe still gets every character
+            String piped = root.cli(narrow, command).out();
+            assertTrue(!piped.contains("...") && piped.contains(command[0].equals("ready") ? title : "architect"),
+                    String.join(" ", command) + " cut in a pipe: " + piped);
+        }
+        assertTrue(root.cli(narrow, "clarify").out().contains(topic), "a pipe is never cut");
+        assertTrue(root.cli(narrow, true, "--json", "clarify").out().contains(topic), "JSON is never cut");
+        assertTrue(root.cli(narrow, true, "--json", "ready").out().contains(title));
     }
 
     @Test

@@ -9,7 +9,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The hand-written id parser accepts exactly what CLR-\d+-\d{3,} matches, with the same values, and nothing around it. */
+/**
+ * The hand-written id parser refuses (VALIDATION) what CLR-\d+-\d{3,} does not match, finds no
+ * record (NOT_FOUND) for a match not written as ids are (extra zeros, numbers too large), and reads
+ * the rest with the same values; nothing around an id is taken.
+ */
 class ClarificationIdTest {
     private static final Pattern FORMAT = Pattern.compile("CLR-(\\d+)-(\\d{3,})");
 
@@ -22,9 +26,12 @@ class ClarificationIdTest {
         try {
             int issue = Integer.parseInt(m.group(1));
             int seq = Integer.parseInt(m.group(2));
-            return issue < 1 || seq < 1 ? "invalid" : issue + "/" + seq;
+            if (issue < 1 || seq < 1) {
+                return "invalid";
+            }
+            return text.equals(String.format("CLR-%d-%03d", issue, seq)) ? issue + "/" + seq : "no such record";
         } catch (NumberFormatException e) {
-            return "invalid";
+            return "no such record";
         }
     }
 
@@ -33,6 +40,9 @@ class ClarificationIdTest {
             ClarificationId id = ClarificationId.parse(text);
             return id.issue() + "/" + id.seq();
         } catch (ClarifyException e) {
+            if (e.code() == ErrorCode.NOT_FOUND) {
+                return "no such record";
+            }
             assertEquals(ErrorCode.VALIDATION, e.code());
             return "invalid";
         }
@@ -57,6 +67,14 @@ class ClarificationIdTest {
         for (String s : cases) {
             assertEquals(reference(s), ours(s), s);
         }
+    }
+
+    @Test
+    void anIdWithExtraZerosNamesTheIdItLooksLike() {
+        ClarifyException e = org.junit.jupiter.api.Assertions.assertThrows(ClarifyException.class,
+                () -> ClarificationId.parse("CLR-052-0001"));
+        assertEquals(ErrorCode.NOT_FOUND, e.code());
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("like CLR-52-001"), e.getMessage());
     }
 
     @org.junit.jupiter.api.Test

@@ -79,6 +79,41 @@ class StatusRulesTest {
     }
 
     @Test
+    void anAgentStaysBlockedOrClarifyingWhileAnyOfItsRecordsOnTheIssueIsOpen() {
+        Outcome toArchitect = local.engine().execute(new ClarifyCommand.Ask(7, "engineer", "architect", "Auth",
+                "JWT?", true, List.of(), null));
+        clock.advance(Duration.ofMinutes(1));
+        Outcome toPm = local.engine().execute(new ClarifyCommand.Ask(7, "engineer", "product-manager", "Scope",
+                "In scope?", true, List.of(), null));
+        clock.advance(Duration.ofMinutes(1));
+        Outcome fromReviewer = local.engine().execute(new ClarifyCommand.Ask(7, "reviewer", "architect", "Style",
+                "Tabs?", true, List.of(), null));
+        Set<String> agents = Set.of("engineer", "architect", "product-manager", "reviewer");
+        Map<String, AgentStatus> s = StatusRules.reconcile(Map.of(), local.ledgers().read(7).orElseThrow(), agents);
+        assertEquals(toPm.record().id(), s.get("engineer").clarificationId());
+        assertEquals(fromReviewer.record().id(), s.get("architect").clarificationId());
+
+        // the newer question answered: the engineer still waits for the architect, who still owes it
+        clock.advance(Duration.ofMinutes(1));
+        local.engine().execute(new ClarifyCommand.Answer(toPm.record().id(), "product-manager", "Yes."));
+        local.engine().execute(new ClarifyCommand.Answer(fromReviewer.record().id(), "architect", "Spaces."));
+        s = StatusRules.reconcile(s, local.ledgers().read(7).orElseThrow(), agents);
+        assertEquals(AgentStatus.blocked(7, clock.instant(), toArchitect.record().id(), "architect"), s.get("engineer"));
+        assertEquals(AgentStatus.clarifying(7, clock.instant(), toArchitect.record().id(), "engineer"),
+                s.get("architect"));
+        assertEquals(AgentStatus.working(7, clock.instant()), s.get("product-manager"));
+        assertEquals(AgentStatus.working(7, clock.instant()), s.get("reviewer"));
+
+        // the last open one escalated: the engineer waits on a human, the architect is free
+        clock.advance(Duration.ofMinutes(1));
+        local.engine().execute(new ClarifyCommand.Escalate(toArchitect.record().id(), "human", "Needs a decision"));
+        s = StatusRules.reconcile(s, local.ledgers().read(7).orElseThrow(), agents);
+        assertEquals(AgentStatus.blocked(7, clock.instant(), toArchitect.record().id(), StatusRules.HUMAN),
+                s.get("engineer"));
+        assertEquals(AgentStatus.working(7, clock.instant()), s.get("architect"));
+    }
+
+    @Test
     void aNonBlockingRequestLeavesTheRequesterAlone() {
         Outcome asked = local.engine().execute(new ClarifyCommand.Ask(7, "engineer", "architect", "Auth", "JWT?",
                 false, List.of(), null));

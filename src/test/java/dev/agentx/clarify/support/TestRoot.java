@@ -68,9 +68,14 @@ public final class TestRoot {
     }
 
     public Run cli(Map<String, String> env, String... args) {
+        return cli(env, false, args);
+    }
+
+    /** A run whose output goes to a terminal ({@code terminal}) or to a file or pipe. */
+    public Run cli(Map<String, String> env, boolean terminal, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out), new PrintWriter(err), env, root, clock, false,
+        int code = Main.run(args, new PrintWriter(out), new PrintWriter(err), env, root, clock, terminal,
                 ctx -> new LocalMode(ctx.resolvedRoot(), clock, locks(), channel));
         return new Run(code, out.toString(), err.toString());
     }
