@@ -39,9 +39,13 @@ import java.util.function.Function;
 /**
  * {@code agentx store copy}: every repository's ledgers, agent statuses and events from one store
  * to another (a data folder to PostgreSQL, or back). The destination must hold nothing for the
- * repositories copied, so that a copy never merges two histories. Each side is then counted and
+ * repositories copied, so that a copy never merges two histories. Every repository of the source is
+ * read and checked before anything is written, so a source that cannot be copied whole (an event
+ * log line that cannot be read, a damaged ledger) writes nothing. Each side is then counted and
  * checksummed from what it holds (the destination read back after the copy), over the documents in
- * their canonical encoding, so a copy that lost or changed anything is reported as failed.
+ * their canonical encoding, so a copy that lost or changed anything is reported as failed. A copy
+ * that fails while writing (the database gone, a full disk) or does not match removes what it
+ * wrote from the destination again, so it can simply be run again.
  */
 public final class StoreCopy {
     /** One side of a copy: {@code files:DIR} (a data folder) or a PostgreSQL URL. */
@@ -139,6 +143,12 @@ public final class StoreCopy {
         /** Where the recovery pass stopped, as this store keeps it. */
         RecoveryPosition recovery();
 
+        /**
+         * Removes what a copy wrote for {@code repo}, which held no ledger, status or event before
+         * it: its ledgers, statuses and events, and the states of {@code issues} it was handed.
+         */
+        void forget(String repo, java.util.Set<Integer> issues);
+
         @Override
         void close();
     }
@@ -173,8 +183,9 @@ public final class StoreCopy {
      * reporting each one to {@code progress} as it is done.
      *
      * @throws ClarifyException USAGE when the destination already holds state for a repository
-     *                          copied (nothing is written then), INTERNAL when a repository read
-     *                          back differs from its source
+     *                          copied, INTERNAL when the source cannot be read whole (nothing is
+     *                          written then either), when writing fails or when a repository read
+     *                          back differs from its source (what was written is removed again)
      */
     public Result copy(Location from, Location to, Optional<String> only, Consumer<Copied> progress) {
         if (from.equals(to)) {
@@ -188,11 +199,13 @@ public final class StoreCopy {
                         ? " (a data folder keeps it under repos/OWNER/NAME/.agentx/state/)" : "") + "; nothing to copy.");
             }
             if (only.isPresent()) {
-                if (!repos.contains(only.get())) {
+                // named as GitHub names repositories: in any case
+                Optional<String> named = repos.stream().filter(r -> r.equalsIgnoreCase(only.get())).findFirst();
+                if (named.isEmpty()) {
                     throw new ClarifyException(ErrorCode.NOT_FOUND, from + " holds nothing for " + only.get()
                             + (repos.isEmpty() ? "" : "; it holds " + String.join(", ", repos)) + ".");
                 }
-                repos = List.of(only.get());
+                repos = List.of(named.get());
             }
             List<String> occupied = new ArrayList<>();
             for (String repo : repos) {
@@ -204,28 +217,58 @@ public final class StoreCopy {
                 throw new ClarifyException(ErrorCode.USAGE, to + " already holds state for " + String.join(", ", occupied)
                         + "; nothing was copied. Copy into an empty store (or pass --repo for the others).");
             }
+            // every repository read and checked before anything is written
+            Map<String, Tally> before = new java.util.LinkedHashMap<>();
+            Map<String, SortedMap<Integer, String>> states = new java.util.LinkedHashMap<>();
+            for (String repo : repos) {
+                before.put(repo, tally(repo, source.repository(repo)));
+                states.put(repo, source.issueStates(repo));
+            }
             List<Copied> out = new ArrayList<>();
             List<String> differ = new ArrayList<>();
-            for (String repo : repos) {
-                RepositoryState src = source.repository(repo);
-                RepositoryState dst = destination.repository(repo);
-                Tally before = tally(src);
-                copy(src, dst);
-                SortedMap<Integer, String> states = source.issueStates(repo);
-                destination.handOver(repo, states);
-                Copied c = new Copied(repo, before, tally(dst), states.size());
-                out.add(c);
-                progress.accept(c);
-                if (!c.same()) {
-                    differ.add(repo);
+            Map<String, java.util.Set<Integer>> written = new java.util.LinkedHashMap<>();
+            String current = null;
+            try {
+                for (String repo : repos) {
+                    current = repo;
+                    written.put(repo, states.get(repo).keySet());
+                    RepositoryState dst = destination.repository(repo);
+                    copy(source.repository(repo), dst);
+                    destination.handOver(repo, states.get(repo));
+                    Copied c = new Copied(repo, before.get(repo), tally(repo, dst), states.get(repo).size());
+                    out.add(c);
+                    progress.accept(c);
+                    if (!c.same()) {
+                        differ.add(repo);
+                    }
                 }
+            } catch (RuntimeException e) {
+                String undone = undo(destination, written);
+                throw new ClarifyException(ErrorCode.INTERNAL, "copying " + current + " to " + to + " failed: "
+                        + e.getMessage() + "; " + undone, e);
             }
             if (!differ.isEmpty()) {
                 throw new ClarifyException(ErrorCode.INTERNAL, "the copy of " + String.join(", ", differ) + " in " + to
-                        + " does not match its source (counts or checksum differ, above); the source is unchanged.");
+                        + " does not match its source (counts or checksum differ, above); the source is unchanged; "
+                        + undo(destination, written));
             }
             return new Result(out, handOverRecovery(source, destination));
         }
+    }
+
+    /** Removes what the copy wrote ({@code written}) from the destination, saying what came of it. */
+    private static String undo(Side destination, Map<String, java.util.Set<Integer>> written) {
+        List<String> left = new ArrayList<>();
+        for (Map.Entry<String, java.util.Set<Integer>> w : written.entrySet()) {
+            try {
+                destination.forget(w.getKey(), w.getValue());
+            } catch (RuntimeException e) {
+                left.add(w.getKey() + " (" + e.getMessage() + ")");
+            }
+        }
+        return left.isEmpty() ? "what it wrote there was removed again, so the copy can be run again."
+                : "what it wrote could not be removed for " + String.join(", ", left) + ": empty those "
+                + "repositories' state there before copying again.";
     }
 
     private static Recovery handOverRecovery(Side source, Side destination) {
@@ -260,13 +303,27 @@ public final class StoreCopy {
         }
         EventLog.Read events = from.events().all();
         if (events.unreadableLines() > 0) {
-            throw new ClarifyException(ErrorCode.INTERNAL, events.unreadableLines() + " entries of the event log of "
-                    + "the source cannot be read; fix or remove them before copying, so that nothing is lost quietly.");
+            // checked before anything was written (tally): the source changed during the copy
+            throw new IllegalStateException(events.unreadableLines() + " entries of the event log of "
+                    + from.describe() + " cannot be read");
         }
         int batch = 1000;
         List<ClarificationEvent> all = events.events();
         for (int i = 0; i < all.size(); i += batch) {
             to.events().publish(all.subList(i, Math.min(all.size(), i + batch)));
+        }
+    }
+
+    /**
+     * Counts and a SHA-256 over the canonical documents of {@code repo}, in a fixed order; INTERNAL
+     * if any of them cannot be read (an event log line that is not an event, a damaged ledger).
+     */
+    static Tally tally(String repo, RepositoryState s) {
+        try {
+            return tally(s);
+        } catch (ClarifyException e) {
+            throw new ClarifyException(e.code(), repo + " (" + s.describe() + "): " + e.getMessage()
+                    + "; nothing was copied.", e);
         }
     }
 
@@ -289,6 +346,10 @@ public final class StoreCopy {
         sha.update("statuses\n".getBytes(StandardCharsets.UTF_8));
         sha.update(new AgentStatusCodec().encode(statuses));
         EventLog.Read events = s.events().all();
+        if (events.unreadableLines() > 0) {
+            throw new ClarifyException(ErrorCode.INTERNAL, events.unreadableLines() + " entries of its event log "
+                    + "cannot be read; fix or remove them before copying, so that nothing is lost quietly");
+        }
         sha.update("events\n".getBytes(StandardCharsets.UTF_8));
         for (ClarificationEvent e : events.events()) {
             sha.update(JsonlEventLog.json(e));
@@ -344,6 +405,23 @@ public final class StoreCopy {
                 @Override
                 public RecoveryPosition recovery() {
                     return RecoveryPosition.file(dir.recoveryFile());
+                }
+
+                @Override
+                public void forget(String repo, java.util.Set<Integer> issues) {
+                    Path state = dir.stateDirOf(repo);
+                    List<Path> files = new ArrayList<>(List.of(state.resolve("agent-status.json"),
+                            state.resolve("events.jsonl"), state.resolve("monitor-index.json")));
+                    issues.forEach(issue -> files.add(state.resolve("github").resolve("issue-" + issue + ".json")));
+                    try {
+                        dir.repository(repo).ledgers().issues().forEach(issue -> files.add(
+                                state.resolve("clarifications").resolve("issue-" + issue + ".json")));
+                        for (Path file : files) {
+                            java.nio.file.Files.deleteIfExists(file);
+                        }
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e.getMessage(), e);
+                    }
                 }
 
                 @Override
@@ -406,6 +484,11 @@ public final class StoreCopy {
             @Override
             public RecoveryPosition recovery() {
                 return RecoveryPosition.note(notes);
+            }
+
+            @Override
+            public void forget(String repo, java.util.Set<Integer> issues) {
+                db.forgetRepository(repo, issues.stream().map(issue -> Notes.issueNote(repo, issue)).toList());
             }
 
             @Override

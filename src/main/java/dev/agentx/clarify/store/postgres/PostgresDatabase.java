@@ -391,6 +391,27 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     }
 
     /**
+     * Deletes the state of {@code repo} (its ledgers, statuses, status changes not folded yet and
+     * events) and the shared notes {@code notes}, in one transaction: what {@code agentx store
+     * copy} wrote for a repository, removed again when the copy failed.
+     */
+    public void forgetRepository(String repo, List<String> notes) {
+        inTransaction(c -> {
+            for (String table : new String[] {"ledgers", "agent_statuses", "status_changes", "events"}) {
+                try (PreparedStatement s = c.prepareStatement("DELETE FROM " + table + " WHERE repo = ?")) {
+                    s.setString(1, repo);
+                    s.executeUpdate();
+                }
+            }
+            try (PreparedStatement s = c.prepareStatement("DELETE FROM shared_notes WHERE name = ANY (?)")) {
+                s.setArray(1, c.createArrayOf("text", notes.toArray()));
+                s.executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    /**
      * Whether the database answers a trivial query now, within about two seconds (readiness). A
      * connection of its own, not the pool's: the pool would wait its full connection timeout for a
      * database that is gone, and a busy pool must not look like a missing database.
