@@ -2,6 +2,7 @@ package dev.agentx.clarify.cli;
 
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
+import java.util.List;
 import java.util.Locale;
 import picocli.AutoComplete;
 import picocli.CommandLine;
@@ -25,8 +26,16 @@ import picocli.CommandLine.Parameters;
 final class CompletionCommand implements Runnable {
     private final CliContext ctx;
 
-    @Parameters(index = "0", paramLabel = "SHELL", description = "bash or zsh.")
+    @Parameters(index = "0", paramLabel = "SHELL", description = "bash or zsh.", completionCandidates = Shells.class)
     String shell;
+
+    /** What the completion script offers after {@code agentx completion}. */
+    static final class Shells implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return List.of("bash", "zsh").iterator();
+        }
+    }
 
     CompletionCommand(CliContext ctx) {
         this.ctx = ctx;

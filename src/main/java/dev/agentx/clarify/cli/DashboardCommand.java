@@ -48,7 +48,7 @@ final class DashboardCommand implements Runnable {
                     List.of(state.resolve("agent-status.json"), state.resolve("events.jsonl"))).start("127.0.0.1", port);
         } catch (RuntimeException e) {
             throw new ClarifyException(ErrorCode.USAGE, "Cannot serve the dashboard on 127.0.0.1:" + port + ": "
-                    + rootCause(e) + ". Choose another port with --port.", e);
+                    + CliContext.rootCause(e) + ". Choose another port with --port.", e);
         }
         String url = "http://127.0.0.1:" + server.port() + "/";
         ctx.out.println("Dashboard of " + local.root() + " at " + url + " (Ctrl-C to stop)");
@@ -94,11 +94,4 @@ final class DashboardCommand implements Runnable {
         }
     }
 
-    private static String rootCause(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t.getMessage() == null ? t.toString() : t.getMessage();
-    }
 }

@@ -84,7 +84,14 @@ final class SetupCommand implements Runnable {
                     + "'agentx setup --force' to register another and replace them.");
         }
         ManifestFlow.Outcome outcome;
-        try (ManifestFlow started = flow.start()) {
+        ManifestFlow started;
+        try {
+            started = flow.start();
+        } catch (RuntimeException e) {
+            throw new ClarifyException(ErrorCode.USAGE, "Cannot serve the setup page on 127.0.0.1:" + port + ": "
+                    + CliContext.rootCause(e) + ". Choose another port with --port.", e);
+        }
+        try (started) {
             ctx.err.println("agentx setup: open " + started.address() + " in your browser and press the button;");
             ctx.err.println("GitHub creates the App for " + (org == null ? "your account" : "the organization "
                     + org) + " and sends you back to that page. Waiting (Ctrl-C stops)...");

@@ -1,6 +1,7 @@
 package dev.agentx.clarify.dashboard;
 
 import dev.agentx.clarify.http.HttpServerDefaults;
+import dev.agentx.clarify.http.LoopbackHosts;
 import dev.agentx.clarify.ledger.LedgerWatcher;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -9,8 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +39,7 @@ public final class DashboardServer implements AutoCloseable {
     private Javalin app;
     private LedgerWatcher watcher;
     private ScheduledExecutorService poller;
-    private Set<String> hosts = Set.of();
+    private volatile LoopbackHosts hosts;
 
     /**
      * @param ledgerDir the folder of the ledgers, watched for changes
@@ -69,7 +68,7 @@ public final class DashboardServer implements AutoCloseable {
             });
         }).start();
         int bound = app.port();
-        hosts = Set.copyOf(List.of("127.0.0.1:" + bound, "localhost:" + bound, "[::1]:" + bound, host + ":" + bound));
+        hosts = new LoopbackHosts(host, bound);
         watcher = new LedgerWatcher(ledgerDir, Duration.ofSeconds(30));
         watcher.onChange(issue -> changed());
         watcher.onOverflow(this::changed);
@@ -113,14 +112,13 @@ public final class DashboardServer implements AutoCloseable {
 
     /** Only requests for this server's own address, and only reads. */
     private void guard(Context ctx) {
-        String host = Objects.requireNonNullElse(ctx.header("Host"), "");
-        if (!hosts.contains(host)) {
-            ctx.status(403).contentType("text/plain; charset=utf-8")
-                    .result("This dashboard answers only at http://127.0.0.1:" + app.port() + "/\n");
-            ctx.skipRemainingHandlers();
+        if (hosts == null) { // bound, its port not known yet
+            ctx.status(503).skipRemainingHandlers();
             return;
         }
-        DashboardPages.secure(ctx);
+        if (hosts.admit(ctx, "dashboard")) {
+            DashboardPages.secure(ctx);
+        }
     }
 
     @Override

@@ -42,6 +42,8 @@ class CliConveniencesTest {
             assertTrue(p.waitFor(30, TimeUnit.SECONDS), "bash -n finished");
             assertEquals(0, p.exitValue(), "bash -n accepts the " + shell + " script: " + said);
         }
+        // after 'agentx completion' the script offers the shells
+        assertTrue(root.cli("completion", "bash").out().contains("=(\"bash\" \"zsh\")"), "the shells are offered");
         Run fish = root.cli("completion", "fish");
         assertEquals(2, fish.code());
         assertTrue(fish.err().contains("bash or zsh"), fish.err());

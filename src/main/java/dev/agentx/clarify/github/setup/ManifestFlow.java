@@ -3,6 +3,7 @@ package dev.agentx.clarify.github.setup;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.http.HttpServerDefaults;
+import dev.agentx.clarify.http.LoopbackHosts;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
@@ -56,16 +57,30 @@ public final class ManifestFlow implements AutoCloseable {
         this.state = HexFormat.of().formatHex(random);
     }
 
+    /** The page's own addresses, once bound. */
+    private volatile LoopbackHosts hosts;
+
     /** Starts the page; {@link #address()} tells where. */
     public ManifestFlow start() {
         app = Javalin.create(cfg -> {
             HttpServerDefaults.apply(cfg);
             cfg.jetty.host = options.host();
             cfg.jetty.port = options.port();
+            cfg.routes.before(this::guard);
             cfg.routes.addHttpHandler(HandlerType.GET, "/", this::page);
             cfg.routes.addHttpHandler(HandlerType.GET, "/callback", this::callback);
         }).start();
+        hosts = new LoopbackHosts(options.host(), app.port());
         return this;
+    }
+
+    /** Only requests for this page's own address: the page carries the registration's state. */
+    private void guard(Context ctx) {
+        if (hosts == null) { // bound, its port not known yet
+            ctx.status(503).skipRemainingHandlers();
+            return;
+        }
+        hosts.admit(ctx, "setup page");
     }
 
     public URI address() {

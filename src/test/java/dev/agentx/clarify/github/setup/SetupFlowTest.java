@@ -223,6 +223,45 @@ class SetupFlowTest {
         assertEquals("GITHUB_APP_ID=1\n", Files.readString(cwd.resolve("agentx-data/agentx.env")));
     }
 
+    /**
+     * The page carries the registration's state: a page of another site that points its own name
+     * at 127.0.0.1 (DNS rebinding) sends that name as Host and is refused, the callback too.
+     */
+    @Test
+    void thePageAnswersOnlyAtItsOwnAddress() throws Exception {
+        Path log = dir.resolve("hosts.log");
+        Process p = setup(Files.createDirectories(dir.resolve("hosts")), log, "--url", "https://agentx.example.com",
+                "--port", "0");
+        try {
+            URI page = URI.create(await(p, log, PAGE).group(1));
+            assertEquals(200, get(page.toString()).statusCode());
+            for (String path : new String[] {"/", "/callback?code=x&state=y"}) {
+                try (java.net.Socket s = new java.net.Socket("127.0.0.1", page.getPort())) {
+                    s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: attacker.example:" + page.getPort()
+                            + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                    assertTrue(answer.startsWith("HTTP/1.1 403") && !answer.contains("state="), answer);
+                }
+            }
+            assertTrue(p.isAlive(), "the refused callback did not end the setup: " + read(log));
+        } finally {
+            p.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
+    void aPortInUseIsAUsageErrorThatSaysWhatToDo() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Path log = dir.resolve("taken.log");
+            Process p = setup(Files.createDirectories(dir.resolve("taken")), log, "--url", "https://agentx.example.com",
+                    "--port", String.valueOf(taken.getLocalPort()));
+            assertTrue(p.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS));
+            assertEquals(2, p.exitValue(), read(log));
+            assertTrue(read(log).contains("USAGE: Cannot serve the setup page on 127.0.0.1:" + taken.getLocalPort())
+                    && read(log).contains("Choose another port with --port"), read(log));
+        }
+    }
+
     @Test
     void theManifestCanBePrintedForTheManualPath() throws Exception {
         Path log = dir.resolve("print.log");
