@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.protocol.OptionsParser;
+import dev.agentx.clarify.protocol.Shorten;
 import dev.agentx.clarify.routing.Validation;
 import java.util.List;
 import java.util.Locale;
@@ -132,6 +133,6 @@ public final class AnswerParser {
     /** The first 200 characters on one line, for error messages. */
     static String snippet(String s) {
         String flat = s.strip().replaceAll("\\s+", " ");
-        return flat.length() > 200 ? flat.substring(0, 197) + "..." : flat;
+        return Shorten.to(flat, 200);
     }
 }

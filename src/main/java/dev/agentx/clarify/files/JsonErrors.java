@@ -2,6 +2,7 @@ package dev.agentx.clarify.files;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.agentx.clarify.protocol.Shorten;
 
 /** JSON problems as users read them: one line, with the line and column where reading stopped. */
 public final class JsonErrors {
@@ -11,10 +12,7 @@ public final class JsonErrors {
     /** A one-line reason with the line and column where the parser stopped. */
     public static String describe(JsonProcessingException e) {
         String msg = e.getOriginalMessage() == null ? e.getClass().getSimpleName() : e.getOriginalMessage();
-        msg = msg.replaceAll("\\s+", " ");
-        if (msg.length() > 300) {
-            msg = msg.substring(0, 297) + "...";
-        }
+        msg = Shorten.to(msg.replaceAll("\\s+", " "), 300);
         if (e.getLocation() != null && e.getLocation().getLineNr() > 0) {
             msg += " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")";
         }

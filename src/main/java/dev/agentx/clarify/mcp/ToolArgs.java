@@ -2,6 +2,7 @@ package dev.agentx.clarify.mcp;
 
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.protocol.Shorten;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -146,8 +147,7 @@ final class ToolArgs {
             return "null";
         }
         if (v instanceof String s) {
-            String shown = s.length() > 40 ? s.substring(0, 40) + "..." : s;
-            return "the string \"" + shown + "\"";
+            return "the string \"" + Shorten.to(s, 40) + "\"";
         }
         if (v instanceof List) {
             return "an array";

@@ -1,6 +1,7 @@
 package dev.agentx.clarify.routing;
 
 import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.Shorten;
 import dev.agentx.clarify.protocol.ThreadEntry;
 import java.util.List;
 import java.util.Optional;
@@ -53,6 +54,6 @@ public final class EscalationSummary {
 
     private static String oneLine(String s) {
         String flat = s.strip().replaceAll("\\s*\\R\\s*", " / ");
-        return flat.length() > 300 ? flat.substring(0, 297) + "..." : flat;
+        return Shorten.to(flat, 300);
     }
 }

@@ -53,4 +53,10 @@ class AnswerParserTest {
         failed("{\"answer\": 42}", true, "must be a string");
         failed("x".repeat(2001), false, "at most 2000");
     }
+
+    @Test
+    void aLongReasonIsShortenedWithoutSplittingACharacter() {
+        String snippet = AnswerParser.snippet("x".repeat(196) + "\uD83D\uDE00" + "y".repeat(10));
+        assertEquals("x".repeat(196) + "\uD83D\uDE00...", snippet);
+    }
 }

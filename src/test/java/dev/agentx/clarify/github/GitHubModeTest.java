@@ -154,6 +154,10 @@ class GitHubModeTest {
         String refusal = comments.stream().filter(c -> c.contains("MAX_ROUNDS_EXCEEDED")).findFirst().orElseThrow();
         assertTrue(refusal.startsWith("<!-- agentx-effect:") && refusal.contains("@eng this command was not carried out"),
                 refusal);
+        // the escalation comment is queued before the reply: the reply does not place it
+        assertTrue(refusal.contains("CLR-1-001 is escalated; its escalation summary is posted as a comment of its own"),
+                refusal);
+        assertFalse(refusal.contains("below"), refusal);
         String escalation = comments.stream().filter(c -> c.contains("\"kind\":\"escalation\"")).findFirst()
                 .orElseThrow();
         assertTrue(escalation.contains("Rounds used: 5 of 5"), escalation);
@@ -194,6 +198,67 @@ class GitHubModeTest {
         assertTrue(rig.comments(1).get(rig.comments(1).size() - 1).contains("**NOT_PERMITTED**"));
         accepted(rig.deliver("issue_comment", rig.comment("writer", 1, "/clarify abandon CLR-1-001 not needed")));
         assertEquals(Status.ABANDONED, record(1, 0).status(), "a maintainer (write) may abandon");
+    }
+
+    @Test
+    void aMaintainersRefusalHintsAtTheCommandThatWasRefused() {
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q")));
+        accepted(rig.deliver("issue_comment", rig.comment("rev", 1, "/clarify abandon CLR-1-001 not needed")));
+        accepted(rig.deliver("issue_comment", rig.comment("rev", 1, "/clarify escalate CLR-1-001 stuck")));
+        accepted(rig.deliver("issue_comment", rig.comment("rev", 1, "/clarify accept CLR-1-001")));
+        accepted(rig.deliver("issue_comment", rig.comment("rev", 1, "/clarify resolve CLR-1-001 done")));
+        List<String> replies = rig.comments(1).subList(1, 5);
+        List<String> hints = List.of("comment /clarify abandon CLR-1-001 &lt;reason&gt;.",
+                "comment /clarify escalate CLR-1-001 &lt;reason&gt;.", "comment /clarify accept CLR-1-001.",
+                "comment /clarify resolve CLR-1-001 &lt;decision&gt;.");
+        for (int i = 0; i < hints.size(); i++) {
+            assertTrue(replies.get(i).contains("**NOT_PERMITTED**") && replies.get(i).contains("Ask one of them to "
+                    + hints.get(i)), replies.get(i));
+        }
+        assertEquals(Status.PENDING, record(1, 0).status());
+    }
+
+    @Test
+    void aFollowUpByTheTargetIsRefusedWithAHintToAnswerIt() {
+        accepted(rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q")));
+        accepted(rig.deliver("issue_comment", rig.comment("arch", 1, "/clarify followup CLR-1-001 And you?")));
+        String reply = rig.comments(1).get(1);
+        assertTrue(reply.contains("**NOT_PERMITTED**") && reply.contains("answer it with /clarify answer CLR-1-001 "
+                + "&lt;answer&gt;."), reply);
+        assertFalse(reply.contains("open your own"), "no hint to ask themselves: " + reply);
+
+        accepted(rig.deliver("issue_comment", rig.comment("rev", 1, "/clarify followup CLR-1-001 And me?")));
+        reply = rig.comments(1).get(2);
+        assertTrue(reply.contains("open your own with /clarify @&#8203;architect &lt;question&gt;."), reply);
+    }
+
+    @Test
+    void aRefusalQuotesEveryLineOfTheCommand() {
+        accepted(rig.deliver("issue_comment", rig.comment("stranger", 1, String.join("\n",
+                "/clarify @architect First line", "second line for @someone", "```",
+                "/clarify resolve CLR-1-001 in code", "```", "", "", "/clarify status"))));
+        String reply = rig.comments(1).get(0);
+        assertTrue(reply.contains("not carried out:\n\n> /clarify @&#8203;architect First line\n"
+                + "> second line for @&#8203;someone\n> ```\n> /clarify resolve CLR-1-001 in code\n> ```\n\n"
+                + "**UNMAPPED_USER**"), reply);
+        // the quoted lines start no command
+        assertEquals(List.of(), dev.agentx.clarify.github.commands.CommandParser.parse(reply));
+    }
+
+    @Test
+    void aLongMultiLineCommandIsQuotedInPartWithTheCountOfTheWholeCommand() {
+        String command = "/clarify @architect Which cache?\n" + "more about the cache\n".repeat(100);
+        accepted(rig.deliver("issue_comment", rig.comment("stranger", 1, command + "\n\n")));
+        String reply = rig.comments(1).get(0);
+        int start = reply.indexOf("not carried out:\n\n") + "not carried out:\n\n".length();
+        String quoted = reply.substring(start, reply.indexOf("\n\n**UNMAPPED_USER**")).replaceAll("(?m)^> ?", "")
+                .replace("@&#8203;", "@");
+        java.util.regex.Matcher note = java.util.regex.Pattern.compile("\n\n\\*\\[\\.\\.\\. ([0-9,]+) more characters "
+                + "not shown]\\*$").matcher(quoted);
+        assertTrue(note.find(), quoted);
+        String shown = quoted.substring(0, note.start());
+        assertTrue(command.startsWith(shown) && shown.contains("\nmore about the cache\n"), shown);
+        assertEquals(command.strip().length() - shown.length(), Integer.parseInt(note.group(1).replace(",", "")));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.agentx.clarify.render;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import net.jqwik.api.ForAll;
@@ -42,6 +43,20 @@ class CommentLimitTest {
         String cut = CommentLimit.cut(text, 101);
         String kept = cut.substring(0, cut.indexOf('\n'));
         assertTrue(kept.codePoints().allMatch(cp -> cp == 0x1F600), "only whole emoji: " + kept.length());
+    }
+
+    @Test
+    void aCharacterReferenceTheRendererWroteIsNeverSplit() {
+        String text = "@&#8203;x &lt;b&gt; &#x1F600; &amp; ".repeat(500);
+        for (int max = 200; max < 240; max++) {
+            String cut = CommentLimit.cut(text, max);
+            assertTrue(cut.length() <= max, "length " + cut.length());
+            String kept = cut.substring(0, cut.indexOf('\n'));
+            assertFalse(kept.matches("(?s).*&#?[0-9A-Za-z]*"), "a reference cut in half at " + max + ": " + kept);
+            String note = cut.substring(kept.length());
+            assertEquals("\n\n*[... " + String.format("%,d", text.length() - kept.length())
+                    + " more characters not shown]*", note);
+        }
     }
 
     @Property

@@ -185,6 +185,16 @@ class ClarificationEngineTest {
     }
 
     @Test
+    void theSummaryShortensEachPositionWithoutSplittingACharacter() {
+        String emoji = "\uD83D\uDE00";
+        ask("engineer", "architect", "q".repeat(296) + emoji + " and the rest of a long question");
+        engine.execute(new ClarifyCommand.Escalate("CLR-42-001", "human", "a human decides"));
+        ClarificationRecord r = local.ledgers().read(42).orElseThrow().find("CLR-42-001").orElseThrow();
+        String summary = r.thread().get(r.thread().size() - 1).body();
+        assertTrue(summary.contains("last asked in round 1: " + "q".repeat(296) + emoji + "...\n"), summary);
+    }
+
+    @Test
     void workflowMaxRoundsApplies() {
         root.write(".agentx/workflows/tight.toml", """
                 [[steps]]

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.auth.AppJwt;
 import dev.agentx.clarify.metrics.ServerMetrics;
+import dev.agentx.clarify.protocol.Shorten;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.StringReader;
@@ -259,8 +260,7 @@ public final class Hub4jGateway implements GitHubGateway {
         if (s == null) {
             return "";
         }
-        String flat = s.replaceAll("\\s+", " ");
-        return flat.length() > 300 ? flat.substring(0, 300) + "..." : flat;
+        return Shorten.to(s.replaceAll("\\s+", " "), 300);
     }
 
     // ---- installation tokens -------------------------------------------------------------------

@@ -52,11 +52,13 @@ public final class CommandParser {
                 continue;
             }
             StringBuilder rest = new StringBuilder(m.group(1));
+            StringBuilder source = new StringBuilder(lines[i].strip());
             int j = i + 1;
             for (; j < lines.length && !command[j]; j++) {
                 rest.append('\n').append(lines[j]);
+                source.append('\n').append(lines[j]);
             }
-            out.add(command(lines[i].strip(), rest.toString()));
+            out.add(command(source.toString().stripTrailing(), rest.toString()));
             i = j - 1;
         }
         return List.copyOf(out);

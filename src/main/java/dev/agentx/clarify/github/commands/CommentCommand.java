@@ -2,7 +2,9 @@ package dev.agentx.clarify.github.commands;
 
 /**
  * One {@code /clarify} command found in a comment (docs/github-app.md). {@code source} is the
- * command line as written, quoted back in replies. Ids are upper-cased and checked for form only.
+ * whole command as written, quoted back in replies: its first line (leading spaces dropped) and
+ * the lines that continue it, trailing blank lines dropped; for a trigger label it is
+ * {@code label <name>}. Ids are upper-cased and checked for form only.
  */
 public sealed interface CommentCommand {
     String source();
@@ -31,11 +33,11 @@ public sealed interface CommentCommand {
     record Abandon(String source, String id, String reason) implements CommentCommand {
     }
 
-    /** {@code /clarify status}: the clarifications. */
     /** {@code /clarify accept CLR-N-NNN}: a person confirms an agent's proposed answer (autonomy approve). */
     record Accept(String source, String id) implements CommentCommand {
     }
 
+    /** {@code /clarify status}: the clarifications. */
     record Status(String source) implements CommentCommand {
     }
 

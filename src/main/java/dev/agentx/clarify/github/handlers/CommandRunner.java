@@ -88,8 +88,8 @@ public final class CommandRunner {
         } catch (ClarificationEngine.RoundLimitException e) {
             return refused(login, command, e.code().name(), e.getMessage().replace("'agentx clarify resolve "
                     + e.outcome().record().id() + " -m \"<decision>\"'", "/clarify resolve " + e.outcome().record().id()
-                    + " <decision>"), "The escalation summary is posted below; " + actors(ctx).maintainerPolicy()
-                    + " may resolve it.");
+                    + " <decision>"), e.outcome().record().id() + " is escalated; its escalation summary is "
+                    + "posted as a comment of its own, and " + actors(ctx).maintainerPolicy() + " may resolve it.");
         } catch (ClarifyException e) {
             if (e.code() == ErrorCode.LOCK_TIMEOUT || e.code() == ErrorCode.INTERNAL) {
                 throw e;
@@ -154,10 +154,12 @@ public final class CommandRunner {
         if (command instanceof CommentCommand.FollowUp f) {
             ClarificationRecord r = record(ctx, f.id());
             if (!roles.contains(r.from())) {
+                // the target answers its record; anyone else may ask the target a question of their own
                 throw new Refused("NOT_PERMITTED", "Only the requester '" + r.from() + "' may follow up on " + r.id()
                         + "; @" + login + (roles.isEmpty() ? " has no role" : " acts as " + String.join(", ", roles))
-                        + ".", "Ask a member of '" + r.from() + "' to follow up, or open your own with /clarify @"
-                        + r.to() + " <question>.");
+                        + ".", "Ask a member of '" + r.from() + "' to follow up, or " + (roles.contains(r.to())
+                        ? "answer it with /clarify answer " + r.id() + " <answer>."
+                        : "open your own with /clarify @" + r.to() + " <question>."));
             }
             return unrouted(engine.execute(new ClarifyCommand.FollowUp(r.id(), r.from(), f.question()), request,
                     false));
@@ -168,7 +170,7 @@ public final class CommandRunner {
             if (requester) {
                 return accepted(engine.execute(new ClarifyCommand.Resolve(r.id(), null, c.note()), request));
             }
-            requireMaintainer(ctx, who, r, r.status() == Status.ESCALATED
+            requireMaintainer(who, "/clarify resolve " + r.id() + " <decision>", r.status() == Status.ESCALATED
                     ? r.id() + " is escalated: only " + actors(ctx).maintainerPolicy() + " may resolve it."
                     : "Only the requester '" + r.from() + "' or " + actors(ctx).maintainerPolicy() + " may resolve " + r.id()
                     + ".");
@@ -177,23 +179,24 @@ public final class CommandRunner {
         if (command instanceof CommentCommand.Escalate c) {
             ClarificationRecord r = record(ctx, c.id());
             if (!roles.contains(r.from()) && !roles.contains(r.to())) {
-                requireMaintainer(ctx, who, r, "Only the requester '" + r.from() + "', the target '" + r.to()
-                        + "' or " + actors(ctx).maintainerPolicy() + " may escalate " + r.id() + ".");
+                requireMaintainer(who, "/clarify escalate " + r.id() + " <reason>", "Only the requester '" + r.from()
+                        + "', the target '" + r.to() + "' or " + actors(ctx).maintainerPolicy() + " may escalate "
+                        + r.id() + ".");
             }
             return accepted(engine.execute(new ClarifyCommand.Escalate(r.id(), login, c.reason()), request));
         }
         if (command instanceof CommentCommand.Abandon c) {
             ClarificationRecord r = record(ctx, c.id());
             if (!roles.contains(r.from())) {
-                requireMaintainer(ctx, who, r, "Only the requester '" + r.from() + "' or "
-                        + actors(ctx).maintainerPolicy() + " may abandon " + r.id() + ".");
+                requireMaintainer(who, "/clarify abandon " + r.id() + " <reason>", "Only the requester '" + r.from()
+                        + "' or " + actors(ctx).maintainerPolicy() + " may abandon " + r.id() + ".");
             }
             return accepted(engine.execute(new ClarifyCommand.Abandon(r.id(), login, c.reason()), request));
         }
         if (command instanceof CommentCommand.Accept c) {
             ClarificationRecord r = record(ctx, c.id());
             if (!roles.contains(r.from()) && !roles.contains(r.to())) {
-                requireMaintainer(ctx, who, r, "Only a person acting as the requester '" + r.from()
+                requireMaintainer(who, "/clarify accept " + r.id(), "Only a person acting as the requester '" + r.from()
                         + "' or the target '" + r.to() + "', or " + actors.maintainerPolicy() + ", may accept the "
                         + "proposed answer of " + r.id() + ".");
             }
@@ -202,10 +205,10 @@ public final class CommandRunner {
         throw new IllegalStateException("unhandled command " + command);
     }
 
-    private void requireMaintainer(IssueContext ctx, Who who, ClarificationRecord r, String why) {
+    /** Refuses unless the user is a maintainer; the hint names {@code command}, the one that was refused. */
+    private static void requireMaintainer(Who who, String command, String why) {
         if (!who.maintainer()) {
-            throw new Refused("NOT_PERMITTED", why, "Ask one of them to comment /clarify resolve " + r.id()
-                    + " <decision>.");
+            throw new Refused("NOT_PERMITTED", why, "Ask one of them to comment " + command + ".");
         }
     }
 

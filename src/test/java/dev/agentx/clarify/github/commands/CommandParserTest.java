@@ -25,8 +25,8 @@ class CommandParserTest {
     void askWithOptionsAndAMultiLineQuestion() {
         List<CommentCommand> c = parse("Hi all,", "/clarify @Architect --non-blocking --topic \"Auth \\\"method\\\"\" "
                 + "JWT or", "sessions?", "", "Thanks");
-        assertEquals(List.of(new Ask("/clarify @Architect --non-blocking --topic \"Auth \\\"method\\\"\" JWT or",
-                "Architect", false, "Auth \"method\"", "JWT or\nsessions?\n\nThanks")), c);
+        assertEquals(List.of(new Ask("/clarify @Architect --non-blocking --topic \"Auth \\\"method\\\"\" JWT or"
+                + "\nsessions?\n\nThanks", "Architect", false, "Auth \"method\"", "JWT or\nsessions?\n\nThanks")), c);
     }
 
     @Test
@@ -39,7 +39,8 @@ class CommandParserTest {
         assertEquals(new FollowUp("/clarify followup CLR-4-001 And?", "CLR-4-001", "And?"), c.get(2));
         assertEquals(new Resolve("/clarify resolve CLR-4-001", "CLR-4-001", null), c.get(3));
         assertEquals(new Escalate("/clarify escalate CLR-4-002 why", "CLR-4-002", "why"), c.get(4));
-        assertEquals(new Abandon("/clarify abandon CLR-4-003 dropped", "CLR-4-003", "dropped\nfor now"), c.get(5));
+        assertEquals(new Abandon("/clarify abandon CLR-4-003 dropped\nfor now", "CLR-4-003", "dropped\nfor now"),
+                c.get(5));
         assertInstanceOf(Status.class, c.get(6));
         assertInstanceOf(Help.class, c.get(7));
         assertEquals(8, c.size());
@@ -70,6 +71,16 @@ class CommandParserTest {
                 "```");
         assertEquals(1, c.size());
         assertEquals("Is this right?\n```\n/clarify @pm not a command\n```", ((Ask) c.get(0)).question());
+    }
+
+    @Test
+    void theSourceIsTheWholeCommandWithoutTrailingBlankLines() {
+        List<CommentCommand> c = parse("   /clarify @architect Which DB", "  for the cache?", "", "```",
+                "/clarify @pm in code", "```", "", "  ", "/clarify frobnicate now", "and then", "", "");
+        assertEquals(2, c.size());
+        assertEquals("/clarify @architect Which DB\n  for the cache?\n\n```\n/clarify @pm in code\n```",
+                c.get(0).source());
+        assertEquals("/clarify frobnicate now\nand then", c.get(1).source());
     }
 
     @Test
