@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.ledger.ActiveLedgers;
+import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.render.Ansi;
 import dev.agentx.clarify.store.postgres.DatabaseUrl;
@@ -49,6 +50,12 @@ public final class CliContext {
 
     public LocalMode local() {
         if (local == null) {
+            if (repo != null && databaseUrl == null) {
+                // without the database the command reads .agentx/ of the project, which is no repository's
+                throw new ClarifyException(ErrorCode.USAGE, "--repo " + repo + " names a repository of the server's "
+                        + "database: give --database-url with it (docs/storage.md), or leave it out to read "
+                        + resolvedRoot().resolve(".agentx") + ".");
+            }
             if (databaseUrl != null) {
                 dev.agentx.clarify.app.ServerStore.Opened o = dev.agentx.clarify.app.ServerStore.open(resolvedRoot(),
                         clock, databaseUrl, repo, env);

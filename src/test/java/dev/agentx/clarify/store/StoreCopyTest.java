@@ -233,6 +233,13 @@ class StoreCopyTest {
         }
     }
 
+    @Test
+    void aRepoWithoutTheDatabaseIsAUsageError() {
+        Run r = shop.cli("clarify", "--repo", "acme/shop");
+        assertEquals(2, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("give --database-url with it"), r.err());
+    }
+
     /** A store a server is running on is not copied from or to: the copy would not be of one state. */
     @Test
     void aStoreARunningServerHoldsIsRefused() throws Exception {

@@ -197,7 +197,7 @@ public final class CommandRunner {
             ClarificationRecord r = record(ctx, c.id());
             if (!roles.contains(r.from()) && !roles.contains(r.to())) {
                 requireMaintainer(who, "/clarify accept " + r.id(), "Only a person acting as the requester '" + r.from()
-                        + "' or the target '" + r.to() + "', or " + actors.maintainerPolicy() + ", may accept the "
+                        + "' or the target '" + r.to() + "', or " + actors(ctx).maintainerPolicy() + ", may accept the "
                         + "proposed answer of " + r.id() + ".");
             }
             return accepted(engine.execute(new ClarifyCommand.Accept(r.id(), login), request));
