@@ -20,6 +20,9 @@ import org.tomlj.TomlTable;
 public final class WorkflowParser {
     public static final int MAX_ROUNDS_LIMIT = 50;
     public static final int MAX_SLA_MINUTES = 60 * 24 * 30;
+    /** The fields a step may carry for clarifications (SPEC-1 section 4.5). */
+    static final List<String> CLARIFY_FIELDS = List.of("can_clarify", "clarify_max_rounds", "clarify_sla_minutes",
+            "clarify_blocking_allowed");
     /** Workflow names: what a workflow file's name or a {@code [workflows.<name>]} key may be. */
     public static final String NAME = "[a-z0-9][a-z0-9._-]*";
 
@@ -109,6 +112,13 @@ public final class WorkflowParser {
                 throw s.error(t, "id", "repeats step id '" + id + "'; step ids must be unique");
             }
             String agent = Roles.canonical(s.requiredString(t, "agent", where + " ('" + id + "')"));
+            for (String key : t.keySet()) {
+                // AgentX's own keys are kept and ignored; one in the clarify fields' name space that is
+                // none of them is a typo, which must not quietly leave a limit at its default
+                if ((key.startsWith("clarify") || key.startsWith("can_clarif")) && !CLARIFY_FIELDS.contains(key)) {
+                    throw s.error(t, key, "is not a clarify field; they are " + String.join(", ", CLARIFY_FIELDS));
+                }
+            }
             List<String> canClarify = s.strings(t, "can_clarify");
             Integer maxRounds = s.integer(t, "clarify_max_rounds", 1, MAX_ROUNDS_LIMIT);
             Integer sla = s.integer(t, "clarify_sla_minutes", 1, MAX_SLA_MINUTES);

@@ -103,6 +103,20 @@ class WorkflowCatalogTest {
                 [[steps]]
                 id = "a"
                 """, "field 'agent' is required in step 1");
+        // a typo in a clarify field would leave its limit at the default without a word
+        assertMessage("""
+                [[steps]]
+                id = "a"
+                agent = "engineer"
+                clarify_max_round = 3
+                """, "w.toml, line 4: field 'clarify_max_round' is not a clarify field; they are can_clarify, "
+                + "clarify_max_rounds");
+        assertMessage("""
+                [[steps]]
+                id = "a"
+                agent = "engineer"
+                can_clarify_with = ["architect"]
+                """, "w.toml, line 4: field 'can_clarify_with' is not a clarify field");
         assertMessage("""
                 [[steps]]
                 id = "a"
