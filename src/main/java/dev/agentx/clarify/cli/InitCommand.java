@@ -1,5 +1,6 @@
 package dev.agentx.clarify.cli;
 
+import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
@@ -53,6 +54,11 @@ final class InitCommand implements Runnable {
             throw new ClarifyException(ErrorCode.USAGE, "not overwriting " + String.join(", ", existing) + " in " + root
                     + "; run 'agentx init --force' to replace them with the defaults.");
         }
+        // the project whose .agentx/ commands here used until now, if it is a folder above
+        Path above = root.toAbsolutePath().getParent() == null ? null
+                : LocalMode.findRoot(null, root.toAbsolutePath().getParent());
+        Path shadowed = above != null && Files.isDirectory(above.resolve(".agentx")) && !Files.isDirectory(agentx)
+                ? above.resolve(".agentx") : null;
         try {
             Files.createDirectories(agentx.resolve("workflows"));
             Files.createDirectories(agentx.resolve("state"));
@@ -68,8 +74,12 @@ final class InitCommand implements Runnable {
             ctx.printJson(out);
             return;
         }
-        ctx.out.println("Created " + agentx + " with config.toml and the workflows "
-                + String.join(", ", new TreeSet<>(WorkflowCatalog.BUNDLED)) + ".");
+        ctx.out.println((existing.isEmpty() ? "Created " + agentx + " with" : "Replaced in " + agentx)
+                + " config.toml and the workflows " + String.join(", ", new TreeSet<>(WorkflowCatalog.BUNDLED)) + ".");
+        if (shadowed != null) {
+            ctx.out.println("Note: " + shadowed + " is in a folder above; commands run in " + root
+                    + " and below now use this project's .agentx/ instead.");
+        }
         ctx.out.println("Next: ask your first question, e.g.");
         ctx.out.println("  agentx clarify ask --issue 1 --from engineer --to architect \"Which auth method?\"");
         ctx.out.println("Settings: .agentx/config.toml; who may ask whom: .agentx/workflows/*.toml.");

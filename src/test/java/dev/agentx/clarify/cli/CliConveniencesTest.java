@@ -104,8 +104,17 @@ class CliConveniencesTest {
         assertEquals(2, again.code());
         assertTrue(again.err().contains(".agentx/config.toml") && again.err().contains("--force"), again.err());
         assertEquals("default_workflow = \"bug\"\n", Files.readString(config), "left alone");
-        assertEquals(0, project.cli("init", "--force").code());
+        Run forced = project.cli("init", "--force");
+        assertEquals(0, forced.code());
+        assertTrue(forced.out().startsWith("Replaced in "), forced.out());
         assertTrue(Files.readString(config).contains("# [agents.architect]"), "replaced when forced");
+
+        // a project in a folder of a project: init says whose .agentx/ it takes the place of
+        Path inner = Files.createDirectories(fresh.resolve("sub/deeper"));
+        Run nested = new TestRoot(inner, MutableClock.at("2026-02-26T10:00:00Z")).cli("init");
+        assertEquals(0, nested.code(), nested.err());
+        assertTrue(nested.out().contains("Note: " + fresh.resolve(".agentx") + " is in a folder above"), nested.out());
+        assertTrue(!project.cli("init", "--force").out().contains("Note:"), "nothing above the outer one");
     }
 
     @Test
