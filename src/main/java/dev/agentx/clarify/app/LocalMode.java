@@ -23,7 +23,9 @@ import dev.agentx.clarify.workflow.WorkflowCatalog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -204,6 +206,18 @@ public final class LocalMode {
     /** {@code .agentx/issues/}: issues listed for the ready queue (see {@link LocalIssues}). */
     public Path issuesDirectory() {
         return root.resolve(".agentx").resolve("issues");
+    }
+
+    /**
+     * The agents this project knows: the built-in roles, those of the config ({@code [roles]},
+     * {@code [agents.*]}) and those of every workflow (bundled and the project's). An agent that
+     * acts (a hook, an MCP session) must be one of them, as the engine requires of a request's
+     * agents in the issue's workflow.
+     */
+    public Set<String> knownAgents() {
+        Set<String> known = new LinkedHashSet<>(config.knownRoles());
+        known.addAll(upstreamOrder().agents());
+        return known;
     }
 
     /** The deadlock-breaking order from the workflows, loaded on first use. */

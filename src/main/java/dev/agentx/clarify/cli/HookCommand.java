@@ -9,7 +9,6 @@ import dev.agentx.clarify.routing.Validation;
 import dev.agentx.clarify.status.AgentStatus;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -73,8 +72,7 @@ final class HookCommand {
 
         private static String known(LocalMode local, String agent) {
             String canonical = Roles.canonical(agent);
-            Set<String> known = new LinkedHashSet<>(local.config().knownRoles());
-            known.addAll(local.upstreamOrder().agents());
+            Set<String> known = local.knownAgents();
             if (canonical == null || !known.contains(canonical)) {
                 throw new ClarifyException(ErrorCode.VALIDATION, "Unknown agent '" + agent + "'. Known agents: "
                         + String.join(", ", known) + " (aliases: pm, ux).");

@@ -7,7 +7,9 @@ import dev.agentx.clarify.monitor.MonitorReport;
 import dev.agentx.clarify.monitor.ReadyQueue;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.protocol.Roles;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -34,7 +36,7 @@ final class McpCommand implements Runnable {
     private final CliContext ctx;
 
     @Option(names = "--agent", paramLabel = "NAME", description = "The role the tools act as, e.g. engineer "
-            + "(default: $" + AGENT_ENV + ").")
+            + "or pm (default: $" + AGENT_ENV + "); a role of the project's workflows or config.")
     String agent;
 
     McpCommand(CliContext ctx) {
@@ -50,10 +52,19 @@ final class McpCommand implements Runnable {
         }
         ctx.noteIfNoProject();
         LocalMode local = ctx.local();
+        // the role as the ledgers write it (pm -> product-manager), once: every tool compares it with
+        // a record's requester and target
+        String role = Roles.canonical(who);
+        Set<String> known = local.knownAgents();
+        if (!known.contains(role)) {
+            throw new ClarifyException(ErrorCode.USAGE, "Unknown agent '" + who.strip() + "' ("
+                    + (agent != null ? "--agent" : AGENT_ENV) + "): agentx mcp acts as a role of this project's "
+                    + "workflows or config. Known agents: " + String.join(", ", known) + " (aliases: pm, ux).");
+        }
         // one process per agent session: a tool call returns after its ledger write, and the
         // statuses follow from this process's writer thread (docs/protocol.md, Agent statuses)
         local.statuses().writeBehind();
-        McpWorkspace workspace = new McpWorkspace(who.strip(), ctx.clock, local.engine(), local.ledgers(),
+        McpWorkspace workspace = new McpWorkspace(role, ctx.clock, local.engine(), local.ledgers(),
                 local.statuses(), local.activeLedgers(), new Supplier<MonitorReport>() {
                     @Override
                     public MonitorReport get() {

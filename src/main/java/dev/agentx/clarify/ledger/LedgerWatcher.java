@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -81,6 +82,15 @@ public final class LedgerWatcher implements AutoCloseable {
      * value or {@code timeout} has passed (then empty). The waiting thread sleeps in between.
      */
     public <T> Optional<T> await(int issue, Duration timeout, Supplier<Optional<T>> check) throws InterruptedException {
+        return await(issue, timeout, check, () -> false);
+    }
+
+    /**
+     * As {@link #await(int, Duration, Supplier)}, and ends early (empty) once {@code ended} is true;
+     * it is looked at before each sleep and whenever {@link #wake()} is called.
+     */
+    public <T> Optional<T> await(int issue, Duration timeout, Supplier<Optional<T>> check, BooleanSupplier ended)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             long seen = version(issue);
@@ -89,13 +99,13 @@ public final class LedgerWatcher implements AutoCloseable {
                 return result;
             }
             long left = deadline - System.nanoTime();
-            if (left <= 0) {
+            if (left <= 0 || ended.getAsBoolean()) {
                 return Optional.empty();
             }
             long sleep = Math.min(left, recheck.toNanos());
             synchronized (signal) {
                 long until = System.nanoTime() + sleep;
-                while (version(issue) == seen) {
+                while (version(issue) == seen && !ended.getAsBoolean()) {
                     long rest = until - System.nanoTime();
                     if (rest <= 0) {
                         break;
@@ -103,6 +113,13 @@ public final class LedgerWatcher implements AutoCloseable {
                     signal.wait(Math.max(1, rest / 1_000_000), 0);
                 }
             }
+        }
+    }
+
+    /** Wakes every waiting {@link #await}, which then looks at its {@code ended} condition. */
+    public void wake() {
+        synchronized (signal) {
+            signal.notifyAll();
         }
     }
 

@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,14 +74,23 @@ public final class ClarifyTools {
 
     /** Runs one tool call. Never throws: every failure is a result with {@code error} set. */
     public ToolResult call(String name, Map<String, Object> arguments) {
+        return call(name, arguments, () -> false);
+    }
+
+    /**
+     * As {@link #call(String, Map)}; a wait for an answer ends early once {@code ended} is true (the
+     * host cancelled the call or closed the session) and the result says what there is then:
+     * {@code waited.outcome} {@code ended}. Whoever sets it calls {@link LedgerWatcher#wake()}.
+     */
+    public ToolResult call(String name, Map<String, Object> arguments, BooleanSupplier ended) {
         try {
             return switch (name) {
-                case "clarify_ask" -> ask(arguments);
+                case "clarify_ask" -> ask(arguments, ended);
                 case "clarify_answer" -> answer(arguments);
-                case "clarify_followup" -> followUp(arguments);
+                case "clarify_followup" -> followUp(arguments, ended);
                 case "clarify_resolve" -> resolve(arguments);
                 case "clarify_escalate" -> escalate(arguments);
-                case "clarify_wait" -> await(arguments);
+                case "clarify_wait" -> await(arguments, ended);
                 case "clarify_inbox" -> inbox(arguments);
                 case "clarify_show" -> show(arguments);
                 case "clarify_status" -> status(arguments);
@@ -107,7 +117,7 @@ public final class ClarifyTools {
 
     // ---- the tools -------------------------------------------------------------------------
 
-    private ToolResult ask(Map<String, Object> arguments) throws InterruptedException {
+    private ToolResult ask(Map<String, Object> arguments, BooleanSupplier ended) throws InterruptedException {
         ToolArgs a = new ToolArgs("clarify_ask", arguments,
                 Set.of("issue", "to", "question", "topic", "blocking", "options", "workflow", "wait_seconds"));
         int issue = a.integer("issue", 1, MAX_ISSUE);
@@ -124,7 +134,7 @@ public final class ClarifyTools {
         ClarificationRecord r = o.record();
         String line = r.id() + " asked: " + r.from() + " -> " + r.to() + ", round " + r.round() + " of "
                 + r.maxRounds() + (r.blocking() ? ", blocking" : ", non-blocking");
-        return waitIfAsked(o.issue(), r, wait, line, notes);
+        return waitIfAsked(o.issue(), r, wait, line, notes, ended);
     }
 
     private ToolResult answer(Map<String, Object> arguments) {
@@ -140,7 +150,7 @@ public final class ClarifyTools {
                 notes, Map.of());
     }
 
-    private ToolResult followUp(Map<String, Object> arguments) throws InterruptedException {
+    private ToolResult followUp(Map<String, Object> arguments, BooleanSupplier ended) throws InterruptedException {
         ToolArgs a = new ToolArgs("clarify_followup", arguments, Set.of("id", "question", "wait_seconds"));
         String id = id(a);
         String question = a.text("question");
@@ -150,20 +160,41 @@ public final class ClarifyTools {
         ClarificationRecord r = o.record();
         String line = r.id() + " round " + r.round() + " asked; "
                 + (r.status().awaitingAnswer() ? "waiting for " + r.to() : r.status().wire());
-        return waitIfAsked(o.issue(), r, wait, line, notes);
+        return waitIfAsked(o.issue(), r, wait, line, notes, ended);
     }
 
+    /**
+     * Only the requester resolves, and not while the record waits for a person (escalated), as in
+     * GitHub Mode; the engine leaves that to its callers because a person may resolve from the CLI.
+     */
     private ToolResult resolve(Map<String, Object> arguments) {
         ToolArgs a = new ToolArgs("clarify_resolve", arguments, Set.of("id", "note"));
         String id = id(a);
+        ClarificationRecord r = find(ClarificationId.parse(id));
+        if (!r.from().equals(ws.agent())) {
+            throw new ClarifyException(ErrorCode.VALIDATION, "Only the requester '" + r.from() + "' may resolve "
+                    + r.id() + ", not '" + ws.agent() + "'" + (r.to().equals(ws.agent())
+                    ? "; as its target, answer it with clarify_answer, or hand it to a person with clarify_escalate."
+                    : "."));
+        }
+        if (r.status() == Status.ESCALATED) {
+            throw new ClarifyException(ErrorCode.INVALID_STATE, "Cannot resolve it: " + r.id() + " is escalated (it "
+                    + "waits for a person: 'agentx clarify resolve " + r.id() + " -m \"<decision>\"').");
+        }
         Outcome o = ws.engine().execute(new ClarifyCommand.Resolve(id, ws.agent(), a.optionalText("note")));
         List<String> notes = afterChange(o);
         return result(o.issue(), o.record(), o.record().id() + " resolved", notes, Map.of());
     }
 
+    /** The requester or the target escalates, as in GitHub Mode; no other agent. */
     private ToolResult escalate(Map<String, Object> arguments) {
         ToolArgs a = new ToolArgs("clarify_escalate", arguments, Set.of("id", "reason"));
         String id = id(a);
+        ClarificationRecord asked = find(ClarificationId.parse(id));
+        if (!asked.from().equals(ws.agent()) && !asked.to().equals(ws.agent())) {
+            throw new ClarifyException(ErrorCode.VALIDATION, "Only the requester '" + asked.from() + "' or the target '"
+                    + asked.to() + "' may escalate " + asked.id() + ", not '" + ws.agent() + "'.");
+        }
         Outcome o = ws.engine().execute(new ClarifyCommand.Escalate(id, ws.agent(), a.optionalText("reason")));
         List<String> notes = afterChange(o);
         ClarificationRecord r = o.record();
@@ -171,7 +202,7 @@ public final class ClarifyTools {
         return result(o.issue(), r, r.id() + " escalated\n" + summary, notes, Map.of());
     }
 
-    private ToolResult await(Map<String, Object> arguments) throws InterruptedException {
+    private ToolResult await(Map<String, Object> arguments, BooleanSupplier ended) throws InterruptedException {
         ToolArgs a = new ToolArgs("clarify_wait", arguments, Set.of("id", "wait_seconds"));
         String id = id(a);
         int wait = a.integer("wait_seconds", 0, MAX_WAIT_SECONDS);
@@ -181,7 +212,8 @@ public final class ClarifyTools {
             return result(cid.issue(), r, r.id() + " is " + r.status().wire() + "; nothing to wait for",
                     List.of(), Map.of("waited", waited(r.status().wire(), Duration.ZERO)));
         }
-        return waitIfAsked(cid.issue(), r, wait, r.id() + " round " + r.round() + " waits for " + r.to(), List.of());
+        return waitIfAsked(cid.issue(), r, wait, r.id() + " round " + r.round() + " waits for " + r.to(), List.of(),
+                ended);
     }
 
     private ToolResult inbox(Map<String, Object> arguments) {
@@ -316,10 +348,11 @@ public final class ClarifyTools {
 
     /**
      * The result of a command that asked a round: with {@code wait} seconds, after waiting for that
-     * round's answer (or for the record to be escalated or closed) without holding a lock.
+     * round's answer (or for the record to be escalated or closed) without holding a lock, or until
+     * {@code ended}.
      */
-    private ToolResult waitIfAsked(int issue, ClarificationRecord asked, int wait, String line, List<String> notes)
-            throws InterruptedException {
+    private ToolResult waitIfAsked(int issue, ClarificationRecord asked, int wait, String line, List<String> notes,
+                                   BooleanSupplier ended) throws InterruptedException {
         if (wait == 0 || !asked.status().awaitingAnswer()) {
             return result(issue, asked, line, notes, Map.of());
         }
@@ -327,13 +360,15 @@ public final class ClarifyTools {
         int round = asked.round();
         Optional<ClarificationRecord> settled = watcher.await(issue, Duration.ofSeconds(wait), () ->
                 ws.ledgers().read(issue).flatMap(l -> l.find(asked.id()))
-                        .filter(r -> r.round() != round || !r.status().awaitingAnswer()));
+                        .filter(r -> r.round() != round || !r.status().awaitingAnswer()), ended);
         Duration waited = Duration.ofNanos(System.nanoTime() - start);
         if (settled.isEmpty()) {
             ClarificationRecord now = ws.ledgers().read(issue).flatMap(l -> l.find(asked.id())).orElse(asked);
-            return result(issue, now, line + "\nNo answer within " + wait + " s; " + now.id() + " still waits for "
-                    + now.to() + ". Call clarify_wait with the id to wait again, or clarify_inbox later.",
-                    notes, Map.of("waited", waited("timeout", waited)));
+            boolean cut = ended.getAsBoolean();
+            return result(issue, now, line + (cut ? "\nThe wait ended early (the session is ending); "
+                    : "\nNo answer within " + wait + " s; ") + now.id() + " still waits for " + now.to()
+                    + ". Call clarify_wait with the id to wait again, or clarify_inbox later.",
+                    notes, Map.of("waited", waited(cut ? "ended" : "timeout", waited)));
         }
         ClarificationRecord r = settled.get();
         StringBuilder b = new StringBuilder(line).append('\n');
@@ -557,12 +592,13 @@ public final class ClarifyTools {
                         "question", prop("string", "The follow-up question, 1 to 2000 characters."),
                         "wait_seconds", wait), false));
         list.add(new Tool("clarify_resolve", "Resolve a clarification",
-                "Close a clarification you opened as resolved, once the answer settles it. Unblocks you on the issue.",
+                "Close a clarification you opened as resolved, once the answer settles it. Unblocks you on the issue. "
+                        + "Only the requester resolves; an escalated one waits for a person.",
                 schema(List.of("id"), "id", id,
                         "note", prop("string", "The decision or resolution note (optional).")), false));
         list.add(new Tool("clarify_escalate", "Hand it to a person",
-                "Escalate a clarification to a person when agents cannot settle it (conflicting answers, a "
-                        + "product decision). It stays open until a person resolves it.",
+                "Escalate a clarification you opened or were asked to a person when agents cannot settle it "
+                        + "(conflicting answers, a product decision). It stays open until a person resolves it.",
                 schema(List.of("id"), "id", id, "reason", prop("string", "Why it needs a person.")), false));
         list.add(new Tool("clarify_wait", "Wait for an answer",
                 "Wait for the answer to the open round of a clarification, up to wait_seconds, without "

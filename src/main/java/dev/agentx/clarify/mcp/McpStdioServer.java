@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * the MCP Java SDK. Tools are {@link ClarifyTools}; each issue's ledger is a resource
  * {@code agentx://issue/N}. When a ledger changes (from this process or any other), the host gets
  * {@code notifications/resources/updated} for that issue, and {@code list_changed} when an issue
- * gets its first clarification. The session ends when the host closes standard input.
+ * gets its first clarification. The session ends when the host closes standard input, once the
+ * requests read before are answered.
  */
 public final class McpStdioServer {
     private static final Logger LOG = LoggerFactory.getLogger(McpStdioServer.class);
@@ -53,16 +54,18 @@ public final class McpStdioServer {
         this.version = version;
     }
 
-    /** Serves one session on {@code in}/{@code out} until the host closes {@code in}. */
+    /** Serves one session on {@code in}/{@code out} until the host closes {@code in} and every request is answered. */
     public void serve(InputStream in, OutputStream out) throws InterruptedException {
         McpJsonMapper json = new JacksonMcpJsonMapper(new ObjectMapper());
         StdioTransport transport = new StdioTransport(json, in, out);
         try (LedgerWatcher watcher = new LedgerWatcher(workspace.ledgerDirectory(), RECHECK)) {
+            // a cancelled call, or the end of the input, ends the waits at once
+            transport.onEnd(watcher::wake);
             ClarifyTools tools = new ClarifyTools(workspace, watcher);
             List<McpServerFeatures.SyncToolSpecification> specs = new ArrayList<>();
             for (ClarifyTools.Tool t : tools.tools()) {
-                specs.add(new McpServerFeatures.SyncToolSpecification(tool(t), null,
-                        (exchange, request) -> result(tools.call(t.name(), request.arguments()))));
+                specs.add(new McpServerFeatures.SyncToolSpecification(tool(t), null, (exchange, request) -> result(
+                        tools.call(t.name(), request.arguments(), StdioTransport.ended(exchange.transportContext())))));
             }
             List<McpServerFeatures.SyncResourceSpecification> resources = new ArrayList<>();
             for (int issue : workspace.ledgers().issues()) {

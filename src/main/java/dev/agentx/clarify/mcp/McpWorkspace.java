@@ -17,6 +17,8 @@ import java.util.function.Supplier;
  * agent that calls them. Every tool acts as {@code agent}; the engine checks what that agent may do
  * exactly as it does for the CLI.
  *
+ * @param agent           the role as the ledgers name it ({@code product-manager}, not {@code pm}):
+ *                        the tools compare it with a record's requester and target
  * @param monitorPass     the monitor pass the CLI runs after a clarify command, run after each
  *                        tool that changes a ledger
  * @param listedIssues    the issues of {@code .agentx/issues/}, for the ready queue

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.mcp;
 
+import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpError;
@@ -14,32 +15,89 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 /**
  * MCP over stdio, one JSON-RPC message per line, for the one session of {@code agentx mcp}.
  *
  * <p>Every message goes out through one synchronized write, whichever thread sends it: a tool's
  * answer (from the thread that ran the tool) and a resource notification (from the ledger
- * watcher) can be sent at the same moment, and neither may be lost. A line that is not JSON-RPC
- * is answered with a parse error and the session goes on.
+ * watcher) can be sent at the same moment, and neither may be lost. A line that is not JSON is
+ * answered with a parse error, one that is no JSON-RPC message with an invalid request error,
+ * and the session goes on.
+ *
+ * <p>What the SDK (0.17) leaves undone on the server side is done here, before a message reaches
+ * the session:
+ * <ul>
+ *   <li>The session serves no request before {@code notifications/initialized}; it would keep it
+ *   unanswered for good. A request after {@code initialize} and before that notification (MCP
+ *   forbids requests only before the initialize response) is served: the session is told of the
+ *   notification first. A request before {@code initialize} gets an error, {@code ping} its
+ *   empty result.</li>
+ *   <li>A request whose params the SDK cannot take (none for {@code tools/call}) gets invalid
+ *   params (-32602) naming what it needs, instead of an internal error.</li>
+ *   <li>{@code notifications/cancelled} ends that request's wait ({@link #ended}), and its answer
+ *   is not sent, as MCP specifies.</li>
+ *   <li>When the input ends, every wait ends at once, and the input is taken as closed only once
+ *   each request read before is answered.</li>
+ * </ul>
  */
 final class StdioTransport implements McpServerTransportProvider {
     private static final Logger LOG = LoggerFactory.getLogger(StdioTransport.class);
+    private static final String CANCELLED = "notifications/cancelled";
+    /** The key of a request's {@link BooleanSupplier} in its transport context: true once it should end. */
+    private static final String ENDED = "agentx.ended";
+    /** The field of its params, a string, each of these requests needs (the SDK fails on it missing). */
+    private static final Map<String, String> REQUIRED = Map.of(McpSchema.METHOD_INITIALIZE, "protocolVersion",
+            McpSchema.METHOD_TOOLS_CALL, "name", McpSchema.METHOD_RESOURCES_READ, "uri");
 
     private final McpJsonMapper json;
     private final InputStream in;
     private final OutputStream out;
     private final CountDownLatch closed = new CountDownLatch(1);
+    private final List<Runnable> endListeners = new CopyOnWriteArrayList<>();
+    /** Requests given to the session and not answered yet, by id; guarded by itself. */
+    private final Map<Object, Request> requests = new HashMap<>();
     private volatile McpServerSession session;
+    private volatile boolean inputEnded;
+    /** Whether the host sent initialize, and whether the session was told it is initialized (reader thread only). */
+    private boolean initializing;
+    private boolean initialized;
 
     StdioTransport(McpJsonMapper json, InputStream in, OutputStream out) {
         this.json = json;
         this.in = in;
         this.out = out;
+    }
+
+    /** A request being served: it ends when the host cancels it or the input ends. */
+    private final class Request implements BooleanSupplier {
+        private volatile boolean cancelled;
+
+        @Override
+        public boolean getAsBoolean() {
+            return cancelled || inputEnded;
+        }
+    }
+
+    /** Whether the request of this transport context should end now (never, for a context without one). */
+    static BooleanSupplier ended(McpTransportContext context) {
+        return context != null && context.get(ENDED) instanceof BooleanSupplier ended ? ended : () -> false;
+    }
+
+    /** Called when a request is cancelled or the input ends: a waiting request looks at {@link #ended} then. */
+    void onEnd(Runnable listener) {
+        endListeners.add(listener);
     }
 
     @Override
@@ -50,7 +108,7 @@ final class StdioTransport implements McpServerTransportProvider {
         reader.start();
     }
 
-    /** Waits until the host closes standard input (or it fails). */
+    /** Waits until the host closed standard input (or it failed) and every request read is answered. */
     void awaitClosed() throws InterruptedException {
         closed.await();
     }
@@ -58,30 +116,203 @@ final class StdioTransport implements McpServerTransportProvider {
     private void read() {
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                if (line.isBlank()) {
-                    continue;
+                if (!line.isBlank()) {
+                    McpSchema.JSONRPCMessage message = parse(line);
+                    if (message != null) {
+                        dispatch(message);
+                    }
                 }
-                McpSchema.JSONRPCMessage message;
-                try {
-                    message = McpSchema.deserializeJsonRpcMessage(json, line);
-                } catch (IOException | RuntimeException e) {
-                    LOG.warn("mcp: a line that is not JSON-RPC was answered with a parse error: {}", e.getMessage());
-                    write(new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, null, null,
-                            new McpSchema.JSONRPCResponse.JSONRPCError(McpSchema.ErrorCodes.PARSE_ERROR,
-                                    "Parse error: not a JSON-RPC message", null)));
-                    continue;
-                }
-                session.handle(message).subscribe(null, e -> LOG.warn("mcp: handling a message failed: {}", e.toString()));
             }
         } catch (IOException e) {
             LOG.debug("mcp: standard input failed: {}", e.toString());
         } finally {
+            inputEnded = true;
+            ended();
+            awaitRequests();
             closed.countDown();
         }
     }
 
+    /** The line's message, or null when it is none (then answered with the error, id null unless it has one). */
+    private McpSchema.JSONRPCMessage parse(String line) {
+        Object value;
+        try {
+            value = json.readValue(line, Object.class);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("mcp: a line that is not JSON was answered with a parse error: {}", e.getMessage());
+            reject(null, McpSchema.ErrorCodes.PARSE_ERROR, "Parse error: not JSON.");
+            return null;
+        }
+        if (value instanceof Map<?, ?> map) {
+            try {
+                return McpSchema.deserializeJsonRpcMessage(json, line);
+            } catch (IOException | RuntimeException e) {
+                Object id = map.get("id");
+                LOG.warn("mcp: a JSON line that is no JSON-RPC message was refused: {}", e.getMessage());
+                reject(id instanceof String || id instanceof Number ? id : null, McpSchema.ErrorCodes.INVALID_REQUEST,
+                        "Invalid request: not a JSON-RPC 2.0 request, notification or response.");
+                return null;
+            }
+        }
+        LOG.warn("mcp: a JSON line that is no JSON-RPC message (no object) was refused");
+        reject(null, McpSchema.ErrorCodes.INVALID_REQUEST,
+                "Invalid request: a message is one JSON object (batches are not taken).");
+        return null;
+    }
+
+    private void dispatch(McpSchema.JSONRPCMessage message) {
+        if (message instanceof McpSchema.JSONRPCNotification n) {
+            if (CANCELLED.equals(n.method())) {
+                cancel(n.params());
+                return;
+            }
+            if (McpSchema.METHOD_NOTIFICATION_INITIALIZED.equals(n.method())) {
+                if (initialized) {
+                    return; // the session was told already, when a request came first
+                }
+                initialized = true;
+            }
+            handle(message).subscribe(null, e -> LOG.warn("mcp: handling a notification failed: {}", e.toString()));
+            return;
+        }
+        if (!(message instanceof McpSchema.JSONRPCRequest r)) {
+            handle(message).subscribe(null, e -> LOG.warn("mcp: handling a response failed: {}", e.toString()));
+            return;
+        }
+        String problem = paramsProblem(r);
+        if (problem != null) {
+            reject(r.id(), McpSchema.ErrorCodes.INVALID_PARAMS, problem);
+            return;
+        }
+        if (McpSchema.METHOD_INITIALIZE.equals(r.method())) {
+            initializing = true;
+        } else if (!initialized) {
+            if (McpSchema.METHOD_PING.equals(r.method())) {
+                write(new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, r.id(), Map.of(), null));
+                return;
+            }
+            if (!initializing) {
+                reject(r.id(), McpSchema.ErrorCodes.INVALID_REQUEST, "Invalid request: the session is not "
+                        + "initialized; send initialize first.");
+                return;
+            }
+            initialized = true;
+            handle(new McpSchema.JSONRPCNotification(McpSchema.JSONRPC_VERSION,
+                    McpSchema.METHOD_NOTIFICATION_INITIALIZED, null))
+                    .subscribe(null, e -> LOG.warn("mcp: initializing the session failed: {}", e.toString()));
+        }
+        Request request = new Request();
+        synchronized (requests) {
+            requests.put(r.id(), request);
+        }
+        handle(message).contextWrite(Context.of(McpTransportContext.KEY, McpTransportContext.create(Map.of(ENDED,
+                        request))))
+                .doFinally(signal -> answered(r.id(), request))
+                .subscribe(null, e -> LOG.warn("mcp: handling a request failed: {}", e.toString()));
+    }
+
+    private Mono<Void> handle(McpSchema.JSONRPCMessage message) {
+        return session.handle(message);
+    }
+
+    /** What the SDK would fail on with an internal error in a request's params, or null. */
+    private static String paramsProblem(McpSchema.JSONRPCRequest r) {
+        String field = REQUIRED.get(r.method());
+        if (field == null) {
+            return null;
+        }
+        String needs = "Invalid params: " + r.method() + " needs params, an object with '" + field + "' (a string)"
+                + (McpSchema.METHOD_TOOLS_CALL.equals(r.method()) ? " and optionally 'arguments' (an object)" : "");
+        if (!(r.params() instanceof Map<?, ?> params)) {
+            return needs + "; got " + (r.params() == null ? "none." : "no object.");
+        }
+        if (!(params.get(field) instanceof String)) {
+            return needs + "; '" + field + "' is " + (params.get(field) == null ? "missing." : "no string.");
+        }
+        Object arguments = params.get("arguments");
+        if (McpSchema.METHOD_TOOLS_CALL.equals(r.method()) && arguments != null && !(arguments instanceof Map)) {
+            return needs + "; 'arguments' is no object.";
+        }
+        return null;
+    }
+
+    /** The host cancelled a request (MCP: notifications/cancelled): its wait ends and its answer is not sent. */
+    private void cancel(Object params) {
+        Object id = params instanceof Map<?, ?> p ? p.get("requestId") : null;
+        Request request;
+        synchronized (requests) {
+            request = id == null ? null : requests.get(id);
+            if (request != null) {
+                request.cancelled = true;
+            }
+        }
+        if (request == null) {
+            LOG.debug("mcp: cancellation of {}, which is not being served, ignored", id);
+            return;
+        }
+        LOG.debug("mcp: request {} cancelled by the host", id);
+        ended();
+    }
+
+    private void ended() {
+        for (Runnable l : endListeners) {
+            try {
+                l.run();
+            } catch (RuntimeException e) {
+                LOG.warn("mcp: end listener failed: {}", e.toString(), e);
+            }
+        }
+    }
+
+    private void answered(Object id, Request request) {
+        synchronized (requests) {
+            requests.remove(id, request);
+            requests.notifyAll();
+        }
+    }
+
+    /** Whether the message is the answer to a request the host cancelled, which MCP says not to send. */
+    private boolean cancelled(McpSchema.JSONRPCMessage message) {
+        if (!(message instanceof McpSchema.JSONRPCResponse r) || r.id() == null) {
+            return false;
+        }
+        synchronized (requests) {
+            Request request = requests.get(r.id());
+            if (request == null || !request.cancelled) {
+                return false;
+            }
+        }
+        LOG.info("mcp: request {} was cancelled by the host: its answer is not sent", r.id());
+        return true;
+    }
+
+    private void awaitRequests() {
+        synchronized (requests) {
+            while (!requests.isEmpty()) {
+                try {
+                    requests.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /** An error answer; {@code id} null where the request's id could not be read (JSON-RPC 2.0 then says null). */
+    private void reject(Object id, int code, String message) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("code", code);
+        error.put("message", message);
+        Map<String, Object> response = new LinkedHashMap<>();
+        response.put("jsonrpc", McpSchema.JSONRPC_VERSION);
+        response.put("id", id);
+        response.put("error", error);
+        write(response);
+    }
+
     /** One message, one line, one write: never two at once. */
-    private void write(McpSchema.JSONRPCMessage message) {
+    private void write(Object message) {
         try {
             String text = json.writeValueAsString(message);
             byte[] line = (text.replace("\r", "\\r").replace("\n", "\\n") + "\n").getBytes(StandardCharsets.UTF_8);
@@ -109,7 +340,11 @@ final class StdioTransport implements McpServerTransportProvider {
     private final class Transport implements McpServerTransport {
         @Override
         public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
-            return Mono.fromRunnable(() -> write(message));
+            return Mono.fromRunnable(() -> {
+                if (!cancelled(message)) {
+                    write(message);
+                }
+            });
         }
 
         @Override

@@ -13,6 +13,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -95,6 +98,69 @@ class ClarifyToolsTest {
         ToolResult r = engineer.call("clarify_wait", Map.of("id", "CLR-4-001", "wait_seconds", 3600));
         assertFalse(r.error(), r.text());
         assertEquals(Map.of("outcome", "answered", "seconds", 0.0), r.data().get("waited"));
+    }
+
+    /**
+     * The session acts as its agent: only the requester resolves (not while a person decides) or
+     * follows up, only the target answers, only the two escalate; a refusal writes nothing.
+     */
+    @Test
+    void eachToolActsOnlyForThePartyItIsFor() {
+        ClarifyTools engineer = as("engineer");
+        ClarifyTools architect = as("architect");
+        ClarifyTools reviewer = as("reviewer");
+        assertFalse(engineer.call("clarify_ask", Map.of("issue", 45, "to", "architect", "question", "JWT?")).error());
+        Map<String, String> before = root.snapshot();
+
+        refused("VALIDATION: Only the requester 'engineer' may resolve CLR-45-001, not 'architect'; as its target, "
+                + "answer it with clarify_answer, or hand it to a person with clarify_escalate.",
+                architect.call("clarify_resolve", Map.of("id", "CLR-45-001", "note", "Settled.")));
+        refused("VALIDATION: Only the requester 'engineer' may resolve CLR-45-001, not 'reviewer'.",
+                reviewer.call("clarify_resolve", Map.of("id", "CLR-45-001")));
+        refused("VALIDATION: Only the requester 'engineer' or the target 'architect' may escalate CLR-45-001, "
+                + "not 'reviewer'.", reviewer.call("clarify_escalate", Map.of("id", "CLR-45-001")));
+        refused("VALIDATION: CLR-45-001 is addressed to 'architect'; 'reviewer' cannot answer it.",
+                reviewer.call("clarify_answer", Map.of("id", "CLR-45-001", "answer", "Sessions")));
+        refused("VALIDATION: CLR-45-001 is addressed to 'architect'; 'engineer' cannot answer it.",
+                engineer.call("clarify_answer", Map.of("id", "CLR-45-001", "answer", "Sessions")));
+        assertEquals(before, root.snapshot());
+
+        assertFalse(architect.call("clarify_answer", Map.of("id", "CLR-45-001", "answer", "JWT")).error());
+        refused("VALIDATION: Only the requester 'engineer' may follow up on CLR-45-001, not 'architect'.",
+                architect.call("clarify_followup", Map.of("id", "CLR-45-001", "question", "Sure?")));
+        assertFalse(architect.call("clarify_escalate", Map.of("id", "CLR-45-001", "reason", "Product call")).error());
+        refused("INVALID_STATE: Cannot resolve it: CLR-45-001 is escalated (it waits for a person: 'agentx clarify "
+                + "resolve CLR-45-001 -m \"<decision>\"').", engineer.call("clarify_resolve", Map.of("id", "CLR-45-001")));
+
+        assertFalse(engineer.call("clarify_ask", Map.of("issue", 46, "to", "architect", "question", "Queue?")).error());
+        assertFalse(engineer.call("clarify_escalate", Map.of("id", "CLR-46-001")).error());
+        assertEquals("escalated", ((Map<?, ?>) engineer.call("clarify_show", Map.of("id", "CLR-46-001")).data()
+                .get("clarification")).get("status"));
+    }
+
+    private static void refused(String text, ToolResult r) {
+        assertTrue(r.error(), r.text());
+        assertEquals(text, r.text());
+    }
+
+    /** A wait ends as soon as its caller says so (the host cancelled it or closed the session). */
+    @Test
+    void aWaitEndsWhenItsCallerEndsIt() throws Exception {
+        ClarifyTools engineer = as("engineer");
+        assertFalse(engineer.call("clarify_ask", Map.of("issue", 5, "to", "architect", "question", "Which?")).error());
+        AtomicBoolean ended = new AtomicBoolean();
+        CompletableFuture<ToolResult> waiting = CompletableFuture.supplyAsync(() -> engineer.call("clarify_wait",
+                Map.of("id", "CLR-5-001", "wait_seconds", 3600), ended::get));
+        Thread.sleep(200);
+        assertFalse(waiting.isDone(), "it waits");
+        ended.set(true);
+        watcher.wake();
+        ToolResult r = waiting.get(10, TimeUnit.SECONDS);
+        assertFalse(r.error(), r.text());
+        assertEquals("ended", ((Map<?, ?>) r.data().get("waited")).get("outcome"));
+        assertEquals("pending", r.data().get("status"));
+        assertTrue(r.text().contains("The wait ended early (the session is ending); CLR-5-001 still waits for "
+                + "architect."), r.text());
     }
 
     @Test

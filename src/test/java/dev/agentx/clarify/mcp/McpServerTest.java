@@ -92,6 +92,56 @@ class McpServerTest {
         assertEquals(Boolean.FALSE, tools.get("clarify_ask").annotations().readOnlyHint());
     }
 
+    /** pm, PM or Product-Manager (also from AGENTX_AGENT) is the role product-manager, as the ledgers name it. */
+    @Test
+    void theAgentIsItsRoleWhateverAliasOrCaseNamesIt() {
+        TestRoot root = mesh();
+        TestRoot.Run asked = root.cli("clarify", "ask", "--issue", "45", "--from", "engineer", "--to", "pm",
+                "Which users may export?");
+        assertEquals(0, asked.code(), asked.err());
+
+        McpSyncClient pm = client(root.root, Map.of(), "--agent", "PM");
+        assertTrue(pm.getCurrentInitializationResult().instructions().contains("'product-manager'"),
+                pm.getCurrentInitializationResult().instructions());
+        JsonNode inbox = data(ok(call(pm, "clarify_inbox", Map.of())));
+        assertEquals("product-manager", inbox.get("agent").asText());
+        assertEquals("CLR-45-001", inbox.get("questions").get(0).get("id").asText(), inbox.toString());
+        String status = text(ok(call(pm, "clarify_status", Map.of())));
+        assertTrue(status.startsWith("product-manager: clarifying on #45\n- asked by engineer in CLR-45-001"), status);
+
+        McpSyncClient fromEnv = client(root.root, Map.of("AGENTX_AGENT", " Product-Manager "));
+        JsonNode answered = data(ok(call(fromEnv, "clarify_answer", Map.of("id", "CLR-45-001", "answer", "Admins."))));
+        assertEquals("product-manager", answered.get("clarification").get("thread").get(1).get("from").asText());
+    }
+
+    /**
+     * An agent the project does not know is refused before the session starts, as a missing one
+     * is. (A process of its own: a server that did start would read this one's stdin.)
+     */
+    @Test
+    void anUnknownAgentIsAUsageErrorAtStartNamingTheKnownOnes() throws Exception {
+        TestRoot root = mesh();
+        root.write(".agentx/config.toml", "default_workflow = \"mesh\"\n\n[roles]\nsecurity = [\"alice\"]\n");
+        root.write(".agentx/workflows/release.toml", "[workflow]\nname = \"release\"\n\n[[steps]]\nid = \"qa\"\n"
+                + "agent = \"qa\"\ncan_clarify = [\"engineer\"]\n");
+        Raw flag = raw(root, Map.of(), "--agent", "wizard");
+        flag.in().close();
+        assertEquals(List.of(), flag.rest(), "nothing on stdout");
+        String err = Files.readString(flag.err());
+        assertEquals(2, flag.process().exitValue(), err);
+        assertTrue(err.startsWith("USAGE: Unknown agent 'wizard' (--agent): "), err);
+        assertTrue(err.contains("Known agents: product-manager, architect, ux-designer, engineer, reviewer, security, "),
+                err);
+        assertTrue(err.contains(", qa"), err);
+
+        Raw env = raw(root, Map.of("AGENTX_AGENT", "wizard"));
+        env.in().close();
+        env.rest();
+        assertEquals(2, env.process().exitValue(), Files.readString(env.err()));
+        assertTrue(Files.readString(env.err()).startsWith("USAGE: Unknown agent 'wizard' (AGENTX_AGENT): "),
+                Files.readString(env.err()));
+    }
+
     @Test
     void twoAgentsAskAndAnswerEachOtherOverSeveralRoundsToResolution() throws Exception {
         TestRoot root = mesh();
@@ -297,23 +347,107 @@ class McpServerTest {
 
     @Test
     void aLineThatIsNotJsonRpcGetsAParseErrorAndTheSessionGoesOn() throws Exception {
-        TestRoot root = mesh();
-        Process p = dev.agentx.clarify.support.Jvm.builder(Main.class, "--root", root.root.toString(), "mcp", "--agent",
-                "engineer").redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        open.add(p::destroyForcibly);
-        var in = p.getOutputStream();
-        var out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        in.write(("this is not json\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
-                + "\"protocolVersion\":\"2024-11-05\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
-                .getBytes(StandardCharsets.UTF_8));
-        in.flush();
-        JsonNode first = JSON.readTree(out.readLine());
+        Raw host = raw(mesh(), Map.of(), "engineer");
+        host.send("this is not json");
+        JsonNode first = host.next();
         assertEquals(-32700, first.path("error").path("code").asInt(), first.toString());
-        JsonNode second = JSON.readTree(out.readLine());
+        assertTrue(first.has("id") && first.get("id").isNull(), "JSON-RPC 2.0: id null: " + first);
+        host.send(INITIALIZE);
+        JsonNode second = host.next();
         assertEquals(1, second.path("id").asInt(), second.toString());
         assertEquals("agentx-clarify", second.path("result").path("serverInfo").path("name").asText());
-        in.close();
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the server ends when the host closes stdin");
+        host.in.close();
+        assertTrue(host.process.waitFor(30, TimeUnit.SECONDS), "the server ends when the host closes stdin");
+    }
+
+    /**
+     * Every request gets an answer: before initialize an error (ping its result); after it, even
+     * before notifications/initialized, the request is served; params the SDK cannot take are
+     * invalid params, named.
+     */
+    @Test
+    void everyRequestIsAnsweredWhateverItsMomentOrParams() throws Exception {
+        Raw host = raw(mesh(), Map.of(), "engineer");
+        host.send(request(7, "tools/list", null));
+        JsonNode early = host.next();
+        assertEquals(7, early.path("id").asInt(), early.toString());
+        assertEquals(-32600, early.path("error").path("code").asInt(), early.toString());
+        assertEquals("Invalid request: the session is not initialized; send initialize first.",
+                early.path("error").path("message").asText());
+        host.send(request(8, "ping", null));
+        assertEquals(JSON.readTree("{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}"), host.next());
+
+        host.send(INITIALIZE);
+        assertEquals(1, host.next().path("id").asInt());
+        host.send(request(2, "tools/call", Map.of("name", "clarify_status", "arguments", Map.of())));
+        host.send(request(3, "tools/call", null));
+        host.send(request(4, "tools/call", Map.of("name", "clarify_status", "arguments", List.of())));
+        Map<Integer, JsonNode> answers = host.answers(3);
+        assertTrue(answers.get(2).path("result").path("content").get(0).path("text").asText().startsWith("engineer: "),
+                answers.get(2).toString());
+        assertEquals(-32602, answers.get(3).path("error").path("code").asInt(), answers.get(3).toString());
+        assertEquals("Invalid params: tools/call needs params, an object with 'name' (a string) and optionally "
+                + "'arguments' (an object); got none.", answers.get(3).path("error").path("message").asText());
+        assertEquals(-32602, answers.get(4).path("error").path("code").asInt(), answers.get(4).toString());
+
+        host.send(INITIALIZED);
+        host.send(request(5, "tools/call", Map.of("name", "clarify_inbox")));
+        JsonNode inbox = host.next();
+        assertEquals(5, inbox.path("id").asInt(), inbox.toString());
+        assertFalse(inbox.path("result").path("isError").asBoolean(), inbox.toString());
+        host.in.close();
+        assertTrue(host.process.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, host.process.exitValue());
+    }
+
+    /** A host that writes its requests and closes stdin at once still gets every answer. */
+    @Test
+    void theRequestsReadBeforeTheInputEndsAreAnsweredThenTheServerExits() throws Exception {
+        Raw host = raw(mesh(), Map.of(), "engineer");
+        host.send(INITIALIZE);
+        host.send(INITIALIZED);
+        host.send(request(2, "tools/call", Map.of("name", "clarify_status", "arguments", Map.of())));
+        host.send(request(3, "tools/call", Map.of("name", "clarify_ask", "arguments", Map.of("issue", 45, "to",
+                "architect", "question", "JWT or sessions?", "wait_seconds", 600))));
+        host.in.close();
+        Map<Integer, JsonNode> answers = host.answers(3);
+        assertTrue(answers.get(2).path("result").path("content").get(0).path("text").asText().startsWith("engineer: "),
+                answers.get(2).toString());
+        JsonNode asked = answers.get(3).path("result").path("structuredContent");
+        assertEquals("CLR-45-001", asked.path("id").asText(), answers.get(3).toString());
+        assertEquals("ended", asked.path("waited").path("outcome").asText(), answers.get(3).toString());
+        assertTrue(host.process.waitFor(30, TimeUnit.SECONDS), "the server ends once it answered");
+        assertEquals(0, host.process.exitValue());
+    }
+
+    /** notifications/cancelled ends the call's wait, and its answer is not sent (MCP: cancellation). */
+    @Test
+    void aCancelledWaitEndsAndIsNotAnswered() throws Exception {
+        TestRoot root = mesh();
+        Raw host = raw(root, Map.of("AGENTX_LOG_LEVEL", "info"), "engineer");
+        host.send(INITIALIZE);
+        host.send(INITIALIZED);
+        assertEquals(1, host.next().path("id").asInt());
+        host.send(request(2, "tools/call", Map.of("name", "clarify_ask", "arguments", Map.of("issue", 46, "to",
+                "architect", "question", "Which queue?", "wait_seconds", 600))));
+        host.send(JSON.writeValueAsString(Map.of("jsonrpc", "2.0", "method", "notifications/cancelled",
+                "params", Map.of("requestId", 2, "reason", "the user stopped it"))));
+        host.send(request(3, "ping", null));
+        // the ask ended its wait: its answer was dropped, long before the 600 s
+        String dropped = "request 2 was cancelled by the host: its answer is not sent";
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Files.readString(host.err).contains(dropped) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertTrue(Files.readString(host.err).contains(dropped), Files.readString(host.err));
+        assertFalse(Files.readString(host.err).contains("No handler registered"), Files.readString(host.err));
+        host.in.close();
+        List<JsonNode> rest = host.rest();
+        assertTrue(rest.stream().anyMatch(m -> m.path("id").asInt() == 3), rest.toString());
+        assertTrue(rest.stream().noneMatch(m -> m.path("id").asInt() == 2), rest.toString());
+        assertEquals(0, host.process.exitValue());
+        // the question stays asked
+        assertEquals(0, root.cli("clarify", "show", "CLR-46-001").code());
     }
 
     @Test
@@ -387,6 +521,91 @@ class McpServerTest {
 
     // ---- helpers ---------------------------------------------------------------------------
 
+    private static final String INITIALIZE = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+            + "\"protocolVersion\":\"2024-11-05\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
+    private static final String INITIALIZED = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+
+    private static String request(int id, String method, Object params) throws Exception {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("jsonrpc", "2.0");
+        m.put("id", id);
+        m.put("method", method);
+        if (params != null) {
+            m.put("params", params);
+        }
+        return JSON.writeValueAsString(m);
+    }
+
+    /** A server process driven line by line, as a host that writes its own JSON-RPC; stderr goes to {@code err}. */
+    private record Raw(Process process, java.io.Writer in, LinkedBlockingQueue<String> out, Path err) {
+        void send(String line) throws Exception {
+            in.write(line + "\n");
+            in.flush();
+        }
+
+        /** The next message the server writes (a minute at most). */
+        JsonNode next() throws Exception {
+            String line = out.poll(60, TimeUnit.SECONDS);
+            assertTrue(line != null && !line.isEmpty(), "no message from the server within 60 s: "
+                    + Files.readString(err));
+            return JSON.readTree(line);
+        }
+
+        /** The next {@code n} answers by id, in whatever order they come; notifications are passed over. */
+        Map<Integer, JsonNode> answers(int n) throws Exception {
+            Map<Integer, JsonNode> byId = new LinkedHashMap<>();
+            while (byId.size() < n) {
+                JsonNode m = next();
+                if (m.has("id")) {
+                    byId.put(m.get("id").asInt(), m);
+                }
+            }
+            return byId;
+        }
+
+        /** Every message until the server closes stdout; then it has ended. */
+        List<JsonNode> rest() throws Exception {
+            List<JsonNode> messages = new ArrayList<>();
+            for (String line = out.poll(60, TimeUnit.SECONDS); line != null && !line.isEmpty();
+                    line = out.poll(60, TimeUnit.SECONDS)) {
+                messages.add(JSON.readTree(line));
+            }
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the server ends when its input ends");
+            return messages;
+        }
+    }
+
+    private Raw raw(TestRoot root, Map<String, String> env, String agent) throws Exception {
+        return raw(root, env, "--agent", agent);
+    }
+
+    /** {@code agentx --root ROOT mcp MCPARGS} with {@code env} added to this process's environment. */
+    private Raw raw(TestRoot root, Map<String, String> env, String... mcpArgs) throws Exception {
+        Path err = Files.createTempFile(dir, "stderr", ".log");
+        List<String> args = new ArrayList<>(List.of("--root", root.root.toString(), "mcp"));
+        args.addAll(List.of(mcpArgs));
+        ProcessBuilder b = dev.agentx.clarify.support.Jvm.builder(Main.class, args.toArray(String[]::new))
+                .redirectError(err.toFile());
+        b.environment().putAll(env);
+        Process p = b.start();
+        open.add(p::destroyForcibly);
+        LinkedBlockingQueue<String> out = new LinkedBlockingQueue<>();
+        Thread reader = new Thread(() -> {
+            try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                    out.add(line);
+                }
+            } catch (java.io.IOException e) {
+                // the process ended
+            }
+            out.add(""); // the end of the output
+        }, "raw-host-stdout");
+        reader.setDaemon(true);
+        reader.start();
+        return new Raw(p, new java.io.OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8), out, err);
+    }
+
     private TestRoot mesh() {
         TestRoot root = new TestRoot(dir.resolve("project"), MutableClock.at("2026-01-01T00:00:00Z"));
         Workflows.mesh(root);
@@ -411,20 +630,29 @@ class McpServerTest {
     }
 
     private StdioClientTransport transport(Path root, String agent) {
+        return transport(root, Map.of(), "--agent", agent);
+    }
+
+    /** The server with {@code env} added to this process's environment and {@code mcpArgs} after {@code mcp}. */
+    private StdioClientTransport transport(Path root, Map<String, String> env, String... mcpArgs) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ServerParameters params = ServerParameters.builder(java)
-                .args("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m", "-cp",
-                        System.getProperty("java.class.path"), Main.class.getName(), "--root", root.toString(), "mcp",
-                        "--agent", agent)
-                .build();
+        List<String> args = new ArrayList<>(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "--root", root.toString(), "mcp"));
+        args.addAll(List.of(mcpArgs));
+        ServerParameters params = ServerParameters.builder(java).args(args).env(env).build();
         StdioClientTransport transport = new SerializedStdioClientTransport(params,
                 new JacksonMcpJsonMapper(new ObjectMapper()));
-        transport.setStdErrorHandler(line -> stderr.add(agent + ": " + line));
+        String who = String.join(" ", mcpArgs) + env;
+        transport.setStdErrorHandler(line -> stderr.add(who + ": " + line));
         return transport;
     }
 
     private McpSyncClient client(Path root, String agent) {
-        McpSyncClient client = McpClient.sync(transport(root, agent)).requestTimeout(Duration.ofSeconds(180))
+        return client(root, Map.of(), "--agent", agent);
+    }
+
+    private McpSyncClient client(Path root, Map<String, String> env, String... mcpArgs) {
+        McpSyncClient client = McpClient.sync(transport(root, env, mcpArgs)).requestTimeout(Duration.ofSeconds(180))
                 .initializationTimeout(Duration.ofSeconds(60)).build();
         open.add(client::close);
         client.initialize();
