@@ -135,4 +135,10 @@ public final class AnswerParser {
         String flat = s.strip().replaceAll("\\s+", " ");
         return Shorten.to(flat, 200);
     }
+
+    /** The last 200 characters on one line: the end of a program's diagnostics, where its cause is. */
+    static String tail(String s) {
+        String flat = s.strip().replaceAll("\\s+", " ");
+        return Shorten.toEnd(flat, 200);
+    }
 }

@@ -92,7 +92,7 @@ public final class CommandChannel implements AnswerChannel {
                     + " bytes (max_output_bytes); it was killed");
         }
         if (p.exitValue() != 0) {
-            String tail = AnswerParser.snippet(err.text());
+            String tail = AnswerParser.tail(err.text());
             return new Delivery.Failed(who + " exited with code " + p.exitValue() + (tail.isEmpty() ? "" : ": " + tail));
         }
         return AnswerParser.parse(out.text(), false, request.options(), who, "command");

@@ -83,7 +83,11 @@ public final class ConfigLoader {
                 TomlTable a = toml.table(agentsTable, role);
                 String where = "[agents." + role + "]";
                 toml.onlyKeys(a, where, AGENT_KEYS);
-                agents.put(Roles.canonical(role), agentSettings(toml, a, where));
+                // [agents.pm] and [agents.product-manager] are one role: which one won would be chance
+                if (agents.put(Roles.canonical(role), agentSettings(toml, a, where)) != null) {
+                    throw toml.error(agentsTable, role, "of [agents] names the role '" + Roles.canonical(role) + "' a second "
+                            + "time (an alias and its role are one); keep one of the two tables");
+                }
             }
         }
         Map<String, NamedChannel> channels = new LinkedHashMap<>();
@@ -132,7 +136,10 @@ public final class ConfigLoader {
         if (rolesTable != null) {
             for (String role : rolesTable.keySet()) {
                 List<String> members = toml.strings(rolesTable, role);
-                roles.put(Roles.canonical(role), members);
+                if (roles.put(Roles.canonical(role), members) != null) {
+                    throw toml.error(rolesTable, role, "of [roles] names the role '" + Roles.canonical(role) + "' a second "
+                            + "time (an alias and its role are one); list its members once");
+                }
             }
         }
         return roles;

@@ -9,6 +9,7 @@ import dev.agentx.clarify.files.JsonSupport;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -54,7 +55,10 @@ public final class JsonlEventLog implements EventLog {
     private Read read(EventType type, String quoted) {
         List<ClarificationEvent> out = new ArrayList<>();
         int unreadable = 0;
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        // bytes that are not UTF-8 (a hand edit, a torn write) become U+FFFD instead of failing the
+        // whole read: such a line is then skipped and counted like any other that does not parse
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(file),
+                StandardCharsets.UTF_8))) {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 if (line.isBlank() || !line.contains(quoted)) {
                     continue; // another kind of event: not parsed at all, which keeps a long log cheap

@@ -22,4 +22,18 @@ public final class Shorten {
         int keep = Math.max(0, max - ELLIPSIS.length());
         return text.substring(0, text.offsetByCodePoints(0, keep)) + ELLIPSIS;
     }
+
+    /**
+     * {@code text} as it is when it has at most {@code max} code points; else "..." followed by
+     * its last {@code max - 3} code points: for text whose end says the most, such as a failing
+     * program's diagnostics, where the cause comes last.
+     */
+    public static String toEnd(String text, int max) {
+        int n = text.codePointCount(0, text.length());
+        if (n <= max) {
+            return text;
+        }
+        int keep = Math.max(0, max - ELLIPSIS.length());
+        return ELLIPSIS + text.substring(text.offsetByCodePoints(0, n - keep));
+    }
 }

@@ -138,6 +138,15 @@ class CommandChannelTest {
                 exit 3
                 """);
         failed(channel(List.of("./crash.sh"), 30, 65536).ask(REQUEST), "exited with code 3: model quota exhausted");
+        // a long trace: its end, where the cause is, goes into the note
+        script("trace.sh", """
+                cat > /dev/null
+                for i in $(seq 1 40); do echo "diagnostic line $i with some detail text" >&2; done
+                echo "FATAL: the real cause is here" >&2
+                exit 1
+                """);
+        failed(channel(List.of("./trace.sh"), 30, 65536).ask(REQUEST), "diagnostic line 40 with some detail text "
+                + "FATAL: the real cause is here");
     }
 
     @Test

@@ -81,6 +81,11 @@ class ConfigLoaderTest {
         assertMessage("[agents.architect]\nchannel = \"http\"\n", "has no url");
         assertMessage("[agents.architect]\ntimeout = 5\n", "field 'timeout' is not a known key in [agents.architect]");
         assertMessage("[roles]\narchitect = \"octocat\"\n", "field 'architect' must be an array of strings");
+        // an alias and its role are one role: two tables of it would leave one of them unused by chance
+        assertMessage("[agents.product-manager]\nchannel = \"auto\"\n\n[agents.pm]\nchannel = \"human\"\n",
+                "config.toml, line 4: field 'pm' of [agents] names the role 'product-manager' a second time");
+        assertMessage("[roles]\nux-designer = [\"a\"]\nUX = [\"b\"]\n",
+                "field 'UX' of [roles] names the role 'ux-designer' a second time");
     }
 
     private static void assertMessage(String toml, String expected) {

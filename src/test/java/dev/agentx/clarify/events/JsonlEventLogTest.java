@@ -52,4 +52,18 @@ class JsonlEventLogTest {
         read.events().forEach(e -> ids.add(e.clarificationId()));
         assertEquals(8 * 100, ids.size());
     }
+
+    /** Bytes that are not UTF-8 (a hand edit, a torn write) cost their line, not the whole log. */
+    @Test
+    void aLineThatIsNotUtf8IsSkippedAndCountedNotFatal() throws Exception {
+        Path file = dir.resolve("events.jsonl");
+        JsonlEventLog log = new JsonlEventLog(file);
+        log.publish(List.of(event(1, 0)));
+        java.nio.file.Files.write(file, "{\"event\":\"clarification-requested\",\"caf\u00e9\":\"\n"
+                .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), java.nio.file.StandardOpenOption.APPEND);
+        log.publish(List.of(event(2, 0)));
+        dev.agentx.clarify.events.EventLog.Read read = log.all();
+        assertEquals(2, read.events().size());
+        assertEquals(1, read.unreadableLines());
+    }
 }
