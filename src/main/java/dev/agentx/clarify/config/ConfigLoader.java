@@ -190,6 +190,13 @@ public final class ConfigLoader {
         return labels;
     }
 
+    /** The channels each key of an {@code [agents.<role>]} table applies to (autonomy: all). */
+    private static final Map<String, Set<String>> CHANNELS_OF_KEY = Map.of(
+            "command", Set.of("command"),
+            "url", Set.of("http"), "secret_env", Set.of("http"), "token_env", Set.of("http"), "retries", Set.of("http"),
+            "timeout_seconds", Set.of("command", "http"), "max_output_bytes", Set.of("command", "http"),
+            "escalate_after_failures", Set.of("command", "http", "auto"));
+
     /** The settings of an {@code [agents.<role>]} or {@code [channels.<name>]} table ({@code where}). */
     public static AgentSettings agentSettings(TomlFile toml, TomlTable a, String where) {
         String channel = toml.string(a, "channel", "human");
@@ -197,6 +204,14 @@ public final class ConfigLoader {
             throw toml.error(a, "channel", "must be human, command, http or auto, got '" + channel + "'"
                     + (channel.startsWith("server:") ? " ('server:<name>' is how a repository's .github/agentx.toml "
                     + "selects one of the server's [channels]; here write the channel's own keys)" : ""));
+        }
+        for (Map.Entry<String, Set<String>> key : CHANNELS_OF_KEY.entrySet()) {
+            // a key of another channel does nothing here: most likely the channel was changed and
+            // the key left behind, or the channel is the typo
+            if (a.contains(key.getKey()) && !key.getValue().contains(channel)) {
+                throw toml.error(a, key.getKey(), "applies to channel " + String.join(" or ", new java.util.TreeSet<>(
+                        key.getValue())) + " only, and " + where + " has channel = \"" + channel + "\"");
+            }
         }
         List<String> command = toml.strings(a, "command");
         Integer timeout = toml.integer(a, "timeout_seconds", 1, 86_400);

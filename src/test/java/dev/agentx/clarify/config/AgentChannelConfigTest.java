@@ -64,7 +64,7 @@ class AgentChannelConfigTest {
         refused("[agents.pm]\nchannel = \"http\"\nurl = \"ftp://x\"", "line 3: field 'url' must start with http://");
         refused("[agents.pm]\nchannel = \"http\"\nurl = \"http://x\"\nsecret_env = \"hunter2 is my secret\"",
                 "line 4: field 'secret_env' must name an environment variable");
-        refused("[agents.pm]\nchannel = \"auto\"\nretries = 11", "field 'retries' must be between 0 and 10");
+        refused("[agents.pm]\nchannel = \"http\"\nurl = \"http://x\"\nretries = 11", "field 'retries' must be between 0 and 10");
         refused("[agents.pm]\nchannel = \"auto\"\nescalate_after_failures = 0", "must be between 1 and 100");
         refused("[agents.pm]\nchannel = \"auto\"\nmax_output_byte = 10", "line 3: field 'max_output_byte' is not a known key");
     }

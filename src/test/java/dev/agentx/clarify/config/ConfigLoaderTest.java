@@ -81,6 +81,15 @@ class ConfigLoaderTest {
         assertMessage("[agents.architect]\nchannel = \"http\"\n", "has no url");
         assertMessage("[agents.architect]\ntimeout = 5\n", "field 'timeout' is not a known key in [agents.architect]");
         assertMessage("[roles]\narchitect = \"octocat\"\n", "field 'architect' must be an array of strings");
+        // a key of another channel does nothing: the channel or the key is a mistake
+        assertMessage("[agents.architect]\nchannel = \"command\"\ncommand = [\"./a\"]\nretries = 2\n",
+                "config.toml, line 4: field 'retries' applies to channel http only, and [agents.architect] has "
+                + "channel = \"command\"");
+        assertMessage("[agents.architect]\nchannel = \"auto\"\ncommand = [\"./a\"]\n",
+                "field 'command' applies to channel command only");
+        assertMessage("[agents.architect]\ntimeout_seconds = 5\n",
+                "field 'timeout_seconds' applies to channel command or http only, and [agents.architect] has "
+                + "channel = \"human\"");
         // an alias and its role are one role: two tables of it would leave one of them unused by chance
         assertMessage("[agents.product-manager]\nchannel = \"auto\"\n\n[agents.pm]\nchannel = \"human\"\n",
                 "config.toml, line 4: field 'pm' of [agents] names the role 'product-manager' a second time");
