@@ -70,7 +70,14 @@ class GitHubApiFaultsTest {
                 Arguments.of("403 secondary limit Retry-After", aResponse().withStatus(403)
                         .withHeader("Content-Type", "application/json").withHeader("Retry-After", "120")
                         .withBody("{\"message\":\"You have exceeded a secondary rate limit. Please wait.\"}"),
-                        Duration.ofSeconds(120)));
+                        Duration.ofSeconds(120)),
+                // GitHub may say it only in the message, with core requests left: a minute's wait
+                Arguments.of("403 secondary limit in the message only", aResponse().withStatus(403)
+                        .withHeader("Content-Type", "application/json").withHeader("X-RateLimit-Limit", "5000")
+                        .withHeader("X-RateLimit-Remaining", "4990")
+                        .withBody("{\"message\":\"You have exceeded a secondary rate limit and have been temporarily "
+                                + "blocked from content creation. Please retry your request again later.\"}"),
+                        Duration.ofMinutes(1)));
     }
 
     /** Requests GitHub carried out: answered with a success, not a fault. */

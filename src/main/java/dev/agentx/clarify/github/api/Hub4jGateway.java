@@ -344,7 +344,8 @@ public final class Hub4jGateway implements GitHubGateway {
      * {@code authorization}, {@code body} sent as JSON (none when null), timed like every other
      * call. Fails as a hub4j call of the gateway does: no answer (a reset, a timeout) with status
      * -1, which the outbox counts as uncertain; a rate limit (429, or 403 with {@code Retry-After},
-     * {@code gh-limited-by} or no core requests left) with GitHub's wait, or a minute; any other
+     * {@code gh-limited-by}, no core requests left, or a message that says rate limit) with
+     * GitHub's wait, or a minute; any other
      * status with its message. A 401 is left to the caller. {@code installation}: whose rate limit
      * the answer reports ({@link #rateLimitRemaining}), null for the App's own calls.
      */
@@ -383,7 +384,7 @@ public final class Hub4jGateway implements GitHubGateway {
             return r;
         }
         if (status == 429 || status == 403 && (header.apply("Retry-After") != null
-                || header.apply("gh-limited-by") != null || "0".equals(remaining))) {
+                || header.apply("gh-limited-by") != null || "0".equals(remaining) || saysRateLimit(r))) {
             Duration d = RetryAfter.of(header, clock);
             Duration wait = d == null ? RetryAfter.SECONDARY_DEFAULT : d;
             throw new GitHubApiException(what + ": GitHub rate limit reached (HTTP " + status + "); retry in "
@@ -395,6 +396,16 @@ public final class Hub4jGateway implements GitHubGateway {
         }
         throw new GitHubApiException(what + ": HTTP " + status + " " + brief(text(r)), status,
                 RetryAfter.of(header, clock), false, null);
+    }
+
+    /**
+     * Whether a 403's message is GitHub's for a rate limit ("You have exceeded a secondary rate
+     * limit", "API rate limit exceeded"): GitHub may answer a secondary limit with none of the
+     * headers that say so, and a core limit left (X-RateLimit-Remaining above 0); taken for a
+     * refusal, the effect would be given up for good.
+     */
+    private static boolean saysRateLimit(ApiHttp.Answer r) {
+        return text(r).toLowerCase(java.util.Locale.ROOT).contains("rate limit");
     }
 
     /** An answer's body as text (GitHub's API answers in UTF-8). */
