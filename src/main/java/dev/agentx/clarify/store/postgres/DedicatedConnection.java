@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
  * run once more on a new connection (after a database restart it was to the old server): only
  * for work that is safe to repeat, and not when the connection broke by waiting out the answer's
  * timeout (a second wait would take the caller past what it may wait) or could not be opened (the
- * database is gone, not restarted).
+ * database is gone, not restarted). A call the database rolled back to break a deadlock is run
+ * once more too: two replicas given the same deliveries at once insert their ids in different
+ * orders.
  */
 final class DedicatedConnection implements AutoCloseable {
     /** How long a statement on this connection may wait for the database's answer: under the 10 s GitHub waits. */
@@ -32,6 +34,9 @@ final class DedicatedConnection implements AutoCloseable {
     static final long IDLE_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** How long that check waits for the database's answer. */
     private static final int CHECK_TIMEOUT_SECONDS = 2;
+
+    /** PostgreSQL's SQLSTATE for a deadlock it broke by rolling back one of the statements. */
+    static final String DEADLOCK = "40P01";
 
     /** Opens a connection; the database's {@code ownConnection}, or a test's. */
     @FunctionalInterface
@@ -69,7 +74,10 @@ final class DedicatedConnection implements AutoCloseable {
             return used(work.run(connection()));
         } catch (SQLException e) {
             dropIfBroken(e);
-            if (!opened || !PostgresDatabase.connectionLost(e) || answerTimedOut(e)) {
+            // a deadlock: another replica's insert took the same delivery ids in another order, and
+            // the database rolled this statement back; run again, those rows are duplicates now
+            boolean deadlock = DEADLOCK.equals(e.getSQLState());
+            if (!deadlock && (!opened || !PostgresDatabase.connectionLost(e) || answerTimedOut(e))) {
                 throw db.failure(e);
             }
         }

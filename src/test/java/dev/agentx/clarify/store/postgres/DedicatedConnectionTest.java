@@ -13,6 +13,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -125,6 +126,54 @@ class DedicatedConnectionTest {
             assertEquals(1, tries.get());
             assertEquals(first, c.run(DedicatedConnectionTest::backend), "the connection is kept");
             assertEquals(1, opened.get());
+        }
+    }
+
+    /**
+     * Two replicas given the same deliveries at once insert their ids in different orders; the
+     * database breaks the deadlock by rolling one statement back. Work rolled back so runs once
+     * more, and finds the other's rows then.
+     */
+    @Test
+    void workTheDatabaseRolledBackToBreakADeadlockRunsOnceMore() throws Exception {
+        try (DedicatedConnection c = new DedicatedConnection(db, opener(0), Long.MAX_VALUE);
+                Connection other = database.dataSource().getConnection()) {
+            c.run(x -> {
+                try (Statement s = x.createStatement()) {
+                    s.execute("CREATE TABLE ids (id text PRIMARY KEY)");
+                }
+                return null;
+            });
+            other.setAutoCommit(false);
+            try (Statement s = other.createStatement()) {
+                s.execute("SET LOCAL deadlock_timeout = '60s'"); // so the dedicated connection's side is the one broken
+                s.execute("INSERT INTO ids VALUES ('b')");
+            }
+            AtomicInteger tries = new AtomicInteger();
+            java.util.concurrent.CompletableFuture<Integer> inserted = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> c.run(x -> {
+                        tries.incrementAndGet();
+                        try (Statement s = x.createStatement()) {
+                            return s.executeUpdate("INSERT INTO ids VALUES ('a'), ('b') ON CONFLICT DO NOTHING");
+                        }
+                    }));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!db.<Boolean>autoCommit(x -> {
+                try (var s = x.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event_type "
+                        + "= 'Lock' AND query LIKE 'INSERT INTO ids VALUES (''a'')%')"); var r = s.executeQuery()) {
+                    r.next();
+                    return r.getBoolean(1);
+                }
+            })) {
+                assertTrue(System.nanoTime() < deadline, "the insert of a and b waits for b");
+                Thread.onSpinWait();
+            }
+            try (Statement s = other.createStatement()) {
+                s.execute("INSERT INTO ids VALUES ('a') ON CONFLICT DO NOTHING"); // the cycle: broken on the other side
+            }
+            other.commit();
+            assertEquals(0, inserted.get(30, TimeUnit.SECONDS), "both rows were the other's by then");
+            assertEquals(2, tries.get(), "rolled back once, run once more");
         }
     }
 
