@@ -12,6 +12,7 @@ import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.lock.Sleeper;
+import dev.agentx.clarify.monitor.Cause;
 import dev.agentx.clarify.monitor.ClarificationMonitor;
 import dev.agentx.clarify.monitor.UpstreamOrder;
 import dev.agentx.clarify.protocol.ClarificationRecord;
@@ -110,7 +111,8 @@ public final class LocalMode {
 
     /** Escalates a record whose channel keeps failing, if it still waits for that round's answer. */
     private void escalateForChannel(String id, int round, String reason) {
-        engine.escalateByHub(id, reason, (ClarificationRecord r) -> r.status().awaitingAnswer() && r.round() == round);
+        engine.escalateByHub(id, Cause.CHANNEL.reason(reason),
+                (ClarificationRecord r) -> r.status().awaitingAnswer() && r.round() == round);
     }
 
     public static LocalMode open(Path root, Clock clock) {

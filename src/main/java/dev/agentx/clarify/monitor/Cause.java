@@ -7,17 +7,25 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Why the monitor escalated a record. The escalation summary it writes starts
- * {@code Escalated: <cause>: <why>}, which is how {@code clarify stale} and the digest recognise
- * the monitor's escalations in the ledger later.
+ * Why the monitor escalated a record, or the hub a record whose answer channel kept failing. The
+ * escalation summary written for it starts {@code Escalated: <cause>: <why>}, which is how
+ * {@code clarify stale} and the digest recognise these escalations in the ledger later.
  */
 public enum Cause {
-    /** No answer within the SLA, asked again, and still no answer within another SLA. */
+    /**
+     * No answer within the SLA, asked again (or, holding a proposal, left to a person), and still
+     * no answer within another SLA.
+     */
     STALE,
     /** The thread repeats itself, or two records pass one topic back and forth. */
     STUCK,
     /** A cycle of blocking requests; the most downstream agent's request was escalated. */
-    DEADLOCK;
+    DEADLOCK,
+    /**
+     * The target's answer channel failed {@code escalate_after_failures} times in a row on one
+     * round: when the question was asked, or when the monitor asked a stale question again.
+     */
+    CHANNEL;
 
     public String wire() {
         return name().toLowerCase(Locale.ROOT);

@@ -6,6 +6,7 @@ import dev.agentx.clarify.channel.QuestionRequest;
 import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.protocol.ThreadEntry;
@@ -18,6 +19,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -30,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>stale, first timeout: {@code pending -> stale} (event clarification-stale) under the
  *       ledger's lock, then, outside any lock, the target is asked again through its answer
- *       channel; an immediate answer is recorded as the round's answer;</li>
- *   <li>stale, second timeout (a full SLA after it was asked again): escalated;</li>
+ *       channel; an immediate answer is recorded as the round's answer; a channel failure that
+ *       reaches {@code escalate_after_failures} escalates it (cause channel). A record holding a
+ *       proposal (autonomy approve) is not asked again: a person decides on the proposal;</li>
+ *   <li>stale, second timeout (a full SLA after it went stale): escalated;</li>
  *   <li>stuck: escalated, with why;</li>
  *   <li>deadlock: the most downstream agent's request in each cycle is escalated.</li>
  * </ul>
@@ -90,8 +94,10 @@ public final class ClarificationMonitor {
         walk(f, now, new Pass() {
             @Override
             public void markStale(Findings.Stale s) {
-                actions.add(new MonitorAction.MarkedStale(s.issue(), s.record().id(), s.why(),
-                        "would ask " + s.record().to() + " again"));
+                ClarificationRecord r = s.record();
+                actions.add(new MonitorAction.MarkedStale(s.issue(), r.id(), s.why(), r.pendingProposal().isPresent()
+                        ? "would not ask " + r.to() + " again: its proposed answer waits for a person"
+                        : "would ask " + r.to() + " again"));
             }
 
             @Override
@@ -186,6 +192,14 @@ public final class ClarificationMonitor {
         outcomes.add(marked);
         ClarificationRecord r = marked.record();
         String why = s.why();
+        if (r.pendingProposal().isPresent()) {
+            // autonomy approve: the agent did answer, and a person decides on its proposal, so the
+            // agent is not asked again; the second timeout still escalates it
+            actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, r.to() + " not asked again: its proposed "
+                    + "answer waits for a person: 'agentx clarify accept " + id + "'; escalates after "
+                    + s.escalatesAt() + " unless a person accepts or answers it"));
+            return;
+        }
         Delivery d;
         try {
             d = channel.ask(new QuestionRequest(r.id(), marked.issue(), r.from(), r.to(), r.topic(), r.round(),
@@ -215,8 +229,20 @@ public final class ClarificationMonitor {
             }
         } else if (d instanceof Delivery.Failed failed) {
             log().warn("channel of {} failed when asking again for {}: {}", r.to(), id, failed.error());
-            actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, "could not reach " + r.to() + " to ask again: "
-                    + failed.error() + "; escalates after " + s.escalatesAt() + " without an answer"));
+            String reask = "could not reach " + r.to() + " to ask again: " + failed.error();
+            if (after.record().status() != Status.ESCALATED) {
+                actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, reask + "; escalates after "
+                        + s.escalatesAt() + " without an answer"));
+                return;
+            }
+            // the failure reached escalate_after_failures and the channel escalated the record
+            actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, reask));
+            Optional<ThreadEntry> escalation = after.record().lastOf(EntryType.ESCALATION);
+            Optional<Cause> cause = escalation.flatMap(Cause::of);
+            if (cause.isPresent()) {
+                actions.add(new MonitorAction.Escalated(s.issue(), id, cause.get(), Cause.why(escalation.get(),
+                        cause.get())));
+            }
         } else {
             actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, "asked " + r.to()
                     + " again; escalates after " + s.escalatesAt() + " without an answer"));

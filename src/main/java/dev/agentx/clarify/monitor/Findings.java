@@ -28,7 +28,7 @@ public record Findings(int active, List<Stale> stale, List<Stuck> stuck, List<De
     public enum Phase {
         /** {@code pending} past {@code staleAfter}: the monitor marks it stale and asks again. */
         OVERDUE,
-        /** {@code stale}, asked again, second SLA still running. */
+        /** {@code stale}, asked again (or holding a proposal, not asked again), second SLA still running. */
         WAITING,
         /** {@code stale} past a full SLA after it was asked again: the monitor escalates it. */
         SECOND_TIMEOUT
@@ -37,12 +37,24 @@ public record Findings(int active, List<Stale> stale, List<Stuck> stuck, List<De
     /**
      * A record past its SLA.
      *
-     * @param escalatesAt when the second timeout escalates it (a full SLA after it was asked again)
+     * @param escalatesAt when the second timeout escalates it (a full SLA after it went stale)
      */
     public record Stale(int issue, ClarificationRecord record, Phase phase, Instant escalatesAt) {
         /** One line for people: what happened and what comes next. */
         public String why() {
             String sla = CliDuration.format(record.sla());
+            if (record.pendingProposal().isPresent()) {
+                // autonomy approve: the agent answered, a person has not accepted, and the monitor
+                // does not ask the agent again
+                String missed = record.to() + "'s proposed answer to round " + record.round()
+                        + " was not accepted within the SLA (" + sla + ", due " + record.staleAfter() + ")";
+                return switch (phase) {
+                    case OVERDUE -> missed;
+                    case WAITING -> missed + "; escalates after " + escalatesAt;
+                    case SECOND_TIMEOUT -> missed + " nor within another SLA after it went stale (due " + escalatesAt
+                            + ")";
+                };
+            }
             return switch (phase) {
                 case OVERDUE -> record.to() + " has not answered round " + record.round() + " within the SLA (" + sla
                         + ", due " + record.staleAfter() + ")";

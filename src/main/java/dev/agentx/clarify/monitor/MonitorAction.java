@@ -12,7 +12,10 @@ public sealed interface MonitorAction {
     /** One line for people. */
     String describe();
 
-    /** A pending record past its SLA became stale; {@code reask} says what asking the target again did. */
+    /**
+     * A pending record past its SLA became stale; {@code reask} says what asking the target again
+     * did, or why it was not asked again.
+     */
     record MarkedStale(int issue, String id, String why, String reask) implements MonitorAction {
         @Override
         public String kind() {

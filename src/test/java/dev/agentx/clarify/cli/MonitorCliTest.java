@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.support.ChannelRoot;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestRoot;
 import dev.agentx.clarify.support.TestRoot.Run;
@@ -144,6 +145,74 @@ class MonitorCliTest {
         assertEquals("stuck", after.get("escalated").get(0).get("cause").asText());
         assertEquals(0, after.get("deadlocked").size());
         assertEquals(0, after.get("stuck").size());
+    }
+
+    /**
+     * The re-ask of a stale record reaches the channel's failure limit: the pass reports the stale
+     * mark and the escalation, and {@code clarify stale} lists the record as escalated.
+     */
+    @Test
+    void aReaskThatReachesTheFailureLimitIsReportedEscalatedAndListed() throws Exception {
+        ChannelRoot channels = new ChannelRoot(dir.resolve("channels"), clock);
+        channels.script("agents/down.sh", "cat >/dev/null\necho 'service down' >&2\nexit 1\n");
+        channels.config("""
+                [agents.architect]
+                channel = "command"
+                command = ["./agents/down.sh"]
+                escalate_after_failures = 2
+                """);
+        Run ask = channels.cli("clarify", "ask", "--issue", "2", "--from", "engineer", "--to", "architect", "--topic",
+                "Cache", "Redis or memcached?");
+        assertEquals(0, ask.code(), ask.out() + ask.err());
+        assertTrue(ask.err().contains("failure 1 of 2 before escalation"), ask.err());
+        channels.cli("clarify", "ask", "--issue", "3", "--from", "engineer", "--to", "architect", "--topic", "Queue",
+                "Kafka or SQS?");
+
+        clock.advance(Duration.ofMinutes(31));
+        Run text = channels.cli("monitor");
+        assertEquals(0, text.code(), text.out() + text.err());
+        String[] lines = text.out().split("\n");
+        assertEquals(5, lines.length, text.out());
+        assertTrue(lines[0].startsWith("CLR-2-001 stale: architect has not answered round 1 within the SLA"), lines[0]);
+        assertTrue(lines[0].contains("; could not reach architect to ask again: "), lines[0]);
+        assertTrue(lines[0].endsWith("(failure 2 of 2; escalated to a human)"), lines[0]);
+        assertTrue(lines[1].startsWith("CLR-2-001 escalated (channel): architect's command channel failed 2 times in a "
+                + "row on round 1; last error: "), lines[1]);
+        assertTrue(lines[2].startsWith("CLR-3-001 stale: "), lines[2]);
+        assertTrue(lines[3].startsWith("CLR-3-001 escalated (channel): "), lines[3]);
+        assertEquals("4 actions; checked 2 active clarifications in 2 ledgers.", lines[4]);
+        assertFalse(text.out().contains("escalates after"), text.out());
+
+        Run stale = channels.cli("clarify", "stale");
+        assertTrue(stale.out().startsWith("Escalated by the monitor, waiting for a human (2):\n"
+                + "  CLR-2-001 engineer -> architect \"Cache\" [escalated] (channel): architect's command channel failed "
+                + "2 times in a row on round 1; last error: "), stale.out());
+        assertTrue(stale.out().contains("resolve with: agentx clarify resolve CLR-2-001 -m \"<decision>\""), stale.out());
+        JsonNode listed = json(channels.cli("--json", "clarify", "stale").out()).get("escalated");
+        assertEquals(2, listed.size(), listed.toString());
+        assertEquals("channel", listed.get(0).get("cause").asText());
+        assertTrue(listed.get(0).get("why").asText().startsWith("architect's command channel failed 2 times"),
+                listed.toString());
+    }
+
+    @Test
+    void aReaskThatReachesTheFailureLimitIsAnEscalatedActionInJson() {
+        ChannelRoot channels = new ChannelRoot(dir.resolve("channels"), clock);
+        channels.script("agents/down.sh", "cat >/dev/null\nexit 1\n");
+        channels.config("[agents.architect]\nchannel = \"command\"\ncommand = [\"./agents/down.sh\"]\n"
+                + "escalate_after_failures = 2\n");
+        channels.cli("clarify", "ask", "--issue", "2", "--from", "engineer", "--to", "architect", "Redis?");
+        clock.advance(Duration.ofMinutes(31));
+        Run run = channels.cli("--json", "monitor");
+        assertEquals(0, run.code(), run.out() + run.err());
+        JsonNode actions = json(run.out()).get("actions");
+        assertEquals(2, actions.size(), actions.toString());
+        assertEquals("stale", actions.get(0).get("kind").asText());
+        assertFalse(actions.get(0).get("detail").asText().contains("escalates after"), actions.toString());
+        assertEquals("escalated", actions.get(1).get("kind").asText());
+        assertEquals("channel", actions.get(1).get("cause").asText());
+        assertEquals("CLR-2-001", actions.get(1).get("id").asText());
+        assertEquals(2, actions.get(1).get("issueNumber").asInt());
     }
 
     /** Times are shown to the second, so that the columns line up whatever the clock's fraction; --json keeps them whole. */

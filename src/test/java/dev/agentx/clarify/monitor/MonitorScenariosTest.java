@@ -148,6 +148,31 @@ class MonitorScenariosTest {
     }
 
     @Test
+    void aProposalWaitingForAPersonIsNotAskedAgainAndTheListSaysSo() {
+        root.write(".agentx/config.toml", "autonomy = \"approve\"\n");
+        local = root.local();
+        channel.reply(q -> new Delivery.Answered("Redis.", null, "command"));
+        String id = local.engine().execute(new ClarifyCommand.Ask(7, "engineer", "architect", "Cache",
+                "Redis or memcached?", true, List.of(), null)).record().id();
+        assertTrue(record(id).pendingProposal().isPresent(), "the agent's answer is a proposal");
+        assertEquals(1, channel.asked.size());
+
+        clock.advance(Duration.ofMinutes(31));
+        MonitorAction planned = local.monitor().plan().actions().get(0);
+        assertTrue(planned.describe().endsWith("; would not ask architect again: its proposed answer waits for a "
+                + "person"), planned.describe());
+        MonitorAction marked = local.monitor().run().actions().get(0);
+        assertTrue(marked.describe().contains("architect not asked again: its proposed answer waits for a person"),
+                marked.describe());
+        assertEquals(Status.STALE, record(id).status());
+        assertEquals(1, channel.asked.size(), "the agent is not asked again");
+        Findings.Stale waiting = local.monitor().check().stale().get(0);
+        assertEquals(Findings.Phase.WAITING, waiting.phase());
+        assertEquals("architect's proposed answer to round 1 was not accepted within the SLA (30m, due "
+                + "2026-02-26T10:30:00Z); escalates after 2026-02-26T11:01:00Z", waiting.why());
+    }
+
+    @Test
     void aLatePassThatAsksAgainGivesTheTargetAFullSlaFromThen() {
         String id = ask(8, "engineer", "architect", "Queue", "Kafka or SQS?", true);
         clock.set(Instant.parse("2026-02-26T11:30:00Z")); // the first pass after the SLA ran an hour late

@@ -13,6 +13,8 @@ import dev.agentx.clarify.channel.QuestionRequest;
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.events.ClarificationEvent;
 import dev.agentx.clarify.events.EventType;
+import dev.agentx.clarify.monitor.Cause;
+import dev.agentx.clarify.monitor.MonitorAction;
 import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
@@ -112,7 +114,7 @@ class AnswerChannelsTest {
         String summary = r.thread().get(r.thread().size() - 1).body();
         assertEquals(EntryType.ESCALATION, r.thread().get(r.thread().size() - 1).type());
         assertEquals("agentx", r.thread().get(r.thread().size() - 1).from());
-        assertTrue(summary.startsWith("Escalated: architect's command channel failed 2 times in a row on round 1; "
+        assertTrue(summary.startsWith("Escalated: channel: architect's command channel failed 2 times in a row on round 1; "
                 + "last error: architect's command agent (./agents/unsure.sh) cannot answer: not my area"), summary);
         assertTrue(summary.contains("Options: 1) PostgreSQL 2) SQLite"), summary);
         assertFalse(Files.readString(failures).contains(o.record().id()), "counter cleared after escalating");
@@ -191,6 +193,40 @@ class AnswerChannelsTest {
         ClarifyException again = assertThrows(ClarifyException.class,
                 () -> local.engine().execute(new ClarifyCommand.Accept(r.id(), null)));
         assertEquals(ErrorCode.INVALID_STATE, again.code());
+    }
+
+    /** A proposal nobody accepts goes stale without the agent being asked again, then is escalated, saying so. */
+    @Test
+    void anUnacceptedProposalGoesStaleWithoutAReaskAndIsEscalatedSayingSo() {
+        root.config("autonomy = \"approve\"\n[agents.architect]\nchannel = \"auto\"\n");
+        LocalMode local = root.local();
+        String id = ask(local, true, List.of("PostgreSQL", "SQLite"), "Which database?").record().id();
+
+        clock.advance(java.time.Duration.ofMinutes(31));
+        List<MonitorAction> first = local.monitor().run().actions();
+        assertEquals(1, first.size(), first.toString());
+        String marked = assertInstanceOf(MonitorAction.MarkedStale.class, first.get(0)).describe();
+        assertTrue(marked.startsWith(id + " stale: architect's proposed answer to round 1 was not accepted within the "
+                + "SLA (30m, due 2026-02-26T10:30:00Z); architect not asked again: its proposed answer waits for a "
+                + "person: 'agentx clarify accept " + id + "'; escalates after 2026-02-26T11:01:00Z unless a person "
+                + "accepts or answers it"), marked);
+        assertFalse(marked.contains("asked architect again"), marked);
+        assertEquals(Status.STALE, stored(local, id).status());
+        assertTrue(stored(local, id).pendingProposal().isPresent(), "a person may still accept it");
+
+        clock.advance(java.time.Duration.ofMinutes(31));
+        MonitorAction escalated = local.monitor().run().actions().get(0);
+        assertEquals(Cause.STALE, assertInstanceOf(MonitorAction.Escalated.class, escalated).cause());
+        ClarificationRecord r = stored(local, id);
+        assertEquals(Status.ESCALATED, r.status());
+        String summary = r.thread().get(r.thread().size() - 1).body();
+        assertTrue(summary.startsWith("Escalated: stale: architect's proposed answer to round 1 was not accepted within "
+                + "the SLA (30m, due 2026-02-26T10:30:00Z) nor within another SLA after it went stale (due "
+                + "2026-02-26T11:01:00Z)\n"), summary);
+        assertFalse(summary.contains("asked again"), summary);
+        ClarifyException late = assertThrows(ClarifyException.class,
+                () -> local.engine().execute(new ClarifyCommand.Accept(id, "alice")));
+        assertEquals(ErrorCode.INVALID_STATE, late.code(), "an escalated record's proposal is not accepted");
     }
 
     @Test
