@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * redeliver each one of an event the App acts on whose GUID this server never received. A
  * redelivery keeps its GUID, so the inbox's dedupe keeps it exactly once even when GitHub's
  * record is stale (a delivery it marks failed because the 202 came late is already received here
- * and is not asked for). Where the pass stopped, and the GUIDs it asked for (one is asked for again
- * after an hour if it still has not arrived), are kept in its {@link RecoveryPosition} (the data dir's
+ * and is not asked for). Where the pass stopped, the GUIDs it asked for (one is asked for again
+ * after an hour if it still has not arrived) and those GitHub refused to redeliver (never asked
+ * for again), are kept in its {@link RecoveryPosition} (the data dir's
  * {@code recovery.json}; on PostgreSQL a note every replica shares), so a restart, or another
  * replica taking the pass over, does not rescan three days, and {@code agentx deliveries} can tell
  * what was recovered.
@@ -85,6 +86,7 @@ public final class DeliveryRecovery {
         Instant from = state.checkedThrough != null ? state.checkedThrough.minus(IN_FLIGHT) : now.minus(RETENTION);
         Instant settled = now.minus(IN_FLIGHT);
         state.asked.values().removeIf(at -> at.isBefore(now.minus(RETENTION)));
+        state.refused.values().removeIf(at -> at.isBefore(now.minus(RETENTION)));
         Set<String> thisPass = new HashSet<>();
         int listed = 0;
         int missing = 0;
@@ -105,7 +107,7 @@ public final class DeliveryRecovery {
                         continue;
                     }
                     Instant asked = state.asked.get(d.guid());
-                    if (!EVENTS.contains(d.event()) || received.test(d.guid())
+                    if (!EVENTS.contains(d.event()) || received.test(d.guid()) || state.refused.containsKey(d.guid())
                             || asked != null && asked.isAfter(now.minus(ASKED)) || !thisPass.add(d.guid())) {
                         continue;
                     }
@@ -120,7 +122,12 @@ public final class DeliveryRecovery {
                             retryFrom = retryFrom == null || d.deliveredAt().isBefore(retryFrom) ? d.deliveredAt()
                                     : retryFrom;
                         }
-                        case REFUSED -> failed++;
+                        case REFUSED -> {
+                            // kept, so that a pass resuming from an older delivery that failed for now
+                            // does not ask for this one again
+                            failed++;
+                            state.refused.put(d.guid(), now);
+                        }
                     }
                 }
                 cursor = page.next();
@@ -187,10 +194,11 @@ public final class DeliveryRecovery {
         }
     }
 
-    /** Where the last pass stopped, and the GUIDs asked for within GitHub's retention window. */
+    /** Where the last pass stopped, and the GUIDs asked for and refused within GitHub's retention window. */
     private static final class State {
         Instant checkedThrough;
         final Map<String, Instant> asked = new TreeMap<>();
+        final Map<String, Instant> refused = new TreeMap<>();
     }
 
     /** The GUIDs the recovery passes asked GitHub to redeliver, with when (empty when nothing was written). */
@@ -210,6 +218,8 @@ public final class DeliveryRecovery {
                 s.checkedThrough = Instant.parse(n.get("checkedThrough").asText());
             }
             n.path("asked").fields().forEachRemaining(f -> s.asked.put(f.getKey(), Instant.parse(f.getValue().asText())));
+            n.path("refused").fields().forEachRemaining(f -> s.refused.put(f.getKey(),
+                    Instant.parse(f.getValue().asText())));
         } catch (RuntimeException e) {
             LOG.warn("recovery: {} cannot be read ({}); this pass covers GitHub's whole retention window", position,
                     e.getMessage());
@@ -225,6 +235,8 @@ public final class DeliveryRecovery {
         }
         ObjectNode asked = n.putObject("asked");
         s.asked.forEach((guid, at) -> asked.put(guid, at.toString()));
+        ObjectNode refused = n.putObject("refused");
+        s.refused.forEach((guid, at) -> refused.put(guid, at.toString()));
         position.write(n);
     }
 }

@@ -166,6 +166,27 @@ class DeliveryRecoveryTest {
     }
 
     /**
+     * A pass resumes from the oldest delivery whose redelivery failed for now, and so lists again
+     * the newer ones it saw; one GitHub refused among them is still not asked for again.
+     */
+    @Test
+    void aRefusalIsNotAskedForAgainWhenThePassResumesFromAnOlderFailure() {
+        rig.wiremock.stubFor(post(urlPathEqualTo("/app/hook/deliveries/12345002/attempts")).atPriority(1)
+                .willReturn(aResponse().withStatus(422).withBody("{\"message\":\"Validation Failed\"}")));
+        rig.wiremock.stubFor(post(urlPathEqualTo("/app/hook/deliveries/12344004/attempts")).atPriority(1)
+                .willReturn(aResponse().withStatus(502).withBody("{\"message\":\"Bad Gateway\"}")));
+        DeliveryRecovery recovery = recovery(ServerMetrics.create());
+        assertEquals(2, recovery.pass().failed());
+        for (int pass = 0; pass < 3; pass++) {
+            rig.clock.advance(java.time.Duration.ofMinutes(10));
+            DeliveryRecovery.Report next = recovery.pass();
+            assertEquals(1, next.failed(), "only the older one fails again: " + next);
+        }
+        assertEquals(1, attempts(12345002), "the refused one was asked for once");
+        assertEquals(4 * DeliveryRecovery.ATTEMPTS, attempts(12344004), "the failing one at every pass");
+    }
+
+    /**
      * On PostgreSQL where the passes stopped is shared: a server moved from files goes on from its
      * data dir's file, and a replica with a data dir of its own taking the pass over goes on from
      * there too, asking for nothing again; agentx deliveries on any replica tells what was recovered.
