@@ -89,7 +89,8 @@ final class SyncCommand implements Callable<Integer> {
         try {
             report = sync.run(ref, issue == null ? OptionalInt.empty() : OptionalInt.of(issue), write);
         } catch (GitHubApiException e) {
-            String hint = e.status() == 404 ? " Is the app installed on " + ref + ", and GITHUB_APP_ID right?" : "";
+            String hint = e.status() != 404 ? "" : " Is the app installed on " + ref + ", and GITHUB_APP_ID right?"
+                    + (issue == null ? "" : " Does issue #" + issue + " still exist there (not deleted or moved)?");
             return ctx.error(ErrorCode.INTERNAL, e.getMessage() + "." + hint);
         }
         if (ctx.json()) {

@@ -103,9 +103,12 @@ public final class Hub4jCommentSource implements CommentSource {
 
     @Override
     public List<IssueComment> comments(RepoRef repo, int issue) {
+        // two requests, each named in its failure: a 404 of the issue (deleted, moved) is not one of its comments
+        org.kohsuke.github.GHIssue found = call("read issue " + repo + "#" + issue,
+                () -> client(repo).getRepository(repo.fullName()).getIssue(issue));
         return call("list comments of " + repo + "#" + issue, () -> {
             List<IssueComment> out = new ArrayList<>();
-            for (GHIssueComment c : client(repo).getRepository(repo.fullName()).getIssue(issue).listComments()) {
+            for (GHIssueComment c : found.listComments()) {
                 out.add(new IssueComment(c.getId(), c.getUserName() == null ? "" : c.getUserName(), c.getBody()));
             }
             return out;

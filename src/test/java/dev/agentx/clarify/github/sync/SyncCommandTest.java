@@ -1,5 +1,6 @@
 package dev.agentx.clarify.github.sync;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
@@ -260,5 +261,14 @@ class SyncCommandTest {
         assertEquals(1, missing.code(), missing.err());
         assertTrue(missing.err().contains("HTTP 404") && missing.err().contains("Is the app installed on "
                 + "Codertocat/Hello-World"), missing.err());
+
+        // installed, but the issue is gone (deleted, moved): the failure names the issue's request
+        serveComments(List.of());
+        rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO + "/issues/400")).atPriority(1)
+                .willReturn(aResponse().withStatus(404).withBody("{\"message\":\"Not Found\"}")));
+        Run gone = sync("--issue", "400");
+        assertEquals(1, gone.code(), gone.err());
+        assertTrue(gone.err().contains("read issue Codertocat/Hello-World#400: HTTP 404")
+                && gone.err().contains("Does issue #400 still exist there"), gone.err());
     }
 }
