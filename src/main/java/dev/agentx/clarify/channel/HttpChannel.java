@@ -114,7 +114,7 @@ public final class HttpChannel implements AnswerChannel {
                 return new Delivery.Failed(who + " gave no answer within " + settings.timeoutSeconds()
                         + " s (timeout_seconds)");
             } catch (IOException e) {
-                lastError = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+                lastError = describe(e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return new Delivery.Failed(who + " was interrupted");
@@ -122,6 +122,20 @@ public final class HttpChannel implements AnswerChannel {
         }
         return new Delivery.Failed(who + " failed " + attempts + (attempts == 1 ? " time" : " times") + "; last: "
                 + lastError);
+    }
+
+    /**
+     * A connection's failure with its causes, innermost last: the JDK's client reports a host name
+     * that does not resolve as a bare ConnectException around an UnresolvedAddressException.
+     */
+    static String describe(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            b.append(b.isEmpty() ? "" : " <- ").append(t instanceof java.nio.channels.UnresolvedAddressException
+                    ? "the host name does not resolve" : t.getClass().getSimpleName()
+                    + (t.getMessage() == null ? "" : ": " + t.getMessage()));
+        }
+        return b.toString();
     }
 
     /** The wait before attempt {@code n} (1-based retry number). */

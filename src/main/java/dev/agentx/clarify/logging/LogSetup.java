@@ -83,6 +83,16 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
         // HttpClient's request headers and bytes carry the App's JWT and installation tokens: never logged
         context.getLogger("org.apache.hc.client5.http.headers").setLevel(Level.OFF);
         context.getLogger("org.apache.hc.client5.http.wire").setLevel(Level.OFF);
+        // a value that is none of the choices falls back to the default, and says so
+        if (!format.equals("text") && !format.equals("json")) {
+            root.warn("{}={} is neither text nor json; the text format is used", FORMAT_ENV,
+                    environment.get(FORMAT_ENV));
+        }
+        String configured = environment.get(LEVEL_ENV);
+        if (configured != null && !configured.isBlank() && Level.toLevel(configured.trim(), null) == null) {
+            root.warn("{}={} is none of TRACE, DEBUG, INFO, WARN, ERROR, OFF; {} is used", LEVEL_ENV, configured,
+                    level());
+        }
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 

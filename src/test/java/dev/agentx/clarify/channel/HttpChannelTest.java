@@ -153,4 +153,14 @@ class HttpChannelTest {
         failed(d, "failed 3 times; last: ConnectException");
         assertEquals(2, waits.size());
     }
+
+    @Test
+    void aHostNameThatDoesNotResolveIsSaidSo() {
+        // .invalid never resolves (RFC 2606)
+        AgentSettings s = new AgentSettings("http", List.of(), 2, "http://agent.invalid/answer", null, null, null,
+                4096, 0, 3);
+        Delivery d = new HttpChannel("pm", s, Map.of(), new RequestJson(RequestContext.local(Path.of("/x"))), waits::add)
+                .ask(REQUEST);
+        failed(d, "the host name does not resolve");
+    }
 }
