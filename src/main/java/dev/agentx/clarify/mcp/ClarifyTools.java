@@ -165,23 +165,22 @@ public final class ClarifyTools {
 
     /**
      * Only the requester resolves, and not while the record waits for a person (escalated), as in
-     * GitHub Mode; the engine leaves that to its callers because a person may resolve from the CLI.
+     * GitHub Mode; the engine checks both under the issue's lock ({@code asRequester}), since a
+     * person may resolve any record from the CLI.
      */
     private ToolResult resolve(Map<String, Object> arguments) {
         ToolArgs a = new ToolArgs("clarify_resolve", arguments, Set.of("id", "note"));
         String id = id(a);
-        ClarificationRecord r = find(ClarificationId.parse(id));
-        if (!r.from().equals(ws.agent())) {
-            throw new ClarifyException(ErrorCode.VALIDATION, "Only the requester '" + r.from() + "' may resolve "
-                    + r.id() + ", not '" + ws.agent() + "'" + (r.to().equals(ws.agent())
-                    ? "; as its target, answer it with clarify_answer, or hand it to a person with clarify_escalate."
-                    : "."));
+        Outcome o;
+        try {
+            o = ws.engine().execute(new ClarifyCommand.Resolve(id, ws.agent(), a.optionalText("note"), true));
+        } catch (ClarifyException e) {
+            if (e.code() == ErrorCode.VALIDATION && find(ClarificationId.parse(id)).to().equals(ws.agent())) {
+                throw new ClarifyException(ErrorCode.VALIDATION, e.getMessage().replaceAll("\\.$", "") + "; as its "
+                        + "target, answer it with clarify_answer, or hand it to a person with clarify_escalate.");
+            }
+            throw e;
         }
-        if (r.status() == Status.ESCALATED) {
-            throw new ClarifyException(ErrorCode.INVALID_STATE, "Cannot resolve it: " + r.id() + " is escalated (it "
-                    + "waits for a person: 'agentx clarify resolve " + r.id() + " -m \"<decision>\"').");
-        }
-        Outcome o = ws.engine().execute(new ClarifyCommand.Resolve(id, ws.agent(), a.optionalText("note")));
         List<String> notes = afterChange(o);
         return result(o.issue(), o.record(), o.record().id() + " resolved", notes, Map.of());
     }

@@ -241,7 +241,7 @@ public final class ClarificationEngine {
         String note = Validation.optionalText("note", c.note());
         String id = canonical(c.id());
         return written(w -> w.record().from(), () -> onRecord(c.actor(), new LedgerChange.Resolve(id, c.by(), note,
-                now(), key(request))));
+                now(), key(request), c.asRequester())));
     }
 
     private Outcome escalate(ClarifyCommand.Escalate c, String request) {

@@ -62,7 +62,16 @@ public sealed interface ClarifyCommand {
         }
     }
 
-    record Resolve(String id, String by, String note) implements ClarifyCommand {
+    /**
+     * @param asRequester an agent resolving its own question (MCP, GitHub Mode's requester): under
+     *                    the issue's lock, {@code by} must be the requester and the record must not be
+     *                    escalated, which leaves it to a person; false: a person, who may close any
+     */
+    record Resolve(String id, String by, String note, boolean asRequester) implements ClarifyCommand {
+        public Resolve(String id, String by, String note) {
+            this(id, by, note, false);
+        }
+
         @Override
         public String actor() {
             return by == null ? "resolve" : by;

@@ -185,12 +185,32 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
         }
     }
 
-    /** Closes the record as resolved. {@code by} null: the requester, or "human" while escalated. */
-    record Resolve(String id, String by, String note, Instant at, String request) implements OnRecord {
+    /**
+     * Closes the record as resolved. {@code by} null: the requester, or "human" while escalated.
+     * {@code asRequester}: an agent closing its own question, refused unless {@code by} is the
+     * requester and the record is not escalated (checked here, so that an escalation made after the
+     * caller read the record is not closed behind the person it waits for).
+     */
+    record Resolve(String id, String by, String note, Instant at, String request, boolean asRequester)
+            implements OnRecord {
+        public Resolve(String id, String by, String note, Instant at, String request) {
+            this(id, by, note, at, request, false);
+        }
+
         @Override
         public Mutation<Outcome> change(Ledger ledger, ClarificationRecord r) {
             if (r.status().terminal()) {
                 throw invalidState(r, "resolve it", "it is already " + r.status().wire());
+            }
+            if (asRequester) {
+                String who = by == null ? r.from() : Roles.canonical(by);
+                if (!who.equals(r.from())) {
+                    throw new ClarifyException(ErrorCode.VALIDATION, "Only the requester '" + r.from()
+                            + "' may resolve " + r.id() + ", not '" + who + "'.");
+                }
+                if (r.status() == Status.ESCALATED) {
+                    throw invalidState(r, "resolve it", "it waits for a person to resolve it");
+                }
             }
             String who = by != null ? by : r.status() == Status.ESCALATED ? "human" : r.from();
             return closed(ledger, r, Status.RESOLVED, who, note == null ? "Resolved." : note, at, EventType.RESOLVED);

@@ -85,6 +85,7 @@ public final class LedgerChangeCodec implements SharedChange.Codec<Outcome> {
             f.put("by", c.by());
             f.put("text", c.note());
             f.put("at", c.at());
+            f.put("asRequester", c.asRequester());
         } else if (change instanceof LedgerChange.Escalate c) {
             f.put("kind", "escalate");
             f.put("id", c.id());
@@ -141,7 +142,7 @@ public final class LedgerChangeCodec implements SharedChange.Codec<Outcome> {
             case "followup" -> new LedgerChange.FollowUp(f.string("id"), f.string("by"), f.string("text"),
                     f.instant("at"), f.string("request"));
             case "resolve" -> new LedgerChange.Resolve(f.string("id"), f.string("by"), f.string("text"),
-                    f.instant("at"), f.string("request"));
+                    f.instant("at"), f.string("request"), f.bool("asRequester"));
             case "escalate" -> new LedgerChange.Escalate(f.string("id"), f.string("by"), f.string("text"),
                     f.instant("at"), f.string("request"));
             case "abandon" -> new LedgerChange.Abandon(f.string("id"), f.string("by"), f.string("text"),

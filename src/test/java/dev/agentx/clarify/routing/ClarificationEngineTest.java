@@ -224,6 +224,38 @@ class ClarificationEngineTest {
         assertEquals(Instant.parse("2026-02-26T10:50:00Z"), f.record().staleAfter());
     }
 
+    /**
+     * An agent resolving its own question (MCP, GitHub Mode's requester) is checked under the
+     * issue's lock: a record escalated after the caller read it is left to a person, and nobody
+     * but the requester closes it so. A person (the CLI) still closes either.
+     */
+    @Test
+    void anAgentResolvesOnlyItsOwnQuestionAndNotOnceEscalated() {
+        ask("engineer", "architect", "Q1");
+        engine.execute(new ClarifyCommand.Answer("CLR-42-001", "architect", "A1"));
+        ClarifyException other = assertThrows(ClarifyException.class,
+                () -> engine.execute(new ClarifyCommand.Resolve("CLR-42-001", "architect", null, true)));
+        assertEquals(ErrorCode.VALIDATION, other.code());
+        assertEquals("Only the requester 'engineer' may resolve CLR-42-001, not 'architect'.", other.getMessage());
+
+        engine.execute(new ClarifyCommand.Escalate("CLR-42-001", "architect", "needs PM"));
+        Map<String, String> before = root.snapshot();
+        ClarifyException escalated = assertThrows(ClarifyException.class,
+                () -> engine.execute(new ClarifyCommand.Resolve("CLR-42-001", "engineer", "mine", true)));
+        assertEquals(ErrorCode.INVALID_STATE, escalated.code());
+        assertEquals("Cannot resolve it: CLR-42-001 is escalated (it waits for a person to resolve it).",
+                escalated.getMessage());
+        assertEquals(before, root.snapshot(), "a refusal writes nothing");
+
+        Outcome person = engine.execute(new ClarifyCommand.Resolve("CLR-42-001", null, "Use JWT."));
+        assertEquals(Status.RESOLVED, person.record().status());
+
+        ask("engineer", "architect", "Q2");
+        Outcome own = engine.execute(new ClarifyCommand.Resolve("CLR-42-002", "engineer", "Never mind.", true));
+        assertEquals(Status.RESOLVED, own.record().status());
+        assertEquals("engineer", own.record().thread().get(own.record().thread().size() - 1).from());
+    }
+
     @Test
     void illegalTransitionsAreInvalidState() {
         ask("engineer", "architect", "Q1");

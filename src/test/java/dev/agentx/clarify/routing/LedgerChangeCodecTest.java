@@ -35,6 +35,7 @@ class LedgerChangeCodecTest {
                 new LedgerChange.Answer("CLR-12-001", "architect", "A", null, AT, "k"),
                 new LedgerChange.FollowUp("CLR-12-001", "engineer", ODD, AT, "k"),
                 new LedgerChange.Resolve("CLR-12-001", null, null, AT, "k"),
+                new LedgerChange.Resolve("CLR-12-001", "engineer", ODD, AT, "k", true),
                 new LedgerChange.Escalate("CLR-12-001", "human", ODD, AT, "k"),
                 new LedgerChange.Abandon("CLR-12-001", null, "gone", AT, "k"),
                 new LedgerChange.Accept("CLR-12-001", "alice", AT, "k"),

@@ -168,7 +168,8 @@ public final class CommandRunner {
             ClarificationRecord r = record(ctx, c.id());
             boolean requester = roles.contains(r.from()) && r.status() != Status.ESCALATED;
             if (requester) {
-                return accepted(engine.execute(new ClarifyCommand.Resolve(r.id(), null, c.note()), request));
+                // checked again under the lock: escalated since, it waits for a maintainer
+                return accepted(engine.execute(new ClarifyCommand.Resolve(r.id(), r.from(), c.note(), true), request));
             }
             requireMaintainer(who, "/clarify resolve " + r.id() + " <decision>", r.status() == Status.ESCALATED
                     ? r.id() + " is escalated: only " + actors(ctx).maintainerPolicy() + " may resolve it."
