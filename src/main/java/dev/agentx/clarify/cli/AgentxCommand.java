@@ -58,6 +58,6 @@ public final class AgentxCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(ctx.out);
+        Commands.printUsage(ctx, spec.commandLine());
     }
 }

@@ -244,7 +244,51 @@ final class Commands {
         cl.setErr(ctx.err);
         cl.setExecutionExceptionHandler(new Failure(ctx));
         cl.setParameterExceptionHandler(new Usage(ctx));
+        cl.setExecutionStrategy(new HelpAsJson(ctx));
         return cl;
+    }
+
+    /**
+     * Runs the command as picocli's default strategy does, except that with {@code --json} the
+     * help and the version asked for are JSON on stdout too, like every other output
+     * ({@link #printUsage}).
+     */
+    private record HelpAsJson(CliContext ctx) implements CommandLine.IExecutionStrategy {
+        @Override
+        public int execute(CommandLine.ParseResult parsed) {
+            if (ctx.json()) {
+                // picocli's order: the first command asked for its help or version, help first
+                for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+                    if (p.isUsageHelpRequested()) {
+                        printUsage(ctx, p.commandSpec().commandLine());
+                        return 0;
+                    }
+                    if (p.isVersionHelpRequested()) {
+                        com.fasterxml.jackson.databind.node.ObjectNode o = ctx.mapper().createObjectNode();
+                        o.put("version", Main.version());
+                        o.put("text", String.join("\n", p.commandSpec().version()));
+                        ctx.printJson(o);
+                        return 0;
+                    }
+                }
+            }
+            return new CommandLine.RunLast().execute(parsed);
+        }
+    }
+
+    /**
+     * A command's usage on stdout: as picocli writes it, or with {@code --json} as
+     * {@code {"command": "agentx clarify ask", "usage": "..."}}.
+     */
+    static void printUsage(CliContext ctx, CommandLine cl) {
+        if (!ctx.json()) {
+            cl.usage(ctx.out);
+            return;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode o = ctx.mapper().createObjectNode();
+        o.put("command", cl.getCommandSpec().qualifiedName());
+        o.put("usage", cl.getUsageMessage(CommandLine.Help.Ansi.OFF));
+        ctx.printJson(o);
     }
 
     /** Creates command objects with the shared context. */

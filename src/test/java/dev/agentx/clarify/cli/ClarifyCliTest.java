@@ -166,6 +166,22 @@ class ClarifyCliTest {
         assertTrue(ok("--version").out().startsWith("agentx "));
     }
 
+    /** With --json the help and the version are JSON on stdout too, as every other output. */
+    @Test
+    void helpAndVersionAreJsonWithJson() throws Exception {
+        JsonNode help = json.readTree(ok("clarify", "ask", "--help", "--json").out());
+        assertEquals("agentx clarify ask", help.get("command").asText(), help.toString());
+        assertTrue(help.get("usage").asText().contains("Examples:"), help.toString());
+        assertFalse(help.get("usage").asText().contains("\u001b["), "no colour in JSON");
+        JsonNode top = json.readTree(ok("--json").out());
+        assertEquals("agentx", top.get("command").asText());
+        assertTrue(top.get("usage").asText().contains("Exit codes:"), top.toString());
+        JsonNode version = json.readTree(ok("--json", "--version").out());
+        assertTrue(version.get("text").asText().startsWith("agentx " + version.get("version").asText() + " "),
+                version.toString());
+        assertEquals(json.readTree(ok("--json", "-V").out()), json.readTree(ok("clarify", "--version", "--json").out()));
+    }
+
     @Test
     void colourOnlyOnATerminalWithoutNoColor() {
         ok("clarify", "ask", "--issue", "1", "--from", "engineer", "--to", "architect", "Q");
