@@ -10,7 +10,9 @@ import java.util.regex.Pattern;
  * comment is kept whole, so the comment stays parseable by {@code agentx sync}. Lengths are counted
  * in UTF-16 units, which is never fewer than the characters GitHub counts. A cut never splits a
  * character outside the Basic Multilingual Plane, nor an HTML character reference such as the
- * {@code @&#8203;} the renderer writes (half of one would show as stray text).
+ * {@code @&#8203;} the renderer writes (half of one would show as stray text), and it never leaves
+ * a code span open: the user text in it is written as it was ({@link UserText}), and without its
+ * closing backticks GitHub would read it as text.
  */
 public final class CommentLimit {
     /** GitHub's limit on a comment body. */
@@ -39,7 +41,7 @@ public final class CommentLimit {
         if (Character.isHighSurrogate(text.charAt(end - 1))) {
             end--; // never split a character in two
         }
-        end = beforeReference(text, end);
+        end = UserText.cutBeforeOpenSpan(text, beforeReference(text, end));
         return text.substring(0, end) + note(text.length() - end);
     }
 

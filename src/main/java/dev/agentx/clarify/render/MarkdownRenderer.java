@@ -10,7 +10,7 @@ import java.util.Locale;
  * The Markdown form GitHub Mode posts as issue comments. User text is quoted and neutralised so it
  * can neither trigger a command (it sits in a {@code >} quote, which the command parser ignores),
  * nor mention anyone ({@code @} is followed by a zero-width space entity), nor forge our hidden
- * marker ({@code <} and {@code >} are escaped). Every comment ends with the {@link Marker}
+ * marker ({@code <} and {@code >} are escaped); code in it is kept as written ({@link UserText}). Every comment ends with the {@link Marker}
  * {@code <!-- agentx:{"id":...,"round":R,"kind":...,...} -->}, which also carries what
  * {@code agentx sync} needs to rebuild the ledger.
  */
@@ -147,18 +147,14 @@ public final class MarkdownRenderer {
         return b.toString();
     }
 
-    /** Quotes user text line by line, neutralised. */
+    /** Quotes user text line by line, neutralised outside code ({@link UserText#quote}). */
     public static String quote(String text) {
-        StringBuilder b = new StringBuilder();
-        for (String line : text.strip().split("\\R", -1)) {
-            b.append("> ").append(neutralise(line)).append('\n');
-        }
-        return b.toString().stripTrailing();
+        return UserText.quote(text);
     }
 
-    /** One line of user text shown inline, neutralised. */
+    /** One line of user text shown inline, neutralised outside code ({@link UserText#inline}). */
     public static String inline(String text) {
-        return "*" + neutralise(text.replaceAll("\\R", " ")).replace("*", "\\*") + "*";
+        return UserText.inline(text);
     }
 
     private static String safe(String name) {
