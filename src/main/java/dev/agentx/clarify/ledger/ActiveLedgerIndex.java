@@ -310,7 +310,11 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         }
     }
 
-    /** Writes the index atomically. It is only a cache: a failure is logged and the next scan reads more. */
+    /**
+     * Writes the index atomically, unless the file says the same already (another scanner, such as
+     * the agent statuses' writer or another process, got there first). It is only a cache: a
+     * failure is logged and the next scan reads more.
+     */
     private void save() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + known.size() * 64);
         try (JsonGenerator g = JSON.createGenerator(bytes)) {
@@ -340,8 +344,16 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        byte[] content = bytes.toByteArray();
         try {
-            AtomicFiles.write(indexFile, bytes.toByteArray());
+            if (java.util.Arrays.equals(content, Files.readAllBytes(indexFile))) {
+                return; // another scanner of the same ledgers wrote it already
+            }
+        } catch (IOException e) {
+            // none yet, or unreadable: written below
+        }
+        try {
+            AtomicFiles.write(indexFile, content);
         } catch (UncheckedIOException e) {
             log().warn("monitor index not written: {}", e.getMessage());
         }

@@ -2,6 +2,7 @@ package dev.agentx.clarify.status;
 
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.RecycledFile;
+import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.lock.LockManager;
@@ -37,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #mirror} (what every clarification operation calls after its ledger write) brings the
  * file in line with the issue's ledger as it is when the write takes the file's lock
  * ({@link StatusRules#reconcile}), reading the ledger under that lock: a write that comes late
- * never puts back a status the ledger has moved past, whichever process writes first. Threads of
+ * never puts back a status the ledger has moved past, whichever process writes first (and where
+ * a change ends an agent's clarification, it reads the active ledgers for what is still open for
+ * the agent on other issues: {@link StatusRules.Elsewhere}). Threads of
  * one process combine: whoever takes the combiner applies every change queued so far in one
  * read-modify-write under the file lock.
  *
@@ -62,6 +65,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     private final RecycledFile writes;
     private final LockManager locks;
     private final LedgerStore ledgers;
+    private final ActiveLedgers active;
     private final AgentStatusCodec codec = new AgentStatusCodec();
     private final ReentrantLock combiner = new ReentrantLock();
     private final Queue<Change> waiting = new ConcurrentLinkedQueue<>();
@@ -114,11 +118,16 @@ public final class FileAgentStatusStore implements AgentStatusStore {
         HAND_OFF
     }
 
-    public FileAgentStatusStore(Path stateDir, LockManager locks, LedgerStore ledgers) {
+    /**
+     * @param active the active ledgers, read when an agent's clarification on one issue ends, for
+     *               what its other issues still hold open for it ({@link StatusRules.Elsewhere})
+     */
+    public FileAgentStatusStore(Path stateDir, LockManager locks, LedgerStore ledgers, ActiveLedgers active) {
         this.file = stateDir.resolve("agent-status.json");
         this.writes = new RecycledFile(file);
         this.locks = locks;
         this.ledgers = ledgers;
+        this.active = active;
         this.handOff = new StatusHandOff(stateDir);
     }
 
@@ -317,11 +326,13 @@ public final class FileAgentStatusStore implements AgentStatusStore {
         for (StatusHandOff.Pending p : left) {
             add(mirrors, p.issue(), p.agents());
         }
+        StatusRules.Elsewhere elsewhere = StatusRules.elsewhere(() -> active.scan().active());
         for (Map.Entry<Integer, Set<String>> e : mirrors.entrySet()) {
             int issue = e.getKey();
             try {
                 // read here, under the status file's lock: see the class comment
-                after = StatusRules.reconcile(after, ledgers.read(issue).orElse(Ledger.empty(issue)), e.getValue());
+                after = StatusRules.reconcile(after, ledgers.read(issue).orElse(Ledger.empty(issue)), e.getValue(),
+                        elsewhere);
             } catch (RuntimeException failure) {
                 notUpdated(issue, failure);
             }

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * How the ledgers move agent statuses (docs/protocol.md): a blocking request puts the requester
@@ -21,6 +22,11 @@ import java.util.TreeMap;
  * the same issue was already reconciled, and the result is the same. That is what lets the file
  * store write {@code agent-status.json} behind the command (its writer reads the ledger when it
  * gets to it) without a late write ever putting back a status the ledger has moved past.
+ *
+ * <p>An agent has one status, but may wait on several issues: blocked on #7, it is asked on #20
+ * and shows {@code clarifying} there. When nothing is open for it on #20 any more, it goes back to
+ * what its records on the other issues make of it, the newest open one ({@link Elsewhere}: blocked
+ * on #7 still), and to {@code working} only when nothing is open for it anywhere.
  */
 public final class StatusRules {
     /** What an escalated requester waits on. */
@@ -30,12 +36,59 @@ public final class StatusRules {
     }
 
     /**
+     * What an agent's records on issues other than one make of it: its status from the newest of
+     * them still open for it (see {@link #derive}), or null when none is.
+     */
+    @FunctionalInterface
+    public interface Elsewhere {
+        /** Looks at no other issue: an agent whose records on one issue close goes back to working. */
+        Elsewhere NONE = (agent, issue) -> null;
+
+        AgentStatus open(String agent, int issue);
+    }
+
+    /**
+     * {@link Elsewhere} over the ledgers {@code active} gives (the active ones: a closed ledger
+     * holds nothing open), read once, on first use.
+     */
+    public static Elsewhere elsewhere(Supplier<? extends Collection<Ledger>> active) {
+        return new Elsewhere() {
+            private Collection<Ledger> ledgers;
+
+            @Override
+            public AgentStatus open(String agent, int issue) {
+                if (ledgers == null) {
+                    ledgers = active.get();
+                }
+                AgentStatus newest = null;
+                for (Ledger l : ledgers) {
+                    if (l.issueNumber() == issue) {
+                        continue;
+                    }
+                    AgentStatus s = fromRecords(l, agent);
+                    if (s != null && s.status() != AgentState.WORKING
+                            && (newest == null || s.lastActivity().isAfter(newest.lastActivity()))) {
+                        newest = s;
+                    }
+                }
+                return newest;
+            }
+        };
+    }
+
+    /**
      * The statuses with those of {@code agents} brought in line with {@code ledger}: {@link #apply}
      * of what {@link #derive} makes of them.
      */
     public static Map<String, AgentStatus> reconcile(Map<String, AgentStatus> current, Ledger ledger,
                                                      Collection<String> agents) {
-        return apply(current, ledger.issueNumber(), derive(ledger, agents));
+        return reconcile(current, ledger, agents, Elsewhere.NONE);
+    }
+
+    /** {@link #reconcile(Map, Ledger, Collection)}, going back to what {@code elsewhere} says is open. */
+    public static Map<String, AgentStatus> reconcile(Map<String, AgentStatus> current, Ledger ledger,
+                                                     Collection<String> agents, Elsewhere elsewhere) {
+        return apply(current, ledger.issueNumber(), derive(ledger, agents), elsewhere);
     }
 
     /**
@@ -56,31 +109,48 @@ public final class StatusRules {
         return out;
     }
 
+    /** {@link #apply(Map, int, Map, Elsewhere)} looking at no other issue. */
+    public static Map<String, AgentStatus> apply(Map<String, AgentStatus> current, int issue,
+                                                 Map<String, AgentStatus> derived) {
+        return apply(current, issue, derived, Elsewhere.NONE);
+    }
+
     /**
      * The statuses with what {@code issue} made of some agents ({@link #derive}) put in: each
      * replaces the agent's status unless the status is newer (a hook ran since), and a
      * {@code working} from this issue does not replace a clarification on another issue: an
-     * agent's work on another record is not disturbed.
+     * agent's work on another record is not disturbed. A {@code working} that would end the
+     * agent's clarification on this issue gives way to what {@code elsewhere} finds still open for
+     * it on another issue, as of this change ({@code lastActivity} the later of the two).
      */
     public static Map<String, AgentStatus> apply(Map<String, AgentStatus> current, int issue,
-                                                 Map<String, AgentStatus> derived) {
+                                                 Map<String, AgentStatus> derived, Elsewhere elsewhere) {
         Map<String, AgentStatus> out = new TreeMap<>(current);
         for (Map.Entry<String, AgentStatus> d : derived.entrySet()) {
             AgentStatus s = out.get(d.getKey());
             AgentStatus now = d.getValue();
             boolean newer = s == null || s.lastActivity() == null || !s.lastActivity().isAfter(now.lastActivity());
             boolean otherIssue = s != null && (s.issue() == null || s.issue() != issue);
-            boolean clarifyingElsewhere = otherIssue && (s.status() == AgentState.CLARIFYING
+            boolean clarifying = s != null && (s.status() == AgentState.CLARIFYING
                     || s.status() == AgentState.BLOCKED_CLARIFICATION);
-            if (newer && !(clarifyingElsewhere && now.status() == AgentState.WORKING)) {
-                out.put(d.getKey(), now);
+            if (!newer || otherIssue && clarifying && now.status() == AgentState.WORKING) {
+                continue;
             }
+            if (clarifying && now.status() == AgentState.WORKING) {
+                AgentStatus open = elsewhere.open(d.getKey(), issue);
+                if (open != null) {
+                    now = new AgentStatus(open.status(), open.issue(), open.lastActivity().isAfter(now.lastActivity())
+                            ? open.lastActivity() : now.lastActivity(), open.clarificationId(), open.waitingOn(),
+                            open.respondingTo());
+                }
+            }
+            out.put(d.getKey(), now);
         }
         return out;
     }
 
     /** The status the agent's records in the ledger give it, or null if it has none there. */
-    private static AgentStatus fromRecords(Ledger ledger, String agent) {
+    static AgentStatus fromRecords(Ledger ledger, String agent) {
         Instant at = null;
         ClarificationRecord open = null;
         Instant openAt = null;

@@ -39,7 +39,9 @@ class FileAgentStatusStoreTest {
 
     private static FileAgentStatusStore store(Path dir) {
         LockManager locks = LockManager.standard(Clock.systemUTC());
-        return new FileAgentStatusStore(dir, locks, new FileLedgerStore(dir, locks));
+        FileLedgerStore ledgers = new FileLedgerStore(dir, locks);
+        return new FileAgentStatusStore(dir, locks, ledgers,
+                new dev.agentx.clarify.ledger.ActiveLedgerIndex(ledgers, dir.resolve("monitor-index.json")));
     }
 
     private static Map<String, AgentStatus> with(Map<String, AgentStatus> m, String agent, int issue) {

@@ -99,6 +99,33 @@ public abstract class RepositoryStateContract {
         assertEquals(List.of(3), scan.active().stream().map(Ledger::issueNumber).toList());
     }
 
+    /**
+     * An agent waits on two issues: blocked on #7, it is asked on #20. Once it answers there, it is
+     * blocked on #7 again, not working; working once nothing is open for it anywhere.
+     */
+    @Test
+    void anAgentGoesBackToWhatItStillWaitsOnElsewhere() {
+        LocalMode local = local();
+        String mine = local.engine().execute(ask(7, "JWT or sessions?")).record().id();
+        String asked = local.engine().execute(new ClarifyCommand.Ask(20, "reviewer", "engineer", "Tests",
+                "Why no test for the retry?", true, List.of(), null, null)).record().id();
+        assertEquals(AgentState.CLARIFYING, local.statuses().read().get("engineer").status());
+
+        local.engine().execute(new ClarifyCommand.Answer(asked, "engineer", "Added one."));
+        AgentStatus engineer = local.statuses().read().get("engineer");
+        assertEquals(AgentState.BLOCKED_CLARIFICATION, engineer.status(), engineer.toString());
+        assertEquals(7, engineer.issue());
+        assertEquals(mine, engineer.clarificationId());
+        assertEquals("architect", engineer.waitingOn());
+        ClarificationRecord answered = local.ledgers().read(20).orElseThrow().find(asked).orElseThrow();
+        assertEquals(answered.thread().get(1).timestamp(), engineer.lastActivity(), "its last activity: the answer");
+        assertEquals(AgentState.WORKING, local.statuses().read().get("reviewer").status());
+
+        local.engine().execute(new ClarifyCommand.Answer(mine, "architect", "JWT."));
+        assertEquals(AgentStatus.working(7, local.ledgers().read(7).orElseThrow().find(mine).orElseThrow().thread()
+                .get(1).timestamp()), local.statuses().read().get("engineer"));
+    }
+
     @Test
     void aChangeThatWritesNothingOrFailsLeavesTheLedgerAsItWas() {
         LocalMode local = local();

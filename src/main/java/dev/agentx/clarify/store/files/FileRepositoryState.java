@@ -24,9 +24,9 @@ public final class FileRepositoryState implements RepositoryState {
     public FileRepositoryState(Path stateDir, LockManager locks) {
         this.state = stateDir;
         this.ledgers = new FileLedgerStore(stateDir, locks);
-        this.statuses = new FileAgentStatusStore(stateDir, locks, ledgers);
-        this.events = new JsonlEventLog(stateDir.resolve("events.jsonl"));
         this.activeLedgers = new ActiveLedgerIndex(ledgers, stateDir.resolve("monitor-index.json"));
+        this.statuses = new FileAgentStatusStore(stateDir, locks, ledgers, activeLedgers);
+        this.events = new JsonlEventLog(stateDir.resolve("events.jsonl"));
     }
 
     /** The {@code .agentx/state} folder. */

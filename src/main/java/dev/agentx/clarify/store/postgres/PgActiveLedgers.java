@@ -3,8 +3,10 @@ package dev.agentx.clarify.store.postgres;
 import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.Ledger;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -46,61 +48,72 @@ public final class PgActiveLedgers implements ActiveLedgers {
         this.ledgers = ledgers;
     }
 
+    /**
+     * The active ledgers, in one snapshot of their own; inside a transaction of this thread, as
+     * that transaction sees them (the agent statuses' fold looks at the other issues so).
+     */
     @Override
     public Scan scan() {
+        if (db.open()) {
+            return db.inTransaction(this::scan);
+        }
         return db.inTransaction(c -> {
             try (PreparedStatement iso = c.prepareStatement("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")) {
                 iso.execute();
             }
-            // the active rows only, from their own (partial) index: a pass costs what is open
-            Map<Integer, String> active = new LinkedHashMap<>(); // issue -> identity, ascending
-            try (PreparedStatement s = c.prepareStatement("SELECT issue, " + IDENTITY
-                    + " FROM ledgers WHERE repo = ? AND active ORDER BY issue")) {
+            return scan(c);
+        });
+    }
+
+    private Scan scan(Connection c) throws SQLException {
+        // the active rows only, from their own (partial) index: a pass costs what is open
+        Map<Integer, String> active = new LinkedHashMap<>(); // issue -> identity, ascending
+        try (PreparedStatement s = c.prepareStatement("SELECT issue, " + IDENTITY
+                + " FROM ledgers WHERE repo = ? AND active ORDER BY issue")) {
+            s.setString(1, repo);
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    active.put(r.getInt(1), r.getString(2));
+                }
+            }
+        }
+        // this scan's own view: another scan of this object may change the cache meanwhile
+        Map<Integer, Known> seen = new HashMap<>();
+        List<Integer> changed = new ArrayList<>();
+        active.forEach((issue, identity) -> {
+            Known k = known.get(issue);
+            if (k != null && k.identity().equals(identity)) {
+                seen.put(issue, k);
+            } else {
+                changed.add(issue);
+            }
+        });
+        if (!changed.isEmpty()) {
+            try (PreparedStatement s = c.prepareStatement("SELECT issue, " + IDENTITY + ", ledger::text "
+                    + "FROM ledgers WHERE repo = ? AND issue = ANY (?)")) {
                 s.setString(1, repo);
+                s.setArray(2, c.createArrayOf("integer", changed.toArray()));
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
-                        active.put(r.getInt(1), r.getString(2));
+                        Known k = read(r.getInt(1), r.getString(2), r.getString(3));
+                        seen.put(r.getInt(1), k);
+                        known.put(r.getInt(1), k);
                     }
                 }
             }
-            // this scan's own view: another scan of this object may change the cache meanwhile
-            Map<Integer, Known> seen = new HashMap<>();
-            List<Integer> changed = new ArrayList<>();
-            active.forEach((issue, identity) -> {
-                Known k = known.get(issue);
-                if (k != null && k.identity().equals(identity)) {
-                    seen.put(issue, k);
-                } else {
-                    changed.add(issue);
-                }
-            });
-            if (!changed.isEmpty()) {
-                try (PreparedStatement s = c.prepareStatement("SELECT issue, " + IDENTITY + ", ledger::text "
-                        + "FROM ledgers WHERE repo = ? AND issue = ANY (?)")) {
-                    s.setString(1, repo);
-                    s.setArray(2, c.createArrayOf("integer", changed.toArray()));
-                    try (ResultSet r = s.executeQuery()) {
-                        while (r.next()) {
-                            Known k = read(r.getInt(1), r.getString(2), r.getString(3));
-                            seen.put(r.getInt(1), k);
-                            known.put(r.getInt(1), k);
-                        }
-                    }
-                }
+        }
+        known.keySet().retainAll(active.keySet());
+        List<Ledger> open = new ArrayList<>();
+        Map<Integer, String> damaged = new TreeMap<>();
+        for (Integer issue : active.keySet()) {
+            Known k = seen.get(issue);
+            if (k.damage() != null) {
+                damaged.put(issue, k.damage());
+            } else if (!k.ledger().active().isEmpty()) {
+                open.add(k.ledger());
             }
-            known.keySet().retainAll(active.keySet());
-            List<Ledger> open = new ArrayList<>();
-            Map<Integer, String> damaged = new TreeMap<>();
-            for (Integer issue : active.keySet()) {
-                Known k = seen.get(issue);
-                if (k.damage() != null) {
-                    damaged.put(issue, k.damage());
-                } else if (!k.ledger().active().isEmpty()) {
-                    open.add(k.ledger());
-                }
-            }
-            return new Scan(open, damaged);
-        });
+        }
+        return new Scan(open, damaged);
     }
 
     private Known read(int issue, String identity, String json) {

@@ -42,29 +42,41 @@ import java.util.function.UnaryOperator;
  *
  * <p>{@link #update} (a store copy writing the statuses whole) locks the row for its
  * read-modify-write.
+ *
+ * <p>Where a change ends an agent's clarification on its issue, the fold (and a read applying it)
+ * looks at the repository's active ledgers for what is still open for the agent elsewhere
+ * ({@link StatusRules.Elsewhere}), as the fold's transaction sees them.
  */
 public final class PgAgentStatusStore implements AgentStatusStore {
     private final PostgresDatabase db;
     private final String repo;
     private final PgLedgerStore ledgers;
+    /** What an agent's other issues hold open for it, for a clarification that ends on one ({@link StatusRules.Elsewhere}). */
+    private final PgActiveLedgers active;
     private final AgentStatusCodec codec = new AgentStatusCodec();
     /** The updates waiting for the end of the transaction this thread has open, if any. */
     private final ThreadLocal<List<UnaryOperator<Map<String, AgentStatus>>>> pending = new ThreadLocal<>();
     /** The agents to mirror, by issue in the order first mirrored, when the transaction this thread has open commits. */
     private final ThreadLocal<Map<Integer, Set<String>>> mirrors = new ThreadLocal<>();
 
-    PgAgentStatusStore(PostgresDatabase db, String repo, PgLedgerStore ledgers) {
+    PgAgentStatusStore(PostgresDatabase db, String repo, PgLedgerStore ledgers, PgActiveLedgers active) {
         this.db = db;
         this.repo = repo;
         this.ledgers = ledgers;
+        this.active = active;
+    }
+
+    /** The other issues' open records, read once when a clarification ends ({@link StatusRules#apply}). */
+    private StatusRules.Elsewhere elsewhere() {
+        return StatusRules.elsewhere(() -> active.scan().active());
     }
 
     /** The statuses row with the changes not folded into it yet applied: every committed change. */
     @Override
     public Map<String, AgentStatus> read() {
-        return db.autoCommit(c -> {
-            // one statement, so one snapshot: the row and exactly the changes not folded into it
-            Map<String, AgentStatus> statuses = new TreeMap<>();
+        List<Map.Entry<Integer, String>> rows = db.autoCommit(c -> {
+            // one statement, so one snapshot: the row (issue 0) and exactly the changes not folded into it
+            List<Map.Entry<Integer, String>> out = new ArrayList<>();
             try (PreparedStatement s = c.prepareStatement("SELECT 0, 0, statuses::text FROM agent_statuses "
                     + "WHERE repo = ? UNION ALL SELECT id, issue, statuses FROM status_changes WHERE repo = ? "
                     + "ORDER BY 1")) {
@@ -72,13 +84,20 @@ public final class PgAgentStatusStore implements AgentStatusStore {
                 s.setString(2, repo);
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
-                        Map<String, AgentStatus> doc = decode(r.getString(3));
-                        statuses = r.getLong(1) == 0 ? doc : StatusRules.apply(statuses, r.getInt(2), doc);
+                        out.add(Map.entry(r.getLong(1) == 0 ? 0 : r.getInt(2), r.getString(3)));
                     }
                 }
             }
-            return statuses;
+            return out;
         });
+        // applied with the connection back in the pool: a change may look at the other issues
+        StatusRules.Elsewhere elsewhere = elsewhere();
+        Map<String, AgentStatus> statuses = new TreeMap<>();
+        for (Map.Entry<Integer, String> row : rows) {
+            Map<String, AgentStatus> doc = decode(row.getValue());
+            statuses = row.getKey() == 0 ? doc : StatusRules.apply(statuses, row.getKey(), doc, elsewhere);
+        }
+        return statuses;
     }
 
     /** The statuses, or null when the repository has no row yet. */
@@ -130,8 +149,9 @@ public final class PgAgentStatusStore implements AgentStatusStore {
             }
             Map<String, AgentStatus> before = lockRow(c);
             Map<String, AgentStatus> after = before;
+            StatusRules.Elsewhere elsewhere = elsewhere();
             for (Map.Entry<Integer, String> change : taken.values()) {
-                after = StatusRules.apply(after, change.getKey(), decode(change.getValue()));
+                after = StatusRules.apply(after, change.getKey(), decode(change.getValue()), elsewhere);
             }
             if (!after.equals(before)) {
                 write(c, after);
@@ -180,7 +200,7 @@ public final class PgAgentStatusStore implements AgentStatusStore {
     public void mirror(String actor, int issue, Set<String> agents) {
         if (!db.open()) {
             apply(List.of(current -> StatusRules.reconcile(current,
-                    ledgers.read(issue).orElse(Ledger.empty(issue)), agents)));
+                    ledgers.read(issue).orElse(Ledger.empty(issue)), agents, elsewhere())));
             return;
         }
         Map<Integer, Set<String>> recording = mirrors.get();

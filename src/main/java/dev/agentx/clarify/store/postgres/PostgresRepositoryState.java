@@ -15,9 +15,9 @@ public final class PostgresRepositoryState implements RepositoryState {
         this.db = db;
         this.repo = repo;
         this.ledgers = new PgLedgerStore(db, repo);
-        this.statuses = new PgAgentStatusStore(db, repo, ledgers);
-        this.events = new PgEventLog(db, repo);
         this.activeLedgers = new PgActiveLedgers(db, repo, ledgers);
+        this.statuses = new PgAgentStatusStore(db, repo, ledgers, activeLedgers);
+        this.events = new PgEventLog(db, repo);
     }
 
     public String repo() {
