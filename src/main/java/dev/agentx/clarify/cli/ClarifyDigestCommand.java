@@ -8,6 +8,7 @@ import dev.agentx.clarify.monitor.CliDuration;
 import dev.agentx.clarify.monitor.Digest;
 import dev.agentx.clarify.render.Visible;
 import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
 import java.time.Duration;
 import java.time.Instant;
@@ -79,6 +80,10 @@ final class ClarifyDigestCommand implements Runnable {
         LocalMode local = ctx.local();
         Instant until = ctx.clock.instant().truncatedTo(ChronoUnit.MILLIS);
         Instant from = since.from(until);
+        if (from.isAfter(until)) {
+            throw new ClarifyException(ErrorCode.USAGE, "--since " + since.text() + " is in the future (it is "
+                    + until + " now); give a period like 7d or a date before today.");
+        }
         List<Ledger> ledgers = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         for (int n : local.ledgers().issues()) {

@@ -88,7 +88,7 @@ final class Commands {
         if (tryLazy) {
             boolean json = ctx.jsonOutput;
             CommandLine model = configure(lazy(factory, args), ctx);
-            LazyRun run = new LazyRun();
+            LazyRun run = new LazyRun(ctx);
             model.setParameterExceptionHandler(run);
             model.setExecutionStrategy(run);
             int code = model.execute(args);
@@ -118,7 +118,12 @@ final class Commands {
     private static final class LazyRun implements CommandLine.IParameterExceptionHandler,
             CommandLine.IExecutionStrategy {
         private final CommandLine.IExecutionStrategy runLast = new CommandLine.RunLast();
+        private final CliContext ctx;
         boolean declined;
+
+        LazyRun(CliContext ctx) {
+            this.ctx = ctx;
+        }
 
         @Override
         public int handleParseException(CommandLine.ParameterException ex, String[] args) {
@@ -132,7 +137,8 @@ final class Commands {
                 declined = true;
                 return 0;
             }
-            return runLast.execute(parsed);
+            Integer refused = rootNotForDataDir(ctx, parsed);
+            return refused != null ? refused : runLast.execute(parsed);
         }
     }
 
@@ -189,6 +195,25 @@ final class Commands {
     }
 
     /** A usage error: "USAGE: ..." and where to find help on stderr, or the error as JSON with --json. */
+    /**
+     * The first argument before any {@code --} that starts with '-' but is no option of the command
+     * ({@code "- JWT"}, {@code "-5 or +5?"}): picocli takes it for an option, so a question, answer
+     * or note written so is missed, and the message should say how to give it. Null if none.
+     */
+    static String textLikeAnOption(CommandLine c, String[] args) {
+        for (String a : args) {
+            if (a.equals("--")) {
+                return null;
+            }
+            if (a.startsWith("-") && a.length() > 1 && !a.startsWith("--") && c.getCommandSpec().findOption(a) == null
+                    && (a.chars().anyMatch(Character::isWhitespace) || !Character.isLetter(a.charAt(1)))) {
+                String shown = a.replaceAll("\\s+", " ");
+                return shown.length() > 40 ? shown.substring(0, 40) + "..." : shown;
+            }
+        }
+        return null;
+    }
+
     private record Usage(CliContext ctx) implements CommandLine.IParameterExceptionHandler {
         @Override
         public int handleParseException(CommandLine.ParameterException ex, String[] args) {
@@ -203,6 +228,12 @@ final class Commands {
                     message += ". Did you mean " + String.join(" or ", near.stream().map(s -> "'" + s + "'").toList())
                             + "?";
                 }
+            }
+            String dashed = textLikeAnOption(c, args);
+            if (dashed != null) {
+                message += (message.endsWith("?") ? " " : ". ") + "A text that starts with '-' (" + dashed + ") goes "
+                        + "after '--', which ends the options: " + c.getCommandSpec().qualifiedName() + " ... -- \""
+                        + dashed + "\"";
             }
             if (ctx.json()) {
                 return ctx.error(ErrorCode.USAGE, message + (message.endsWith("?") ? " " : ". ") + help);
@@ -272,8 +303,26 @@ final class Commands {
                     }
                 }
             }
-            return new CommandLine.RunLast().execute(parsed);
+            Integer refused = rootNotForDataDir(ctx, parsed);
+            return refused != null ? refused : new CommandLine.RunLast().execute(parsed);
         }
+    }
+
+    /** The commands that work on the server's data dir, not on a project's .agentx/. */
+    private static final java.util.Set<String> DATA_DIR_COMMANDS = java.util.Set.of("serve", "setup", "deliveries",
+            "sync", "store");
+
+    /**
+     * A usage error when {@code --root} (a project's folder) is given to a command that works on the
+     * server's data dir, which would otherwise ignore it; null when the command may run.
+     */
+    private static Integer rootNotForDataDir(CliContext ctx, CommandLine.ParseResult parsed) {
+        String command = commandRun(parsed);
+        if (command == null || ctx.root == null || !DATA_DIR_COMMANDS.contains(command)) {
+            return null;
+        }
+        return ctx.error(ErrorCode.USAGE, "--root names a project's folder (its .agentx/); 'agentx " + command
+                + "' works on the server's data dir: set AGENTX_DATA_DIR instead (default ./agentx-data).");
     }
 
     /**

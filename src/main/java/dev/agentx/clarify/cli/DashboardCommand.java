@@ -51,8 +51,15 @@ final class DashboardCommand implements Runnable {
                     + CliContext.rootCause(e) + ". Choose another port with --port.", e);
         }
         String url = "http://127.0.0.1:" + server.port() + "/";
-        ctx.out.println("Dashboard of " + local.root() + " at " + url + " (Ctrl-C to stop)");
-        ctx.out.flush();
+        if (ctx.json()) {
+            com.fasterxml.jackson.databind.node.ObjectNode o = ctx.mapper().createObjectNode();
+            o.put("root", local.root().toString());
+            o.put("url", url);
+            ctx.printJson(o);
+        } else {
+            ctx.out.println("Dashboard of " + local.root() + " at " + url + " (Ctrl-C to stop)");
+            ctx.out.flush();
+        }
         if (open) {
             openBrowser(url);
         }

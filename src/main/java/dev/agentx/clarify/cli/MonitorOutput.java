@@ -37,8 +37,10 @@ final class MonitorOutput {
             for (MonitorAction a : report.actions()) {
                 ctx.err.println("monitor: " + a.describe());
             }
-            for (String w : report.warnings()) {
-                ctx.err.println("monitor: warning: " + w);
+            if (scan == null) { // a reused scan's warnings (its damaged ledgers) are the command's own, printed already
+                for (String w : report.warnings()) {
+                    ctx.err.println("monitor: warning: " + w);
+                }
             }
         } catch (ClarifyException | UncheckedIOException e) {
             ctx.err.println("monitor: pass skipped: " + e.getMessage());

@@ -12,6 +12,8 @@ public final class JsonErrors {
     /** A one-line reason with the line and column where the parser stopped. */
     public static String describe(JsonProcessingException e) {
         String msg = e.getOriginalMessage() == null ? e.getClass().getSimpleName() : e.getOriginalMessage();
+        // Jackson names a location inside the message as "[Source: ...; line: 1, column: 37]"
+        msg = msg.replaceAll("\\[Source: [^\\]]*?line: (\\d+), column: (\\d+)\\]", "line $1, column $2");
         msg = Shorten.to(msg.replaceAll("\\s+", " "), 300);
         if (e.getLocation() != null && e.getLocation().getLineNr() > 0) {
             msg += " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")";

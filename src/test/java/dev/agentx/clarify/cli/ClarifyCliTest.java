@@ -13,6 +13,7 @@ import dev.agentx.clarify.support.TestRoot.Run;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -164,6 +165,46 @@ class ClarifyCliTest {
         assertTrue(help.out().contains("agentx clarify ask --issue 42"), help.out());
         assertTrue(ok("--help").out().contains("Exit codes:"));
         assertTrue(ok("--version").out().startsWith("agentx "));
+    }
+
+    /** A question that starts with '-' (a Markdown list of options) is refused with how to give it: after '--'. */
+    @Test
+    void aTextThatStartsWithADashIsToldToGoAfterTheOptions() {
+        Run refused = root.cli("clarify", "ask", "--issue", "61", "--from", "engineer", "--to", "architect",
+                "- JWT\n- Sessions");
+        assertEquals(2, refused.code(), refused.err());
+        assertTrue(refused.err().contains("A text that starts with '-' (- JWT - Sessions) goes after '--', which ends "
+                + "the options: agentx clarify ask ... -- \"- JWT - Sessions\""), refused.err());
+        assertEquals("CLR-61-001\n", ok("clarify", "ask", "--issue", "61", "--from", "engineer", "--to", "architect",
+                "--", "- JWT\n- Sessions").out());
+        Run typo = root.cli("clarify", "ask", "--issue", "61", "--from", "engineer", "--to", "architect", "-x", "Q");
+        assertFalse(typo.err().contains("starts with '-'"), "an option's typo is not text: " + typo.err());
+    }
+
+    /** A digest of a period that starts in the future is refused, not printed backwards. */
+    @Test
+    void aDigestSinceTheFutureIsRefused() {
+        Run r = root.cli("clarify", "digest", "--since", "2030-01-01");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("--since 2030-01-01 is in the future"), r.err());
+        ok("clarify", "digest", "--since", "2026-02-01");
+    }
+
+    /** --root is a project's folder: the commands of the server's data dir refuse it rather than ignore it. */
+    @Test
+    void theServersCommandsRefuseRoot() {
+        for (List<String> command : List.of(List.of("deliveries"), List.of("serve"), List.of("setup", "--url",
+                "https://agentx.example.com"))) {
+            List<String> args = new java.util.ArrayList<>(List.of("--root", dir.toString()));
+            args.addAll(command);
+            Run r = root.cli(args.toArray(String[]::new));
+            assertEquals(2, r.code(), command + ": " + r.err());
+            assertTrue(r.err().contains("'agentx " + command.get(0) + "' works on the server's data dir: set "
+                    + "AGENTX_DATA_DIR"), r.err());
+        }
+        Run store = root.cli("store", "copy", "--root", dir.toString(), "--from", "files:x", "--to", "files:y");
+        assertEquals(2, store.code(), store.err());
+        assertTrue(store.err().contains("'agentx store' works on the server's data dir"), store.err());
     }
 
     /** With --json the help and the version are JSON on stdout too, as every other output. */
