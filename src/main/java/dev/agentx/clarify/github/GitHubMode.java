@@ -42,6 +42,8 @@ import dev.agentx.clarify.store.files.FileCommentLinks;
 import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import dev.agentx.clarify.workflow.WorkflowCatalog;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -68,6 +70,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class GitHubMode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GitHubMode.class);
+    /** The ports {@link #start} bound, -1 before. */
+    private volatile int boundPort = -1;
+    private volatile int boundManagementPort = -1;
     /** How often a repository's {@code .github/agentx.toml} is looked up (its sha; parsed when it changed). */
     public static final Duration REPO_CONFIG_CHECK = Duration.ofMinutes(1);
 
@@ -136,6 +141,7 @@ public final class GitHubMode implements AutoCloseable {
             throw new UncheckedIOException("cannot create AGENTX_DATA_DIR " + data + ": " + e.getMessage(), e);
         }
         this.config = ConfigLoader.load(data.resolve("agentx.toml"));
+        requireDefaultWorkflow(data, config.defaultWorkflow());
         this.files = new DataDirectory(data, locks);
         // worker lanes, outbox senders, the monitor, the dashboard and readiness each use a connection at a time
         this.database = settings.database() == null ? null : PostgresDatabase.open(settings.database(), 12,
@@ -313,6 +319,8 @@ public final class GitHubMode implements AutoCloseable {
             recoveryTicks.scheduleWithFixedDelay(this::recoverQuietly, 0, every.toMillis(), TimeUnit.MILLISECONDS);
         }
         server.start(host, settings.port());
+        boundPort = server.port();
+        boundManagementPort = management.port();
         LOG.info("agentx serve: listening on port {} at {}, management on port {} (GitHub API {}, data {})", port(),
                 settings.webhookPath(), managementPort(), settings.apiUrl(), settings.dataDir());
         return this;
@@ -364,6 +372,31 @@ public final class GitHubMode implements AutoCloseable {
     }
 
     /**
+     * Refuses to start when the server's {@code default_workflow} names no workflow: not a bundled
+     * one, nor one of a repository's {@code .agentx/workflows/} under the data dir. Every command of
+     * a repository without a workflow label would be refused.
+     */
+    static void requireDefaultWorkflow(Path data, String name) {
+        if (dev.agentx.clarify.workflow.WorkflowCatalog.BUNDLED.contains(name)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> dirs = Files.exists(data.resolve("repos"))
+                ? Files.find(data.resolve("repos"), 5, (p, a) -> p.getFileName().toString().equals(name + ".toml")
+                && p.getParent() != null && p.getParent().getFileName().toString().equals("workflows"))
+                : java.util.stream.Stream.empty()) {
+            if (dirs.findAny().isPresent()) {
+                return;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot look for workflow " + name + " under " + data + ": " + e.getMessage(), e);
+        }
+        throw new ClarifyException(ErrorCode.VALIDATION, data.resolve("agentx.toml") + ": default_workflow '" + name
+                + "' names no workflow; known: " + String.join(", ", new java.util.TreeSet<>(
+                dev.agentx.clarify.workflow.WorkflowCatalog.BUNDLED)) + ", or one of a repository's "
+                + "$AGENTX_DATA_DIR/repos/<owner>/<repo>/.agentx/workflows/<name>.toml.");
+    }
+
+    /**
      * What to tell the operator at start when the server's {@code agentx.toml} maps nobody to a role:
      * then every command is refused (a repository's {@code .github/agentx.toml} may still map some).
      */
@@ -378,13 +411,17 @@ public final class GitHubMode implements AutoCloseable {
                 + "  architect = [\"@your-org/architects\"]\nto " + file + " and restart (docs/github-app.md, step 4).");
     }
 
+    /**
+     * The webhook port as bound at {@link #start} (port 0 picks one), also once a stop began: a
+     * closed connector's own port reads -2.
+     */
     public int port() {
-        return server.port();
+        return boundPort;
     }
 
-    /** The port of /metrics, /readyz and /healthz. */
+    /** The port of /metrics, /readyz and /healthz, as bound at {@link #start}. */
     public int managementPort() {
-        return management.port();
+        return boundManagementPort;
     }
 
     /** Processes waiting deliveries and sends due effects now (what the worker does on its tick). */

@@ -97,9 +97,10 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
         String appId = trim(env.get("GITHUB_APP_ID"));
         if (appId == null) {
             problems.add("GITHUB_APP_ID is not set: the App ID from the GitHub App's settings page (a number).");
-        } else if (!appId.matches("\\d{1,18}")) {
+        } else if (!appId.matches("[1-9]\\d{0,17}")) {
             problems.add("GITHUB_APP_ID must be the numeric App ID, got '" + appId + "'.");
         }
+        problems.addAll(dev.agentx.clarify.logging.LogSetup.problems(env));
         RSAPrivateKey key = null;
         String keyText = env.get("GITHUB_APP_PRIVATE_KEY");
         String keyFile = trim(env.get("GITHUB_APP_PRIVATE_KEY_FILE"));

@@ -96,6 +96,24 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 
+    /**
+     * What is wrong with the logging variables in {@code env}, for {@code agentx serve} to refuse
+     * with its other settings (a command falls back to the default with a warning instead).
+     */
+    public static List<String> problems(Map<String, String> env) {
+        List<String> out = new java.util.ArrayList<>();
+        String format = env.get(FORMAT_ENV);
+        if (format != null && !format.isBlank() && !List.of("text", "json").contains(
+                format.trim().toLowerCase(Locale.ROOT))) {
+            out.add(FORMAT_ENV + " must be text or json, got '" + format + "'.");
+        }
+        String level = env.get(LEVEL_ENV);
+        if (level != null && !level.isBlank() && Level.toLevel(level.trim(), null) == null) {
+            out.add(LEVEL_ENV + " must be one of TRACE, DEBUG, INFO, WARN, ERROR, OFF, got '" + level + "'.");
+        }
+        return out;
+    }
+
     static Level level() {
         String configured = environment.get(LEVEL_ENV);
         if (configured == null || configured.isBlank()) {

@@ -55,6 +55,17 @@ class GitHubModeTest {
         return rig.ledger(issue).clarifications().get(index);
     }
 
+    /** The ports read as bound also once the server stops (agentx serve prints them after start, maybe while stopping). */
+    @Test
+    void thePortsStayThoseBoundWhileTheServerStops() {
+        int port = rig.mode().port();
+        int management = rig.mode().managementPort();
+        assertTrue(port > 0 && management > 0, port + " " + management);
+        rig.mode().close();
+        assertEquals(port, rig.mode().port());
+        assertEquals(management, rig.mode().managementPort());
+    }
+
     @Test
     void aCommandsQuestionLabelsAndReactionAreMadeDurableByOneOutboxSync() {
         long before = rig.mode().outboxSyncs();
@@ -522,6 +533,11 @@ class GitHubModeTest {
         // an agent working as a GitHub App acts when [roles] names it
         accepted(rig.deliver("issue_comment", rig.comment("agent-ux[bot]", 1, "/clarify @pm Which persona?")));
         assertEquals("ux-designer", record(1, 0).from());
+        // a refusal names the bot and mentions no one
+        accepted(rig.deliver("issue_comment", rig.comment("agent-ux[bot]", 1, "/clarify @nobody What?")));
+        String refusal = rig.comments(1).get(rig.comments(1).size() - 1);
+        assertTrue(refusal.contains("`agent-ux[bot]` this command was not carried out"), refusal);
+        assertFalse(refusal.contains("@agent-ux"), refusal);
     }
 
     @Test

@@ -34,6 +34,38 @@ class ServeStartupTest {
         assertTrue(r.err().contains("Both GITHUB_APP_PRIVATE_KEY and GITHUB_APP_PRIVATE_KEY_FILE are set"), r.err());
     }
 
+    /** Wrong logging variables and an App id of 0 are among the problems serve refuses to start with. */
+    @Test
+    void wrongLoggingVariablesAndAppIdZeroAreStartUpErrors() {
+        TestRoot.Run r = new TestRoot(dir, MutableClock.at("2026-02-26T10:00:00Z")).cli(Map.of("GITHUB_APP_ID", "0",
+                "GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem(), "GITHUB_WEBHOOK_SECRET", "s", "AGENTX_LOG_LEVEL", "LOUD",
+                "AGENTX_LOG_FORMAT", "yaml"), "serve");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("GITHUB_APP_ID must be the numeric App ID, got '0'."), r.err());
+        assertTrue(r.err().contains("AGENTX_LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR, OFF, got 'LOUD'."),
+                r.err());
+        assertTrue(r.err().contains("AGENTX_LOG_FORMAT must be text or json, got 'yaml'."), r.err());
+    }
+
+    /** A default_workflow that names no workflow stops the start, as any other mistake in agentx.toml. */
+    @Test
+    void aDefaultWorkflowThatNamesNoWorkflowStopsTheStart() throws Exception {
+        Path data = Files.createDirectories(dir.resolve("agentx-data"));
+        Files.writeString(data.resolve("agentx.toml"), "default_workflow = \"nosuch\"\n[roles]\nengineer = [\"a\"]\n");
+        TestRoot.Run r = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+                new TestRoot(dir, MutableClock.at("2026-02-26T10:00:00Z")).cli(Map.of("GITHUB_APP_ID", "1",
+                        "GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem(), "GITHUB_WEBHOOK_SECRET", "s", "PORT", "0",
+                        "AGENTX_MANAGEMENT_PORT", "0"), "serve"));
+        assertEquals(3, r.code(), r.err());
+        assertTrue(r.err().contains("default_workflow 'nosuch' names no workflow; known: bug, epic, feature, story"),
+                r.err());
+
+        GitHubMode.requireDefaultWorkflow(data, "bug");
+        Files.createDirectories(data.resolve("repos/acme/widgets/.agentx/workflows"));
+        Files.writeString(data.resolve("repos/acme/widgets/.agentx/workflows/nosuch.toml"), "");
+        GitHubMode.requireDefaultWorkflow(data, "nosuch");
+    }
+
     @Test
     void theEnvironmentsKeyWinsOverEitherFormInAgentxEnv() throws Exception {
         Path data = Files.createDirectories(dir.resolve("agentx-data"));

@@ -311,7 +311,9 @@ public final class CommandRunner {
 
     private Result refused(String login, CommentCommand command, String reason, String message, String hint) {
         StringBuilder b = new StringBuilder();
-        b.append("@").append(login).append(" this command was not carried out:\n\n")
+        // bots are never mentioned: a bot's login is named, as code
+        b.append(login.toLowerCase(java.util.Locale.ROOT).endsWith("[bot]") ? "`" + login + "`" : "@" + login)
+                .append(" this command was not carried out:\n\n")
                 .append(MarkdownRenderer.quote(CommentLimit.cut(command.source(), CommentLimit.QUOTED_COMMAND)))
                 .append("\n\n**").append(reason).append("**: ")
                 .append(MarkdownRenderer.neutralise(CommentLimit.cut(message, CommentLimit.QUOTED_COMMAND))).append('\n');
