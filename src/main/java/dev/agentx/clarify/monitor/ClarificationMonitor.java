@@ -229,7 +229,7 @@ public final class ClarificationMonitor {
             }
         } else if (d instanceof Delivery.Failed failed) {
             log().warn("channel of {} failed when asking again for {}: {}", r.to(), id, failed.error());
-            String reask = "could not reach " + r.to() + " to ask again: " + failed.error();
+            String reask = "no answer from " + r.to() + " when asked again: " + failed.error();
             if (after.record().status() != Status.ESCALATED) {
                 actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, reask + "; escalates after "
                         + s.escalatesAt() + " without an answer"));

@@ -511,7 +511,7 @@ public final class ClarificationEngine {
         String note = now.status() == Status.ESCALATED
                 ? "Could not get an answer from " + r.to() + ": " + f.error() + ". Escalated: a human decides with "
                 + "'agentx clarify resolve " + r.id() + " -m \"<decision>\"'."
-                : "Could not reach " + r.to() + ": " + f.error()
+                : "No answer from " + r.to() + ": " + f.error()
                 + ". The question stays pending; the monitor asks again when it goes stale.";
         return withNote(new Outcome(asked.issue(), now, asked.events(), asked.notes()), note);
     }

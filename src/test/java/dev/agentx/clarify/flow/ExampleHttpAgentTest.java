@@ -55,6 +55,7 @@ class ExampleHttpAgentTest {
 
             Outcome unsure = ask(local, "Which colour should the logo be?");
             assertEquals(Status.PENDING, unsure.record().status());
+            assertTrue(unsure.notes().get(0).startsWith("No answer from product-manager: "), unsure.notes().toString());
             assertTrue(unsure.notes().get(0).contains("cannot answer: no product decision on this yet"),
                     unsure.notes().toString());
 

@@ -141,7 +141,7 @@ class MonitorScenariosTest {
         });
         clock.advance(Duration.ofMinutes(31));
         MonitorAction a = monitor.run().actions().get(0);
-        assertTrue(a.describe().contains("could not reach architect to ask again"), a.describe());
+        assertTrue(a.describe().contains("no answer from architect when asked again"), a.describe());
         assertEquals(Status.STALE, record(id).status());
         clock.advance(Duration.ofMinutes(31));
         assertEquals(Status.ESCALATED, record(monitor.run().actions().get(0).id()).status());
