@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# An example "command" agent for the architect role (see README, "Answer channels").
+# An example "command" agent for the architect role (see docs/answer-channels.md).
 #
 # The hub runs it once per question, in the project root, without a shell in between:
 #   stdin          the request as one JSON object (id, issue, from, to, topic, round,
