@@ -139,19 +139,27 @@ public final class ServerDashboard implements AutoCloseable {
         }
         Optional<Session> session = session(ctx);
         if (session.isEmpty()) {
-            signIn(ctx);
+            signIn(ctx, "/dashboard");
             return;
         }
         List<String> visible = served.get().stream().filter(session.get().repositories()::contains).toList();
         pages.html(ctx, "dashboard/index.jte", new Index(session.get().login(), visible));
     }
 
-    /** To GitHub's sign-in page, with a fresh state bound to this browser. */
-    private void signIn(Context ctx) {
+    /**
+     * To GitHub's sign-in page, with a fresh state bound to this browser; the signed state cookie
+     * also keeps {@code returnTo}, the page to show once signed in.
+     */
+    private void signIn(Context ctx, String returnTo) {
         String state = SignedCookies.random();
-        setCookie(ctx, STATE, cookies.sign(STATE, state, clock.instant().plus(STATE_TIME)), STATE_TIME);
+        setCookie(ctx, STATE, cookies.sign(STATE, state + "|" + returnTo, clock.instant().plus(STATE_TIME)),
+                STATE_TIME);
         ctx.redirect(users.authorizeUrl(callbackUrl(ctx), state));
     }
+
+    /** A page a sign-in may return to: the list or a repository's page, nothing else. */
+    private static final java.util.regex.Pattern RETURNABLE =
+            java.util.regex.Pattern.compile("/dashboard(/[A-Za-z0-9._-]+/[A-Za-z0-9._-]+)?");
 
     private void callback(Context ctx) {
         DashboardPages.secure(ctx);
@@ -161,7 +169,9 @@ public final class ServerDashboard implements AutoCloseable {
         String state = ctx.queryParam("state");
         Optional<String> bound = cookies.verify(STATE, ctx.cookie(STATE), clock.instant());
         String code = ctx.queryParam("code");
-        if (state == null || code == null || bound.isEmpty() || !bound.get().equals(state)) {
+        String boundState = bound.map(b -> b.contains("|") ? b.substring(0, b.indexOf('|')) : b).orElse(null);
+        String returnTo = bound.map(b -> b.contains("|") ? b.substring(b.indexOf('|') + 1) : "").orElse("");
+        if (state == null || code == null || boundState == null || !boundState.equals(state)) {
             LOG.warn("dashboard: a sign-in callback without a matching state was refused");
             ctx.status(400).contentType("text/plain; charset=utf-8")
                     .result("This sign-in is not one this browser started, or it took over 10 minutes. Start again at "
@@ -179,7 +189,7 @@ public final class ServerDashboard implements AutoCloseable {
             setCookie(ctx, SESSION, cookies.sign(SESSION, id, expires), SESSION_TIME);
             setCookie(ctx, STATE, "", Duration.ZERO);
             LOG.info("dashboard: {} signed in ({} repositories of the App's installations)", login, repos.size());
-            ctx.redirect("/dashboard");
+            ctx.redirect(RETURNABLE.matcher(returnTo).matches() ? returnTo : "/dashboard");
         } catch (IOException e) {
             LOG.warn("dashboard: sign-in failed: {}", e.getMessage());
             ctx.status(502).contentType("text/plain; charset=utf-8")
@@ -197,7 +207,9 @@ public final class ServerDashboard implements AutoCloseable {
             return;
         }
         if (session(ctx).isEmpty()) {
-            ctx.redirect("/dashboard");
+            // back to this page once signed in
+            String page = "/dashboard/" + ctx.pathParam("owner") + "/" + ctx.pathParam("repo");
+            signIn(ctx, RETURNABLE.matcher(page).matches() ? page : "/dashboard");
             return;
         }
         Optional<RepoRef> ref = allowed(ctx);
@@ -225,11 +237,16 @@ public final class ServerDashboard implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
-        if (session.isEmpty() || !session.get().repositories().contains(ref.fullName())
-                || !served.get().contains(ref.fullName())) {
+        if (session.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(ref);
+        // owner and repository names are GitHub's in any case: the served one's is the one shown
+        Optional<String> name = served.get().stream().filter(n -> n.equalsIgnoreCase(ref.fullName())).findFirst();
+        if (name.isEmpty() || session.get().repositories().stream().noneMatch(n -> n.equalsIgnoreCase(name.get()))) {
+            return Optional.empty();
+        }
+        int slash = name.get().indexOf('/');
+        return Optional.of(new RepoRef(name.get().substring(0, slash), name.get().substring(slash + 1)));
     }
 
     private Optional<Session> session(Context ctx) {

@@ -146,6 +146,35 @@ class ServerDashboardTest {
         }
     }
 
+    /**
+     * A link to a repository's page signs in and comes back to that page; the owner and repository
+     * names are matched in any case, as on GitHub.
+     */
+    @Test
+    void aSignInFromARepositorysPageReturnsToItAndNamesMatchInAnyCase() throws Exception {
+        try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-03-02T09:00:00Z"))
+                .oauth("Iv1.abc123", "client-secret-1")) {
+            int port = rig.start().port();
+            assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")).status());
+            stubUser(rig, "alice", GitHubRig.REPO.fullName());
+
+            HttpResponse<String> start = fetch(port, "/dashboard/Codertocat/Hello-World", null);
+            assertEquals(302, start.statusCode());
+            Matcher state = Pattern.compile("[?&]state=([^&]+)").matcher(start.headers().firstValue("Location")
+                    .orElseThrow());
+            assertTrue(state.find());
+            HttpResponse<String> back = fetch(port, "/dashboard/callback?code=code-alice&state=" + state.group(1),
+                    cookie(start, ServerDashboard.STATE));
+            assertEquals(302, back.statusCode(), back.body());
+            assertEquals("/dashboard/Codertocat/Hello-World", back.headers().firstValue("Location").orElseThrow());
+
+            String alice = cookie(back, ServerDashboard.SESSION);
+            HttpResponse<String> lower = fetch(port, "/dashboard/codertocat/hello-world", alice);
+            assertEquals(200, lower.statusCode(), lower.body());
+            assertTrue(lower.body().contains("CLR-1-001"), lower.body());
+        }
+    }
+
     @Test
     void tamperedCookiesAndForgedSignInsAreRefused() throws Exception {
         try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-03-02T09:00:00Z"))
