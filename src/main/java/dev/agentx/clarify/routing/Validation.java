@@ -59,9 +59,27 @@ public final class Validation {
         return v;
     }
 
-    /** A topic derived from the question: its first line, cut at 80 characters. */
+    /**
+     * A topic derived from the question: its first line that says something (a letter or a digit)
+     * outside code fences, since a question may open with its code; in a question that is all code,
+     * its first such line of code. Cut at 80 characters.
+     */
     public static String deriveTopic(String question) {
-        String first = question.strip().lines().findFirst().orElse("").strip().replaceAll("\\p{Cntrl}", " ");
+        String text = null;
+        String code = null;
+        boolean fenced = false;
+        for (String line : (Iterable<String>) question.strip().lines().map(String::strip)::iterator) {
+            if (line.startsWith("```") || line.startsWith("~~~")) {
+                fenced = !fenced;
+            } else if (line.codePoints().anyMatch(Character::isLetterOrDigit)) {
+                if (!fenced) {
+                    text = line;
+                    break;
+                }
+                code = code == null ? line : code;
+            }
+        }
+        String first = (text != null ? text : code != null ? code : "").replaceAll("\\p{Cntrl}", " ");
         if (first.codePointCount(0, first.length()) > 80) {
             first = first.substring(0, first.offsetByCodePoints(0, 77)).stripTrailing() + "...";
         }

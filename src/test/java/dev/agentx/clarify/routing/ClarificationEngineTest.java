@@ -256,6 +256,15 @@ class ClarificationEngineTest {
         assertEquals("engineer", own.record().thread().get(own.record().thread().size() - 1).from());
     }
 
+    /** A topic left out is the question's first line that says something, not its code fence. */
+    @Test
+    void aDerivedTopicPassesOverCodeFencesAndSymbols() {
+        assertEquals("Why does this fail?", Validation.deriveTopic("```java\nint x = 1;\n```\nWhy does this fail?"));
+        assertEquals("int x = 1;", Validation.deriveTopic("```\nint x = 1;\n```"));
+        assertEquals("Which one?", Validation.deriveTopic("---\n\\\nWhich one?"));
+        assertEquals("clarification", Validation.deriveTopic("```\n```"));
+    }
+
     @Test
     void illegalTransitionsAreInvalidState() {
         ask("engineer", "architect", "Q1");
