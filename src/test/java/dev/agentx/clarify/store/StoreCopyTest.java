@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestPostgres;
 import dev.agentx.clarify.support.TestRoot;
 import dev.agentx.clarify.support.TestRoot.Run;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -222,6 +224,154 @@ class StoreCopyTest {
             // the lock protocol's own hidden files stay, as after any command (docs/architecture.md)
             assertEquals(List.of(), left.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString()
                     .startsWith(".")).map(Path::toString).toList(), "no state left in the folder");
+        }
+    }
+
+    /**
+     * The data dir's inbox as a server stopped with deliveries in it leaves it: acme/shop#42's
+     * comment acknowledged and failed once (retried in 10 s), acme/web#7's acknowledged, a ping
+     * about no issue acknowledged, and one delivery done with (its id must stay a duplicate).
+     */
+    private void inboxWithDeliveriesWaiting(Path data) {
+        FileDeliveryQueue inbox = new FileDeliveryQueue(data.resolve("inbox"), clock);
+        inbox.accept("done-1", "issue_comment", "{\"n\":1}".getBytes(StandardCharsets.UTF_8), "acme/shop#42");
+        inbox.done(inbox.queued().get(0));
+        inbox.accept("shop-2", "issue_comment", "{\"n\":2}".getBytes(StandardCharsets.UTF_8), "acme/shop#42");
+        inbox.saveProgress(inbox.queued().get(0), new DeliveryQueue.Progress(0, false, 1,
+                clock.instant().plusSeconds(10)));
+        inbox.accept("web-3", "issues", "{\"n\":3}".getBytes(StandardCharsets.UTF_8), "acme/web#7");
+        inbox.accept("ping-4", "ping", "{\"n\":4}".getBytes(StandardCharsets.UTF_8), "");
+        inbox.close();
+    }
+
+    /** Every file under {@code dir} with its bytes. */
+    private static java.util.Map<Path, String> files(Path dir) throws Exception {
+        java.util.Map<Path, String> out = new java.util.TreeMap<>();
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.filter(Files::isRegularFile).toList()) {
+                out.put(dir.relativize(p), java.util.HexFormat.of().formatHex(Files.readAllBytes(p)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Deliveries the server acknowledged and has not done with go with the copy, each with the
+     * repository it is about (one about none with any), into the database's queue and back into a
+     * folder's inbox, in their order, with their failed attempts; and the ids of deliveries done with
+     * go too, so that a redelivery of one stays a duplicate. The source's inbox is left as it was.
+     */
+    @Test
+    void deliveriesWaitingAndIdsDoneWithGoWithTheCopyBothWays() throws Exception {
+        inboxWithDeliveriesWaiting(data);
+        Files.writeString(data.resolve("replica"), "host-a-1a2b3c\n");
+        java.util.Map<Path, String> inboxBefore = files(data.resolve("inbox"));
+        TestPostgres.Database db = TestPostgres.newDatabase();
+
+        Run shop = ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url(), "--repo", "acme/shop");
+        assertTrue(shop.out().contains("\n  deliveries: 2 acknowledged and not done with, 1 id of deliveries done "
+                + "with; checksum "), shop.out());
+        assertTrue(shop.out().contains(" read back; 1 delivery of other repositories left for their repository's "
+                + "copy\n"), shop.out());
+        Run web = ok(cwd, "--json", "store", "copy", "--from", "files:" + data, "--to", db.url(), "--repo", "acme/web");
+        JsonNode carried = JsonSupport.mapper().readTree(web.out()).get("deliveries");
+        assertEquals(1, carried.get("source").get("waiting").asInt(), carried.toString());
+        assertEquals(0, carried.get("source").get("done").asInt(), carried.toString());
+        assertEquals(2, carried.get("alreadyThere").asInt(), "the ping and the id done with: " + carried);
+        assertTrue(carried.get("same").asBoolean(), carried.toString());
+        assertEquals(inboxBefore, files(data.resolve("inbox")), "the source's inbox as it was");
+
+        // in the database: queued in their order, held by the data dir's server, as received
+        assertEquals("shop-2 acme/shop#42 1 host-a-1a2b3c {\"n\":2}|ping-4  0 host-a-1a2b3c {\"n\":4}|"
+                + "web-3 acme/web#7 0 host-a-1a2b3c {\"n\":3}", text(db, "SELECT string_agg(h.id || ' ' || d.order_key "
+                + "|| ' ' || d.attempts || ' ' || d.replica || ' ' || convert_from(d.body, 'UTF8'), '|' ORDER BY d.seq) "
+                + "FROM delivery_queue d JOIN deliveries h ON h.seq = d.seq"));
+        assertEquals("processed", text(db, "SELECT state FROM deliveries WHERE id = 'done-1'"));
+        try (dev.agentx.clarify.store.postgres.PostgresDatabase server = dev.agentx.clarify.store.postgres
+                .PostgresDatabase.open(dev.agentx.clarify.store.postgres.DatabaseUrl.parse(db.url(),
+                        java.util.Map.of()), 2)) {
+            DeliveryQueue queue = server.deliveries("host-a-1a2b3c", clock);
+            assertEquals(List.of("shop-2", "ping-4", "web-3"), queue.queued().stream().map(DeliveryQueue.Queued::id)
+                    .toList(), "the server on the data dir finds them at its start");
+            DeliveryQueue.Turn turn = queue.take(queue.queued().get(0), clock.instant());
+            assertEquals(new DeliveryQueue.Progress(0, false, 1, clock.instant().plusSeconds(10)),
+                    ((DeliveryQueue.Turn.Mine) turn).progress());
+            assertEquals(DeliveryQueue.Accepted.DUPLICATE, queue.accept("done-1", "issue_comment", new byte[0], ""));
+        }
+
+        Path back = tmp.resolve("back");
+        Run restore = ok(cwd, "store", "copy", "--from", db.url(), "--to", "files:" + back);
+        assertTrue(restore.out().contains("\n  deliveries: 3 acknowledged and not done with, 1 id of deliveries done "
+                + "with; checksum "), restore.out());
+        FileDeliveryQueue inbox = new FileDeliveryQueue(back.resolve("inbox"), clock);
+        assertEquals(List.of("shop-2", "ping-4", "web-3"), inbox.queued().stream().map(DeliveryQueue.Queued::id)
+                .toList());
+        DeliveryQueue.Queued first = inbox.queued().get(0);
+        assertEquals("acme/shop#42", first.key());
+        assertEquals("{\"n\":2}", new String(inbox.read(first).body(), StandardCharsets.UTF_8));
+        assertEquals(1, inbox.progress(first).attempts());
+        assertEquals(clock.instant().plusSeconds(10), inbox.progress(first).notBefore());
+        assertEquals(DeliveryQueue.Accepted.DUPLICATE, inbox.accept("done-1", "issue_comment", new byte[0], ""));
+        inbox.close();
+    }
+
+    /**
+     * A copy whose deliveries cannot be carried (here the database refuses them, then a folder's
+     * inbox takes the first and not the next) removes what it wrote, the deliveries it carried
+     * too, and leaves an inbox that was there as it was; a source inbox that cannot be read whole
+     * writes nothing.
+     */
+    @Test
+    void deliveriesThatCannotBeCarriedLeaveNothingBehind() throws Exception {
+        inboxWithDeliveriesWaiting(data);
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        db.open(1).close();
+        sql(db, "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+                + "$$ BEGIN RAISE EXCEPTION 'no room for delivery %', NEW.seq; END $$");
+        sql(db, "CREATE TRIGGER refuse BEFORE INSERT ON delivery_queue FOR EACH ROW EXECUTE FUNCTION refuse()");
+        Run copy = cwd.cli("store", "copy", "--from", "files:" + data, "--to", db.url());
+        assertEquals(1, copy.code(), copy.out() + copy.err());
+        assertTrue(copy.err().contains("carrying the deliveries to ") && copy.err().contains("no room for delivery")
+                && copy.err().contains("removed again, so the copy can be run again"), copy.err());
+        assertEquals(0, rows(db, "SELECT count(*) FROM ledgers") + rows(db, "SELECT count(*) FROM deliveries"),
+                "nothing left in the database");
+        sql(db, "DROP TRIGGER refuse ON delivery_queue");
+        ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url());
+
+        // a folder whose inbox holds a delivery done with: the second delivery carried fails (an id
+        // a folder cannot keep), and the inbox is cut back to what it was
+        sql(db, "UPDATE deliveries SET id = 'not a file name' WHERE id = 'ping-4'");
+        Path back = tmp.resolve("back");
+        FileDeliveryQueue there = new FileDeliveryQueue(back.resolve("inbox"), clock);
+        there.accept("old-1", "ping", new byte[] {1}, "");
+        there.done(there.queued().get(0));
+        there.close();
+        java.util.Map<Path, String> before = files(back.resolve("inbox"));
+        Run into = cwd.cli("store", "copy", "--from", db.url(), "--to", "files:" + back);
+        assertEquals(1, into.code(), into.out() + into.err());
+        assertTrue(into.err().contains("carrying the deliveries to files:" + back + " failed: invalid delivery id "
+                + "'not a file name'") && into.err().contains("removed again"), into.err());
+        assertEquals(before, files(back.resolve("inbox")), "the inbox as it was");
+        assertFalse(Files.exists(back.resolve("repos/acme/shop/.agentx/state/clarifications/issue-42.json")));
+
+        // an inbox whose journal is damaged before its end: nothing is copied
+        Path journal = data.resolve("inbox/journal");
+        byte[] bytes = Files.readAllBytes(journal);
+        bytes[10] ^= 1;
+        Files.write(journal, bytes);
+        TestPostgres.Database other = TestPostgres.newDatabase();
+        Run damaged = cwd.cli("store", "copy", "--from", "files:" + data, "--to", other.url());
+        assertEquals(1, damaged.code(), damaged.out() + damaged.err());
+        assertTrue(damaged.err().contains("the deliveries of files:" + data + " cannot be read: ")
+                && damaged.err().contains("nothing was copied"), damaged.err());
+        assertEquals(0, rows(other, "SELECT count(*) FROM ledgers") + rows(other, "SELECT count(*) FROM deliveries"));
+    }
+
+    private static String text(TestPostgres.Database db, String query) throws Exception {
+        try (java.sql.Connection c = db.dataSource().getConnection(); java.sql.Statement s = c.createStatement();
+                java.sql.ResultSet r = s.executeQuery(query)) {
+            r.next();
+            return r.getString(1);
         }
     }
 
