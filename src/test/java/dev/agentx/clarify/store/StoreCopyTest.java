@@ -475,6 +475,49 @@ class StoreCopyTest {
         assertTrue(now.out().contains("CLR-43-001"), now.out());
     }
 
+    /**
+     * A schema a newer agentx made is refused by every writer too, as by the readers and before
+     * anything is written to it: {@code agentx serve} exits 1 instead of serving, and so do a copy
+     * to it and the store opened to write.
+     */
+    @Test
+    void aSchemaANewerAgentxMadeIsRefusedByEveryWriterBeforeAnythingIsWritten() throws Exception {
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        db.open(1).close();
+        List<String> current = versions(db);
+        String latest = current.get(current.size() - 1);
+        sql(db, "INSERT INTO flyway_schema_history (installed_rank, version, description, type, script, checksum, "
+                + "installed_by, execution_time, success) VALUES (99, '999', 'newer', 'SQL', 'V999__newer.sql', 0, "
+                + "'test', 1, true)");
+        List<String> newer = versions(db);
+        String refused = "is at version 999, made by a newer agentx; this one reads version " + latest + ". This "
+                + "agentx writes nothing to it, and nothing was changed in it: run the agentx that made it (or a newer "
+                + "one).";
+
+        Path key = tmp.resolve("app.pem");
+        Files.writeString(key, dev.agentx.clarify.github.support.Keys.pkcs1Pem());
+        java.util.Map<String, String> env = java.util.Map.of("GITHUB_APP_ID", "1", "GITHUB_APP_PRIVATE_KEY_FILE",
+                key.toString(), "GITHUB_WEBHOOK_SECRET", "s3cret", "GITHUB_API_URL", "http://127.0.0.1:1",
+                "AGENTX_DATA_DIR", tmp.resolve("server").toString(), "AGENTX_DATABASE_URL", db.url(), "PORT", "0",
+                "AGENTX_MANAGEMENT_PORT", "0", "AGENTX_REDELIVERY_INTERVAL", "0");
+        Run serve = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(60),
+                () -> cwd.cli(env, "serve"), "agentx serve refuses at its start instead of serving");
+        assertEquals(1, serve.code(), serve.err());
+        assertTrue(serve.err().contains(refused), serve.err());
+
+        Run copy = cwd.cli("store", "copy", "--from", "files:" + data, "--to", db.url());
+        assertEquals(1, copy.code(), copy.out() + copy.err());
+        assertTrue(copy.err().contains(refused), copy.err());
+        dev.agentx.clarify.protocol.ClarifyException opened = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.agentx.clarify.protocol.ClarifyException.class, () -> db.open(2));
+        assertTrue(opened.getMessage().contains(refused), opened.getMessage());
+
+        assertEquals(newer, versions(db), "no migration ran");
+        assertEquals(0, rows(db, "SELECT count(*) FROM replica_beats") + rows(db, "SELECT count(*) FROM ledgers")
+                + rows(db, "SELECT count(*) FROM events") + rows(db, "SELECT count(*) FROM deliveries"),
+                "nothing written");
+    }
+
     /** The schema versions applied to {@code db}, oldest first; none when it has no history table. */
     private static List<String> versions(TestPostgres.Database db) throws Exception {
         try (java.sql.Connection c = db.dataSource().getConnection(); java.sql.Statement s = c.createStatement()) {
