@@ -60,13 +60,15 @@ final class StoreCommand {
             }
             StoreCopy.Location source = location("--from", from);
             StoreCopy.Location destination = location("--to", to);
-            if (!ctx.json()) {
-                ctx.out.println("Copying " + source + " to " + destination + ":");
-                ctx.out.flush();
-            }
             StoreCopy.Result result = new StoreCopy(LockManager.standard(ctx.clock),
                     IssueMirror::statesIn).copy(source, destination,
-                    Optional.ofNullable(repo), c -> {
+                    Optional.ofNullable(repo), () -> {
+                        // once the checks have passed: a refused copy prints its refusal alone
+                        if (!ctx.json()) {
+                            ctx.out.println("Copying " + source + " to " + destination + ":");
+                            ctx.out.flush();
+                        }
+                    }, c -> {
                         if (!ctx.json()) {
                             ctx.out.println(line(c));
                             ctx.out.flush();

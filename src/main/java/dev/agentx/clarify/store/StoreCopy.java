@@ -227,6 +227,16 @@ public final class StoreCopy {
      *                          back differs from its source (what was written is removed again)
      */
     public Result copy(Location from, Location to, Optional<String> only, Consumer<Copied> progress) {
+        return copy(from, to, only, () -> { }, progress);
+    }
+
+    /**
+     * As {@link #copy(Location, Location, Optional, Consumer)}, running {@code checked} once every
+     * check has passed (neither store in use, the destination empty for the repositories copied,
+     * the source read whole), before anything is written: what is refused refuses before it.
+     */
+    public Result copy(Location from, Location to, Optional<String> only, Runnable checked,
+                       Consumer<Copied> progress) {
         if (from.equals(to)) {
             throw new ClarifyException(ErrorCode.USAGE, "--from and --to are the same store: " + from);
         }
@@ -274,6 +284,7 @@ public final class StoreCopy {
             int alreadyThere = selected.ids().size() - carrying.ids().size();
             int left = acknowledged.waiting().size() - waiting.size();
             DeliveryTally carryingTally = tally(carrying);
+            checked.run();
             List<Copied> out = new ArrayList<>();
             List<String> differ = new ArrayList<>();
             Map<String, java.util.Set<Integer>> written = new java.util.LinkedHashMap<>();

@@ -154,6 +154,7 @@ class StoreCopyTest {
         Run again = cwd.cli("store", "copy", "--from", "files:" + data, "--to", db.url());
         assertEquals(2, again.code(), again.err());
         assertTrue(again.err().contains("already holds state for acme/web; nothing was copied"), again.err());
+        assertEquals("", again.out(), "no heading for a copy that does not begin");
         Run shopThere = cwd.cli("clarify", "--database-url", db.url(), "--repo", "acme/shop");
         assertEquals(2, shopThere.code(), shopThere.err());
         assertTrue(shopThere.err().contains("--repo acme/shop: ") && shopThere.err().contains(
@@ -177,6 +178,7 @@ class StoreCopyTest {
             assertEquals(1, copy.code(), copy.out() + copy.err());
             assertTrue(copy.err().contains("acme/web (") && copy.err().contains("1 entries of its event log cannot "
                     + "be read") && copy.err().contains("nothing was copied"), copy.err());
+            assertEquals("", copy.out(), "no heading for a copy that does not begin");
         }
         assertEquals(0, rows(db, "SELECT count(*) FROM ledgers") + rows(db, "SELECT count(*) FROM agent_statuses")
                 + rows(db, "SELECT count(*) FROM events"), "nothing written to the database");
@@ -399,8 +401,10 @@ class StoreCopyTest {
             assertEquals(2, refused.code(), refused.err());
             assertTrue(refused.err().contains("files:" + data + " is in use by agentx serve (pid "
                     + ProcessHandle.current().pid() + "): stop it first"), refused.err());
+            assertEquals("", refused.out(), "no heading for a copy that does not begin");
         }
-        ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url());
+        Run copy = ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url());
+        assertTrue(copy.out().startsWith("Copying files:" + data + " to "), copy.out());
         try (dev.agentx.clarify.store.postgres.PostgresDatabase server = dev.agentx.clarify.store.postgres
                 .PostgresDatabase.open(dev.agentx.clarify.store.postgres.DatabaseUrl.parse(db.url(),
                         java.util.Map.of()), 2)) {
@@ -409,6 +413,7 @@ class StoreCopyTest {
             assertEquals(2, refused.code(), refused.err());
             assertTrue(refused.err().contains("is in use by running agentx serve replica host-a-1234 (its heartbeat "),
                     refused.err());
+            assertEquals("", refused.out(), "no heading for a copy that does not begin");
             server.leave("host-a-1234"); // a server that stops says so
             ok(cwd, "store", "copy", "--from", db.url(), "--to", "files:" + tmp.resolve("out"));
         }
@@ -508,6 +513,7 @@ class StoreCopyTest {
         Run copy = cwd.cli("store", "copy", "--from", "files:" + data, "--to", db.url());
         assertEquals(1, copy.code(), copy.out() + copy.err());
         assertTrue(copy.err().contains(refused), copy.err());
+        assertEquals("", copy.out(), "no heading for a copy that does not begin");
         dev.agentx.clarify.protocol.ClarifyException opened = org.junit.jupiter.api.Assertions.assertThrows(
                 dev.agentx.clarify.protocol.ClarifyException.class, () -> db.open(2));
         assertTrue(opened.getMessage().contains(refused), opened.getMessage());
