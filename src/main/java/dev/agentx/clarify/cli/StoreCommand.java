@@ -25,7 +25,9 @@ final class StoreCommand {
             description = {"Copy every repository's ledgers, agent statuses and events from one store to another, "
                     + "then count and checksum both sides from what they hold and print them. What each issue "
                     + "shows on GitHub and where the recovery pass stopped go with them, so the server posts "
-                    + "nothing again and does not ask GitHub for past deliveries again. The destination "
+                    + "nothing again and does not ask GitHub for past deliveries again, and so do the webhook "
+                    + "deliveries acknowledged and not done with and the ids of those done with, so none is "
+                    + "lost and none is done twice. The destination "
                     + "must hold nothing for the repositories copied. Stop the server (or copy from a backup) "
                     + "first: a delivery handled during the copy may be missed.",
                     "A store is files:DIR (the server's AGENTX_DATA_DIR) or a PostgreSQL URL "
@@ -58,13 +60,15 @@ final class StoreCommand {
             }
             StoreCopy.Location source = location("--from", from);
             StoreCopy.Location destination = location("--to", to);
-            if (!ctx.json()) {
-                ctx.out.println("Copying " + source + " to " + destination + ":");
-                ctx.out.flush();
-            }
             StoreCopy.Result result = new StoreCopy(LockManager.standard(ctx.clock),
                     IssueMirror::statesIn).copy(source, destination,
-                    Optional.ofNullable(repo), c -> {
+                    Optional.ofNullable(repo), () -> {
+                        // once the checks have passed: a refused copy prints its refusal alone
+                        if (!ctx.json()) {
+                            ctx.out.println("Copying " + source + " to " + destination + ":");
+                            ctx.out.flush();
+                        }
+                    }, c -> {
                         if (!ctx.json()) {
                             ctx.out.println(line(c));
                             ctx.out.flush();
@@ -84,10 +88,18 @@ final class StoreCommand {
                     n.put("same", c.same());
                     n.put("issueStates", c.issueStates());
                 }
+                StoreCopy.Deliveries d = result.deliveries();
+                var deliveries = root.putObject("deliveries");
+                deliveries.set("source", ctx.mapper().valueToTree(d.source()));
+                deliveries.set("destination", ctx.mapper().valueToTree(d.destination()));
+                deliveries.put("same", d.same());
+                deliveries.put("alreadyThere", d.alreadyThere());
+                deliveries.put("left", d.left());
                 root.put("recovery", result.recovery().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
                 ctx.printJson(root);
                 return;
             }
+            ctx.out.println(line(result.deliveries()));
             int ledgers = copied.stream().mapToInt(c -> c.destination().ledgers()).sum();
             int events = copied.stream().mapToInt(c -> c.destination().events()).sum();
             ctx.out.println("Copied " + count(copied.size(), "repository", "repositories") + ", "
@@ -108,6 +120,17 @@ final class StoreCommand {
                     + d.checksum())
                     + (c.issueStates() == 0 ? "" : "; GitHub state of " + count(c.issueStates(), "issue")
                     + " handed over");
+        }
+
+        /** The line of the deliveries carried, as the repositories' lines. */
+        private static String line(StoreCopy.Deliveries d) {
+            StoreCopy.DeliveryTally s = d.source();
+            return "  deliveries: " + count(s.waiting(), "acknowledged and not done with",
+                    "acknowledged and not done with") + ", " + count(s.done(), "id", "ids")
+                    + " of deliveries done with; checksum " + s.checksum() + " = " + d.destination().checksum()
+                    + " read back" + (d.alreadyThere() == 0 ? "" : "; " + d.alreadyThere() + " received there before, "
+                    + "left as they are") + (d.left() == 0 ? "" : "; " + count(d.left(), "delivery", "deliveries")
+                    + " of other repositories left for their repository's copy");
         }
 
         private static String count(long n, String one) {

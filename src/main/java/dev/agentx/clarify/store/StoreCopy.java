@@ -15,6 +15,7 @@ import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.status.AgentStatus;
 import dev.agentx.clarify.status.AgentStatusCodec;
 import dev.agentx.clarify.store.files.DataDirectory;
+import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import dev.agentx.clarify.store.postgres.PgDeliveryQueue;
 import dev.agentx.clarify.store.postgres.PgNotes;
@@ -46,6 +47,11 @@ import java.util.function.Function;
  * their canonical encoding, so a copy that lost or changed anything is reported as failed. A copy
  * that fails while writing (the database gone, a full disk) or does not match removes what it
  * wrote from the destination again, so it can simply be run again.
+ *
+ * <p>The webhook deliveries the server acknowledged and has not done with go too, with the ids of
+ * those it did with lately (a data dir's inbox, a database's delivery tables): a server on the
+ * destination never reads the source's queue, and GitHub, which had its acknowledgement, sends
+ * none of them again. They are carried after the repositories, counted and checksummed the same way.
  */
 public final class StoreCopy {
     /** One side of a copy: {@code files:DIR} (a data folder) or a PostgreSQL URL. */
@@ -120,8 +126,28 @@ public final class StoreCopy {
         }
     }
 
-    /** The repositories copied, and what became of the recovery position. */
-    public record Result(List<Copied> repositories, Recovery recovery) {
+    /**
+     * What one side's delivery queue holds of what a copy carries: deliveries acknowledged and not
+     * done with, ids of deliveries done with, and a SHA-256 over both (each delivery as received,
+     * with its failed attempts and next try; each id with when it was done with).
+     */
+    public record DeliveryTally(int waiting, int done, String checksum) {
+    }
+
+    /**
+     * The deliveries carried with the copy: the source's tally and the destination's, read back;
+     * how many of the source's the destination had received already (left as they are there, not
+     * counted in the tallies); and how many waiting deliveries of repositories not copied (with
+     * {@code --repo}) were left for the copy of their repository.
+     */
+    public record Deliveries(DeliveryTally source, DeliveryTally destination, int alreadyThere, int left) {
+        public boolean same() {
+            return source.equals(destination);
+        }
+    }
+
+    /** The repositories copied, the deliveries carried with them, and what became of the recovery position. */
+    public record Result(List<Copied> repositories, Deliveries deliveries, Recovery recovery) {
     }
 
     /** An opened store: its repositories and their state. */
@@ -142,6 +168,19 @@ public final class StoreCopy {
 
         /** Where the recovery pass stopped, as this store keeps it. */
         RecoveryPosition recovery();
+
+        /** What its delivery queue holds: deliveries acknowledged and not done with, ids done with. */
+        Acknowledged acknowledged();
+
+        /** The name the server on this store goes by among replicas, if the store keeps one (a data dir). */
+        Optional<String> replicaName();
+
+        /**
+         * Adds {@code deliveries} to its delivery queue, the waiting ones held by {@code holder}
+         * where the store names who holds a delivery; ids it has already are left as they are. Leaves
+         * nothing behind when it fails; returns what takes out again what it added.
+         */
+        Runnable carry(Acknowledged deliveries, String holder);
 
         /**
          * Removes what a copy wrote for {@code repo}, which held no ledger, status or event before
@@ -188,13 +227,24 @@ public final class StoreCopy {
      *                          back differs from its source (what was written is removed again)
      */
     public Result copy(Location from, Location to, Optional<String> only, Consumer<Copied> progress) {
+        return copy(from, to, only, () -> { }, progress);
+    }
+
+    /**
+     * As {@link #copy(Location, Location, Optional, Consumer)}, running {@code checked} once every
+     * check has passed (neither store in use, the destination empty for the repositories copied,
+     * the source read whole), before anything is written: what is refused refuses before it.
+     */
+    public Result copy(Location from, Location to, Optional<String> only, Runnable checked,
+                       Consumer<Copied> progress) {
         if (from.equals(to)) {
             throw new ClarifyException(ErrorCode.USAGE, "--from and --to are the same store: " + from);
         }
         try (Side source = open(from, PostgresDatabase.Schema.EXPECT_CURRENT);
                 Side destination = open(to, PostgresDatabase.Schema.MIGRATE)) {
             List<String> repos = source.repositories();
-            if (repos.isEmpty()) {
+            Acknowledged acknowledged = acknowledged(source, from);
+            if (repos.isEmpty() && (only.isPresent() || acknowledged.waiting().isEmpty())) {
                 throw new ClarifyException(ErrorCode.NOT_FOUND, from + " holds no repository state" + (from instanceof Files
                         ? " (a data folder keeps it under repos/OWNER/NAME/.agentx/state/)" : "") + "; nothing to copy.");
             }
@@ -224,6 +274,17 @@ public final class StoreCopy {
                 before.put(repo, tally(repo, source.repository(repo)));
                 states.put(repo, source.issueStates(repo));
             }
+            // the deliveries go with the repositories they are about; those about none go with any copy
+            List<String> copying = repos;
+            List<Acknowledged.Waiting> waiting = acknowledged.waiting().stream().filter(w -> only.isEmpty()
+                    || aboutOneOf(w.key(), copying)).toList();
+            Acknowledged selected = new Acknowledged(waiting, acknowledged.done());
+            java.util.Set<String> there = acknowledged(destination, to).ids();
+            Acknowledged carrying = selected.only(id -> !there.contains(id));
+            int alreadyThere = selected.ids().size() - carrying.ids().size();
+            int left = acknowledged.waiting().size() - waiting.size();
+            DeliveryTally carryingTally = tally(carrying);
+            checked.run();
             List<Copied> out = new ArrayList<>();
             List<String> differ = new ArrayList<>();
             Map<String, java.util.Set<Integer>> written = new java.util.LinkedHashMap<>();
@@ -243,21 +304,73 @@ public final class StoreCopy {
                     }
                 }
             } catch (RuntimeException e) {
-                String undone = undo(destination, written);
+                String undone = undo(destination, written, null);
                 throw new ClarifyException(ErrorCode.INTERNAL, "copying " + current + " to " + to + " failed: "
                         + e.getMessage() + "; " + undone, e);
             }
             if (!differ.isEmpty()) {
                 throw new ClarifyException(ErrorCode.INTERNAL, "the copy of " + String.join(", ", differ) + " in " + to
                         + " does not match its source (counts or checksum differ, above); the source is unchanged; "
-                        + undo(destination, written));
+                        + undo(destination, written, null));
             }
-            return new Result(out, handOverRecovery(source, destination));
+            Deliveries deliveries = carry(source, destination, to, carrying, carryingTally, alreadyThere, left, written);
+            return new Result(out, deliveries, handOverRecovery(source, destination));
         }
     }
 
-    /** Removes what the copy wrote ({@code written}) from the destination, saying what came of it. */
-    private static String undo(Side destination, Map<String, java.util.Set<Integer>> written) {
+    /**
+     * The name holding the deliveries carried into a database when the source names none: a
+     * replica that never beats, whose deliveries the first replica to start takes up.
+     */
+    public static final String CARRIED_HOLDER = "agentx-store-copy";
+
+    /**
+     * Carries {@code carrying} (the source's deliveries the destination has not received) into the
+     * destination's delivery queue and reads them back: when that fails or they differ, what the
+     * carry and the copy wrote ({@code written}) is removed again.
+     */
+    private static Deliveries carry(Side source, Side destination, Location to, Acknowledged carrying,
+                                    DeliveryTally carryingTally, int alreadyThere, int left,
+                                    Map<String, java.util.Set<Integer>> written) {
+        if (carrying.waiting().isEmpty() && carrying.done().isEmpty()) {
+            return new Deliveries(carryingTally, carryingTally, alreadyThere, left);
+        }
+        Runnable uncarry = null;
+        Deliveries carried;
+        try {
+            uncarry = destination.carry(carrying, source.replicaName().orElse(CARRIED_HOLDER));
+            java.util.Set<String> ids = carrying.ids();
+            carried = new Deliveries(carryingTally, tally(destination.acknowledged().only(ids::contains)), alreadyThere,
+                    left);
+        } catch (RuntimeException e) {
+            throw new ClarifyException(ErrorCode.INTERNAL, "carrying the deliveries to " + to + " failed: "
+                    + e.getMessage() + "; " + undo(destination, written, uncarry), e);
+        }
+        if (!carried.same()) {
+            DeliveryTally s = carried.source();
+            DeliveryTally d = carried.destination();
+            throw new ClarifyException(ErrorCode.INTERNAL, "the deliveries carried to " + to + " do not match their "
+                    + "source: " + s.waiting() + " waiting and " + s.done() + " done with, checksum " + s.checksum()
+                    + ", read back as " + d.waiting() + " and " + d.done() + ", checksum " + d.checksum()
+                    + "; the source is unchanged; " + undo(destination, written, uncarry));
+        }
+        return carried;
+    }
+
+    /**
+     * Removes what the copy wrote ({@code written}, and the deliveries {@code uncarry} takes out
+     * again, if any) from the destination, saying what came of it.
+     */
+    private static String undo(Side destination, Map<String, java.util.Set<Integer>> written, Runnable uncarry) {
+        String deliveries = "";
+        if (uncarry != null) {
+            try {
+                uncarry.run();
+            } catch (RuntimeException e) {
+                deliveries = "the deliveries it carried could not be taken out again (" + e.getMessage() + "); a "
+                        + "copy run again leaves those there as they are. ";
+            }
+        }
         List<String> left = new ArrayList<>();
         for (Map.Entry<String, java.util.Set<Integer>> w : written.entrySet()) {
             try {
@@ -266,9 +379,53 @@ public final class StoreCopy {
                 left.add(w.getKey() + " (" + e.getMessage() + ")");
             }
         }
-        return left.isEmpty() ? "what it wrote there was removed again, so the copy can be run again."
+        return deliveries + (left.isEmpty() ? "what it wrote there was removed again, so the copy can be run again."
                 : "what it wrote could not be removed for " + String.join(", ", left) + ": empty those "
-                + "repositories' state there before copying again.";
+                + "repositories' state there before copying again.");
+    }
+
+    /** What {@code side}'s delivery queue holds; INTERNAL, naming the store, when it cannot be read whole. */
+    private static Acknowledged acknowledged(Side side, Location where) {
+        try {
+            return side.acknowledged();
+        } catch (UncheckedIOException e) {
+            throw new ClarifyException(ErrorCode.INTERNAL, "the deliveries of " + where + " cannot be read: "
+                    + e.getMessage() + "; nothing was copied.", e);
+        }
+    }
+
+    /** Whether a delivery with the order key {@code key} goes with a copy of {@code repos}: it is about one of them, or about none. */
+    private static boolean aboutOneOf(String key, List<String> repos) {
+        int hash = key.lastIndexOf('#');
+        if (key.isEmpty() || hash < 0) {
+            return true;
+        }
+        String repo = key.substring(0, hash);
+        return repos.stream().anyMatch(repo::equalsIgnoreCase);
+    }
+
+    /**
+     * Counts and a SHA-256 over deliveries in their order and ids in theirs: each delivery's id,
+     * event, time received, order key, failed attempts, next try and body; each id with when it
+     * was done with. Times to the microsecond, as a database keeps them.
+     */
+    static DeliveryTally tally(Acknowledged a) {
+        MessageDigest sha = sha256();
+        sha.update("waiting\n".getBytes(StandardCharsets.UTF_8));
+        for (Acknowledged.Waiting w : a.waiting()) {
+            sha.update((w.id() + "\n" + w.event() + "\n" + micros(w.receivedAt()) + "\n" + w.key() + "\n"
+                    + w.attempts() + "\n" + micros(w.notBefore()) + "\n" + w.body().length + "\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            sha.update(w.body());
+        }
+        sha.update("done\n".getBytes(StandardCharsets.UTF_8));
+        a.done().forEach((id, at) -> sha.update((id + " " + micros(at) + "\n").getBytes(StandardCharsets.UTF_8)));
+        return new DeliveryTally(a.waiting().size(), a.done().size(), HexFormat.of().formatHex(sha.digest())
+                .substring(0, 16));
+    }
+
+    private static String micros(java.time.Instant at) {
+        return at == null ? "-" : at.truncatedTo(java.time.temporal.ChronoUnit.MICROS).toString();
     }
 
     private static Recovery handOverRecovery(Side source, Side destination) {
@@ -359,6 +516,56 @@ public final class StoreCopy {
                 HexFormat.of().formatHex(sha.digest()).substring(0, 16));
     }
 
+    /**
+     * The sizes of the files of the inbox under {@code inbox} (carrying deliveries appends to its
+     * journal and queue segments), so that {@link #restore} can take the appends back out.
+     */
+    private static Map<Path, Long> appendedFiles(Path inbox) {
+        Map<Path, Long> out = new java.util.HashMap<>();
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(inbox)) {
+            for (Path p : files.filter(java.nio.file.Files::isRegularFile).toList()) {
+                out.put(p, java.nio.file.Files.size(p));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + inbox + ": " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    /**
+     * Takes what was carried into the inbox {@code inbox} back out: the inbox removed if it was not
+     * there before ({@code existed}), else each file cut back to its size in {@code sizes} (the
+     * inbox's files are only ever appended to, or new) and the files made since removed.
+     */
+    private static void restore(Path inbox, boolean existed, Map<Path, Long> sizes) {
+        try {
+            if (!java.nio.file.Files.exists(inbox)) {
+                return;
+            }
+            List<Path> files;
+            try (java.util.stream.Stream<Path> walk = java.nio.file.Files.walk(inbox)) {
+                files = walk.sorted(java.util.Comparator.reverseOrder()).toList(); // a folder after what it holds
+            }
+            for (Path p : files) {
+                Long size = sizes.get(p);
+                if (!existed) {
+                    java.nio.file.Files.delete(p);
+                } else if (java.nio.file.Files.isRegularFile(p) && size == null) {
+                    java.nio.file.Files.delete(p);
+                } else if (size != null && java.nio.file.Files.size(p) > size) {
+                    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p,
+                            java.nio.file.StandardOpenOption.WRITE)) {
+                        ch.truncate(size);
+                        ch.force(true);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot take the deliveries carried into " + inbox + " out again: "
+                    + e.getMessage(), e);
+        }
+    }
+
     private static MessageDigest sha256() {
         try {
             return MessageDigest.getInstance("SHA-256");
@@ -373,6 +580,7 @@ public final class StoreCopy {
             // held for the copy, as a server holds it; a folder that is not there yet has no server
             AutoCloseable held = java.nio.file.Files.isDirectory(f.dir()) ? DataDirectory.lockForCopy(f.dir()) : () -> { };
             DataDirectory dir = new DataDirectory(f.dir(), locks);
+            Path inbox = f.dir().resolve("inbox");
             IssueStates[] states = new IssueStates[1]; // read on first use: only a source's are
             return new Side() {
                 @Override
@@ -405,6 +613,42 @@ public final class StoreCopy {
                 @Override
                 public RecoveryPosition recovery() {
                     return RecoveryPosition.file(dir.recoveryFile());
+                }
+
+                @Override
+                public Acknowledged acknowledged() {
+                    return FileDeliveryQueue.acknowledged(inbox);
+                }
+
+                @Override
+                public Optional<String> replicaName() {
+                    return dir.existingReplicaName();
+                }
+
+                @Override
+                public Runnable carry(Acknowledged deliveries, String holder) {
+                    // one server per data dir holds all of them: no holder to name
+                    boolean existed = java.nio.file.Files.isDirectory(inbox);
+                    // before opening it: what opening changes (a torn last record cut off, a segment of
+                    // deliveries all done with deleted, a new one to append to) is what a server's start does
+                    Map<Path, Long> sizes = existed ? appendedFiles(inbox) : Map.of();
+                    FileDeliveryQueue queue = null;
+                    try {
+                        queue = new FileDeliveryQueue(inbox, Clock.systemUTC());
+                        queue.carry(deliveries);
+                    } catch (RuntimeException e) {
+                        if (queue != null) {
+                            queue.close();
+                        }
+                        try {
+                            restore(inbox, existed, sizes);
+                        } catch (RuntimeException suppressed) {
+                            e.addSuppressed(suppressed);
+                        }
+                        throw e;
+                    }
+                    queue.close();
+                    return () -> restore(inbox, existed, sizes);
                 }
 
                 @Override
@@ -484,6 +728,22 @@ public final class StoreCopy {
             @Override
             public RecoveryPosition recovery() {
                 return RecoveryPosition.note(notes);
+            }
+
+            @Override
+            public Acknowledged acknowledged() {
+                return PgDeliveryQueue.acknowledged(db);
+            }
+
+            @Override
+            public Optional<String> replicaName() {
+                return Optional.empty();
+            }
+
+            @Override
+            public Runnable carry(Acknowledged deliveries, String holder) {
+                java.util.Set<String> added = PgDeliveryQueue.carry(db, deliveries, holder);
+                return () -> PgDeliveryQueue.uncarry(db, added);
             }
 
             @Override

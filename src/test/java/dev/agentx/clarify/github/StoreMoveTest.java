@@ -4,7 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.StoreCopy;
+import dev.agentx.clarify.store.files.FileDeliveryQueue;
+import dev.agentx.clarify.store.postgres.DatabaseUrl;
+import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestPostgres;
 import dev.agentx.clarify.support.TestRoot;
@@ -92,6 +96,107 @@ class StoreMoveTest {
             List<String> comments = answer(replica, "replica-1");
             assertEquals(1, comments.size(), "only the answer: " + comments);
         }
+    }
+
+    /**
+     * The auditor's case: the server on files acknowledged the architect's answer (GitHub has its
+     * 202, so no recovery pass asks for it again), failed its first attempt and was stopped before
+     * the retry. Moved to PostgreSQL, the server finds the answer at its start and carries it out;
+     * the question's delivery, done with on files, is a duplicate there.
+     */
+    @Test
+    void aDeliveryWaitingInTheFileInboxIsCarriedOutOnPostgres() throws Exception {
+        MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        Path data = dir.resolve("data");
+        byte[] question;
+        byte[] answer;
+        try (GitHubRig onFiles = new GitHubRig(data, clock)) {
+            onFiles.start();
+            question = onFiles.bytes(onFiles.comment("eng", 1, "/clarify @architect Which DB?"));
+            assertEquals(202, onFiles.deliver("issue_comment", onFiles.comment("eng", 1, "/clarify @architect Which DB?"),
+                    "question-1").status());
+            assertEquals(1, onFiles.comments(1).size());
+            answer = onFiles.bytes(onFiles.comment("arch", 1, "/clarify answer Postgres."));
+        }
+        FileDeliveryQueue inbox = new FileDeliveryQueue(data.resolve("inbox"), clock);
+        inbox.accept("answer-2", "issue_comment", answer, "Codertocat/Hello-World#1");
+        inbox.saveProgress(inbox.queued().get(0), new DeliveryQueue.Progress(0, false, 1,
+                clock.instant().plusSeconds(10)));
+        inbox.close();
+
+        TestRoot.Run copy = new TestRoot(dir.resolve("cwd"), clock).cli("store", "copy", "--from", "files:" + data,
+                "--to", db.url());
+        assertEquals(0, copy.code(), copy.err());
+        assertTrue(copy.out().contains("deliveries: 1 acknowledged and not done with, 1 id of deliveries done with"),
+                copy.out());
+
+        try (GitHubRig onPostgres = new GitHubRig(data, clock).database(db.url())) {
+            onPostgres.start();
+            assertEquals(1, onPostgres.mode().pendingDeliveries(), "the answer waits for its retry");
+            clock.advance(Duration.ofSeconds(10));
+            onPostgres.mode().drain();
+            assertEquals(0, onPostgres.mode().pendingDeliveries());
+            List<String> comments = onPostgres.comments(1);
+            assertEquals(1, comments.size(), "the answer: " + comments);
+            assertTrue(comments.get(0).contains("> Postgres."), comments.toString());
+            assertEquals(200, redeliver(onPostgres, question, "question-1"), "a duplicate");
+            assertEquals(1, onPostgres.comments(1).size(), "nothing done again: " + onPostgres.comments(1));
+        }
+    }
+
+    /** The same the other way: a delivery waiting in the database is carried out on files after the move back. */
+    @Test
+    void aDeliveryWaitingInTheDatabaseIsCarriedOutOnFiles() throws Exception {
+        MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        Path data = dir.resolve("data");
+        byte[] question;
+        byte[] answer;
+        try (GitHubRig onPostgres = new GitHubRig(data, clock).database(db.url())) {
+            onPostgres.start();
+            question = onPostgres.bytes(onPostgres.comment("eng", 1, "/clarify @architect Which DB?"));
+            assertEquals(202, onPostgres.deliver("issue_comment", onPostgres.comment("eng", 1,
+                    "/clarify @architect Which DB?"), "question-1").status());
+            assertEquals(1, onPostgres.comments(1).size());
+            answer = onPostgres.bytes(onPostgres.comment("arch", 1, "/clarify answer Postgres."));
+        }
+        try (PostgresDatabase replica = PostgresDatabase.open(DatabaseUrl.parse(db.url(), Map.of()), 2)) {
+            DeliveryQueue queue = replica.deliveries("host-b-4d5e6f", clock);
+            queue.accept("answer-2", "issue_comment", answer, "Codertocat/Hello-World#1");
+            queue.saveProgress(queue.queued().get(0), new DeliveryQueue.Progress(0, false, 1,
+                    clock.instant().plusSeconds(10)));
+        }
+
+        Path back = dir.resolve("back");
+        TestRoot.Run copy = new TestRoot(dir.resolve("cwd"), clock).cli("store", "copy", "--from", db.url(), "--to",
+                "files:" + back);
+        assertEquals(0, copy.code(), copy.err());
+        assertTrue(copy.out().contains("deliveries: 1 acknowledged and not done with, 1 id of deliveries done with"),
+                copy.out());
+        // as docs/storage.md says: the state folders and the inbox go into the data dir
+        Path state = Path.of("repos/Codertocat/Hello-World/.agentx/state");
+        java.nio.file.Files.createDirectories(data.resolve(state).getParent());
+        java.nio.file.Files.move(back.resolve(state), data.resolve(state));
+        java.nio.file.Files.move(back.resolve("inbox"), data.resolve("inbox"));
+
+        try (GitHubRig onFiles = new GitHubRig(data, clock)) {
+            onFiles.start();
+            assertEquals(1, onFiles.mode().pendingDeliveries(), "the answer waits for its retry");
+            clock.advance(Duration.ofSeconds(10));
+            onFiles.mode().drain();
+            assertEquals(0, onFiles.mode().pendingDeliveries());
+            List<String> comments = onFiles.comments(1);
+            assertEquals(1, comments.size(), "the answer: " + comments);
+            assertTrue(comments.get(0).contains("> Postgres."), comments.toString());
+            assertEquals(200, redeliver(onFiles, question, "question-1"), "a duplicate");
+            assertEquals(1, onFiles.comments(1).size(), "nothing done again: " + onFiles.comments(1));
+        }
+    }
+
+    /** Sends {@code body} again as GitHub redelivers it, with its delivery id; the status answered. */
+    private static int redeliver(GitHubRig rig, byte[] body, String id) throws Exception {
+        return rig.deliver("issue_comment", rig.json.readTree(body), id).status();
     }
 
     @Test

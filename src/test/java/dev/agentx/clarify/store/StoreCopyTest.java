@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestPostgres;
 import dev.agentx.clarify.support.TestRoot;
 import dev.agentx.clarify.support.TestRoot.Run;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -152,6 +154,7 @@ class StoreCopyTest {
         Run again = cwd.cli("store", "copy", "--from", "files:" + data, "--to", db.url());
         assertEquals(2, again.code(), again.err());
         assertTrue(again.err().contains("already holds state for acme/web; nothing was copied"), again.err());
+        assertEquals("", again.out(), "no heading for a copy that does not begin");
         Run shopThere = cwd.cli("clarify", "--database-url", db.url(), "--repo", "acme/shop");
         assertEquals(2, shopThere.code(), shopThere.err());
         assertTrue(shopThere.err().contains("--repo acme/shop: ") && shopThere.err().contains(
@@ -175,6 +178,7 @@ class StoreCopyTest {
             assertEquals(1, copy.code(), copy.out() + copy.err());
             assertTrue(copy.err().contains("acme/web (") && copy.err().contains("1 entries of its event log cannot "
                     + "be read") && copy.err().contains("nothing was copied"), copy.err());
+            assertEquals("", copy.out(), "no heading for a copy that does not begin");
         }
         assertEquals(0, rows(db, "SELECT count(*) FROM ledgers") + rows(db, "SELECT count(*) FROM agent_statuses")
                 + rows(db, "SELECT count(*) FROM events"), "nothing written to the database");
@@ -225,6 +229,154 @@ class StoreCopyTest {
         }
     }
 
+    /**
+     * The data dir's inbox as a server stopped with deliveries in it leaves it: acme/shop#42's
+     * comment acknowledged and failed once (retried in 10 s), acme/web#7's acknowledged, a ping
+     * about no issue acknowledged, and one delivery done with (its id must stay a duplicate).
+     */
+    private void inboxWithDeliveriesWaiting(Path data) {
+        FileDeliveryQueue inbox = new FileDeliveryQueue(data.resolve("inbox"), clock);
+        inbox.accept("done-1", "issue_comment", "{\"n\":1}".getBytes(StandardCharsets.UTF_8), "acme/shop#42");
+        inbox.done(inbox.queued().get(0));
+        inbox.accept("shop-2", "issue_comment", "{\"n\":2}".getBytes(StandardCharsets.UTF_8), "acme/shop#42");
+        inbox.saveProgress(inbox.queued().get(0), new DeliveryQueue.Progress(0, false, 1,
+                clock.instant().plusSeconds(10)));
+        inbox.accept("web-3", "issues", "{\"n\":3}".getBytes(StandardCharsets.UTF_8), "acme/web#7");
+        inbox.accept("ping-4", "ping", "{\"n\":4}".getBytes(StandardCharsets.UTF_8), "");
+        inbox.close();
+    }
+
+    /** Every file under {@code dir} with its bytes. */
+    private static java.util.Map<Path, String> files(Path dir) throws Exception {
+        java.util.Map<Path, String> out = new java.util.TreeMap<>();
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.filter(Files::isRegularFile).toList()) {
+                out.put(dir.relativize(p), java.util.HexFormat.of().formatHex(Files.readAllBytes(p)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Deliveries the server acknowledged and has not done with go with the copy, each with the
+     * repository it is about (one about none with any), into the database's queue and back into a
+     * folder's inbox, in their order, with their failed attempts; and the ids of deliveries done with
+     * go too, so that a redelivery of one stays a duplicate. The source's inbox is left as it was.
+     */
+    @Test
+    void deliveriesWaitingAndIdsDoneWithGoWithTheCopyBothWays() throws Exception {
+        inboxWithDeliveriesWaiting(data);
+        Files.writeString(data.resolve("replica"), "host-a-1a2b3c\n");
+        java.util.Map<Path, String> inboxBefore = files(data.resolve("inbox"));
+        TestPostgres.Database db = TestPostgres.newDatabase();
+
+        Run shop = ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url(), "--repo", "acme/shop");
+        assertTrue(shop.out().contains("\n  deliveries: 2 acknowledged and not done with, 1 id of deliveries done "
+                + "with; checksum "), shop.out());
+        assertTrue(shop.out().contains(" read back; 1 delivery of other repositories left for their repository's "
+                + "copy\n"), shop.out());
+        Run web = ok(cwd, "--json", "store", "copy", "--from", "files:" + data, "--to", db.url(), "--repo", "acme/web");
+        JsonNode carried = JsonSupport.mapper().readTree(web.out()).get("deliveries");
+        assertEquals(1, carried.get("source").get("waiting").asInt(), carried.toString());
+        assertEquals(0, carried.get("source").get("done").asInt(), carried.toString());
+        assertEquals(2, carried.get("alreadyThere").asInt(), "the ping and the id done with: " + carried);
+        assertTrue(carried.get("same").asBoolean(), carried.toString());
+        assertEquals(inboxBefore, files(data.resolve("inbox")), "the source's inbox as it was");
+
+        // in the database: queued in their order, held by the data dir's server, as received
+        assertEquals("shop-2 acme/shop#42 1 host-a-1a2b3c {\"n\":2}|ping-4  0 host-a-1a2b3c {\"n\":4}|"
+                + "web-3 acme/web#7 0 host-a-1a2b3c {\"n\":3}", text(db, "SELECT string_agg(h.id || ' ' || d.order_key "
+                + "|| ' ' || d.attempts || ' ' || d.replica || ' ' || convert_from(d.body, 'UTF8'), '|' ORDER BY d.seq) "
+                + "FROM delivery_queue d JOIN deliveries h ON h.seq = d.seq"));
+        assertEquals("processed", text(db, "SELECT state FROM deliveries WHERE id = 'done-1'"));
+        try (dev.agentx.clarify.store.postgres.PostgresDatabase server = dev.agentx.clarify.store.postgres
+                .PostgresDatabase.open(dev.agentx.clarify.store.postgres.DatabaseUrl.parse(db.url(),
+                        java.util.Map.of()), 2)) {
+            DeliveryQueue queue = server.deliveries("host-a-1a2b3c", clock);
+            assertEquals(List.of("shop-2", "ping-4", "web-3"), queue.queued().stream().map(DeliveryQueue.Queued::id)
+                    .toList(), "the server on the data dir finds them at its start");
+            DeliveryQueue.Turn turn = queue.take(queue.queued().get(0), clock.instant());
+            assertEquals(new DeliveryQueue.Progress(0, false, 1, clock.instant().plusSeconds(10)),
+                    ((DeliveryQueue.Turn.Mine) turn).progress());
+            assertEquals(DeliveryQueue.Accepted.DUPLICATE, queue.accept("done-1", "issue_comment", new byte[0], ""));
+        }
+
+        Path back = tmp.resolve("back");
+        Run restore = ok(cwd, "store", "copy", "--from", db.url(), "--to", "files:" + back);
+        assertTrue(restore.out().contains("\n  deliveries: 3 acknowledged and not done with, 1 id of deliveries done "
+                + "with; checksum "), restore.out());
+        FileDeliveryQueue inbox = new FileDeliveryQueue(back.resolve("inbox"), clock);
+        assertEquals(List.of("shop-2", "ping-4", "web-3"), inbox.queued().stream().map(DeliveryQueue.Queued::id)
+                .toList());
+        DeliveryQueue.Queued first = inbox.queued().get(0);
+        assertEquals("acme/shop#42", first.key());
+        assertEquals("{\"n\":2}", new String(inbox.read(first).body(), StandardCharsets.UTF_8));
+        assertEquals(1, inbox.progress(first).attempts());
+        assertEquals(clock.instant().plusSeconds(10), inbox.progress(first).notBefore());
+        assertEquals(DeliveryQueue.Accepted.DUPLICATE, inbox.accept("done-1", "issue_comment", new byte[0], ""));
+        inbox.close();
+    }
+
+    /**
+     * A copy whose deliveries cannot be carried (here the database refuses them, then a folder's
+     * inbox takes the first and not the next) removes what it wrote, the deliveries it carried
+     * too, and leaves an inbox that was there as it was; a source inbox that cannot be read whole
+     * writes nothing.
+     */
+    @Test
+    void deliveriesThatCannotBeCarriedLeaveNothingBehind() throws Exception {
+        inboxWithDeliveriesWaiting(data);
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        db.open(1).close();
+        sql(db, "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+                + "$$ BEGIN RAISE EXCEPTION 'no room for delivery %', NEW.seq; END $$");
+        sql(db, "CREATE TRIGGER refuse BEFORE INSERT ON delivery_queue FOR EACH ROW EXECUTE FUNCTION refuse()");
+        Run copy = cwd.cli("store", "copy", "--from", "files:" + data, "--to", db.url());
+        assertEquals(1, copy.code(), copy.out() + copy.err());
+        assertTrue(copy.err().contains("carrying the deliveries to ") && copy.err().contains("no room for delivery")
+                && copy.err().contains("removed again, so the copy can be run again"), copy.err());
+        assertEquals(0, rows(db, "SELECT count(*) FROM ledgers") + rows(db, "SELECT count(*) FROM deliveries"),
+                "nothing left in the database");
+        sql(db, "DROP TRIGGER refuse ON delivery_queue");
+        ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url());
+
+        // a folder whose inbox holds a delivery done with: the second delivery carried fails (an id
+        // a folder cannot keep), and the inbox is cut back to what it was
+        sql(db, "UPDATE deliveries SET id = 'not a file name' WHERE id = 'ping-4'");
+        Path back = tmp.resolve("back");
+        FileDeliveryQueue there = new FileDeliveryQueue(back.resolve("inbox"), clock);
+        there.accept("old-1", "ping", new byte[] {1}, "");
+        there.done(there.queued().get(0));
+        there.close();
+        java.util.Map<Path, String> before = files(back.resolve("inbox"));
+        Run into = cwd.cli("store", "copy", "--from", db.url(), "--to", "files:" + back);
+        assertEquals(1, into.code(), into.out() + into.err());
+        assertTrue(into.err().contains("carrying the deliveries to files:" + back + " failed: invalid delivery id "
+                + "'not a file name'") && into.err().contains("removed again"), into.err());
+        assertEquals(before, files(back.resolve("inbox")), "the inbox as it was");
+        assertFalse(Files.exists(back.resolve("repos/acme/shop/.agentx/state/clarifications/issue-42.json")));
+
+        // an inbox whose journal is damaged before its end: nothing is copied
+        Path journal = data.resolve("inbox/journal");
+        byte[] bytes = Files.readAllBytes(journal);
+        bytes[10] ^= 1;
+        Files.write(journal, bytes);
+        TestPostgres.Database other = TestPostgres.newDatabase();
+        Run damaged = cwd.cli("store", "copy", "--from", "files:" + data, "--to", other.url());
+        assertEquals(1, damaged.code(), damaged.out() + damaged.err());
+        assertTrue(damaged.err().contains("the deliveries of files:" + data + " cannot be read: ")
+                && damaged.err().contains("nothing was copied"), damaged.err());
+        assertEquals(0, rows(other, "SELECT count(*) FROM ledgers") + rows(other, "SELECT count(*) FROM deliveries"));
+    }
+
+    private static String text(TestPostgres.Database db, String query) throws Exception {
+        try (java.sql.Connection c = db.dataSource().getConnection(); java.sql.Statement s = c.createStatement();
+                java.sql.ResultSet r = s.executeQuery(query)) {
+            r.next();
+            return r.getString(1);
+        }
+    }
+
     private static long rows(TestPostgres.Database db, String query) throws Exception {
         try (java.sql.Connection c = db.dataSource().getConnection(); java.sql.Statement s = c.createStatement();
                 java.sql.ResultSet r = s.executeQuery(query)) {
@@ -249,8 +401,10 @@ class StoreCopyTest {
             assertEquals(2, refused.code(), refused.err());
             assertTrue(refused.err().contains("files:" + data + " is in use by agentx serve (pid "
                     + ProcessHandle.current().pid() + "): stop it first"), refused.err());
+            assertEquals("", refused.out(), "no heading for a copy that does not begin");
         }
-        ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url());
+        Run copy = ok(cwd, "store", "copy", "--from", "files:" + data, "--to", db.url());
+        assertTrue(copy.out().startsWith("Copying files:" + data + " to "), copy.out());
         try (dev.agentx.clarify.store.postgres.PostgresDatabase server = dev.agentx.clarify.store.postgres
                 .PostgresDatabase.open(dev.agentx.clarify.store.postgres.DatabaseUrl.parse(db.url(),
                         java.util.Map.of()), 2)) {
@@ -259,6 +413,7 @@ class StoreCopyTest {
             assertEquals(2, refused.code(), refused.err());
             assertTrue(refused.err().contains("is in use by running agentx serve replica host-a-1234 (its heartbeat "),
                     refused.err());
+            assertEquals("", refused.out(), "no heading for a copy that does not begin");
             server.leave("host-a-1234"); // a server that stops says so
             ok(cwd, "store", "copy", "--from", db.url(), "--to", "files:" + tmp.resolve("out"));
         }
@@ -323,6 +478,50 @@ class StoreCopyTest {
         Run now = cwd.cli("clarify", "--database-url", db.url(), "--repo", "acme/shop");
         assertEquals(0, now.code(), now.err());
         assertTrue(now.out().contains("CLR-43-001"), now.out());
+    }
+
+    /**
+     * A schema a newer agentx made is refused by every writer too, as by the readers and before
+     * anything is written to it: {@code agentx serve} exits 1 instead of serving, and so do a copy
+     * to it and the store opened to write.
+     */
+    @Test
+    void aSchemaANewerAgentxMadeIsRefusedByEveryWriterBeforeAnythingIsWritten() throws Exception {
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        db.open(1).close();
+        List<String> current = versions(db);
+        String latest = current.get(current.size() - 1);
+        sql(db, "INSERT INTO flyway_schema_history (installed_rank, version, description, type, script, checksum, "
+                + "installed_by, execution_time, success) VALUES (99, '999', 'newer', 'SQL', 'V999__newer.sql', 0, "
+                + "'test', 1, true)");
+        List<String> newer = versions(db);
+        String refused = "is at version 999, made by a newer agentx; this one reads version " + latest + ". This "
+                + "agentx writes nothing to it, and nothing was changed in it: run the agentx that made it (or a newer "
+                + "one).";
+
+        Path key = tmp.resolve("app.pem");
+        Files.writeString(key, dev.agentx.clarify.github.support.Keys.pkcs1Pem());
+        java.util.Map<String, String> env = java.util.Map.of("GITHUB_APP_ID", "1", "GITHUB_APP_PRIVATE_KEY_FILE",
+                key.toString(), "GITHUB_WEBHOOK_SECRET", "s3cret", "GITHUB_API_URL", "http://127.0.0.1:1",
+                "AGENTX_DATA_DIR", tmp.resolve("server").toString(), "AGENTX_DATABASE_URL", db.url(), "PORT", "0",
+                "AGENTX_MANAGEMENT_PORT", "0", "AGENTX_REDELIVERY_INTERVAL", "0");
+        Run serve = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(60),
+                () -> cwd.cli(env, "serve"), "agentx serve refuses at its start instead of serving");
+        assertEquals(1, serve.code(), serve.err());
+        assertTrue(serve.err().contains(refused), serve.err());
+
+        Run copy = cwd.cli("store", "copy", "--from", "files:" + data, "--to", db.url());
+        assertEquals(1, copy.code(), copy.out() + copy.err());
+        assertTrue(copy.err().contains(refused), copy.err());
+        assertEquals("", copy.out(), "no heading for a copy that does not begin");
+        dev.agentx.clarify.protocol.ClarifyException opened = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.agentx.clarify.protocol.ClarifyException.class, () -> db.open(2));
+        assertTrue(opened.getMessage().contains(refused), opened.getMessage());
+
+        assertEquals(newer, versions(db), "no migration ran");
+        assertEquals(0, rows(db, "SELECT count(*) FROM replica_beats") + rows(db, "SELECT count(*) FROM ledgers")
+                + rows(db, "SELECT count(*) FROM events") + rows(db, "SELECT count(*) FROM deliveries"),
+                "nothing written");
     }
 
     /** The schema versions applied to {@code db}, oldest first; none when it has no history table. */

@@ -162,6 +162,17 @@ public final class DataDirectory {
         }
     }
 
+    /** The name {@link #replicaName} made at the server's first start, if it has started here; nothing is written. */
+    public java.util.Optional<String> existingReplicaName() {
+        Path file = dir.resolve("replica");
+        try {
+            String name = Files.isRegularFile(file) ? Files.readString(file, StandardCharsets.UTF_8).strip() : "";
+            return name.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(name);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
     /**
      * This server's name among replicas that share a database: the host's name and a random
      * suffix, made at the first start and kept in {@code replica} in the data folder, so a

@@ -9,6 +9,7 @@ import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.files.RecordFields;
+import dev.agentx.clarify.store.Acknowledged;
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.InboundDelivery;
 import java.io.IOException;
@@ -236,6 +237,10 @@ public final class FileDeliveryQueue implements DeliveryQueue {
 
     /** Reads one journal record as binding it to {@link Rec} would, in half the time (a start reads them all). */
     Rec readRec(byte[] record) throws IOException {
+        return readRec(json, record);
+    }
+
+    private static Rec readRec(ObjectMapper json, byte[] record) throws IOException {
         try (JsonParser p = json.getFactory().createParser(record)) {
             RecordFields.start(p, "an inbox journal record");
             String op = null;
@@ -318,7 +323,15 @@ public final class FileDeliveryQueue implements DeliveryQueue {
         if (!known.add(id)) {
             return Accepted.DUPLICATE;
         }
-        Instant now = clock.instant();
+        queue(id, event, clock.instant(), body, key);
+        return Accepted.QUEUED;
+    }
+
+    /**
+     * Appends a delivery whose id was just added to {@link #known}, received at {@code now}, waits
+     * for it to be durable, and queues it.
+     */
+    private Queued queue(String id, String event, Instant now, byte[] body, String key) {
         long n = seq.incrementAndGet();
         Segment seg;
         Journal.Written w;
@@ -350,7 +363,108 @@ public final class FileDeliveryQueue implements DeliveryQueue {
         locations.put(n, new Location(seg.number, w.offset()));
         queued.put(n, q);
         listener.accept(q);
-        return Accepted.QUEUED;
+        return q;
+    }
+
+    /**
+     * Adds what another store acknowledged ({@code agentx store copy}): each waiting delivery queued
+     * as that store received it (its time, order key, failed attempts and next try), in the order
+     * given, and each id done with there kept as done with at its time. An id this inbox knows
+     * already is left as it is. All of it is on disk when this returns.
+     */
+    public void carry(Acknowledged from) {
+        for (Acknowledged.Waiting w : from.waiting()) {
+            if (!InboundDelivery.validId(w.id())) {
+                throw new IllegalArgumentException("invalid delivery id '" + w.id() + "'");
+            }
+            if (!known.add(w.id())) {
+                continue;
+            }
+            Queued q = queue(w.id(), w.event(), w.receivedAt(), w.body(), w.key().isEmpty() ? null : w.key());
+            if (w.attempts() > 0 || w.notBefore() != null) {
+                record(new Rec("progress", q.seq(), null, new Progress(0, false, w.attempts(), w.notBefore()), null),
+                        false);
+            }
+        }
+        for (Map.Entry<String, Instant> d : from.done().entrySet()) {
+            if (known.add(d.getKey())) {
+                record(new Rec("done", 0, d.getKey(), null, d.getValue()), false);
+            }
+        }
+        journal.sync();
+    }
+
+    /**
+     * What the inbox under {@code dir} holds, read without changing a file (as {@link
+     * FileDeliveryLog} reads it), as a server would find it at its start: the deliveries queued and
+     * not done with, in the order received, with their failed attempts, and the ids done with that
+     * its journal keeps. Nothing when there is no inbox.
+     *
+     * @throws UncheckedIOException when a file of it cannot be read whole (a damaged record that is
+     *     not the last one, a record that is not the inbox's)
+     */
+    public static Acknowledged acknowledged(Path dir) {
+        ObjectMapper json = JsonSupport.mapper();
+        Map<Long, Progress> progress = new java.util.HashMap<>();
+        TreeMap<String, Instant> done = new TreeMap<>();
+        Path journalFile = dir.resolve("journal");
+        for (byte[] record : Journal.readOnly(journalFile)) {
+            Rec r;
+            try {
+                r = readRec(json, record);
+            } catch (IOException | RuntimeException e) {
+                throw new UncheckedIOException("cannot read the inbox journal " + journalFile + ": " + e.getMessage(),
+                        e instanceof IOException io ? io : new IOException(e));
+            }
+            switch (r.op()) {
+                case "seq" -> { }
+                case "progress" -> progress.put(r.seq(), r.progress());
+                case "done" -> {
+                    progress.remove(r.seq());
+                    done.put(r.id(), r.at());
+                }
+                default -> throw new UncheckedIOException(new IOException("the inbox journal " + journalFile
+                        + " has a record '" + r.op() + "' this agentx does not know"));
+            }
+        }
+        TreeMap<Long, Acknowledged.Waiting> waiting = new TreeMap<>();
+        Set<String> queuedIds = new java.util.HashSet<>();
+        List<Path> segments;
+        try (Stream<Path> s = Files.list(dir.resolve("queue"))) {
+            segments = s.filter(p -> p.getFileName().toString().endsWith(SEGMENT_SUFFIX)).sorted().toList();
+        } catch (java.nio.file.NoSuchFileException e) {
+            segments = List.of();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + dir.resolve("queue") + ": " + e.getMessage(), e);
+        }
+        for (Path segment : segments) {
+            for (byte[] record : Journal.readOnly(segment)) {
+                DeliveryFile.Header h;
+                InboundDelivery d;
+                try {
+                    h = DeliveryFile.decodeHeader(json, record);
+                    d = DeliveryFile.decode(json, record);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot read the inbox queue segment " + segment + ": "
+                            + e.getMessage(), e);
+                }
+                if (done.containsKey(h.id()) || !queuedIds.add(h.id())) {
+                    continue; // done with (a crash undid its segment's deletion), or queued twice: as a start does
+                }
+                Progress p = progress.getOrDefault(h.seq(), Progress.NONE);
+                waiting.put(h.seq(), new Acknowledged.Waiting(h.id(), h.event(), h.receivedAt(),
+                        h.key() == null ? "" : h.key(), d.body(), p.attempts(), p.notBefore()));
+            }
+        }
+        return new Acknowledged(List.copyOf(waiting.values()), done);
+    }
+
+    /** Closes the inbox's files; it is not used after this. */
+    public void close() {
+        journal.close();
+        synchronized (segmentLock) {
+            segments.values().forEach(seg -> seg.journal.close());
+        }
     }
 
     /** Whether the delivery with this id was received: queued now, or done with in the last {@link #KEEP_SEEN}. */

@@ -23,15 +23,16 @@ import org.flywaydb.core.api.MigrationState;
  * The PostgreSQL store: a connection pool over one database. Opened to write ({@link Schema#MIGRATE}:
  * the server, the destination of a copy), its schema is brought up to date by the SQL migrations
  * in {@code src/main/resources/db/migration} (each migration runs once, recorded in
- * {@code flyway_schema_history}; several processes opening at once take turns on Flyway's lock).
- * Opened to look ({@link Schema#EXPECT_CURRENT}: the CLI's read commands, the source of a copy),
- * it changes nothing and refuses a schema that is not the one this build knows. Each
- * repository's state is {@link #repository(String)}.
+ * {@code flyway_schema_history}; several processes opening at once take turns on Flyway's lock),
+ * and a schema a newer build made is refused before anything is written. Opened to look
+ * ({@link Schema#EXPECT_CURRENT}: the CLI's read commands, the source of a copy), it changes
+ * nothing and refuses a schema that is not the one this build knows. Each repository's state is
+ * {@link #repository(String)}.
  */
 public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     /** What opening does with the database's schema. */
     public enum Schema {
-        /** Brings it up to date: who writes (the server, a copy's destination). */
+        /** Brings it up to date, refusing one a newer build made: who writes (the server, a copy's destination). */
         MIGRATE,
         /** Leaves it alone and refuses one this build does not know: who only looks. */
         EXPECT_CURRENT
@@ -265,13 +266,48 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                 .locations("classpath:db/migration").load();
     }
 
+    /**
+     * Brings the schema up to date, after refusing one a newer build made: Flyway would only warn
+     * and go on, and this build would then write to tables whose meaning it does not know.
+     */
     private void migrate() {
+        MigrationInfoService info;
+        try {
+            info = flyway().info();
+        } catch (RuntimeException e) {
+            throw new ClarifyException(ErrorCode.INTERNAL, "cannot read the schema version of " + description + ": "
+                    + rootMessage(e), e);
+        }
+        newer(info).ifPresent(newer -> {
+            throw new ClarifyException(ErrorCode.INTERNAL, newer + " This agentx writes nothing to it, and nothing was "
+                    + "changed in it: run the agentx that made it (or a newer one).");
+        });
         try {
             flyway().migrate();
         } catch (RuntimeException e) {
             throw new ClarifyException(ErrorCode.INTERNAL, "cannot bring the schema of " + description
                     + " up to date: " + rootMessage(e), e);
         }
+    }
+
+    /**
+     * What to say of a schema a newer build made (a migration recorded that this build does not
+     * have), or nothing.
+     */
+    private java.util.Optional<String> newer(MigrationInfoService info) {
+        if (Arrays.stream(info.all()).noneMatch(m -> m.getState() == MigrationState.FUTURE_SUCCESS
+                || m.getState() == MigrationState.FUTURE_FAILED)) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of("the schema of " + description + " is at version "
+                + info.current().getVersion().getVersion() + ", made by a newer agentx; this one reads version "
+                + latest(info) + ".");
+    }
+
+    /** The newest version this build's migrations make. */
+    private static String latest(MigrationInfoService info) {
+        return Arrays.stream(info.all()).filter(m -> m.getState().isResolved()).reduce((a, b) -> b)
+                .map(m -> m.getVersion().getVersion()).orElse("?");
     }
 
     /**
@@ -288,8 +324,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                     + rootMessage(e), e);
         }
         MigrationInfo current = info.current();
-        String latest = Arrays.stream(info.all()).filter(m -> m.getState().isResolved())
-                .reduce((a, b) -> b).map(m -> m.getVersion().getVersion()).orElse("?");
+        String latest = latest(info);
         if (current == null) {
             throw new ClarifyException(ErrorCode.INTERNAL, description + " holds no agentx schema yet: it is made "
                     + "when 'agentx serve' (or 'agentx store copy --to' it) first opens the database; this command "
@@ -301,12 +336,9 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                     + version + "; this agentx reads version " + latest + ". The server of this version brings "
                     + "it up to date when it starts; this command only reads and changes nothing.");
         }
-        if (Arrays.stream(info.all()).anyMatch(m -> m.getState() == MigrationState.FUTURE_SUCCESS
-                || m.getState() == MigrationState.FUTURE_FAILED)) {
-            throw new ClarifyException(ErrorCode.INTERNAL, "the schema of " + description + " is at version "
-                    + version + ", made by a newer agentx; this one reads version " + latest + ". Use the "
-                    + "agentx of the server's version.");
-        }
+        newer(info).ifPresent(newer -> {
+            throw new ClarifyException(ErrorCode.INTERNAL, newer + " Use the agentx of the server's version.");
+        });
     }
 
     /** Why a connection could not be made, in a few words: the driver's reason, a host name it could not find. */

@@ -308,4 +308,69 @@ class FileDeliveryQueueTest {
             assertThrows(Exception.class, () -> inbox.readRec(bad.getBytes(StandardCharsets.UTF_8)), bad);
         }
     }
+
+    /**
+     * What an inbox acknowledged is read without changing a byte of it, a torn last record left as
+     * it is; carried into another inbox, its deliveries queue behind that one's in their order with
+     * their failed attempts, its ids done with become duplicates there, and ids that inbox knew stay
+     * as they were.
+     */
+    @Test
+    void whatAnInboxAcknowledgedIsReadWithoutChangingItAndCarriedIntoAnother() throws Exception {
+        MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
+        java.nio.file.Path from = dir.resolve("from");
+        FileDeliveryQueue source = new FileDeliveryQueue(from, clock);
+        source.accept("done-1", "ping", new byte[] {1}, "");
+        source.done(source.queued().get(0));
+        source.accept("b", "issue_comment", new byte[] {2}, "acme/shop#1");
+        source.saveProgress(source.queued().get(0), new DeliveryQueue.Progress(0, false, 2, clock.instant()
+                .plusSeconds(20)));
+        clock.advance(Duration.ofSeconds(1));
+        source.accept("a", "ping", new byte[] {3}, "");
+        source.accept("both", "ping", new byte[] {4}, "");
+        source.close();
+        java.nio.file.Files.write(from.resolve("journal"), new byte[] {0, 0, 1, 0, 'x'},
+                java.nio.file.StandardOpenOption.APPEND); // a record half-written when the server was killed
+        java.util.Map<String, byte[]> before = bytes(from);
+
+        dev.agentx.clarify.store.Acknowledged read = FileDeliveryQueue.acknowledged(from);
+        assertEquals(java.util.List.of("b", "a", "both"), read.waiting().stream()
+                .map(dev.agentx.clarify.store.Acknowledged.Waiting::id).toList());
+        assertEquals(new dev.agentx.clarify.store.Acknowledged.Waiting("b", "issue_comment",
+                java.time.Instant.parse("2026-02-26T10:00:00Z"), "acme/shop#1", read.waiting().get(0).body(), 2,
+                clock.instant().plusSeconds(19)), read.waiting().get(0));
+        assertArrayEquals(new byte[] {2}, read.waiting().get(0).body());
+        assertEquals("", read.waiting().get(1).key());
+        assertEquals(java.util.Set.of("done-1"), read.done().keySet());
+        java.util.Map<String, byte[]> after = bytes(from);
+        assertEquals(before.keySet(), after.keySet());
+        before.forEach((name, content) -> assertArrayEquals(content, after.get(name), name));
+
+        java.nio.file.Path to = dir.resolve("to");
+        FileDeliveryQueue destination = new FileDeliveryQueue(to, clock);
+        destination.accept("x", "ping", new byte[] {9}, "");
+        destination.accept("both", "ping", new byte[] {8}, "");
+        destination.carry(read);
+        destination.close();
+        FileDeliveryQueue reopened = new FileDeliveryQueue(to, clock);
+        assertEquals(java.util.List.of("x", "both", "b", "a"), reopened.queued().stream().map(DeliveryQueue.Queued::id)
+                .toList());
+        DeliveryQueue.Queued b = reopened.queued().get(2);
+        assertEquals(new DeliveryQueue.Progress(0, false, 2, clock.instant().plusSeconds(19)), reopened.progress(b));
+        assertEquals("acme/shop#1", b.key());
+        assertEquals(java.time.Instant.parse("2026-02-26T10:00:00Z"), b.receivedAt());
+        assertArrayEquals(new byte[] {8}, reopened.read(reopened.queued().get(1)).body(), "the inbox's own kept");
+        assertEquals(DeliveryQueue.Accepted.DUPLICATE, reopened.accept("done-1", "ping", new byte[0], ""));
+        assertEquals(dev.agentx.clarify.store.Acknowledged.NONE, FileDeliveryQueue.acknowledged(dir.resolve("none")));
+    }
+
+    private static java.util.Map<String, byte[]> bytes(java.nio.file.Path dir) throws java.io.IOException {
+        java.util.Map<String, byte[]> out = new java.util.TreeMap<>();
+        try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(dir)) {
+            for (java.nio.file.Path p : walk.filter(java.nio.file.Files::isRegularFile).toList()) {
+                out.put(dir.relativize(p).toString(), java.nio.file.Files.readAllBytes(p));
+            }
+        }
+        return out;
+    }
 }
