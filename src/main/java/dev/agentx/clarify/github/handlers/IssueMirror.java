@@ -128,7 +128,15 @@ public final class IssueMirror {
     }
 
     static Path stateFile(LocalMode repo, int issue) {
-        return repo.root().resolve(".agentx/state/github/issue-" + issue + ".json");
+        return stateFileIn(repo.root(), issue);
+    }
+
+    /**
+     * {@code .agentx/state/github/issue-N.json} under the repository root {@code root}: the state
+     * {@code agentx sync --write} leaves on the file store, which the server prefers to its note.
+     */
+    private static Path stateFileIn(Path root, int issue) {
+        return root.resolve(".agentx/state/github/issue-" + issue + ".json");
     }
 
     /** The outbox note holding the issue's state. */
@@ -310,15 +318,51 @@ public final class IssueMirror {
      * rebuilt the ledger of the repository root {@code root} from the app's comments.
      */
     public static void recordMirrored(Path root, Ledger ledger, long installation, Labels names) {
-        Map<String, Integer> posted = new LinkedHashMap<>();
-        ledger.clarifications().forEach(r -> posted.put(r.id(), r.thread().size()));
-        State state = new State(installation, posted, labels(ledger, names), 0);
+        State state = new State(installation, postedCounts(ledger), labels(ledger, names), 0);
         try {
-            AtomicFiles.write(root.resolve(".agentx/state/github/issue-" + ledger.issueNumber() + ".json"),
-                    JsonSupport.mapper().writeValueAsBytes(state));
+            AtomicFiles.write(stateFileIn(root, ledger.issueNumber()), JsonSupport.mapper().writeValueAsBytes(state));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Records that everything in {@code ledger} is on GitHub already, as {@link #recordMirrored(Path,
+     * Ledger, long, Labels)} does, in the issue's shared note of {@code notes} (the server on
+     * PostgreSQL): for {@code agentx sync --write}, inside the calling thread's unit, which writes
+     * the rebuilt ledger of {@code repo} ({@code owner/name} as the store names it) in the same
+     * commit. The note is locked first; its label generation (label effects are keyed by it) and
+     * the effects another replica queued last are kept, so the server goes on from them.
+     */
+    public static void recordMirrored(Notes notes, String repo, Ledger ledger, long installation, Labels names) {
+        String name = Notes.issueNote(repo, ledger.issueNumber());
+        Optional<State> before = notes.lock(name, State.class);
+        notes.put(name, new State(installation, postedCounts(ledger), labels(ledger, names),
+                before.map(State::generation).orElse(0), before.map(State::last).orElse(null)));
+    }
+
+    /**
+     * Removes the state file {@code agentx sync --write} leaves on the file store for {@code issue}
+     * under the repository root {@code root}, if there is one: on PostgreSQL the issue's note holds
+     * the state, and a file left in the data dir would outrank it ({@link #load}).
+     */
+    public static void removeStateFile(Path root, int issue) {
+        Path file = stateFileIn(root, issue);
+        try {
+            if (Files.deleteIfExists(file)) {
+                AtomicFiles.fsyncDirectory(file.getParent());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + file + ", which the server would prefer to the issue's "
+                    + "state in the database: remove it by hand (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /** How many thread entries of each record of {@code ledger} there are: all of them, as posted. */
+    private static Map<String, Integer> postedCounts(Ledger ledger) {
+        Map<String, Integer> posted = new LinkedHashMap<>();
+        ledger.clarifications().forEach(r -> posted.put(r.id(), r.thread().size()));
+        return posted;
     }
 
     /** A thread entry as a comment: questions mention the target role; escalations say who may resolve. */
