@@ -17,7 +17,10 @@ import dev.agentx.clarify.github.sync.MirrorSync;
 import dev.agentx.clarify.github.sync.SyncReport;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.logging.LogSetup;
+import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.store.files.DataDirectory;
+import dev.agentx.clarify.store.postgres.PgDeliveryQueue;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import java.time.Duration;
 import java.util.HashMap;
@@ -40,14 +43,15 @@ import picocli.CommandLine.Option;
                 + "PostgreSQL when AGENTX_DATABASE_URL is set (read as 'agentx serve' reads it, also from the data "
                 + "dir's agentx.env), else the files under $AGENTX_DATA_DIR/repos/.",
                 "Only comments written by the app's bot user (<app-slug>[bot]) are trusted. Differences are "
-                        + "reported per record and field; nothing is written without --write."},
+                        + "reported per record and field; nothing is written without --write, which is refused "
+                        + "while a server runs on the store."},
         footer = {"", "Environment: as for 'agentx serve', without the webhook secret:",
                 "  GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE,",
                 "  GITHUB_API_URL, AGENTX_DATA_DIR, AGENTX_DATABASE_URL,",
                 "  AGENTX_DATABASE_PASSWORD_FILE.",
                 "", "Exit codes: 0 in sync (or written), 1 internal or GitHub API error,",
-                "  2 usage or environment, 3 differences found without --write, or comments",
-                "  that cannot be rebuilt.",
+                "  2 usage or environment, or --write while a server runs, 3 differences",
+                "  found without --write, or comments that cannot be rebuilt.",
                 "", "Examples:", "  agentx sync --repo acme/widgets --issue 42",
                 "  agentx sync --repo acme/widgets --write", "  agentx sync --repo acme/widgets --json"})
 final class SyncCommand implements Callable<Integer> {
@@ -61,7 +65,7 @@ final class SyncCommand implements Callable<Integer> {
     Integer issue;
 
     @Option(names = "--write", description = "Replace the server's ledgers that differ by the ones rebuilt from "
-            + "GitHub.")
+            + "GitHub. Refused while a server runs on the store.")
     boolean write;
 
     SyncCommand(CliContext ctx) {
@@ -122,22 +126,42 @@ final class SyncCommand implements Callable<Integer> {
             try {
                 held.close();
             } catch (Exception e) {
-                // a pool whose connections end with the process
+                // a lock the kernel releases when the process ends, or a pool whose connections end with it
             }
         }
     }
 
-    /** The server's store: its database when {@code AGENTX_DATABASE_URL} is set, else its data dir's files. */
+    /**
+     * The server's store: its database when {@code AGENTX_DATABASE_URL} is set, else its data dir's
+     * files. With {@code --write}, refused while a server runs on it (a replica that beat within
+     * {@link PgDeliveryQueue#GONE_AFTER}; the data dir's {@code server.lock}), which is then held
+     * for the run on files.
+     */
     private Opened open(GitHubSettings settings, RepoRef ref, Labels labels) {
         if (settings.database() == null) {
+            AutoCloseable held = write ? DataDirectory.lockForSync(settings.dataDir()) : () -> { };
             return new Opened(MirrorStore.files(settings.dataDir(), ref, LockManager.standard(ctx.clock), labels),
-                    () -> { });
+                    held);
         }
         // --write changes the database as the server does, so brings its schema up to date as the server
         // would at its start; a comparison only reads, and leaves the schema as it is
         PostgresDatabase db = PostgresDatabase.open(settings.database(), 2, Duration.ZERO,
                 write ? PostgresDatabase.Schema.MIGRATE : PostgresDatabase.Schema.EXPECT_CURRENT);
         try {
+            if (write) {
+                Map<String, Long> running = db.runningReplicas();
+                if (!running.isEmpty()) {
+                    StringBuilder who = new StringBuilder();
+                    running.forEach((replica, age) -> who.append(who.isEmpty() ? "" : ", ").append(replica)
+                            .append(" (its heartbeat ").append(age).append(" s old)"));
+                    throw new ClarifyException(ErrorCode.USAGE, db.describe() + " is in use by running agentx "
+                            + "serve " + (running.size() == 1 ? "replica " : "replicas ") + who + ": stop every "
+                            + "server on it first; nothing was written. A running server may still hold comments to "
+                            + "post that GitHub does not show yet, and 'agentx sync --write' would replace ledgers "
+                            + "under it (a server killed without stopping counts as running for "
+                            + PgDeliveryQueue.GONE_AFTER.toSeconds() + " s).");
+                }
+            }
             return new Opened(MirrorStore.postgres(db, stored(db.repositories(), ref), ref.rootIn(settings.dataDir()),
                     labels, ctx.clock), db);
         } catch (RuntimeException e) {

@@ -239,4 +239,36 @@ class SyncOnPostgresTest {
         assertTrue(otherCase.out().contains("State: Codertocat/Hello-World in ")
                 && otherCase.out().contains("#46: in sync"), otherCase.out());
     }
+
+    /**
+     * A running server may still have comments to post that GitHub does not show yet: replacing its
+     * ledgers under it would lose them. Comparing is allowed; writing is refused while a replica
+     * beats on the database, and goes ahead once it stopped.
+     */
+    @Test
+    void writingIsRefusedWhileAServerRunsOnTheDatabase() throws Exception {
+        rig.start();
+        deliver("eng", 46, "/clarify @architect Which database?");
+        deliver("arch", 46, "/clarify answer CLR-46-001 Postgres.");
+        List<String> on46 = rig.comments(46);
+        assertEquals(2, on46.size(), on46.toString());
+        // GitHub does not show the answer yet, as while the server's outbox is still sending it
+        serveComments(new java.util.TreeMap<>(Map.of(46, on46.subList(0, 1), 47, List.of())));
+        Map<String, String> server = Map.of("AGENTX_DATABASE_URL", db.url());
+
+        Run checked = sync(server);
+        assertEquals(3, checked.code(), checked.out() + checked.err());
+        assertTrue(checked.out().contains("#46: ") && checked.out().contains("run with --write"), checked.out());
+        Run refused = sync(server, "--write");
+        assertEquals(2, refused.code(), refused.out() + refused.err());
+        assertTrue(refused.err().contains("is in use by running agentx serve replica")
+                && refused.err().contains("nothing was written"), refused.err());
+        assertEquals(Status.ANSWERED, rig.ledger(46).clarifications().get(0).status(), "the answer kept");
+
+        rig.mode().close();
+        serveComments(new java.util.TreeMap<>(Map.of(46, on46, 47, List.of())));
+        Run written = sync(server, "--write");
+        assertEquals(0, written.code(), written.out() + written.err());
+        assertTrue(written.out().contains("#46: in sync"), written.out());
+    }
 }
