@@ -136,7 +136,12 @@ public final class IssueMirror {
      * {@code agentx sync --write} leaves on the file store, which the server prefers to its note.
      */
     private static Path stateFileIn(Path root, int issue) {
-        return root.resolve(".agentx/state/github/issue-" + issue + ".json");
+        return stateFolderIn(root).resolve("issue-" + issue + ".json");
+    }
+
+    /** {@code .agentx/state/github/} under the repository root {@code root}: where the state files are. */
+    private static Path stateFolderIn(Path root) {
+        return root.resolve(".agentx/state/github");
     }
 
     /** The outbox note holding the issue's state. */
@@ -164,22 +169,59 @@ public final class IssueMirror {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
-        // label effects are keyed by generation: never count from a lower one than was used
-        int generation = Math.max(written.generation(), noted.map(State::generation).orElse(0));
-        return Optional.of(new Loaded(new State(written.installation(), written.posted(), written.labels(),
-                generation, noted.map(State::last).orElse(null)), true));
+        return Optional.of(new Loaded(overNote(written, noted), true));
     }
 
     /**
-     * What each issue shows on GitHub as the outbox of the data dir {@code dataDir} records it, for
-     * {@code agentx store copy} to hand over. Read without changing the data dir.
+     * The state {@code written} by {@code agentx sync --write}, which is newer than the issue's
+     * note {@code noted}: the note's label generation when higher (label effects are keyed by
+     * generation: never count from a lower one than was used), and the effects it says were
+     * queued last.
+     */
+    private static State overNote(State written, Optional<State> noted) {
+        int generation = Math.max(written.generation(), noted.map(State::generation).orElse(0));
+        return new State(written.installation(), written.posted(), written.labels(), generation,
+                noted.map(State::last).orElse(null));
+    }
+
+    private static final java.util.regex.Pattern STATE_FILE = java.util.regex.Pattern.compile(
+            "issue-([1-9][0-9]{0,8})\\.json");
+
+    /**
+     * What each issue shows on GitHub as the data dir {@code dataDir} records it, for {@code agentx
+     * store copy} to hand over: its outbox's note of the issue, or the state {@code agentx sync
+     * --write} left beside the ledgers where there is one, which the server uses over the note
+     * until it replaces it at the issue's next change. Read without changing the data dir.
      */
     public static StoreCopy.IssueStates statesIn(Path dataDir) {
         Map<String, JsonNode> notes = Outbox.notesIn(dataDir.resolve("outbox"), Notes.ISSUE_NOTE_PREFIX);
+        ObjectMapper json = JsonSupport.mapper();
         return repo -> {
             SortedMap<Integer, String> out = new TreeMap<>();
             notes.forEach((name, state) -> Notes.issueOf(repo, name).ifPresent(issue -> out.put(issue,
                     state.toString())));
+            int slash = repo.indexOf('/');
+            Path github = stateFolderIn(new RepoRef(repo.substring(0, slash), repo.substring(slash + 1))
+                    .rootIn(dataDir));
+            if (!Files.isDirectory(github)) {
+                return out;
+            }
+            try (java.util.stream.Stream<Path> files = Files.list(github)) {
+                for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
+                    java.util.regex.Matcher m = STATE_FILE.matcher(file.getFileName().toString());
+                    if (!m.matches()) {
+                        continue;
+                    }
+                    int issue = Integer.parseInt(m.group(1));
+                    State written = json.readValue(Files.readAllBytes(file), State.class);
+                    String note = out.get(issue);
+                    Optional<State> noted = note == null ? Optional.empty() : Optional.of(json.readValue(note,
+                            State.class));
+                    out.put(issue, json.writeValueAsString(overNote(written, noted)));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the issue states in " + github + ": " + e.getMessage(), e);
+            }
             return out;
         };
     }
