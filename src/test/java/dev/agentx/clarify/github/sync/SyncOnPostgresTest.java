@@ -217,6 +217,26 @@ class SyncOnPostgresTest {
         assertEquals(on46, rig.comments(46), "nothing on #46 posted again");
     }
 
+    /** With no backup at all, an empty database is given its schema and the ledgers from GitHub. */
+    @Test
+    void anEmptyDatabaseIsFilledFromGitHub() throws Exception {
+        rig.start();
+        deliver("eng", 46, "/clarify @architect Which database?");
+        List<String> on46 = rig.comments(46);
+        rig.mode().close();
+
+        TestPostgres.Database empty = TestPostgres.newDatabase();
+        serveComments(new java.util.TreeMap<>(Map.of(46, on46)));
+        Run write = sync(Map.of("AGENTX_DATABASE_URL", empty.url()), "--write");
+        assertEquals(0, write.code(), write.out() + write.err());
+        assertTrue(write.out().contains("#46: rebuilt from GitHub"), write.out());
+
+        rig.database(empty.url()).start();
+        rig.mode().drain();
+        assertEquals(Status.PENDING, rig.ledger(46).clarifications().get(0).status());
+        assertEquals(on46, rig.comments(46), "nothing posted again");
+    }
+
     @Test
     void theDatabaseNamedInTheDataDirsEnvFileIsTheOneSynced() throws Exception {
         rig.start();
