@@ -3,6 +3,8 @@ package dev.agentx.clarify.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.config.ConfigLoader;
+import dev.agentx.clarify.config.Labels;
+import dev.agentx.clarify.github.EnvFile;
 import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.api.GitHubApiException;
@@ -10,31 +12,46 @@ import dev.agentx.clarify.github.auth.AppJwt;
 import dev.agentx.clarify.github.sync.Difference;
 import dev.agentx.clarify.github.sync.Hub4jCommentSource;
 import dev.agentx.clarify.github.sync.IssueSync;
+import dev.agentx.clarify.github.sync.MirrorStore;
 import dev.agentx.clarify.github.sync.MirrorSync;
 import dev.agentx.clarify.github.sync.SyncReport;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.logging.LogSetup;
+import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
+import dev.agentx.clarify.store.files.DataDirectory;
+import dev.agentx.clarify.store.postgres.PgDeliveryQueue;
+import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code agentx sync}: rebuild or verify GitHub Mode's ledger mirror from the app's own comments. */
+/**
+ * {@code agentx sync}: rebuild or verify the server's ledgers from the app's own comments, in the
+ * store the server uses: PostgreSQL when {@code AGENTX_DATABASE_URL} is set (as {@code agentx
+ * serve} reads it: the environment over the data dir's {@code agentx.env}, the password file
+ * included), else the data dir's files.
+ */
 @Command(name = "sync", mixinStandardHelpOptions = true,
-        description = {"Rebuild or verify the server's copy of a repository's ledgers (under "
-                + "$AGENTX_DATA_DIR/repos/) from the comments the GitHub App posted: their hidden markers "
-                + "carry every field of the ledger.",
+        description = {"Rebuild or verify the server's ledgers of a repository from the comments the GitHub App "
+                + "posted: their hidden markers carry every field of the ledger. It works on the server's store: "
+                + "PostgreSQL when AGENTX_DATABASE_URL is set (read as 'agentx serve' reads it, also from the data "
+                + "dir's agentx.env), else the files under $AGENTX_DATA_DIR/repos/.",
                 "Only comments written by the app's bot user (<app-slug>[bot]) are trusted. Differences are "
-                        + "reported per record and field; nothing is written without --write."},
+                        + "reported per record and field; nothing is written without --write, which is refused "
+                        + "while a server runs on the store."},
         footer = {"", "Environment: as for 'agentx serve', without the webhook secret:",
                 "  GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE,",
-                "  GITHUB_API_URL, AGENTX_DATA_DIR.",
+                "  GITHUB_API_URL, AGENTX_DATA_DIR, AGENTX_DATABASE_URL,",
+                "  AGENTX_DATABASE_PASSWORD_FILE.",
                 "", "Exit codes: 0 in sync (or written), 1 internal or GitHub API error,",
-                "  2 usage or environment, 3 differences found without --write, or comments",
-                "  that cannot be rebuilt.",
+                "  2 usage or environment, or --write while a server runs, 3 differences",
+                "  found without --write, or comments that cannot be rebuilt.",
                 "", "Examples:", "  agentx sync --repo acme/widgets --issue 42",
                 "  agentx sync --repo acme/widgets --write", "  agentx sync --repo acme/widgets --json"})
 final class SyncCommand implements Callable<Integer> {
@@ -44,10 +61,11 @@ final class SyncCommand implements Callable<Integer> {
     String repo;
 
     @Option(names = "--issue", paramLabel = "N", description = "Only this issue (default: every issue with a "
-            + "local ledger or with comments on GitHub).")
+            + "ledger in the server's store or with comments on GitHub).")
     Integer issue;
 
-    @Option(names = "--write", description = "Replace local ledgers that differ by the ones rebuilt from GitHub.")
+    @Option(names = "--write", description = "Replace the server's ledgers that differ by the ones rebuilt from "
+            + "GitHub. Refused while a server runs on the store.")
     boolean write;
 
     SyncCommand(CliContext ctx) {
@@ -71,7 +89,8 @@ final class SyncCommand implements Callable<Integer> {
         }
         GitHubSettings settings;
         try {
-            Map<String, String> env = new HashMap<>(ctx.env);
+            // the data dir's agentx.env fills in what the environment lacks, as for agentx serve
+            Map<String, String> env = new HashMap<>(EnvFile.merge(ctx.env, ctx.cwd).env());
             // sync receives no webhooks: the secret is not needed, so do not insist on it
             env.putIfAbsent("GITHUB_WEBHOOK_SECRET", "unused-by-sync");
             settings = GitHubSettings.fromEnv(env, ctx.cwd);
@@ -79,15 +98,14 @@ final class SyncCommand implements Callable<Integer> {
             return ctx.error(ErrorCode.USAGE, e.getMessage().replace("agentx serve cannot start", "agentx sync cannot start"));
         }
         LogSetup.bridgeJavaUtilLogging(); // the GitHub client's lines in our format
+        // the status label names as the server's agentx.toml gives them (a repository's own
+        // [labels] is not read here: the server replaces any other names at its next event)
+        Labels labels = ConfigLoader.load(settings.dataDir().resolve("agentx.toml")).labels();
         MirrorSync sync = new MirrorSync(new Hub4jCommentSource(settings.apiUrl(),
-                new AppJwt(settings.appId(), settings.privateKey(), ctx.clock)), settings.dataDir(),
-                LockManager.standard(ctx.clock),
-                // the status label names as the server's agentx.toml gives them (a repository's own
-                // [labels] is not read here: the server replaces any other names at its next event)
-                ConfigLoader.load(settings.dataDir().resolve("agentx.toml")).labels());
+                new AppJwt(settings.appId(), settings.privateKey(), ctx.clock)));
         SyncReport report;
-        try {
-            report = sync.run(ref, issue == null ? OptionalInt.empty() : OptionalInt.of(issue), write);
+        try (Opened store = open(settings, ref, labels)) {
+            report = sync.run(ref, store.mirror(), issue == null ? OptionalInt.empty() : OptionalInt.of(issue), write);
         } catch (GitHubApiException e) {
             String hint = e.status() != 404 ? "" : " Is the app installed on " + ref + ", and GITHUB_APP_ID right?"
                     + (issue == null ? "" : " Does issue #" + issue + " still exist there (not deleted or moved)?");
@@ -101,11 +119,76 @@ final class SyncCommand implements Callable<Integer> {
         return report.clean() ? 0 : ErrorCode.VALIDATION.exitCode();
     }
 
+    /** The server's store of the repository as sync works on it, and what to close after. */
+    private record Opened(MirrorStore mirror, AutoCloseable held) implements AutoCloseable {
+        @Override
+        public void close() {
+            try {
+                held.close();
+            } catch (Exception e) {
+                // a lock the kernel releases when the process ends, or a pool whose connections end with it
+            }
+        }
+    }
+
+    /**
+     * The server's store: its database when {@code AGENTX_DATABASE_URL} is set, else its data dir's
+     * files. With {@code --write}, refused while a server runs on it (a replica that beat within
+     * {@link PgDeliveryQueue#GONE_AFTER}; the data dir's {@code server.lock}), which is then held
+     * for the run on files.
+     */
+    private Opened open(GitHubSettings settings, RepoRef ref, Labels labels) {
+        if (settings.database() == null) {
+            AutoCloseable held = write ? DataDirectory.lockForSync(settings.dataDir()) : () -> { };
+            return new Opened(MirrorStore.files(settings.dataDir(), ref, LockManager.standard(ctx.clock), labels),
+                    held);
+        }
+        // --write changes the database as the server does, so brings its schema up to date as the server
+        // would at its start; a comparison only reads, and leaves the schema as it is
+        PostgresDatabase db = PostgresDatabase.open(settings.database(), 2, Duration.ZERO,
+                write ? PostgresDatabase.Schema.MIGRATE : PostgresDatabase.Schema.EXPECT_CURRENT);
+        try {
+            if (write) {
+                Map<String, Long> running = db.runningReplicas();
+                if (!running.isEmpty()) {
+                    StringBuilder who = new StringBuilder();
+                    running.forEach((replica, age) -> who.append(who.isEmpty() ? "" : ", ").append(replica)
+                            .append(" (its heartbeat ").append(age).append(" s old)"));
+                    throw new ClarifyException(ErrorCode.USAGE, db.describe() + " is in use by running agentx "
+                            + "serve " + (running.size() == 1 ? "replica " : "replicas ") + who + ": stop every "
+                            + "server on it first; nothing was written. A running server may still hold comments to "
+                            + "post that GitHub does not show yet, and 'agentx sync --write' would replace ledgers "
+                            + "under it (a server killed without stopping counts as running for "
+                            + PgDeliveryQueue.GONE_AFTER.toSeconds() + " s).");
+                }
+            }
+            return new Opened(MirrorStore.postgres(db, stored(db.repositories(), ref), ref.rootIn(settings.dataDir()),
+                    labels, ctx.clock), db);
+        } catch (RuntimeException e) {
+            db.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {@code ref} as the database names the repository (GitHub's names are not case sensitive, and
+     * the server keys its rows by the name the webhooks give), or as given when it holds nothing of it.
+     */
+    private static String stored(List<String> repositories, RepoRef ref) {
+        String given = ref.fullName();
+        if (repositories.contains(given)) {
+            return given;
+        }
+        List<String> alike = repositories.stream().filter(r -> r.equalsIgnoreCase(given)).toList();
+        return alike.size() == 1 ? alike.get(0) : given;
+    }
+
     private ObjectNode json(SyncReport report) {
         ObjectNode root = ctx.mapper().createObjectNode();
         root.put("repository", report.repository());
         root.put("app", report.appLogin());
         root.put("installation", report.installation());
+        root.put("store", report.store());
         root.put("write", report.write());
         root.put("clean", report.clean());
         ArrayNode issues = root.putArray("issues");
@@ -130,6 +213,7 @@ final class SyncCommand implements Callable<Integer> {
         StringBuilder b = new StringBuilder();
         b.append("Repository ").append(report.repository()).append(" (app ").append(report.appLogin())
                 .append(", installation ").append(report.installation()).append(")\n");
+        b.append("State: ").append(report.store()).append('\n');
         if (report.issues().isEmpty()) {
             b.append("No issue has a ledger or a comment of the app.\n");
         }

@@ -128,7 +128,20 @@ public final class IssueMirror {
     }
 
     static Path stateFile(LocalMode repo, int issue) {
-        return repo.root().resolve(".agentx/state/github/issue-" + issue + ".json");
+        return stateFileIn(repo.root(), issue);
+    }
+
+    /**
+     * {@code .agentx/state/github/issue-N.json} under the repository root {@code root}: the state
+     * {@code agentx sync --write} leaves on the file store, which the server prefers to its note.
+     */
+    private static Path stateFileIn(Path root, int issue) {
+        return stateFolderIn(root).resolve("issue-" + issue + ".json");
+    }
+
+    /** {@code .agentx/state/github/} under the repository root {@code root}: where the state files are. */
+    private static Path stateFolderIn(Path root) {
+        return root.resolve(".agentx/state/github");
     }
 
     /** The outbox note holding the issue's state. */
@@ -156,22 +169,59 @@ public final class IssueMirror {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
-        // label effects are keyed by generation: never count from a lower one than was used
-        int generation = Math.max(written.generation(), noted.map(State::generation).orElse(0));
-        return Optional.of(new Loaded(new State(written.installation(), written.posted(), written.labels(),
-                generation, noted.map(State::last).orElse(null)), true));
+        return Optional.of(new Loaded(overNote(written, noted), true));
     }
 
     /**
-     * What each issue shows on GitHub as the outbox of the data dir {@code dataDir} records it, for
-     * {@code agentx store copy} to hand over. Read without changing the data dir.
+     * The state {@code written} by {@code agentx sync --write}, which is newer than the issue's
+     * note {@code noted}: the note's label generation when higher (label effects are keyed by
+     * generation: never count from a lower one than was used), and the effects it says were
+     * queued last.
+     */
+    private static State overNote(State written, Optional<State> noted) {
+        int generation = Math.max(written.generation(), noted.map(State::generation).orElse(0));
+        return new State(written.installation(), written.posted(), written.labels(), generation,
+                noted.map(State::last).orElse(null));
+    }
+
+    private static final java.util.regex.Pattern STATE_FILE = java.util.regex.Pattern.compile(
+            "issue-([1-9][0-9]{0,8})\\.json");
+
+    /**
+     * What each issue shows on GitHub as the data dir {@code dataDir} records it, for {@code agentx
+     * store copy} to hand over: its outbox's note of the issue, or the state {@code agentx sync
+     * --write} left beside the ledgers where there is one, which the server uses over the note
+     * until it replaces it at the issue's next change. Read without changing the data dir.
      */
     public static StoreCopy.IssueStates statesIn(Path dataDir) {
         Map<String, JsonNode> notes = Outbox.notesIn(dataDir.resolve("outbox"), Notes.ISSUE_NOTE_PREFIX);
+        ObjectMapper json = JsonSupport.mapper();
         return repo -> {
             SortedMap<Integer, String> out = new TreeMap<>();
             notes.forEach((name, state) -> Notes.issueOf(repo, name).ifPresent(issue -> out.put(issue,
                     state.toString())));
+            int slash = repo.indexOf('/');
+            Path github = stateFolderIn(new RepoRef(repo.substring(0, slash), repo.substring(slash + 1))
+                    .rootIn(dataDir));
+            if (!Files.isDirectory(github)) {
+                return out;
+            }
+            try (java.util.stream.Stream<Path> files = Files.list(github)) {
+                for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
+                    java.util.regex.Matcher m = STATE_FILE.matcher(file.getFileName().toString());
+                    if (!m.matches()) {
+                        continue;
+                    }
+                    int issue = Integer.parseInt(m.group(1));
+                    State written = json.readValue(Files.readAllBytes(file), State.class);
+                    String note = out.get(issue);
+                    Optional<State> noted = note == null ? Optional.empty() : Optional.of(json.readValue(note,
+                            State.class));
+                    out.put(issue, json.writeValueAsString(overNote(written, noted)));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the issue states in " + github + ": " + e.getMessage(), e);
+            }
             return out;
         };
     }
@@ -310,15 +360,51 @@ public final class IssueMirror {
      * rebuilt the ledger of the repository root {@code root} from the app's comments.
      */
     public static void recordMirrored(Path root, Ledger ledger, long installation, Labels names) {
-        Map<String, Integer> posted = new LinkedHashMap<>();
-        ledger.clarifications().forEach(r -> posted.put(r.id(), r.thread().size()));
-        State state = new State(installation, posted, labels(ledger, names), 0);
+        State state = new State(installation, postedCounts(ledger), labels(ledger, names), 0);
         try {
-            AtomicFiles.write(root.resolve(".agentx/state/github/issue-" + ledger.issueNumber() + ".json"),
-                    JsonSupport.mapper().writeValueAsBytes(state));
+            AtomicFiles.write(stateFileIn(root, ledger.issueNumber()), JsonSupport.mapper().writeValueAsBytes(state));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Records that everything in {@code ledger} is on GitHub already, as {@link #recordMirrored(Path,
+     * Ledger, long, Labels)} does, in the issue's shared note of {@code notes} (the server on
+     * PostgreSQL): for {@code agentx sync --write}, inside the calling thread's unit, which writes
+     * the rebuilt ledger of {@code repo} ({@code owner/name} as the store names it) in the same
+     * commit. The note is locked first; its label generation (label effects are keyed by it) and
+     * the effects another replica queued last are kept, so the server goes on from them.
+     */
+    public static void recordMirrored(Notes notes, String repo, Ledger ledger, long installation, Labels names) {
+        String name = Notes.issueNote(repo, ledger.issueNumber());
+        Optional<State> before = notes.lock(name, State.class);
+        notes.put(name, new State(installation, postedCounts(ledger), labels(ledger, names),
+                before.map(State::generation).orElse(0), before.map(State::last).orElse(null)));
+    }
+
+    /**
+     * Removes the state file {@code agentx sync --write} leaves on the file store for {@code issue}
+     * under the repository root {@code root}, if there is one: on PostgreSQL the issue's note holds
+     * the state, and a file left in the data dir would outrank it ({@link #load}).
+     */
+    public static void removeStateFile(Path root, int issue) {
+        Path file = stateFileIn(root, issue);
+        try {
+            if (Files.deleteIfExists(file)) {
+                AtomicFiles.fsyncDirectory(file.getParent());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + file + ", which the server would prefer to the issue's "
+                    + "state in the database: remove it by hand (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /** How many thread entries of each record of {@code ledger} there are: all of them, as posted. */
+    private static Map<String, Integer> postedCounts(Ledger ledger) {
+        Map<String, Integer> posted = new LinkedHashMap<>();
+        ledger.clarifications().forEach(r -> posted.put(r.id(), r.thread().size()));
+        return posted;
     }
 
     /** A thread entry as a comment: questions mention the target role; escalations say who may resolve. */

@@ -1,14 +1,8 @@
 package dev.agentx.clarify.github.sync;
 
-import dev.agentx.clarify.config.Labels;
 import dev.agentx.clarify.github.RepoRef;
-import dev.agentx.clarify.github.handlers.IssueMirror;
-import dev.agentx.clarify.ledger.FileLedgerStore;
 import dev.agentx.clarify.ledger.LedgerCodec;
-import dev.agentx.clarify.ledger.LedgerStore;
-import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.protocol.Ledger;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,32 +12,23 @@ import java.util.TreeSet;
 
 /**
  * {@code agentx sync}: rebuilds each issue's ledger from the app's comments ({@link LedgerRebuilder})
- * and compares it with the local mirror under {@code $AGENTX_DATA_DIR/repos/<owner>/<repo>/}. With
- * {@code write}, a ledger that differs is replaced by the rebuilt one (GitHub is the authority),
- * and the server's mirror state is set so that nothing is posted again. Issues with a local ledger
- * but no comment of the app are reported and left alone.
+ * and compares it with the server's state of the repository ({@link MirrorStore}: the data dir's
+ * files, or PostgreSQL). With {@code write}, a ledger that differs is replaced by the rebuilt one
+ * (GitHub is the authority), and the issue is recorded as posted so that the server posts nothing
+ * again. Issues with a ledger but no comment of the app are reported and left alone.
  */
 public final class MirrorSync {
     private final CommentSource github;
-    private final Path dataDir;
-    private final LockManager locks;
-    private final Labels labels;
     private final LedgerCodec codec = new LedgerCodec();
     private final LedgerDiff diff = new LedgerDiff();
 
-    /** @param labels the status label names the server sets, recorded as set for a rewritten issue */
-    public MirrorSync(CommentSource github, Path dataDir, LockManager locks, Labels labels) {
-        this.labels = labels;
+    public MirrorSync(CommentSource github) {
         this.github = github;
-        this.dataDir = dataDir;
-        this.locks = locks;
     }
 
-    public SyncReport run(RepoRef repo, OptionalInt only, boolean write) {
+    public SyncReport run(RepoRef repo, MirrorStore store, OptionalInt only, boolean write) {
         String login = github.appLogin();
         long installation = github.installation(repo);
-        Path root = repo.rootIn(dataDir);
-        FileLedgerStore store = new FileLedgerStore(root.resolve(".agentx").resolve("state"), locks);
         TreeSet<Integer> issues = new TreeSet<>();
         if (only.isPresent()) {
             issues.add(only.getAsInt());
@@ -73,12 +58,11 @@ public final class MirrorSync {
             }
             List<Difference> differences = diff.diff(local.orElse(null), rebuilt);
             if (write) {
-                store.update(issue, "agentx sync", l -> LedgerStore.Mutation.write(rebuilt, null));
-                IssueMirror.recordMirrored(root, rebuilt, installation, labels);
+                store.replace(rebuilt, installation);
             }
             out.add(new IssueSync(issue, write ? IssueSync.WRITTEN : IssueSync.DIFFERS, differences,
                     rebuild.ignored(), List.of()));
         }
-        return new SyncReport(repo.fullName(), login, installation, write, out);
+        return new SyncReport(repo.fullName(), login, installation, store.describe(), write, out);
     }
 }

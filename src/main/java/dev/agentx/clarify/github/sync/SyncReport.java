@@ -2,8 +2,11 @@ package dev.agentx.clarify.github.sync;
 
 import java.util.List;
 
-/** What {@code agentx sync} did for a repository. {@code write}: whether {@code --write} was given. */
-public record SyncReport(String repository, String appLogin, long installation, boolean write,
+/**
+ * What {@code agentx sync} did for a repository. {@code store}: where it compared and wrote (the
+ * data dir's files, or the database); {@code write}: whether {@code --write} was given.
+ */
+public record SyncReport(String repository, String appLogin, long installation, String store, boolean write,
                          List<IssueSync> issues) {
     public SyncReport {
         issues = List.copyOf(issues);

@@ -103,6 +103,18 @@ public final class DataDirectory {
     }
 
     /**
+     * Holds the data folder {@code dir} for {@code agentx sync --write} until closed, as a server
+     * does: a server running on it may still have comments to post in its outbox, which the
+     * ledgers rebuilt from GitHub lack, and would go on from ledgers replaced under it. Refused
+     * while a server holds it.
+     */
+    public static AutoCloseable lockForSync(Path dir) {
+        return lock(dir, "agentx sync", holder -> "AGENTX_DATA_DIR " + dir + " is in use by " + holder + ": stop it "
+                + "first; nothing was written. A running server may still hold comments to post that GitHub does "
+                + "not show yet, and 'agentx sync --write' would replace ledgers under it.");
+    }
+
+    /**
      * The lock of {@link #lockForServer}, held by the command {@code by} (written into the lock
      * file for whoever is refused); {@code inUse} makes the refusal from the holder, such as
      * "agentx serve (pid 4242)".

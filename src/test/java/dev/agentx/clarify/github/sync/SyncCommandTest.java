@@ -18,6 +18,7 @@ import dev.agentx.clarify.github.support.Keys;
 import dev.agentx.clarify.ledger.LedgerCodec;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.store.files.DataDirectory;
 import dev.agentx.clarify.support.MutableClock;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -237,6 +238,34 @@ class SyncCommandTest {
 
         assertEquals(0, sync("--issue", "1", "--write").code());
         assertArrayEquals(original, Files.readAllBytes(ledgerFile));
+    }
+
+    /**
+     * A running server may still have comments to post that GitHub does not show yet: replacing its
+     * ledgers under it would lose them. Comparing is allowed; writing is refused while it holds the
+     * data dir, and nothing is written.
+     */
+    @Test
+    void writingIsRefusedWhileAServerHoldsTheDataDir() throws Exception {
+        serveComments(List.of());
+        Files.delete(ledgerFile);
+        AutoCloseable server = DataDirectory.lockForServer(rig.data);
+        try {
+            Run dry = sync("--issue", "1");
+            assertEquals(3, dry.code(), dry.out() + dry.err());
+            Run refused = sync("--issue", "1", "--write");
+            assertEquals(2, refused.code(), refused.out() + refused.err());
+            assertTrue(refused.err().contains("is in use by agentx serve (pid " + ProcessHandle.current().pid() + ")")
+                    && refused.err().contains("nothing was written"), refused.err());
+            assertFalse(Files.exists(ledgerFile), "nothing written");
+        } finally {
+            server.close();
+        }
+        Run write = sync("--issue", "1", "--write");
+        assertEquals(0, write.code(), write.out() + write.err());
+        assertArrayEquals(original, Files.readAllBytes(ledgerFile));
+        assertTrue(write.out().contains("State: files under " + rig.data.resolve(
+                "repos/Codertocat/Hello-World/.agentx/state")), write.out());
     }
 
     @Test
