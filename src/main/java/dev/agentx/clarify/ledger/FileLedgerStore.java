@@ -179,9 +179,9 @@ public final class FileLedgerStore implements LedgerStore {
 
     private static ClarifyException damaged(Path file, int issue, String why) {
         return new ClarifyException(ErrorCode.LEDGER_DAMAGED, "Ledger " + file + " is damaged: " + why
-                + ". Nothing was changed. Restore it from a backup or version control (GitHub Mode: 'agentx sync "
-                + "--repo OWNER/REPO --issue " + issue + " --write' rebuilds it from the App's comments), or move "
-                + "it away to start the issue afresh.");
+                + ". Nothing was changed. Restore it from a backup or version control, or move it away to start "
+                + "the issue afresh (GitHub Mode: then 'agentx sync --repo OWNER/REPO --issue " + issue + " --write' "
+                + "rebuilds it from the App's comments).");
     }
 
     /** Whether this JVM has read and written a ledger once: see {@link #update}. */

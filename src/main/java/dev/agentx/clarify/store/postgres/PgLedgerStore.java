@@ -112,8 +112,9 @@ public final class PgLedgerStore implements LedgerStore {
 
     private ClarifyException damaged(int issue, String why) {
         return new ClarifyException(ErrorCode.LEDGER_DAMAGED, "The ledger of " + where(issue) + " is damaged: " + why
-                + ". Nothing was changed. 'agentx sync --repo " + repo + " --issue " + issue + " --write' rebuilds it "
-                + "from the App's comments.");
+                + ". Nothing was changed. Delete its row (DELETE FROM ledgers WHERE repo = '" + repo + "' AND issue = "
+                + issue + "), then 'agentx sync --repo " + repo + " --issue " + issue + " --write' rebuilds it from "
+                + "the App's comments.");
     }
 
     /**
