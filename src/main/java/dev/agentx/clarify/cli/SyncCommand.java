@@ -9,6 +9,7 @@ import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.auth.AppJwt;
+import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.github.sync.Difference;
 import dev.agentx.clarify.github.sync.Hub4jCommentSource;
 import dev.agentx.clarify.github.sync.IssueSync;
@@ -44,14 +45,16 @@ import picocli.CommandLine.Option;
                 + "dir's agentx.env), else the files under $AGENTX_DATA_DIR/repos/.",
                 "Only comments written by the app's bot user (<app-slug>[bot]) are trusted. Differences are "
                         + "reported per record and field; nothing is written without --write, which is refused "
-                        + "while a server runs on the store."},
+                        + "while a server runs on the store. --write leaves alone an issue the server's outbox "
+                        + "still has effects for, and a ledger with entries GitHub does not show (ahead)."},
         footer = {"", "Environment: as for 'agentx serve', without the webhook secret:",
                 "  GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE,",
                 "  GITHUB_API_URL, AGENTX_DATA_DIR, AGENTX_DATABASE_URL,",
                 "  AGENTX_DATABASE_PASSWORD_FILE.",
                 "", "Exit codes: 0 in sync (or written), 1 internal or GitHub API error,",
                 "  2 usage or environment, or --write while a server runs, 3 differences",
-                "  found without --write, or comments that cannot be rebuilt.",
+                "  found without --write, comments that cannot be rebuilt, an issue the",
+                "  server's outbox still has effects for, or a ledger ahead of GitHub.",
                 "", "Examples:", "  agentx sync --repo acme/widgets --issue 42",
                 "  agentx sync --repo acme/widgets --write", "  agentx sync --repo acme/widgets --json"})
 final class SyncCommand implements Callable<Integer> {
@@ -65,7 +68,8 @@ final class SyncCommand implements Callable<Integer> {
     Integer issue;
 
     @Option(names = "--write", description = "Replace the server's ledgers that differ by the ones rebuilt from "
-            + "GitHub. Refused while a server runs on the store.")
+            + "GitHub, except those ahead of GitHub or with effects still in the outbox. Refused while a server "
+            + "runs on the store.")
     boolean write;
 
     SyncCommand(CliContext ctx) {
@@ -105,7 +109,11 @@ final class SyncCommand implements Callable<Integer> {
                 new AppJwt(settings.appId(), settings.privateKey(), ctx.clock)));
         SyncReport report;
         try (Opened store = open(settings, ref, labels)) {
-            report = sync.run(ref, store.mirror(), issue == null ? OptionalInt.empty() : OptionalInt.of(issue), write);
+            // the outbox is the data dir's on either store; what it still holds, GitHub does not show yet
+            Map<Integer, Integer> unsent = MirrorSync.unsentByIssue(
+                    Outbox.pendingIn(settings.dataDir().resolve("outbox")), ref);
+            report = sync.run(ref, store.mirror(), unsent, issue == null ? OptionalInt.empty() : OptionalInt.of(issue),
+                    write);
         } catch (GitHubApiException e) {
             String hint = e.status() != 404 ? "" : " Is the app installed on " + ref + ", and GITHUB_APP_ID right?"
                     + (issue == null ? "" : " Does issue #" + issue + " still exist there (not deleted or moved)?");
@@ -223,6 +231,11 @@ final class SyncCommand implements Callable<Integer> {
                 case IssueSync.DIFFERS -> i.differences().size() + " difference(s); run with --write to rebuild";
                 case IssueSync.WRITTEN -> "rebuilt from GitHub (" + i.differences().size() + " difference(s))";
                 case IssueSync.NOT_ON_GITHUB -> "no comment of the app on GitHub; local ledger left alone";
+                case IssueSync.UNSENT -> i.problems().get(0) + "; ledger left alone: start agentx serve so its "
+                        + "outbox posts them, then run agentx sync again";
+                case IssueSync.AHEAD -> "the local ledger has entries GitHub does not show; left alone: run agentx "
+                        + "serve so its outbox posts them (if the app's comments were deleted on GitHub, the "
+                        + "ledger is the record of what happened)";
                 default -> "cannot be rebuilt from its comments";
             }).append('\n');
             for (Difference d : i.differences()) {
@@ -230,7 +243,10 @@ final class SyncCommand implements Callable<Integer> {
                         .append(d.local() == null ? "(absent)" : d.local()).append(", GitHub ")
                         .append(d.github() == null ? "(absent)" : d.github()).append('\n');
             }
-            i.problems().forEach(p -> b.append("  problem: ").append(p).append('\n'));
+            List<String> problems = i.outcome().equals(IssueSync.UNSENT) ? i.problems().subList(1, i.problems().size())
+                    : i.problems();
+            String label = i.outcome().equals(IssueSync.AHEAD) ? "  not on GitHub: " : "  problem: ";
+            problems.forEach(p -> b.append(label).append(p).append('\n'));
             i.ignored().forEach(p -> b.append("  ignored: ").append(p).append('\n'));
         }
         ctx.out.print(b);

@@ -554,6 +554,30 @@ public final class Outbox {
         return out;
     }
 
+    /**
+     * The effects still queued (not done, not given up on) in the outbox journal of {@code dir},
+     * in their order, read without changing the file (a server may be appending to it; a
+     * half-written last record is left out): what {@code agentx sync} must not rebuild over.
+     * Empty without a journal.
+     */
+    public static List<Effect> pendingIn(Path dir) {
+        ObjectMapper json = JsonSupport.mapper();
+        List<Effect> out = new ArrayList<>();
+        for (OutboxJournal.Pending p : OutboxJournal.readOnly(dir.resolve("journal")).pending()) {
+            try {
+                Entry entry = json.treeToValue(p.entry(), Entry.class);
+                if (entry.effect() == null) {
+                    throw new IllegalStateException("the queued effect " + p.seq() + " has no effect");
+                }
+                out.add(entry.effect());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the queued effect " + p.seq() + " of the outbox journal in "
+                        + dir + ": " + e.getMessage(), e);
+            }
+        }
+        return out;
+    }
+
     /** The names of the notes that start with {@code prefix}. */
     public List<String> noteNames(String prefix) {
         return notes.keySet().stream().filter(n -> n.startsWith(prefix)).sorted().toList();

@@ -45,6 +45,49 @@ public final class LedgerDiff {
         return out;
     }
 
+    /**
+     * What {@code local} has that {@code github} does not show, when {@code local} is ahead of it:
+     * one line per record, naming the thread entries (or the whole record) GitHub lacks. Ahead means
+     * every record GitHub shows is in {@code local}, and each record is either equal, or absent on
+     * GitHub, or its GitHub thread is a strict prefix of the local one with the fields that are set
+     * at creation equal (the rest: status, round, SLA, resolution, change with later entries). Empty
+     * when {@code local} is not ahead (equal, behind, or different otherwise).
+     */
+    public List<String> ahead(Ledger local, Ledger github) {
+        Map<String, ClarificationRecord> mine = byId(local);
+        Map<String, ClarificationRecord> theirs = byId(github);
+        if (local == null || !mine.keySet().containsAll(theirs.keySet())) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (ClarificationRecord a : mine.values()) {
+            ClarificationRecord b = theirs.get(a.id());
+            if (b == null) {
+                out.add(a.id() + ": the whole record (" + a.thread().size() + " thread entr"
+                        + (a.thread().size() == 1 ? "y" : "ies") + ") is not on GitHub");
+                continue;
+            }
+            if (a.equals(b)) {
+                continue;
+            }
+            int shown = b.thread().size();
+            boolean prefix = shown < a.thread().size() && a.thread().subList(0, shown).equals(b.thread());
+            if (!prefix || !sameAtCreation(a, b)) {
+                return List.of();
+            }
+            out.add(a.id() + ": thread entr" + (a.thread().size() - shown == 1 ? "y " + shown
+                    : "ies " + shown + " to " + (a.thread().size() - 1)) + " not on GitHub");
+        }
+        return out;
+    }
+
+    /** The fields no later thread entry changes. */
+    private static boolean sameAtCreation(ClarificationRecord a, ClarificationRecord b) {
+        return a.from().equals(b.from()) && a.to().equals(b.to()) && a.topic().equals(b.topic())
+                && a.blocking() == b.blocking() && a.maxRounds() == b.maxRounds() && a.created().equals(b.created())
+                && a.options().equals(b.options()) && a.effectiveAutonomy() == b.effectiveAutonomy();
+    }
+
     private static Map<String, ClarificationRecord> byId(Ledger ledger) {
         Map<String, ClarificationRecord> out = new LinkedHashMap<>();
         if (ledger != null) {

@@ -12,7 +12,10 @@ public record SyncReport(String repository, String appLogin, long installation, 
         issues = List.copyOf(issues);
     }
 
-    /** Whether something still differs or could not be rebuilt (exit code 3). */
+    /**
+     * Whether every issue is in sync, written or not on GitHub; otherwise (exit code 3) something
+     * differs, could not be rebuilt, waits in the outbox, or is ahead of GitHub.
+     */
     public boolean clean() {
         return issues.stream().allMatch(i -> i.outcome().equals(IssueSync.IN_SYNC)
                 || i.outcome().equals(IssueSync.WRITTEN) || i.outcome().equals(IssueSync.NOT_ON_GITHUB));

@@ -3,6 +3,7 @@ package dev.agentx.clarify.github.sync;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -105,6 +106,23 @@ class SyncCommandTest {
         }
         extra.forEach(list::add);
         rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO + "/issues/1/comments")).atPriority(1)
+                .willReturn(okJson(list.toString())));
+    }
+
+    /** GitHub as sync sees it for {@code issue}: the app, its installation and {@code shown} as its comments. */
+    private void serveIssue(int issue, List<String> shown) {
+        serveComments(List.of());
+        rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO + "/issues/" + issue)).willReturn(okJson(
+                "{\"id\":" + (10 + issue) + ",\"number\":" + issue + ",\"comments\":" + shown.size() + "}")));
+        ArrayNode list = rig.json.createArrayNode();
+        long id = 8000;
+        for (String body : shown) {
+            ObjectNode c = list.addObject();
+            c.put("id", id++);
+            c.put("body", body);
+            c.putObject("user").put("login", BOT).put("type", "Bot");
+        }
+        rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO + "/issues/" + issue + "/comments")).atPriority(1)
                 .willReturn(okJson(list.toString())));
     }
 
@@ -213,6 +231,91 @@ class SyncCommandTest {
         rig.start();
         rig.mode().drain();
         assertEquals(10, rig.comments(1).size(), "after a restart the note says what was queued");
+    }
+
+    /**
+     * GitHub fails the resolution's comment, so the server stops with it (and the labels behind it)
+     * still in its outbox: the ledger says resolved, GitHub shows the question answered. A rebuild
+     * would set the ledger back to answered while the outbox, at the next start, posts the
+     * resolution; so sync leaves the issue alone until the server has posted it.
+     */
+    @Test
+    void anIssueWithEffectsStillInTheOutboxIsNotRebuiltUntilTheServerPostedThem() throws Exception {
+        clock.set(T0.plusSeconds(3600));
+        rig.start();
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 8, "/clarify @architect Which queue?"))
+                .status());
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("arch", 8, "/clarify answer Kafka or NATS."))
+                .status());
+        List<String> shown = rig.comments(8);
+        assertEquals(2, shown.size(), shown.toString());
+        var failing = rig.wiremock.stubFor(post(urlPathEqualTo(GitHubRig.API_REPO + "/issues/8/comments")).atPriority(1)
+                .willReturn(aResponse().withStatus(502).withBody("{\"message\":\"Bad Gateway\"}")));
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 8,
+                "/clarify resolve CLR-8-001 going with option 2")).status());
+        rig.mode().close();
+        Path ledger8 = rig.data.resolve("repos/Codertocat/Hello-World/.agentx/state/clarifications/issue-8.json");
+        byte[] resolved = Files.readAllBytes(ledger8);
+        assertEquals("resolved", new LedgerCodec().decode(resolved).clarifications().get(0).status().toString()
+                .toLowerCase(java.util.Locale.ROOT));
+
+        serveIssue(8, shown);
+        Run dry = sync("--issue", "8");
+        assertEquals(3, dry.code(), dry.out() + dry.err());
+        assertTrue(dry.out().contains("#8: the server's outbox still has 2 effects for this issue that GitHub does "
+                + "not show yet; ledger left alone: start agentx serve"), dry.out());
+        Run write = sync("--issue", "8", "--write", "--json");
+        assertEquals(3, write.code(), write.out() + write.err());
+        JsonNode report = rig.json.readTree(write.out());
+        assertEquals("unsent", report.at("/issues/0/outcome").asText(), write.out());
+        assertFalse(report.path("clean").asBoolean(), write.out());
+        assertArrayEquals(resolved, Files.readAllBytes(ledger8), "the ledger is left as it is");
+        assertFalse(Files.exists(rig.data.resolve("repos/Codertocat/Hello-World/.agentx/state/github/issue-8.json")),
+                "nothing recorded as posted");
+
+        // the server starts again, GitHub takes the comment: the resolution is posted, and then in sync
+        rig.wiremock.removeStub(failing);
+        clock.advance(java.time.Duration.ofHours(1));
+        rig.start();
+        rig.mode().drain();
+        assertEquals(0, rig.mode().pendingEffects());
+        rig.mode().close();
+        List<String> now = new ArrayList<>(new java.util.LinkedHashSet<>(rig.comments(8)));
+        assertEquals(3, now.size(), now.toString());
+        assertTrue(now.get(2).contains("going with option 2"), now.get(2));
+        serveIssue(8, now);
+        Run after = sync("--issue", "8", "--write");
+        assertEquals(0, after.code(), after.out() + after.err());
+        assertTrue(after.out().contains("#8: in sync"), after.out());
+        assertArrayEquals(resolved, Files.readAllBytes(ledger8));
+    }
+
+    /**
+     * Someone deleted two of the app's comments on GitHub: CLR-1-001's resolution (its last thread
+     * entry) and the only comment of CLR-1-003. The ledger is ahead of GitHub: reported with what
+     * GitHub lacks, and left as it is by --write.
+     */
+    @Test
+    void aLedgerAheadOfGitHubIsReportedAndLeftAloneByWrite() throws Exception {
+        assertTrue(posted.get(4).contains("Postgres 16."), posted.get(4));
+        List<String> shown = new ArrayList<>(posted);
+        shown.remove(7);
+        shown.remove(4);
+        posted = shown;
+        serveComments(List.of());
+
+        Run dry = sync("--issue", "1");
+        assertEquals(3, dry.code(), dry.out() + dry.err());
+        assertTrue(dry.out().contains("#1: the local ledger has entries GitHub does not show; left alone"), dry.out());
+        assertTrue(dry.out().contains("not on GitHub: CLR-1-001: thread entry 4 not on GitHub"), dry.out());
+        assertTrue(dry.out().contains("not on GitHub: CLR-1-003: the whole record (1 thread entry) is not on GitHub"),
+                dry.out());
+        assertTrue(dry.out().contains("CLR-1-001 thread[4].body: local"), dry.out());
+
+        Run write = sync("--issue", "1", "--write", "--json");
+        assertEquals(3, write.code(), write.out() + write.err());
+        assertEquals("ahead", rig.json.readTree(write.out()).at("/issues/0/outcome").asText(), write.out());
+        assertArrayEquals(original, Files.readAllBytes(ledgerFile), "the ledger is left as it is");
     }
 
     @Test
