@@ -80,11 +80,13 @@ final class ReadyCommand implements Runnable {
                     .collect(Collectors.joining("; ")) + ")" : "";
             String marker = it.blocked() ? "  " + ReadyQueue.BLOCKED : "";
             if (width > 0) {
-                // the title gives way first, then what the issue waits on; the marker is always whole
+                // the title gives way first, then what the issue waits on (left out where even a cut of
+                // it does not fit); the marker is always whole
                 int left = width - prefix.length() - marker.length();
                 title = CliRenderer.fit(title, Math.max(CliRenderer.MIN_CELL, left - waits.length()));
                 if (!waits.isEmpty()) {
-                    waits = " " + CliRenderer.fit(waits.substring(1), left - title.length() - 1);
+                    int room = left - title.length() - 1;
+                    waits = room < CliRenderer.MIN_CELL ? "" : " " + CliRenderer.fit(waits.substring(1), room);
                 }
             }
             b.append(prefix).append(title);

@@ -202,6 +202,11 @@ class CliConveniencesTest {
                 "a terminal without COLUMNS is 80 wide");
         assertTrue(root.cli(narrow, true, "ready").out().contains("BLOCKED: Clarification pending"),
                 "the marker stays whole");
+        // narrower than a blocked row with a cut of what it waits on: that is left out, the marker kept whole
+        String sixtyFive = root.cli(Map.of("COLUMNS", "65", "NO_COLOR", "1"), true, "ready").out();
+        for (String line : sixtyFive.lines().toList()) {
+            assertTrue(line.length() <= 65 && line.endsWith("BLOCKED: Clarification pending"), line.length() + ": " + line);
+        }
         for (String[] command : new String[][] {{"clarify"}, {"ready"}, {"state"}}) {
             // shells and CI runners export COLUMNS: a file or a pipe still gets every character
             String piped = root.cli(narrow, command).out();
