@@ -246,10 +246,7 @@ public final class Outbox {
                 notes.put(n.getKey(), json.writeValueAsBytes(n.getValue()));
             }
             for (OutboxJournal.Pending p : state.pending()) {
-                Entry entry = json.treeToValue(p.entry(), Entry.class);
-                if (entry.effect() == null) {
-                    throw new IllegalStateException("the queued effect " + p.seq() + " has no effect");
-                }
+                Entry entry = queued(json, p);
                 if (entry.effect() instanceof Effect.Comment && !entry.uncertain()) {
                     // it may have been on its way to GitHub when the last process ended: look for its tag
                     // before posting it (one listing of the comments, only for what was pending)
@@ -565,17 +562,22 @@ public final class Outbox {
         List<Effect> out = new ArrayList<>();
         for (OutboxJournal.Pending p : OutboxJournal.readOnly(dir.resolve("journal")).pending()) {
             try {
-                Entry entry = json.treeToValue(p.entry(), Entry.class);
-                if (entry.effect() == null) {
-                    throw new IllegalStateException("the queued effect " + p.seq() + " has no effect");
-                }
-                out.add(entry.effect());
+                out.add(queued(json, p).effect());
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot read the queued effect " + p.seq() + " of the outbox journal in "
                         + dir + ": " + e.getMessage(), e);
             }
         }
         return out;
+    }
+
+    /** A queued effect's entry as the journal holds it; one without an effect is refused. */
+    private static Entry queued(ObjectMapper json, OutboxJournal.Pending p) throws IOException {
+        Entry entry = json.treeToValue(p.entry(), Entry.class);
+        if (entry.effect() == null) {
+            throw new IllegalStateException("the queued effect " + p.seq() + " has no effect");
+        }
+        return entry;
     }
 
     /** The names of the notes that start with {@code prefix}. */

@@ -271,13 +271,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      * and go on, and this build would then write to tables whose meaning it does not know.
      */
     private void migrate() {
-        MigrationInfoService info;
-        try {
-            info = flyway().info();
-        } catch (RuntimeException e) {
-            throw new ClarifyException(ErrorCode.INTERNAL, "cannot read the schema version of " + description + ": "
-                    + rootMessage(e), e);
-        }
+        MigrationInfoService info = schemaInfo();
         newer(info).ifPresent(newer -> {
             throw new ClarifyException(ErrorCode.INTERNAL, newer + " This agentx writes nothing to it, and nothing was "
                     + "changed in it: run the agentx that made it (or a newer one).");
@@ -287,6 +281,16 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         } catch (RuntimeException e) {
             throw new ClarifyException(ErrorCode.INTERNAL, "cannot bring the schema of " + description
                     + " up to date: " + rootMessage(e), e);
+        }
+    }
+
+    /** What the database's schema history says against this build's migrations. */
+    private MigrationInfoService schemaInfo() {
+        try {
+            return flyway().info();
+        } catch (RuntimeException e) {
+            throw new ClarifyException(ErrorCode.INTERNAL, "cannot read the schema version of " + description + ": "
+                    + rootMessage(e), e);
         }
     }
 
@@ -316,13 +320,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      * or one a newer build made.
      */
     private void expectCurrent() {
-        MigrationInfoService info;
-        try {
-            info = flyway().info();
-        } catch (RuntimeException e) {
-            throw new ClarifyException(ErrorCode.INTERNAL, "cannot read the schema version of " + description + ": "
-                    + rootMessage(e), e);
-        }
+        MigrationInfoService info = schemaInfo();
         MigrationInfo current = info.current();
         String latest = latest(info);
         if (current == null) {
