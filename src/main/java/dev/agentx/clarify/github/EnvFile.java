@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -20,6 +21,8 @@ import java.util.regex.Pattern;
 public final class EnvFile {
     public static final String NAME = "agentx.env";
     private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    /** An upper-case name with an underscore or of at most 20 characters: a variable's, not a key's text. */
+    private static final Pattern SHOWN_NAME = Pattern.compile("[A-Z][A-Z0-9]*_[A-Z0-9_]*|[A-Z][A-Z0-9]{0,19}(?![A-Za-z0-9])");
 
     private EnvFile() {
     }
@@ -72,6 +75,17 @@ public final class EnvFile {
         return new Merged(merged, file, used);
     }
 
+    /**
+     * What an error may show of a malformed line: the name it starts with, if it starts with an
+     * upper-case variable name followed by something other than {@code =} (a colon, a space); a
+     * line of a key or a token shows nothing.
+     */
+    private static String shownOf(String line) {
+        Matcher m = SHOWN_NAME.matcher(line);
+        return m.lookingAt() && m.end() < line.length() ? ", got '" + m.group() + "' followed by '"
+                + line.charAt(m.end()) + "'" : "";
+    }
+
     /** The variables of a file's text, in order. */
     public static Map<String, String> parse(String source, String text) {
         Map<String, String> values = new LinkedHashMap<>();
@@ -88,7 +102,10 @@ public final class EnvFile {
             String name = eq < 0 ? line : line.substring(0, eq).strip();
             String where = source + ", line " + (i + 1) + ": ";
             if (eq < 0 || !VARIABLE.matcher(name).matches()) {
-                throw new IllegalArgumentException(where + "expected NAME=value, got '" + lines.get(i).strip() + "'");
+                throw new IllegalArgumentException(where + "expected NAME=value" + shownOf(line)
+                        + " (the rest of the line is not shown: it may hold a secret). A value on several lines, "
+                        + "like a PEM key, does not fit here: use GITHUB_APP_PRIVATE_KEY_FILE, or write its line "
+                        + "breaks as \\n");
             }
             if (name.equals("AGENTX_DATA_DIR")) {
                 throw new IllegalArgumentException(where + "AGENTX_DATA_DIR cannot be set here: this file is found "

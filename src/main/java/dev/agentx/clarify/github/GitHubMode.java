@@ -81,7 +81,20 @@ public final class GitHubMode implements AutoCloseable {
      * the webhook is answered, for tests; the server's mode is asynchronous.
      */
     /** {@code channel}: one channel for every role (tests), or null for each role's configured channel. */
-    public record Options(boolean synchronous, RepositoryMonitor monitor, AnswerChannel channel, String host) {
+    /**
+     * {@code environment}: the server's environment, handed to the answer channels (a command
+     * agent's process, an http channel's {@code secret_env}) without the App's own secrets
+     * ({@link GitHubSettings#forAgents}).
+     */
+    public record Options(boolean synchronous, RepositoryMonitor monitor, AnswerChannel channel, String host,
+                          Map<String, String> environment) {
+        public Options {
+            environment = Map.copyOf(environment);
+        }
+
+        public Options(boolean synchronous, RepositoryMonitor monitor, AnswerChannel channel, String host) {
+            this(synchronous, monitor, channel, host, System.getenv());
+        }
     }
 
     private final GitHubSettings settings;
@@ -89,6 +102,8 @@ public final class GitHubMode implements AutoCloseable {
     private final AgentxConfig config;
     private final LockManager locks;
     private final AnswerChannel channel;
+    /** What the answer channels get of the server's environment: all but the App's secrets. */
+    private final Map<String, String> agentEnvironment;
     private final Map<RepoRef, LocalMode> repositories = new ConcurrentHashMap<>();
     private final RepoConfigs repoConfigs;
     private final DeliveryQueue inbox;
@@ -133,6 +148,7 @@ public final class GitHubMode implements AutoCloseable {
         this.clock = clock;
         this.locks = locks;
         this.channel = options.channel();
+        this.agentEnvironment = GitHubSettings.forAgents(options.environment());
         this.host = options.host();
         Path data = settings.dataDir();
         try {
@@ -186,7 +202,7 @@ public final class GitHubMode implements AutoCloseable {
             pacing = new MonitorPacing(clock, MonitorPacing.PACE,
                     (delay, pass) -> pacedPasses.schedule(pass, delay.toMillis(), TimeUnit.MILLISECONDS));
         }
-        this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::repository, actors,
+        this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::known, this::repository, actors,
                 mirror, outbox, timed, pacing, metrics, unit);
         this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics, replicas, unit);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
@@ -274,7 +290,31 @@ public final class GitHubMode implements AutoCloseable {
         // channel null: each role's channel from agentx.toml [agents.<role>], as in Local Mode
         return repositories.compute(ref, (r, known) -> known != null && known.config() == wanted ? known
                 : new LocalMode(r.rootIn(settings.dataDir()), clock, locks, stateOf(r.fullName()), channel, wanted,
-                System.getenv()));
+                agentEnvironment));
+    }
+
+    /** Repositories by their names in lower case, as the server keeps them (see {@link #known}). */
+    private final Map<String, RepoRef> knownNames = new ConcurrentHashMap<>();
+
+    /**
+     * The repository {@code ref} names, spelt as the server already keeps it. GitHub's owner and
+     * repository names are the same in any case, and a repository renamed to another case (or an
+     * owner's login) arrives so spelt: without this its state would start again under a second
+     * folder or key, with clarification ids issued a second time. A name the store holds nothing
+     * of yet is kept as first seen.
+     */
+    public RepoRef known(RepoRef ref) {
+        String key = ref.fullName().toLowerCase(java.util.Locale.ROOT);
+        RepoRef known = knownNames.get(key);
+        if (known != null) {
+            return known;
+        }
+        synchronized (knownNames) {
+            return knownNames.computeIfAbsent(key, k -> servedRepositories().stream()
+                    .filter(name -> name.equalsIgnoreCase(ref.fullName())).findFirst()
+                    .map(name -> new RepoRef(name.substring(0, name.indexOf('/')), name.substring(name.indexOf('/') + 1)))
+                    .orElse(ref));
+        }
     }
 
     /** Where a repository's ledgers, statuses and events live: its rows in PostgreSQL, or its state folder. */

@@ -41,7 +41,25 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
             "GITHUB_APP_PRIVATE_KEY_FILE", "GITHUB_WEBHOOK_SECRET", "GITHUB_API_URL", "AGENTX_DATA_DIR", "PORT",
             "AGENTX_WEBHOOK_PATH", "AGENTX_MANAGEMENT_PORT", "AGENTX_REDELIVERY_INTERVAL",
             "GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET", DatabaseUrl.ENV, DatabaseUrl.PASSWORD_FILE_ENV);
+    /**
+     * The variables whose values are the App's secrets: its private key, webhook secret, OAuth
+     * client secret and the database URL (which may hold a password). Agents never get them.
+     */
+    public static final List<String> SECRET_ENV_NAMES = List.of("GITHUB_APP_PRIVATE_KEY", "GITHUB_WEBHOOK_SECRET",
+            "GITHUB_CLIENT_SECRET", DatabaseUrl.ENV);
     public static final Duration DEFAULT_REDELIVERY_INTERVAL = Duration.ofMinutes(10);
+
+    /**
+     * The server's environment as its answer channels get it: everything but {@link
+     * #SECRET_ENV_NAMES}. A command agent runs whatever it is given, often a model reading the
+     * question's text, and what it prints last on stderr is posted on the issue when it fails; an
+     * http channel's {@code secret_env} names a variable of its own.
+     */
+    public static Map<String, String> forAgents(Map<String, String> env) {
+        Map<String, String> out = new java.util.HashMap<>(env);
+        SECRET_ENV_NAMES.forEach(out::remove);
+        return Map.copyOf(out);
+    }
     /** Paths the server serves itself; the webhook path must be none of them. */
     public static final List<String> RESERVED_PATHS = List.of("/healthz", "/readyz", "/metrics");
 

@@ -50,7 +50,8 @@ public final class Payloads {
     }
 
     private static String orderKey(JsonNode fullName, int issue) {
-        String repo = fullName.asText("");
+        // in lower case: one repository whatever case a payload spells it in (GitHub's names are the same in any case)
+        String repo = fullName.asText("").toLowerCase(java.util.Locale.ROOT);
         return repo.isEmpty() || issue <= 0 ? "" : repo + "#" + issue;
     }
 

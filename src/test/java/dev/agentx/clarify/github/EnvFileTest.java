@@ -1,6 +1,7 @@
 package dev.agentx.clarify.github;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,6 +59,25 @@ class EnvFileTest {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> EnvFile.merge(Map.of(), dir));
             assertTrue(e.getMessage().contains("agentx.env, line 3"), e.getMessage());
+        }
+    }
+
+    /** The message names the line and what it starts with, never the value that may be a secret. */
+    @Test
+    void aMalformedLineIsNotShownBeyondItsName() throws Exception {
+        Path data = Files.createDirectories(dir.resolve("agentx-data"));
+        Map<String, String> cases = Map.of(
+                "GITHUB_WEBHOOK_SECRET: hunter2-webhook-secret", "got 'GITHUB_WEBHOOK_SECRET' followed by ':'",
+                "MIIEogIBAAKCAQEAhGQ8xk3Lx9yZ0pWv+hunter2/abc", "expected NAME=value (the rest",
+                "hunter2secret", "expected NAME=value (the rest",
+                "TOKEN hunter2", "got 'TOKEN' followed by ' '");
+        for (Map.Entry<String, String> c : cases.entrySet()) {
+            Files.writeString(data.resolve("agentx.env"), "GITHUB_APP_ID=7\n" + c.getKey() + "\n");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> EnvFile.merge(Map.of(), dir));
+            assertTrue(e.getMessage().contains("agentx.env, line 2: " + (c.getValue().startsWith("got") ? "expected "
+                    + "NAME=value, " : "") + c.getValue()), e.getMessage());
+            assertFalse(e.getMessage().contains("hunter2"), e.getMessage());
         }
     }
 }

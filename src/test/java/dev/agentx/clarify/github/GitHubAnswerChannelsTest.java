@@ -7,8 +7,11 @@ import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.support.MutableClock;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +27,42 @@ class GitHubAnswerChannelsTest {
         if (rig != null) {
             rig.close();
         }
+    }
+
+    /**
+     * A command agent runs whatever it was given (often a model reading the question) and what it
+     * prints last on stderr is posted when it fails: it gets the server's environment without the
+     * App's private key, webhook secret, OAuth client secret and database URL.
+     */
+    @Test
+    void aCommandAgentGetsTheServersEnvironmentWithoutTheAppsSecrets() throws Exception {
+        Path seen = dir.resolve("agent-env.txt");
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.put("GITHUB_APP_PRIVATE_KEY", "-----BEGIN RSA PRIVATE KEY-----secret-key");
+        env.put("GITHUB_WEBHOOK_SECRET", "secret-webhook");
+        env.put("GITHUB_CLIENT_SECRET", "secret-client");
+        env.put("AGENTX_DATABASE_URL", "postgresql://agentx:secret-password@db/agentx");
+        env.put("ARCHITECT_MODEL_TOKEN", "the-agents-own");
+        rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-02-26T10:00:00Z")).configuredChannels()
+                .environment(env);
+        rig.writeConfig(GitHubRig.CONFIG + """
+
+                [agents.architect]
+                channel = "command"
+                command = ["sh", "-c", "env > '%s'; echo Sessions"]
+                """.formatted(seen));
+        rig.start();
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which auth?"))
+                .status());
+        assertEquals(Status.ANSWERED, rig.ledger(1).clarifications().get(0).status());
+        String agentEnv = Files.readString(seen);
+        assertTrue(agentEnv.contains("ARCHITECT_MODEL_TOKEN=the-agents-own"), agentEnv);
+        assertTrue(agentEnv.contains("AGENTX_CLARIFICATION_ID=CLR-1-001"), agentEnv);
+        for (String name : List.of("GITHUB_APP_PRIVATE_KEY", "GITHUB_WEBHOOK_SECRET", "GITHUB_CLIENT_SECRET",
+                "AGENTX_DATABASE_URL")) {
+            assertTrue(!agentEnv.contains(name + "="), name + " handed to the agent: " + agentEnv);
+        }
+        assertTrue(!agentEnv.contains("secret-"), agentEnv);
     }
 
     @Test

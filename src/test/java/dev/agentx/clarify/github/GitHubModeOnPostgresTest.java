@@ -176,10 +176,12 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
                 }
                 return null;
             });
-            assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, """
+            com.fasterxml.jackson.databind.node.ObjectNode twoAsks = rig.comment("eng", 1, """
                     /clarify @architect Which DB?
                     /clarify @architect Which cache?
-                    """), "tx-1").status());
+                    """);
+            long commentId = twoAsks.path("comment").path("id").asLong();
+            assertEquals(202, rig.deliver("issue_comment", twoAsks, "tx-1").status());
             assertFalse(rig.hasLedger(1), "the failed attempt's clarifications were rolled back");
             assertFalse(direct.repository("Codertocat/Hello-World").statuses().read().containsKey("engineer"),
                     "and the statuses they changed");
@@ -191,7 +193,7 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
             List<dev.agentx.clarify.protocol.ClarificationRecord> records = rig.ledger(1).clarifications();
             assertEquals(List.of("Which DB?", "Which cache?"), records.stream()
                     .map(r -> r.thread().get(0).body()).toList());
-            assertEquals(List.of("delivery/tx-1/0", "delivery/tx-1/1"), records.stream()
+            assertEquals(List.of("comment/" + commentId + "/0", "comment/" + commentId + "/1"), records.stream()
                     .map(r -> r.thread().get(0).request()).toList());
             List<String> posted = rig.comments(1);
             assertEquals(2, posted.size(), posted.toString());

@@ -77,11 +77,11 @@ class ModeParityTest {
             LedgerCodec codec = new LedgerCodec();
             Ledger viaCli = codec.decode(Files.readAllBytes(cli.state().resolve("clarifications/issue-1.json")));
             Ledger viaGitHub = rig.ledger(1);
-            // GitHub Mode keys each entry with the delivery command that wrote it (for re-runs after
-            // a crash); every entry of this conversation was written by one, and nothing else differs
+            // GitHub Mode keys each entry with the comment's command that wrote it (for re-runs after a
+            // crash and replays); every entry of this conversation was written by one, and nothing else differs
             for (ClarificationRecord r : viaGitHub.clarifications()) {
                 for (ThreadEntry e : r.thread()) {
-                    assertTrue(e.request() == null || e.request().startsWith("delivery/"), e.toString());
+                    assertTrue(e.request() == null || e.request().startsWith("comment/"), e.toString());
                 }
             }
             assertEquals(new String(codec.encode(viaCli), StandardCharsets.UTF_8),

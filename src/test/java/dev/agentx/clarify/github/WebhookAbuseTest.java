@@ -343,6 +343,33 @@ class WebhookAbuseTest {
         assertEquals(1, rig.comments(1).size());
     }
 
+    /**
+     * The signature covers the body only: whoever holds one signed body (a proxy's log, a copied
+     * request) can send it again under a new X-GitHub-Delivery, at any time. A comment is created
+     * once, so its commands are keyed by the comment: the copy is acknowledged and changes nothing.
+     */
+    @Test
+    void aCommentDeliveredAgainUnderANewIdIsCarriedOutOnce() {
+        ObjectNode c = rig.comment("eng", 1, "/clarify @architect Q?");
+        assertEquals(202, rig.deliver("issue_comment", c, rig.nextDeliveryId()).status());
+        int posted = rig.comments(1).size();
+        for (int i = 0; i < 3; i++) {
+            assertEquals(202, rig.deliver("issue_comment", c, rig.nextDeliveryId()).status());
+        }
+        healthy();
+        assertEquals(1, rig.ledger(1).clarifications().size(), "one clarification for one comment");
+        assertEquals(posted, rig.comments(1).size(), "nothing posted again: " + rig.comments(1));
+
+        ObjectNode opened = rig.fixture("issues.opened");
+        ((ObjectNode) opened.get("issue")).put("number", 2).put("body", "/clarify @architect From the issue?");
+        ((ObjectNode) opened.get("issue").get("user")).put("login", "eng");
+        ((ObjectNode) opened.get("sender")).put("login", "eng");
+        opened.set("installation", rig.comment("eng", 2, "x").get("installation"));
+        assertEquals(202, rig.deliver("issues", opened, rig.nextDeliveryId()).status());
+        assertEquals(202, rig.deliver("issues", opened, rig.nextDeliveryId()).status());
+        assertEquals(1, rig.ledger(2).clarifications().size(), "an issue is opened once");
+    }
+
     @Test
     void aSeventyThousandCharacterQuestionIsRefusedWithAReplyGitHubAccepts() {
         String question = "Which of these ".repeat(4_667).substring(0, 70_000);

@@ -51,10 +51,12 @@ class CommandRerunTest {
     void anAskCarriedOutAgainOpensNoSecondClarification() {
         try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-02-26T10:00:00Z"))) {
             rig.start();
-            runTwice(rig, "issue_comment", rig.comment("eng", 1, "/clarify @architect JWT or sessions?"), "d-ask");
+            JsonNode ask = rig.comment("eng", 1, "/clarify @architect JWT or sessions?");
+            runTwice(rig, "issue_comment", ask, "d-ask");
             List<ClarificationRecord> records = rig.ledger(1).clarifications();
             assertEquals(1, records.size(), records.toString());
-            assertEquals("delivery/d-ask/0", records.get(0).thread().get(0).request());
+            assertEquals("comment/" + ask.path("comment").path("id").asLong() + "/0",
+                    records.get(0).thread().get(0).request());
             List<String> replies = rig.comments(1).stream().filter(c -> c.contains("CLR-1-")).toList();
             assertTrue(replies.stream().noneMatch(c -> c.contains("CLR-1-002")), replies.toString());
             assertTrue(rig.comments(1).stream().noneMatch(c -> c.contains("refused") || c.contains("INVALID_STATE")),

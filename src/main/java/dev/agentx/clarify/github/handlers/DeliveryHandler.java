@@ -60,6 +60,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
     public static final int MAX_COMMANDS = 20;
 
     private final long appId;
+    private final java.util.function.UnaryOperator<RepoRef> names;
     private final RepoConfigs repoConfigs;
     private final Function<RepoRef, LocalMode> repos;
     private final Actors actors;
@@ -73,9 +74,15 @@ public final class DeliveryHandler implements DeliveryProcessor {
     private final MonitorPacing pacing;
     private final ServerMetrics metrics;
 
-    public DeliveryHandler(long appId, RepoConfigs repoConfigs, Function<RepoRef, LocalMode> repos, Actors actors,
+    /**
+     * {@code names}: the repository a payload names, as the server already keeps it ({@link
+     * dev.agentx.clarify.github.GitHubMode#known}): GitHub's names are the same in any case.
+     */
+    public DeliveryHandler(long appId, RepoConfigs repoConfigs, java.util.function.UnaryOperator<RepoRef> names,
+                           Function<RepoRef, LocalMode> repos, Actors actors,
                            IssueMirror mirror, Outbox outbox, RepositoryMonitor monitor, MonitorPacing pacing,
                            ServerMetrics metrics, UnitOfWork unit) {
+        this.names = names;
         this.pacing = pacing;
         this.unit = unit;
         this.metrics = metrics;
@@ -135,8 +142,8 @@ public final class DeliveryHandler implements DeliveryProcessor {
         RepoRef ref;
         int issueNumber = Payloads.issueNumber(p);
         try {
-            ref = new RepoRef(p.path("repository").path("owner").path("login").asText(null),
-                    p.path("repository").path("name").asText(null));
+            ref = names.apply(new RepoRef(p.path("repository").path("owner").path("login").asText(null),
+                    p.path("repository").path("name").asText(null)));
         } catch (IllegalArgumentException e) {
             LOG.warn("delivery {} ({}.{}): {}; ignored", d.id(), d.event(), action, e.getMessage());
             return NONE;
@@ -166,10 +173,14 @@ public final class DeliveryHandler implements DeliveryProcessor {
         Step step = switch (d.event() + "." + action) {
             case "issue_comment.created" -> {
                 JsonNode comment = p.path("comment");
-                yield commands(ctx, key, comment.path("user"), comment.path("performed_via_github_app"),
-                        comment.path("body").asText(""), Payloads.id(comment.get("id")));
+                long commentId = Payloads.id(comment.get("id"));
+                // a comment is created once: its commands are keyed by it, so a second delivery of the
+                // same comment under another X-GitHub-Delivery (a replayed body) carries out nothing again
+                yield commands(ctx, commentId > 0 ? "comment/" + commentId : key, comment.path("user"),
+                        comment.path("performed_via_github_app"), comment.path("body").asText(""), commentId);
             }
-            case "issues.opened" -> commands(ctx, key, p.path("issue").path("user"),
+            case "issues.opened" -> commands(ctx, Payloads.id(p.path("issue").get("id")) > 0 ? "issue/"
+                    + Payloads.id(p.path("issue").get("id")) + "/opened" : key, p.path("issue").path("user"),
                     p.path("issue").path("performed_via_github_app"), p.path("issue").path("body").asText(""), null);
             case "issues.labeled" -> labeled(ctx, key, p.path("label").path("name").asText(""), p.path("sender"));
             case "issues.closed" -> {

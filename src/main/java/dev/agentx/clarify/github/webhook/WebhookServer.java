@@ -58,6 +58,12 @@ public final class WebhookServer implements AutoCloseable {
     /** Asks again at once what {@link #unavailable} answers from its last look; see {@link #refuseWhile}. */
     private volatile java.util.function.Supplier<java.util.Optional<String>> checkNow = java.util.Optional::empty;
     private volatile Javalin app;
+    /**
+     * Bodies are read whole before their signature can be checked, so anyone can make the server
+     * hold them: their bytes together are kept within this budget, and a request that would go
+     * over it is refused with 503 before its body is read (see {@link #defaultBodyBudget}).
+     */
+    private volatile BodyBudget bodies;
 
     /** The path served besides the webhook path. */
     public static final String HEALTH_PATH = "/healthz";
@@ -71,6 +77,29 @@ public final class WebhookServer implements AutoCloseable {
         this.inbox = inbox;
         this.outbox = outbox;
         this.worker = worker;
+        this.bodies = new BodyBudget(defaultBodyBudget(maxBody, Runtime.getRuntime().maxMemory()));
+    }
+
+    /**
+     * An eighth of the heap, and never less than one body of the largest size: a delivery's body
+     * is held two or three times over while it is read, checked and queued, so a flood of large
+     * unsigned bodies leaves the heap most of its room. GitHub's deliveries are mostly a few
+     * kilobytes: at 384 MB of heap (the Kubernetes recipe's) that is 48 MB, a thousand of them at
+     * once.
+     */
+    static long defaultBodyBudget(long maxBody, long maxHeap) {
+        return Math.max(maxBody, maxHeap / 8);
+    }
+
+    /** Bytes of bodies taken from the budget now. */
+    long bodyBytesInUse() {
+        return bodies.inUse();
+    }
+
+    /** Sets the bytes of bodies read at once (tests; the default is {@link #defaultBodyBudget}). */
+    public WebhookServer bodyBudget(long bytes) {
+        this.bodies = new BodyBudget(bytes);
+        return this;
     }
 
     private final java.util.List<java.util.function.Consumer<io.javalin.config.RoutesConfig>> extraRoutes =
@@ -228,6 +257,26 @@ public final class WebhookServer implements AutoCloseable {
             refused(ctx, 413, "body of " + ctx.contentLength() + " bytes exceeds the limit of " + maxBody + " bytes");
             return;
         }
+        // a body sent in chunks may grow to the limit: it is counted at the limit
+        long claim = ctx.contentLength() >= 0 ? ctx.contentLength() : maxBody;
+        BodyBudget budget = bodies;
+        if (!budget.tryTake(claim)) {
+            LOG.warn("delivery {} ({}): {} bytes of bodies are being read, and {} more would go over {}; answered 503",
+                    delivery, event, budget.inUse(), claim, budget.capacity());
+            ctx.header("Retry-After", "1");
+            refused(ctx, 503, "too many deliveries are being read at once; this delivery was not acknowledged: "
+                    + "redeliver it");
+            return;
+        }
+        try {
+            acceptBody(ctx, started, event, delivery);
+        } finally {
+            budget.give(claim);
+        }
+    }
+
+    /** The checks and the queueing that need the body, within its share of the body budget. */
+    private void acceptBody(Context ctx, long started, String event, String delivery) {
         byte[] body;
         try {
             body = ctx.bodyAsBytes();

@@ -74,13 +74,15 @@ public final class GitHubRig implements AutoCloseable {
     public final ObjectMapper json = new ObjectMapper();
     private final HttpClient http = HttpClient.newHttpClient();
     private final AtomicInteger deliveries = new AtomicInteger();
-    private final AtomicInteger commentIds = new AtomicInteger(5000);
+    /** GitHub's comment ids are unique everywhere: shared by every rig, so one on another's data dir issues new ones. */
+    private static final AtomicInteger COMMENT_IDS = new AtomicInteger(5000);
     private GitHubMode mode;
     private RepositoryMonitor monitor = RepositoryMonitor.NONE;
     private long maxBody = GitHubSettings.MAX_BODY_BYTES;
     private AnswerChannel channel = new HumanChannel();
     private java.time.Duration apiTimeout = Hub4jGateway.DEFAULT_TIMEOUT;
     private boolean synchronous = true;
+    private Map<String, String> environment = System.getenv();
     private String clientId;
     private String clientSecret;
     private dev.agentx.clarify.store.postgres.DatabaseUrl database;
@@ -111,6 +113,12 @@ public final class GitHubRig implements AutoCloseable {
     }
 
     /** Each role's answer channel from agentx.toml, as 'agentx serve' runs it. */
+    /** The server's environment, as the answer channels would get it from the process. */
+    public GitHubRig environment(Map<String, String> env) {
+        this.environment = env;
+        return this;
+    }
+
     public GitHubRig configuredChannels() {
         this.channel = null;
         return this;
@@ -225,7 +233,7 @@ public final class GitHubRig implements AutoCloseable {
         ServerMetrics metrics = ServerMetrics.create();
         return new GitHubMode(s, clock, locks(metrics.lockObserver()),
                 new Hub4jGateway(s.apiUrl(), new AppJwt(s.appId(), s.privateKey(), clock), clock, metrics, apiTimeout),
-                new GitHubMode.Options(synchronous, monitor, channel, "127.0.0.1"), metrics);
+                new GitHubMode.Options(synchronous, monitor, channel, "127.0.0.1", environment), metrics);
     }
 
     public GitHubMode mode() {
@@ -294,7 +302,7 @@ public final class GitHubRig implements AutoCloseable {
         ObjectNode p = fixture("issue_comment.created.with-installation");
         ObjectNode c = (ObjectNode) p.get("comment");
         c.put("body", body);
-        c.put("id", commentIds.incrementAndGet());
+        c.put("id", COMMENT_IDS.incrementAndGet());
         user((ObjectNode) c.get("user"), login);
         user((ObjectNode) p.get("sender"), login);
         ((ObjectNode) p.get("issue")).put("number", issue);
