@@ -233,7 +233,11 @@ public final class FileLedgerStore implements LedgerStore {
                 return done.get().value();
             }
         }
+        // LOCK_TIMEOUT when the lock made no progress (the same holder) for maxWait, or after the queue's
+        // limit in all: a holder that changes (one of another kind, taking it again and again) is waited out
         long deadline = since + locks.maxWait().toNanos();
+        long cap = since + locks.maxQueueWait().toNanos();
+        Object holder = locks.holder(file);
         try (Doorbell bell = new Doorbell()) {
             ChangeQueue.Request mine = queue.enqueue(issue, changes.writeChange(change), bell.port());
             boolean rang = true;
@@ -262,10 +266,18 @@ public final class FileLedgerStore implements LedgerStore {
                         return done.get().value();
                     }
                 }
-                if (System.nanoTime() - deadline > 0 && queue.withdraw(mine)) {
-                    throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Failed to acquire lock for "
-                            + file.getFileName() + " within " + locks.maxWait().toSeconds()
-                            + "s. Nothing was changed: retry shortly.");
+                if (System.nanoTime() - deadline > 0) {
+                    Object now = locks.holder(file);
+                    if (now != null && !now.equals(holder) && System.nanoTime() - cap < 0) {
+                        holder = now; // another holder since the last look: the queue moves
+                        deadline = Math.min(System.nanoTime() + locks.maxWait().toNanos(), cap);
+                    } else if (queue.withdraw(mine)) {
+                        throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Failed to acquire lock for "
+                                + file.getFileName() + ": " + (System.nanoTime() - cap < 0 ? "held by "
+                                + "the same holder for " + locks.maxWait().toSeconds() + "s" : "waited "
+                                + locks.maxQueueWait().toSeconds() + "s in all") + ". Nothing was changed: retry "
+                                + "shortly.");
+                    }
                 }
                 rang = bell.await(LOOK_AGAIN);
             }

@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  *   {@code .<file>.queue}), so the next one learns at once that the lock is free; only the head of
  *   that queue looks at the lock file, and while a process that knows only the lock-file protocol
  *   holds it, the head polls it with short jittered sleeps (10 ms doubling to at most 80 ms).
- *   LOCK_TIMEOUT comes when the lock made no progress for 5 s (the same holder, or the same
- *   foreign holder at the head), or after 120 s in a queue that moves.</li>
+ *   LOCK_TIMEOUT comes when the lock made no progress for 15 s (the same holder, or the same
+ *   foreign holder at the head), or after 120 s in a queue that moves (our processes taking
+ *   turns, or holders of another kind one after another).</li>
  * </ul>
  *
  * <p>Take-over and release each run under a short guard: an OS advisory lock on a hidden sibling
@@ -205,6 +206,10 @@ public final class FileLock {
     private Held acquireFile(Path file, Path lockPath, String agent, Duration budget, Instant start,
                              Turnstile.Turn turn) {
         Instant deadline = null;
+        // a holder of another kind that changes (new tokens) is a queue that moves: each new holder
+        // gives the budget again, up to the queue's limit
+        Instant cap = start.plus(Turnstile.MAX_QUEUE_WAIT);
+        Observed waitedOn = null;
         int attempt = 0;
         int immediateRetries = 0;
         Observed last = null;
@@ -226,8 +231,12 @@ public final class FileLock {
             } else if (immediateRetries++ < 20) {
                 continue; // released between our create and our read: try again at once
             }
-            if (deadline == null) {
-                deadline = clock.instant().plus(budget);
+            if (deadline == null || last != null && waitedOn != null && !last.sameLockAs(waitedOn)) {
+                Instant again = clock.instant().plus(budget);
+                deadline = deadline == null ? again : again.isAfter(cap) ? cap : again;
+                waitedOn = last;
+            } else if (waitedOn == null) {
+                waitedOn = last;
             }
             Duration remaining = Duration.between(clock.instant(), deadline);
             if (remaining.isNegative() || remaining.isZero()) {
@@ -250,6 +259,11 @@ public final class FileLock {
         }
     }
 
+    /** Who holds {@code file}'s lock now, for telling whether a queue moves: its token; null when nobody does. */
+    public Object holderOfLock(Path file) {
+        return holderOf(lockPathOf(file));
+    }
+
     /** Who holds the lock file now, for telling whether the queue moves: its token; null when nobody does. */
     private Object holderOf(Path lockPath) {
         try {
@@ -270,7 +284,8 @@ public final class FileLock {
             who = " It is held by " + holder.info.holder() + ".";
         }
         return new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Failed to acquire lock for " + file.getFileName()
-                + " after " + attempts + " attempts (" + settings.maxWait().toSeconds() + "s timeout)." + who
+                + " after " + attempts + " attempts (" + settings.maxWait().toSeconds() + "s with no new holder, or "
+                + Turnstile.MAX_QUEUE_WAIT.toSeconds() + "s in all)." + who
                 + " Nothing was changed: retry shortly. A lock whose process died is taken over automatically ("
                 + "at once on the same host, after " + settings.staleAfter().toSeconds() + "s elsewhere).");
     }

@@ -51,6 +51,19 @@ public final class LockManager {
     }
 
     /** How long a wait for a lock may last before LOCK_TIMEOUT. */
+    /**
+     * Who holds {@code file}'s lock now (a token, compared with {@code equals}); null when nobody
+     * does. A waiter that sees it change is in a queue that moves.
+     */
+    public Object holder(Path file) {
+        return fileLock.holderOfLock(file.toAbsolutePath().normalize());
+    }
+
+    /** How long a queue that moves is waited out in all. */
+    public Duration maxQueueWait() {
+        return Turnstile.MAX_QUEUE_WAIT;
+    }
+
     public Duration maxWait() {
         return settings.maxWait();
     }

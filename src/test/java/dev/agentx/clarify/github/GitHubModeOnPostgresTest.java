@@ -161,6 +161,59 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
      * counts (no clarification, no status, no comment posted); the retry carries out each
      * command once and posts each question once.
      */
+    /**
+     * A transaction whose COMMIT reached the database while its answer did not (the connection
+     * broke as the database stopped) claimed its effects for good, and this side, told it failed,
+     * queued none of them; no other replica takes them over, this one being alive. After a failed
+     * attempt the outbox looks for such claims of its own and posts each once, looking for its
+     * comment on the issue first (it may have landed).
+     */
+    @Test
+    void effectsClaimedHereByACommitThisSideSawFailArePostedOnce() throws Exception {
+        String replica = Files.readString(rig.data.resolve("replica")).strip();
+        String key = "Codertocat/Hello-World#7/CLR-7-001/0";
+        String hash = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8)), 0, 16);
+        String effect = "{\"type\":\"comment\",\"key\":\"" + key + "\",\"installation\":"
+                + 1 + ",\"repo\":{\"owner\":\"Codertocat\",\"name\":\"Hello-World\"},"
+                + "\"issue\":7,\"body\":\"**Clarification CLR-7-001** committed, never queued\"}";
+        try (PostgresDatabase direct = PostgresDatabase.open(DatabaseUrl.parse(db.url(), Map.of()), 1)) {
+            direct.autoCommit(c -> {
+                try (java.sql.PreparedStatement st = c.prepareStatement("INSERT INTO effect_claims (hash, replica, "
+                        + "claimed_at, done, effect) VALUES (?, ?, now(), false, ?)")) {
+                    st.setString(1, hash);
+                    st.setString(2, replica);
+                    st.setString(3, effect);
+                    st.executeUpdate();
+                }
+                return null;
+            });
+            rig.mode().drain();
+            assertEquals(0, rig.comments(7).size(), "claimed here while this replica runs: in no queue");
+
+            // an attempt that fails in its transaction (here: before its done mark)
+            direct.autoCommit(c -> {
+                try (java.sql.Statement st = c.createStatement()) {
+                    st.execute("CREATE FUNCTION fail_done_mark() RETURNS trigger AS $$ BEGIN "
+                            + "IF NEW.state = 'processed' THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$ "
+                            + "LANGUAGE plpgsql");
+                    st.execute("CREATE TRIGGER fail_done_mark BEFORE UPDATE ON deliveries FOR EACH ROW "
+                            + "EXECUTE FUNCTION fail_done_mark()");
+                }
+                return null;
+            });
+            assertEquals(202, rig.deliver("issue_comment", rig.comment("rev", 2, "unrelated")).status());
+            rig.mode().drain();
+        }
+        List<String> posted = rig.comments(7);
+        assertEquals(1, posted.size(), posted.toString());
+        assertTrue(posted.get(0).contains("committed, never queued"), posted.get(0));
+        assertTrue(rig.requests("GET", GitHubRig.API_REPO + "/issues/7/comments").size() >= 1,
+                "looked for on the issue first: it may have landed");
+        rig.mode().drain();
+        assertEquals(1, rig.comments(7).size(), "once");
+    }
+
     @Test
     void aDeliveryThatFailsBeforeItsDoneMarkCommitsNothingAndItsRetryCarriesOutEachCommandOnce() {
         try (PostgresDatabase direct = PostgresDatabase.open(DatabaseUrl.parse(db.url(), Map.of()), 1)) {

@@ -125,6 +125,56 @@ class FileLockTest {
         assertEquals("their-token", json.readValue(Files.readAllBytes(lockFile), LockInfo.class).token());
     }
 
+    /**
+     * A holder of another kind that lets go and takes the lock again every 2 s (a new token each
+     * time) is a queue that moves: it is waited out, and the lock taken once it stops.
+     */
+    @Test
+    void aHolderOfAnotherKindThatChangesIsWaitedOutUpToTheQueuesLimit() throws Exception {
+        Instant start = clock.instant();
+        int[] holders = {0};
+        LockManager moving = new LockManager(clock, LockSettings.defaults(), d -> {
+            clock.advance(d);
+            long elapsed = Duration.between(start, clock.instant()).toMillis();
+            try {
+                if (elapsed >= 40_000) {
+                    Files.deleteIfExists(lockFile); // it stops after 40 s
+                } else if (elapsed / 2_000 >= holders[0]) {
+                    holders[0]++;
+                    Files.write(lockFile, json.writeValueAsBytes(new LockInfo(1, clock.instant(), "script",
+                            "token-" + holders[0], "elsewhere", null)));
+                }
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        }, ProcessIdentity.current(), LockObserver.NONE);
+        Files.write(lockFile, json.writeValueAsBytes(new LockInfo(1, clock.instant(), "script", "token-0",
+                "elsewhere", null)));
+        moving.withLock(ledger, "engineer", () -> null);
+        Duration waited = Duration.between(start, clock.instant());
+        assertTrue(waited.compareTo(Duration.ofSeconds(40)) >= 0 && waited.compareTo(Duration.ofSeconds(41)) < 0,
+                "taken when the other holder stopped, after " + waited);
+
+        // one that never stops: LOCK_TIMEOUT after 120 s in all
+        Instant again = clock.instant();
+        long[] n = {0};
+        LockManager forever = new LockManager(clock, LockSettings.defaults(), d -> {
+            clock.advance(d);
+            try {
+                Files.write(lockFile, json.writeValueAsBytes(new LockInfo(1, clock.instant(), "script",
+                        "forever-" + (n[0]++ / 100), "elsewhere", null)));
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        }, ProcessIdentity.current(), LockObserver.NONE);
+        Files.write(lockFile, json.writeValueAsBytes(new LockInfo(1, clock.instant(), "script", "forever", "elsewhere",
+                null)));
+        ClarifyException e = assertThrows(ClarifyException.class, () -> forever.withLock(ledger, "engineer", () -> null));
+        assertEquals(ErrorCode.LOCK_TIMEOUT, e.code());
+        assertEquals(Duration.ofSeconds(120), Duration.between(again, clock.instant()), e.getMessage());
+        assertTrue(e.getMessage().contains("120s in all"), e.getMessage());
+    }
+
     @Test
     void lockOfADeadProcessOnThisHostIsTakenAtOnce() throws Exception {
         Process p = new ProcessBuilder("true").start();

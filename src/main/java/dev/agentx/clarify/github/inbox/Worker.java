@@ -548,6 +548,11 @@ public final class Worker implements AutoCloseable {
                         d.event(), e.getMessage());
                 return clock.instant();
             }
+            if (unit.atomic()) {
+                // the transaction may have committed though this side saw it fail (its COMMIT's answer
+                // lost): its effects' claims are then this replica's, and in no queue here
+                outbox.checkOwnClaimsAgain();
+            }
             DeliveryQueue.Progress before = progressOf(q, mine.progress());
             int attempts = before.attempts() + 1;
             if (attempts >= MAX_ATTEMPTS) {

@@ -946,6 +946,17 @@ public final class Outbox {
     /** The first tick has checked this replica's own unfinished claims against the journal. */
     private volatile boolean ownClaimsChecked;
 
+    /**
+     * Has the next flush look again for effects this replica claimed and does not have queued: a
+     * transaction whose COMMIT reached the database but whose answer did not (the connection broke
+     * as the database stopped) claimed its effects for good while this process, told it failed,
+     * never queued them. Nobody else takes them over (this replica is alive), so they are queued
+     * here as effects that may have landed: a comment is looked for on the issue first.
+     */
+    public void checkOwnClaimsAgain() {
+        ownClaimsChecked = false;
+    }
+
     /** Takes over the rate limits other replicas met (at every tick: between ticks a replica finds its own). */
     private void refreshHolds() {
         try {

@@ -502,7 +502,9 @@ public final class PgDeliveryQueue implements DeliveryQueue {
                 }
                 String holder = r.getString(3);
                 if (holder == null) {
-                    return new Turn.Gone(r.getString(1) + " by replica " + r.getString(2));
+                    // by this very replica: an attempt whose COMMIT went through though its answer was lost
+                    return new Turn.Gone(r.getString(1) + (replica.equals(r.getString(2)) ? " here already"
+                            : " by replica " + r.getString(2)));
                 }
                 if (!holder.equals(replica) && r.getBoolean(4)) {
                     return new Turn.Gone("held by replica " + holder);

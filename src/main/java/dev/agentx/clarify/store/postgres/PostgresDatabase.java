@@ -651,7 +651,16 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                 participants.remove();
                 deferred.remove();
                 notesLocked.remove();
-                c.setAutoCommit(true);
+                try {
+                    c.setAutoCommit(true);
+                } catch (SQLException e) {
+                    if (!committed) {
+                        throw e;
+                    }
+                    // committed, and the connection broke after: the pool drops it; the work stands
+                    org.slf4j.LoggerFactory.getLogger(PostgresDatabase.class)
+                            .debug("a connection failed after its transaction committed: {}", e.toString());
+                }
             }
         } catch (SQLException e) {
             throw failure(e);
