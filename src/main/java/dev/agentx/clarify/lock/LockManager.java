@@ -112,6 +112,21 @@ public final class LockManager {
      * the wait told to the observer.
      */
     public boolean withLockIfFree(Path file, String agent, long waitingSince, Runnable body) {
+        return withLockIfFree(file, agent, waitingSince, settings.maxWait(), false, body);
+    }
+
+    /**
+     * As {@link #withLockIfFree(Path, String, Runnable)}, waiting at most {@code foreignWait} for a
+     * holder of another kind; past that, false (where the other forms fail with LOCK_TIMEOUT).
+     * {@link Duration#ZERO}: no wait at all, for work that can be left to whoever comes next.
+     */
+    public boolean withLockIfFree(Path file, String agent, Duration foreignWait, Runnable body) {
+        return withLockIfFree(file, agent, System.nanoTime(), foreignWait, true, body);
+    }
+
+    /** {@code outlastedIsFalse}: a holder of another kind that outlasts {@code foreignWait} is false, not LOCK_TIMEOUT. */
+    private boolean withLockIfFree(Path file, String agent, long waitingSince, Duration foreignWait,
+                                   boolean outlastedIsFalse, Runnable body) {
         Path key = file.toAbsolutePath().normalize();
         Local entry = enter(key);
         try {
@@ -122,7 +137,15 @@ public final class LockManager {
                 return false;
             }
             try {
-                FileLock.Held held = fileLock.tryAcquire(key, agent, settings.maxWait());
+                FileLock.Held held;
+                try {
+                    held = fileLock.tryAcquire(key, agent, foreignWait);
+                } catch (dev.agentx.clarify.protocol.ClarifyException e) {
+                    if (outlastedIsFalse && e.code() == dev.agentx.clarify.protocol.ErrorCode.LOCK_TIMEOUT) {
+                        return false;
+                    }
+                    throw e;
+                }
                 if (held == null) {
                     return false;
                 }

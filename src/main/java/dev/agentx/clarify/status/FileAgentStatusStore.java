@@ -269,16 +269,19 @@ public final class FileAgentStatusStore implements AgentStatusStore {
                     write(batch);
                     return null;
                 });
-            } else if (!locks.withLockIfFree(file, actor, () -> write(batch))) {
+            } else if (!locks.withLockIfFree(file, actor, java.time.Duration.ZERO, () -> write(batch))) {
+                // held by one of ours, which applies what is left before it lets go, or by a holder of
+                // another kind, after which whoever takes the lock next applies it: never waited for
                 Map<Integer, Set<String>> mirrors = new TreeMap<>();
                 for (Change c : batch) {
                     add(mirrors, c.issue, c.agents);
                 }
                 mirrors.forEach(handOff::leave);
                 // the holder may have let go and looked before our mirrors were there: try once more
-                locks.withLockIfFree(file, actor, () -> write(List.of()));
+                locks.withLockIfFree(file, actor, java.time.Duration.ZERO, () -> write(List.of()));
             }
-            while (handOff.any() && locks.withLockIfFree(file, actor, () -> write(List.of()))) {
+            while (handOff.any() && locks.withLockIfFree(file, actor, java.time.Duration.ZERO,
+                    () -> write(List.of()))) {
                 // left while we held the lock: applied by the write just done; look again
             }
         } catch (RuntimeException e) {

@@ -166,6 +166,31 @@ class FileAgentStatusStoreTest {
     }
 
     /**
+     * A holder of another kind (a script that knows only the lock-file protocol) is not waited for
+     * either: the operation leaves its statuses and returns at once, and whoever takes the lock
+     * next (here the next reader) applies them.
+     */
+    @Test
+    void anOperationDoesNotWaitForAHolderOfAnotherKindAndTheNextReaderAppliesItsStatuses() throws Exception {
+        MutableClock clock = MutableClock.at("2026-11-22T10:00:00Z");
+        LocalMode local = new TestRoot(dir, clock).local();
+        Path state = dir.resolve(".agentx").resolve("state");
+        Files.createDirectories(state);
+        Path lock = state.resolve("agent-status.json.lock");
+        // fresh, from another host: neither stale nor a process of ours
+        Files.writeString(lock, "{\"pid\":1,\"timestamp\":\"" + Instant.now() + "\",\"agent\":\"script\","
+                + "\"token\":\"t9\",\"host\":\"elsewhere\"}");
+        Outcome asked = local.engine().execute(new ClarifyCommand.Ask(3, "engineer", "architect", null, "Q?", true,
+                List.of(), null));
+        try (Stream<Path> left = Files.list(state.resolve(".agent-status.pending"))) {
+            assertEquals(1, left.count(), "its statuses are left for whoever takes the lock next");
+        }
+        Files.delete(lock);
+        Map<String, AgentStatus> read = store(state).read();
+        assertEquals(AgentStatus.blocked(3, AT, asked.record().id(), "architect"), read.get("engineer"));
+    }
+
+    /**
      * What another process leaves after the holder listed what was left, and before it lets go,
      * is applied by the holder's look after it lets go: nothing left is ever left without a
      * holder to apply it.
