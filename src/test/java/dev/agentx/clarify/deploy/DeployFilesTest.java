@@ -57,6 +57,19 @@ class DeployFilesTest {
         return m.group(1).replace("\\\n", " ");
     }
 
+    /**
+     * {@code deploy/compose/ReplicasCheck.java} runs with the JDK alone ({@code java
+     * deploy/compose/ReplicasCheck.java}), outside the build: it must compile with no class path.
+     */
+    @Test
+    void theComposeCheckCompilesWithTheJdkAlone(@TempDir Path out) {
+        javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
+        java.io.ByteArrayOutputStream errors = new java.io.ByteArrayOutputStream();
+        int rc = javac.run(null, errors, errors, "-d", out.toString(), "-proc:none", "-cp", "",
+                DEPLOY.resolve("compose/ReplicasCheck.java").toString());
+        assertEquals(0, rc, errors.toString(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     @Test
     void everyEnvironmentVariableIsOneTheCodeReads() throws IOException {
         Set<String> known = new TreeSet<>(GitHubSettings.ENV_NAMES);
