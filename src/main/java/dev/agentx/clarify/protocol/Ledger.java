@@ -62,6 +62,26 @@ public record Ledger(int issueNumber, List<ClarificationRecord> clarifications) 
         return new ClarificationId(issueNumber, max + 1);
     }
 
+    /**
+     * The latest time written in the ledger (a record's creation, a thread entry, a resolution),
+     * or null for an empty one: a change carried out after another is never stamped earlier.
+     */
+    public java.time.Instant latest() {
+        java.time.Instant latest = null;
+        for (ClarificationRecord r : clarifications) {
+            latest = later(latest, r.created());
+            latest = later(latest, r.resolvedAt());
+            for (ThreadEntry e : r.thread()) {
+                latest = later(latest, e.timestamp());
+            }
+        }
+        return latest;
+    }
+
+    private static java.time.Instant later(java.time.Instant a, java.time.Instant b) {
+        return b == null || a != null && !b.isAfter(a) ? a : b;
+    }
+
     public Ledger add(ClarificationRecord record) {
         List<ClarificationRecord> list = new ArrayList<>(clarifications);
         list.add(record);

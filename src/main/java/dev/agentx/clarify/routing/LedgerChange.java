@@ -53,6 +53,18 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
         return apply(ledger, !request().startsWith(LOCAL));
     }
 
+    /**
+     * The time a change is stamped with: when it was asked, or the latest time in the ledger if
+     * that is later. Changes waiting for an issue's lock are carried out one after another by
+     * whoever holds it, each with the time it was asked: without this, a change asked a moment
+     * before another and carried out after it would read earlier in the thread than the entry
+     * before it.
+     */
+    static Instant stamp(Ledger ledger, Instant at) {
+        Instant latest = ledger.latest();
+        return latest != null && at != null && latest.isAfter(at) ? latest : at;
+    }
+
     /** This change as carried out for another process: its key is written whatever it is. */
     default SharedChange<Outcome> forAnother() {
         return ledger -> apply(ledger, true);
@@ -84,12 +96,15 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
                 }
             }
             String id = ledger.nextId().toString();
+            Instant when = stamp(ledger, at);
+            Instant stale = staleAfter == null || at == null ? staleAfter
+                    : staleAfter.plus(java.time.Duration.between(at, when));
             ClarificationRecord rec = new ClarificationRecord(id, from, to, topic, blocking, Status.PENDING, 1,
-                    maxRounds, at, staleAfter, null, options,
-                    List.of(new ThreadEntry(1, from, EntryType.QUESTION, question, at)
+                    maxRounds, when, stale, null, options,
+                    List.of(new ThreadEntry(1, from, EntryType.QUESTION, question, when)
                             .withOpenQuestionId(openQuestionId).withRequest(keyed ? request : null)), autonomy);
             return Mutation.write(ledger.add(rec), new Outcome(issue, rec,
-                    List.of(ClarificationEvent.of(EventType.REQUESTED, issue, rec, at)), notes));
+                    List.of(ClarificationEvent.of(EventType.REQUESTED, issue, rec, when)), notes));
         }
     }
 
@@ -104,6 +119,12 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
         /** The change of the record {@code r} of {@code ledger}; a refusal throws. */
         Mutation<Outcome> change(Ledger ledger, ClarificationRecord r);
 
+        /** When it was asked. */
+        Instant at();
+
+        /** The same change stamped {@code when}. */
+        OnRecord at(Instant when);
+
         @Override
         default int issue() {
             return ClarificationId.parse(id()).issue();
@@ -116,7 +137,8 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
             if (done.isPresent()) {
                 return Mutation.none(Outcome.replayed(ledger.issueNumber(), done.get().record()));
             }
-            Mutation<Outcome> m = change(ledger, r);
+            Instant when = stamp(ledger, at());
+            Mutation<Outcome> m = (when == null || when.equals(at()) ? this : at(when)).change(ledger, r);
             if (!keyed || m.ledger() == null || m.result() == null
                     || m.result().record().thread().size() <= r.thread().size()) {
                 return m;
@@ -132,6 +154,11 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
 
     /** The target's answer to the current round. {@code by} null: the record's target. */
     record Answer(String id, String by, String text, Integer choice, Instant at, String request) implements OnRecord {
+        @Override
+        public OnRecord at(Instant when) {
+            return new Answer(id, by, text, choice, when, request);
+        }
+
         @Override
         public Mutation<Outcome> change(Ledger ledger, ClarificationRecord r) {
             String who = by == null ? r.to() : Roles.canonical(by);
@@ -159,6 +186,11 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
      * escalated instead (the engine then refuses the follow-up with MAX_ROUNDS_EXCEEDED).
      */
     record FollowUp(String id, String by, String question, Instant at, String request) implements OnRecord {
+        @Override
+        public OnRecord at(Instant when) {
+            return new FollowUp(id, by, question, when, request);
+        }
+
         @Override
         public Mutation<Outcome> change(Ledger ledger, ClarificationRecord r) {
             String who = by == null ? r.from() : Roles.canonical(by);
@@ -193,6 +225,11 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
      */
     record Resolve(String id, String by, String note, Instant at, String request, boolean asRequester)
             implements OnRecord {
+        @Override
+        public OnRecord at(Instant when) {
+            return new Resolve(id, by, note, when, request, asRequester);
+        }
+
         public Resolve(String id, String by, String note, Instant at, String request) {
             this(id, by, note, at, request, false);
         }
@@ -220,6 +257,11 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
     /** Hands the record to a human. {@code by} null: "human". */
     record Escalate(String id, String by, String reason, Instant at, String request) implements OnRecord {
         @Override
+        public OnRecord at(Instant when) {
+            return new Escalate(id, by, reason, when, request);
+        }
+
+        @Override
         public Mutation<Outcome> change(Ledger ledger, ClarificationRecord r) {
             if (r.status() == Status.ESCALATED || r.status().terminal()) {
                 throw invalidState(r, "escalate it", "it is already " + r.status().wire());
@@ -235,6 +277,11 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
     /** Closes the record as abandoned. {@code by} null: "human". */
     record Abandon(String id, String by, String reason, Instant at, String request) implements OnRecord {
         @Override
+        public OnRecord at(Instant when) {
+            return new Abandon(id, by, reason, when, request);
+        }
+
+        @Override
         public Mutation<Outcome> change(Ledger ledger, ClarificationRecord r) {
             if (r.status().terminal()) {
                 throw invalidState(r, "abandon it", "it is already " + r.status().wire());
@@ -246,6 +293,11 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
 
     /** A person accepts the agent's proposed answer: it counts from now. {@code by} null or blank: "human". */
     record Accept(String id, String by, Instant at, String request) implements OnRecord {
+        @Override
+        public OnRecord at(Instant when) {
+            return new Accept(id, by, when, request);
+        }
+
         @Override
         public Mutation<Outcome> change(Ledger ledger, ClarificationRecord r) {
             ThreadEntry proposal = r.pendingProposal().orElseThrow(() -> invalidState(r, "accept an answer",
@@ -264,6 +316,11 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
      */
     record Propose(String id, int round, String text, Integer choice, String channel, Instant at, String request)
             implements OnRecord {
+        @Override
+        public OnRecord at(Instant when) {
+            return new Propose(id, round, text, choice, channel, when, request);
+        }
+
         @Override
         public Mutation<Outcome> change(Ledger ledger, ClarificationRecord r) {
             if (!r.status().awaitingAnswer() || r.round() != round) {
