@@ -59,6 +59,14 @@ public final class ServeCommand implements Callable<Integer> {
             ctx.err.println("  env file      " + env.file() + (env.fromFile().isEmpty() ? " (every variable in it is "
                     + "set in the environment, which wins)" : ": " + String.join(", ", env.fromFile())));
         }
+        if (env.file() != null) {
+            EnvFile.openToOthers(env.file(), "agentx.env").ifPresent(w -> ctx.err.println("agentx serve: WARNING: " + w));
+        }
+        String keyFile = env.env().get("GITHUB_APP_PRIVATE_KEY_FILE");
+        if (keyFile != null && !keyFile.isBlank()) {
+            EnvFile.openToOthers(ctx.cwd.resolve(keyFile.strip()), "the private key")
+                    .ifPresent(w -> ctx.err.println("agentx serve: WARNING: " + w));
+        }
         ctx.err.flush();
         if (!env.env().containsKey("AGENTX_LOG_LEVEL")
                 && LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME) instanceof ch.qos.logback.classic.Logger root) {

@@ -4,10 +4,14 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -84,6 +88,25 @@ public final class EnvFile {
         Matcher m = SHOWN_NAME.matcher(line);
         return m.lookingAt() && m.end() < line.length() ? ", got '" + m.group() + "' followed by '"
                 + line.charAt(m.end()) + "'" : "";
+    }
+
+    /**
+     * A warning when {@code file}, which holds the App's secrets, can be read by any user or
+     * changed by its group: anyone who can change agentx.env can point {@code GITHUB_API_URL}
+     * elsewhere and collect the App's tokens. Empty where the file system has no POSIX modes.
+     */
+    public static Optional<String> openToOthers(Path file, String what) {
+        try {
+            Set<PosixFilePermission> p = Files.getPosixFilePermissions(file);
+            if (p.contains(PosixFilePermission.OTHERS_READ) || p.contains(PosixFilePermission.OTHERS_WRITE)
+                    || p.contains(PosixFilePermission.GROUP_WRITE)) {
+                return Optional.of(what + " " + file + " is open to other users (" + PosixFilePermissions.toString(p)
+                        + ") though it holds the App's secrets: chmod 600 it (440 where a group must read it)");
+            }
+        } catch (UnsupportedOperationException | java.io.IOException e) {
+            // no POSIX modes here, or gone since: nothing to say
+        }
+        return Optional.empty();
     }
 
     /** The variables of a file's text, in order. */

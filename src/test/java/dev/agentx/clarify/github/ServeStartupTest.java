@@ -66,6 +66,31 @@ class ServeStartupTest {
         GitHubMode.requireDefaultWorkflow(data, "nosuch");
     }
 
+    /** agentx.env and the key file hold the App's secrets: a mode that opens them to others is warned about. */
+    @Test
+    void anEnvFileOrKeyFileOpenToOtherUsersIsWarnedAbout() throws Exception {
+        Path data = Files.createDirectories(dir.resolve("agentx-data"));
+        Files.writeString(data.resolve("agentx.toml"), "default_workflow = \"nosuch\"\n[roles]\nengineer = [\"a\"]\n");
+        Path key = data.resolve("app.pem");
+        Files.writeString(key, Keys.pkcs8Pem());
+        Path envFile = data.resolve("agentx.env");
+        Files.writeString(envFile, "GITHUB_APP_PRIVATE_KEY_FILE=app.pem\nGITHUB_WEBHOOK_SECRET=s\n");
+        Files.setPosixFilePermissions(envFile, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw----"));
+        TestRoot.Run r = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+                new TestRoot(dir, MutableClock.at("2026-02-26T10:00:00Z")).cli(Map.of("GITHUB_APP_ID", "1",
+                        "PORT", "0", "AGENTX_MANAGEMENT_PORT", "0"), "serve"));
+        assertTrue(r.err().contains("WARNING: agentx.env " + envFile + " is open to other users (rw-r--r--)"), r.err());
+        assertTrue(r.err().contains("WARNING: the private key " + key + " is open to other users (rw-rw----)"), r.err());
+
+        Files.setPosixFilePermissions(envFile, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("r--r-----"));
+        TestRoot.Run quiet = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+                new TestRoot(dir, MutableClock.at("2026-02-26T10:00:00Z")).cli(Map.of("GITHUB_APP_ID", "1",
+                        "PORT", "0", "AGENTX_MANAGEMENT_PORT", "0"), "serve"));
+        assertTrue(!quiet.err().contains("is open to other users"), quiet.err());
+    }
+
     @Test
     void theEnvironmentsKeyWinsOverEitherFormInAgentxEnv() throws Exception {
         Path data = Files.createDirectories(dir.resolve("agentx-data"));
