@@ -100,7 +100,7 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
                 + "  GitHub API    " + s.apiUrl() + "\n"
                 + "  data dir      " + s.dataDir() + "\n"
                 + "  state         " + (s.database() == null ? "files under the data dir (AGENTX_DATABASE_URL not set)"
-                : "PostgreSQL " + s.database() + (s.database().password() == null ? ", no password" : "")) + "\n"
+                : "PostgreSQL " + s.database() + (s.database().hasPassword() ? "" : ", no password")) + "\n"
                 + "  port          " + s.port() + "\n"
                 + "  management    port " + s.managementPort() + " (/metrics /readyz /healthz)\n"
                 + "  recovery      " + (s.redeliveryInterval().isZero() ? "off" : "every "

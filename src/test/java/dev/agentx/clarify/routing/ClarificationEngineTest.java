@@ -301,6 +301,10 @@ class ClarificationEngineTest {
         ask("engineer", "architect", "Q1");
         var before = root.snapshot();
         assertCode(ErrorCode.NOT_FOUND, new ClarifyCommand.Answer("CLR-42-002", null, "A"));
+        ClarifyException missing = assertThrows(ClarifyException.class,
+                () -> engine.execute(new ClarifyCommand.Answer("CLR-42-002", null, "A")));
+        assertTrue(missing.getMessage().endsWith("List the issue's records with 'agentx clarify --issue 42'."),
+                missing.getMessage());
         assertCode(ErrorCode.NOT_FOUND, new ClarifyCommand.Answer("CLR-99-001", null, "A"));
         assertCode(ErrorCode.VALIDATION, new ClarifyCommand.Answer("CLR-42-1", null, "A"));
         assertCode(ErrorCode.VALIDATION, new ClarifyCommand.Answer("clr42", null, "A"));

@@ -180,6 +180,10 @@ class PostgresDatabaseTest {
         DatabaseUrl jdbc = DatabaseUrl.parse("jdbc:postgresql://h/db?user=u&password=secret", Map.of());
         assertEquals("jdbc:postgresql://h/db?user=u&password=secret", jdbc.jdbcUrl());
         assertTrue(!jdbc.toString().contains("secret"), jdbc.toString());
+        assertTrue(jdbc.hasPassword(), "the URL's password parameter is a password (the start-up summary says so)");
+        assertTrue(u.hasPassword());
+        assertTrue(!DatabaseUrl.parse("jdbc:postgresql://h/db?user=u", Map.of()).hasPassword());
+        assertTrue(!DatabaseUrl.parse("jdbc:postgresql://h/db?user=u&password=", Map.of()).hasPassword());
         java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("pw"), "from-file\n");
         DatabaseUrl withFile = DatabaseUrl.parse("postgres://agentx@h/db",
                 Map.of(DatabaseUrl.PASSWORD_FILE_ENV, file.toString()));

@@ -114,6 +114,11 @@ public record DatabaseUrl(String jdbcUrl, String user, String password) {
     }
 
     /** The URL with any password replaced by {@code ***}. */
+    /** Whether a password goes with the URL: given apart, or as the URL's {@code password} parameter. */
+    public boolean hasPassword() {
+        return password != null || java.util.regex.Pattern.compile("(?i)[?&]password=[^&]").matcher(jdbcUrl).find();
+    }
+
     public static String redact(String url) {
         String out = url.replaceAll("(://[^:/@]*:)[^@/]*@", "$1***@");
         return out.replaceAll("(?i)([?&]password=)[^&]*", "$1***");
