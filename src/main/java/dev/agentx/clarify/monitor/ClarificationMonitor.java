@@ -190,6 +190,8 @@ public final class ClarificationMonitor {
             return; // changed meanwhile, or another monitor did it
         }
         outcomes.add(marked);
+        // the record as marked: its second timeout runs from when it was marked (reaskedAt), which
+        // is what the printed time must say, not the time the pass found it
         ClarificationRecord r = marked.record();
         String why = s.why();
         if (r.pendingProposal().isPresent()) {
@@ -197,7 +199,7 @@ public final class ClarificationMonitor {
             // agent is not asked again; the second timeout still escalates it
             actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, r.to() + " not asked again: its proposed "
                     + "answer waits for a person: 'agentx clarify accept " + id + "'; escalates after "
-                    + s.escalatesAt() + " unless a person accepts or answers it"));
+                    + r.escalatesAt() + " unless a person accepts or answers it"));
             return;
         }
         Delivery d;
@@ -232,7 +234,7 @@ public final class ClarificationMonitor {
             String reask = "no answer from " + r.to() + " when asked again: " + failed.error();
             if (after.record().status() != Status.ESCALATED) {
                 actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, reask + "; escalates after "
-                        + s.escalatesAt() + " without an answer"));
+                        + r.escalatesAt() + " without an answer"));
                 return;
             }
             // the failure reached escalate_after_failures and the channel escalated the record
@@ -245,7 +247,7 @@ public final class ClarificationMonitor {
             }
         } else {
             actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, "asked " + r.to()
-                    + " again; escalates after " + s.escalatesAt() + " without an answer"));
+                    + " again; escalates after " + r.escalatesAt() + " without an answer"));
         }
     }
 
