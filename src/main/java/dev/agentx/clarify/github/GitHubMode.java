@@ -78,13 +78,11 @@ public final class GitHubMode implements AutoCloseable {
 
     /**
      * How to run. {@code synchronous}: each delivery is processed (and the outbox flushed) before
-     * the webhook is answered, for tests; the server's mode is asynchronous.
-     */
-    /** {@code channel}: one channel for every role (tests), or null for each role's configured channel. */
-    /**
-     * {@code environment}: the server's environment, handed to the answer channels (a command
-     * agent's process, an http channel's {@code secret_env}) without the App's own secrets
-     * ({@link GitHubSettings#forAgents}).
+     * the webhook is answered, for tests; the server's mode is asynchronous. {@code channel}: one
+     * channel for every role (tests), or null for each role's configured
+     * channel. {@code environment}: the server's environment, handed to the answer channels (a
+     * command agent's process, an http channel's {@code secret_env}) without the App's own
+     * secrets ({@link GitHubSettings#forAgents}).
      */
     public record Options(boolean synchronous, RepositoryMonitor monitor, AnswerChannel channel, String host,
                           Map<String, String> environment) {

@@ -50,7 +50,6 @@ public final class LockManager {
         observer.acquired(file.toAbsolutePath().normalize(), Duration.ofNanos(System.nanoTime() - waitingSince));
     }
 
-    /** How long a wait for a lock may last before LOCK_TIMEOUT. */
     /**
      * Who holds {@code file}'s lock now (a token, compared with {@code equals}); null when nobody
      * does. A waiter that sees it change is in a queue that moves.
@@ -64,6 +63,7 @@ public final class LockManager {
         return Turnstile.MAX_QUEUE_WAIT;
     }
 
+    /** How long a wait for a lock may last without progress (the same holder) before LOCK_TIMEOUT. */
     public Duration maxWait() {
         return settings.maxWait();
     }
