@@ -200,7 +200,8 @@ public final class GitHubMode implements AutoCloseable {
             pacing = new MonitorPacing(clock, MonitorPacing.PACE,
                     (delay, pass) -> pacedPasses.schedule(pass, delay.toMillis(), TimeUnit.MILLISECONDS));
         }
-        this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::known, this::repository, actors,
+        this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::known,
+                new RepositoryIds(data, shared), this::repository, actors,
                 mirror, outbox, timed, pacing, metrics, unit);
         this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics, replicas, unit);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),

@@ -61,6 +61,8 @@ public final class DeliveryHandler implements DeliveryProcessor {
 
     private final long appId;
     private final java.util.function.UnaryOperator<RepoRef> names;
+    /** Which GitHub repository the state under each name is of: another one's deliveries are not acted on. */
+    private final dev.agentx.clarify.github.RepositoryIds ids;
     private final RepoConfigs repoConfigs;
     private final Function<RepoRef, LocalMode> repos;
     private final Actors actors;
@@ -79,10 +81,11 @@ public final class DeliveryHandler implements DeliveryProcessor {
      * dev.agentx.clarify.github.GitHubMode#known}): GitHub's names are the same in any case.
      */
     public DeliveryHandler(long appId, RepoConfigs repoConfigs, java.util.function.UnaryOperator<RepoRef> names,
-                           Function<RepoRef, LocalMode> repos, Actors actors,
+                           dev.agentx.clarify.github.RepositoryIds ids, Function<RepoRef, LocalMode> repos, Actors actors,
                            IssueMirror mirror, Outbox outbox, RepositoryMonitor monitor, MonitorPacing pacing,
                            ServerMetrics metrics, UnitOfWork unit) {
         this.names = names;
+        this.ids = ids;
         this.pacing = pacing;
         this.unit = unit;
         this.metrics = metrics;
@@ -151,6 +154,11 @@ public final class DeliveryHandler implements DeliveryProcessor {
         if (issueNumber == Payloads.INVALID) {
             LOG.warn("delivery {} ({}.{}): issue.number {} is not an issue number; ignored", d.id(), d.event(), action,
                     p.path("issue").path("number"));
+            return NONE;
+        }
+        Optional<String> another = ids.conflict(ref, Payloads.id(p.path("repository").get("id")));
+        if (another.isPresent()) {
+            LOG.error("delivery {} ({}.{}): {}", d.id(), d.event(), action, another.get());
             return NONE;
         }
         if (issueNumber < 1) {
