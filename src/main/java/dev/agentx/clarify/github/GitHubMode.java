@@ -200,8 +200,8 @@ public final class GitHubMode implements AutoCloseable {
             pacing = new MonitorPacing(clock, MonitorPacing.PACE,
                     (delay, pass) -> pacedPasses.schedule(pass, delay.toMillis(), TimeUnit.MILLISECONDS));
         }
-        this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs, this::known,
-                new RepositoryIds(data, shared), this::repository, actors,
+        this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs,
+                new RepositoryNames(data, shared, this::servedRepositories), this::repository, actors,
                 mirror, outbox, timed, pacing, metrics, unit);
         this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics, replicas, unit);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
@@ -292,30 +292,6 @@ public final class GitHubMode implements AutoCloseable {
                 agentEnvironment));
     }
 
-    /** Repositories by their names in lower case, as the server keeps them (see {@link #known}). */
-    private final Map<String, RepoRef> knownNames = new ConcurrentHashMap<>();
-
-    /**
-     * The repository {@code ref} names, spelt as the server already keeps it. GitHub's owner and
-     * repository names are the same in any case, and a repository renamed to another case (or an
-     * owner's login) arrives so spelt: without this its state would start again under a second
-     * folder or key, with clarification ids issued a second time. A name the store holds nothing
-     * of yet is kept as first seen.
-     */
-    public RepoRef known(RepoRef ref) {
-        String key = ref.fullName().toLowerCase(java.util.Locale.ROOT);
-        RepoRef known = knownNames.get(key);
-        if (known != null) {
-            return known;
-        }
-        synchronized (knownNames) {
-            return knownNames.computeIfAbsent(key, k -> servedRepositories().stream()
-                    .filter(name -> name.equalsIgnoreCase(ref.fullName())).findFirst()
-                    .map(name -> new RepoRef(name.substring(0, name.indexOf('/')), name.substring(name.indexOf('/') + 1)))
-                    .orElse(ref));
-        }
-    }
-
     /** Where a repository's ledgers, statuses and events live: its rows in PostgreSQL, or its state folder. */
     private RepositoryState stateOf(String repo) {
         return database != null ? database.repository(repo) : files.repository(repo);
@@ -386,17 +362,16 @@ public final class GitHubMode implements AutoCloseable {
 
     private void catchUp() {
         for (String repo : servedRepositories()) {
-            int slash = repo.indexOf('/');
-            catchUp(repo.substring(0, slash), repo.substring(slash + 1));
+            catchUp(repo);
         }
     }
 
-    private void catchUp(String owner, String name) {
+    private void catchUp(String fullName) {
         RepoRef ref;
         try {
-            ref = new RepoRef(owner, name);
+            ref = RepoRef.parse(fullName);
         } catch (IllegalArgumentException e) {
-            LOG.warn("skipping {}/{} under repos/: {}", owner, name, e.getMessage());
+            LOG.warn("skipping {} under repos/: {}", fullName, e.getMessage());
             return;
         }
         LocalMode repo = repository(ref);

@@ -12,6 +12,15 @@ public record RepoRef(String owner, String name) {
         }
     }
 
+    /** {@code owner/name}, checked as the constructor does. */
+    public static RepoRef parse(String fullName) {
+        int slash = fullName.indexOf('/');
+        if (slash < 0) {
+            throw new IllegalArgumentException("not a GitHub repository name: '" + fullName + "'");
+        }
+        return new RepoRef(fullName.substring(0, slash), fullName.substring(slash + 1));
+    }
+
     public String fullName() {
         return owner + "/" + name;
     }

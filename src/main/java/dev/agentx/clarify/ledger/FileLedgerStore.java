@@ -2,6 +2,7 @@ package dev.agentx.clarify.ledger;
 
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.lock.WaitDeadline;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
@@ -235,9 +236,7 @@ public final class FileLedgerStore implements LedgerStore {
         }
         // LOCK_TIMEOUT when the lock made no progress (the same holder) for maxWait, or after the queue's
         // limit in all: a holder that changes (one of another kind, taking it again and again) is waited out
-        long deadline = since + locks.maxWait().toNanos();
-        long cap = since + locks.maxQueueWait().toNanos();
-        Object holder = locks.holder(file);
+        WaitDeadline deadline = new WaitDeadline(since, locks.maxWait(), locks.maxQueueWait(), locks.holder(file));
         try (Doorbell bell = new Doorbell()) {
             ChangeQueue.Request mine = queue.enqueue(issue, changes.writeChange(change), bell.port());
             boolean rang = true;
@@ -266,17 +265,14 @@ public final class FileLedgerStore implements LedgerStore {
                         return done.get().value();
                     }
                 }
-                if (System.nanoTime() - deadline > 0) {
-                    Object now = locks.holder(file);
-                    if (now != null && !now.equals(holder) && System.nanoTime() - cap < 0) {
-                        holder = now; // another holder since the last look: the queue moves
-                        deadline = Math.min(System.nanoTime() + locks.maxWait().toNanos(), cap);
-                    } else if (queue.withdraw(mine)) {
+                long now = System.nanoTime();
+                if (deadline.remaining(now) <= 0) {
+                    deadline.saw(now, locks.holder(file)); // looked at only then: another holder moves it on
+                    if (deadline.remaining(now) <= 0 && queue.withdraw(mine)) {
                         throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Failed to acquire lock for "
-                                + file.getFileName() + ": " + (System.nanoTime() - cap < 0 ? "held by "
-                                + "the same holder for " + locks.maxWait().toSeconds() + "s" : "waited "
-                                + locks.maxQueueWait().toSeconds() + "s in all") + ". Nothing was changed: retry "
-                                + "shortly.");
+                                + file.getFileName() + ": " + (deadline.ranOut(now) ? "waited "
+                                + locks.maxQueueWait().toSeconds() + "s in all" : "held by the same holder for "
+                                + locks.maxWait().toSeconds() + "s") + ". Nothing was changed: retry shortly.");
                     }
                 }
                 rang = bell.await(LOOK_AGAIN);

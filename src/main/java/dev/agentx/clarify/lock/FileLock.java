@@ -205,11 +205,9 @@ public final class FileLock {
     /** With the turn held: creates the lock file, waiting out (by polling) a holder of another kind. */
     private Held acquireFile(Path file, Path lockPath, String agent, Duration budget, Instant start,
                              Turnstile.Turn turn) {
-        Instant deadline = null;
         // a holder of another kind that changes (new tokens) is a queue that moves: each new holder
         // gives the budget again, up to the queue's limit
-        Instant cap = start.plus(Turnstile.MAX_QUEUE_WAIT);
-        Observed waitedOn = null;
+        WaitDeadline deadline = null;
         int attempt = 0;
         int immediateRetries = 0;
         Observed last = null;
@@ -231,14 +229,14 @@ public final class FileLock {
             } else if (immediateRetries++ < 20) {
                 continue; // released between our create and our read: try again at once
             }
-            if (deadline == null || last != null && waitedOn != null && !last.sameLockAs(waitedOn)) {
-                Instant again = clock.instant().plus(budget);
-                deadline = deadline == null ? again : again.isAfter(cap) ? cap : again;
-                waitedOn = last;
-            } else if (waitedOn == null) {
-                waitedOn = last;
+            long now = nanos(clock.instant());
+            Object holder = last == null ? null : last.holder();
+            if (deadline == null) {
+                deadline = new WaitDeadline(now, budget, Turnstile.MAX_QUEUE_WAIT, holder);
+            } else {
+                deadline.saw(now, holder);
             }
-            Duration remaining = Duration.between(clock.instant(), deadline);
+            Duration remaining = Duration.ofNanos(deadline.remaining(now));
             if (remaining.isNegative() || remaining.isZero()) {
                 throw timeout(file, attempt + 1, last);
             }
@@ -271,11 +269,14 @@ public final class FileLock {
             if (seen.isEmpty()) {
                 return null;
             }
-            Observed o = seen.get();
-            return o.info != null ? o.info.token() : o.fileKey + "@" + o.modified;
+            return seen.get().holder();
         } catch (UncheckedIOException e) {
             return null;
         }
+    }
+
+    private static long nanos(Instant at) {
+        return java.util.concurrent.TimeUnit.SECONDS.toNanos(at.getEpochSecond()) + at.getNano();
     }
 
     private ClarifyException timeout(Path file, int attempts, Observed holder) {
@@ -414,6 +415,11 @@ public final class FileLock {
 
     /** What we saw of an existing lock: its content (null if empty or torn) and file identity. */
     private record Observed(LockInfo info, Object fileKey, Instant modified) {
+        /** Who holds it: its token, or for a lock without one the file and its time. */
+        Object holder() {
+            return info != null ? info.token() : fileKey + "@" + modified;
+        }
+
         boolean sameLockAs(Observed other) {
             if (info != null && other.info != null) {
                 return Objects.equals(info.token(), other.info.token());

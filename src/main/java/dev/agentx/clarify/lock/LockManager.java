@@ -96,37 +96,28 @@ public final class LockManager {
     }
 
     /**
-     * Runs {@code body} holding both locks of {@code file} if no thread of this process and no
-     * process of ours holds or waits for them now, and says whether it ran; false at once
-     * otherwise. Whoever holds them then is one of ours and can be left work to pick up (see
-     * FileAgentStatusStore). A holder of another kind (a process that knows only the lock-file
-     * protocol) is waited out as {@link #withLock} does.
+     * Runs {@code body} holding both locks of {@code file} if nobody holds or waits for them now,
+     * and says whether it ran; false at once otherwise, whoever the holder: a thread of this
+     * process or a process of ours (which can be left work to pick up, see FileAgentStatusStore),
+     * or a process that knows only the lock-file protocol (whoever takes the lock next picks it
+     * up). A stale lock is taken over as {@link #withLock} does.
      */
     public boolean withLockIfFree(Path file, String agent, Runnable body) {
-        return withLockIfFree(file, agent, System.nanoTime(), body);
+        return withLockIfFree(file, agent, System.nanoTime(), false, body);
     }
 
     /**
      * As {@link #withLockIfFree(Path, String, Runnable)}, for a caller that has been waiting for
-     * the lock since {@code waitingSince} (a {@link System#nanoTime()}): that is
-     * the wait told to the observer.
+     * the lock since {@code waitingSince} (a {@link System#nanoTime()}: the wait told to the
+     * observer) and must have it in the end: a holder of another kind is waited out as {@link
+     * #withLock} does (LOCK_TIMEOUT when it makes no progress).
      */
     public boolean withLockIfFree(Path file, String agent, long waitingSince, Runnable body) {
-        return withLockIfFree(file, agent, waitingSince, settings.maxWait(), false, body);
+        return withLockIfFree(file, agent, waitingSince, true, body);
     }
 
-    /**
-     * As {@link #withLockIfFree(Path, String, Runnable)}, waiting at most {@code foreignWait} for a
-     * holder of another kind; past that, false (where the other forms fail with LOCK_TIMEOUT).
-     * {@link Duration#ZERO}: no wait at all, for work that can be left to whoever comes next.
-     */
-    public boolean withLockIfFree(Path file, String agent, Duration foreignWait, Runnable body) {
-        return withLockIfFree(file, agent, System.nanoTime(), foreignWait, true, body);
-    }
-
-    /** {@code outlastedIsFalse}: a holder of another kind that outlasts {@code foreignWait} is false, not LOCK_TIMEOUT. */
-    private boolean withLockIfFree(Path file, String agent, long waitingSince, Duration foreignWait,
-                                   boolean outlastedIsFalse, Runnable body) {
+    private boolean withLockIfFree(Path file, String agent, long waitingSince, boolean waitForAnotherKind,
+                                   Runnable body) {
         Path key = file.toAbsolutePath().normalize();
         Local entry = enter(key);
         try {
@@ -139,10 +130,10 @@ public final class LockManager {
             try {
                 FileLock.Held held;
                 try {
-                    held = fileLock.tryAcquire(key, agent, foreignWait);
+                    held = fileLock.tryAcquire(key, agent, waitForAnotherKind ? settings.maxWait() : Duration.ZERO);
                 } catch (dev.agentx.clarify.protocol.ClarifyException e) {
-                    if (outlastedIsFalse && e.code() == dev.agentx.clarify.protocol.ErrorCode.LOCK_TIMEOUT) {
-                        return false;
+                    if (!waitForAnotherKind && e.code() == dev.agentx.clarify.protocol.ErrorCode.LOCK_TIMEOUT) {
+                        return false; // held by one of another kind: not waited for
                     }
                     throw e;
                 }

@@ -362,15 +362,10 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
         return given;
     }
 
+    /** {@code id}: canonical (every caller has parsed it already). */
     static ClarifyException notFound(String id) {
-        java.util.Optional<Integer> issue = java.util.Optional.empty();
-        try {
-            issue = java.util.Optional.of(ClarificationId.parse(id).issue());
-        } catch (RuntimeException e) {
-            // not an id of the CLR-<issue>-<seq> form: no issue to name
-        }
         return new ClarifyException(ErrorCode.NOT_FOUND, "Clarification " + id + " not found in ledger. List the "
-                + "issue's records with 'agentx clarify --issue " + issue.map(String::valueOf).orElse("N") + "'.");
+                + "issue's records with 'agentx clarify --issue " + ClarificationId.parse(id).issue() + "'.");
     }
 
     static ClarifyException invalidState(ClarificationRecord r, String action, String why) {

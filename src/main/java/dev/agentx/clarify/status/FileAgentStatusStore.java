@@ -247,11 +247,12 @@ public final class FileAgentStatusStore implements AgentStatusStore {
 
     /**
      * Applies the changes in the order queued, and the mirrors other processes left, in one locked
-     * read-modify-write; a change that throws fails alone. With {@link Wait#HAND_OFF}, a lock held
-     * by one of ours is not waited for: the mirrors are left to its holder. Whoever held the lock
-     * looks again once it has let go, and applies what was left meanwhile (while nobody else holds
-     * the lock): a process that found it held and left its mirrors relies on that, so that nothing
-     * left is ever left without a holder to apply it.
+     * read-modify-write; a change that throws fails alone. With {@link Wait#HAND_OFF}, a held lock
+     * is not waited for: the mirrors are left to its holder. Whoever of ours held the lock looks
+     * again once it has let go, and applies what was left meanwhile (while nobody else holds the
+     * lock): a process that found it held and left its mirrors relies on that, so that nothing
+     * left is ever left without a holder to apply it. Behind a holder of another kind, whoever
+     * takes the lock next applies them (every reader does, first).
      */
     private void apply(List<Change> batch, Wait wait) {
         if (!warm) {
@@ -269,19 +270,15 @@ public final class FileAgentStatusStore implements AgentStatusStore {
                     write(batch);
                     return null;
                 });
-            } else if (!locks.withLockIfFree(file, actor, java.time.Duration.ZERO, () -> write(batch))) {
-                // held by one of ours, which applies what is left before it lets go, or by a holder of
-                // another kind, after which whoever takes the lock next applies it: never waited for
-                Map<Integer, Set<String>> mirrors = new TreeMap<>();
+            } else if (!locks.withLockIfFree(file, actor, () -> write(batch))) {                Map<Integer, Set<String>> mirrors = new TreeMap<>();
                 for (Change c : batch) {
                     add(mirrors, c.issue, c.agents);
                 }
                 mirrors.forEach(handOff::leave);
                 // the holder may have let go and looked before our mirrors were there: try once more
-                locks.withLockIfFree(file, actor, java.time.Duration.ZERO, () -> write(List.of()));
+                locks.withLockIfFree(file, actor, () -> write(List.of()));
             }
-            while (handOff.any() && locks.withLockIfFree(file, actor, java.time.Duration.ZERO,
-                    () -> write(List.of()))) {
+            while (handOff.any() && locks.withLockIfFree(file, actor, () -> write(List.of()))) {
                 // left while we held the lock: applied by the write just done; look again
             }
         } catch (RuntimeException e) {

@@ -1,14 +1,10 @@
 package dev.agentx.clarify.github;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
-import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
-import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.github.support.Keys;
 import dev.agentx.clarify.protocol.Status;
@@ -40,30 +36,6 @@ class StoreMoveAsDocumentedTest {
 
     @TempDir
     Path dir;
-
-    /** GitHub as sync sees it: the app, its installation and issue 1 with the comments the app posted. */
-    private static void serveComments(GitHubRig rig, List<String> posted) {
-        rig.wiremock.stubFor(get(urlPathEqualTo("/app")).willReturn(okJson(
-                "{\"id\":" + GitHubRig.APP_ID + ",\"slug\":\"agentx-test\",\"name\":\"AgentX test\"}")));
-        rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO + "/installation")).willReturn(okJson(
-                "{\"id\":1,\"app_id\":" + GitHubRig.APP_ID + ",\"account\":{\"login\":\"Codertocat\"}}")));
-        rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO)).willReturn(okJson(
-                "{\"id\":5,\"name\":\"Hello-World\",\"full_name\":\"Codertocat/Hello-World\","
-                        + "\"owner\":{\"login\":\"Codertocat\"},\"url\":\"" + rig.wiremock.baseUrl() + GitHubRig.API_REPO
-                        + "\"}")));
-        rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO + "/issues/1")).willReturn(okJson(
-                "{\"id\":11,\"number\":1,\"comments\":" + posted.size() + "}")));
-        ArrayNode list = rig.json.createArrayNode();
-        long id = 9000;
-        for (String body : posted) {
-            ObjectNode c = list.addObject();
-            c.put("id", id++);
-            c.put("body", body);
-            c.putObject("user").put("login", "agentx-test[bot]").put("type", "Bot");
-        }
-        rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO + "/issues/1/comments")).atPriority(1)
-                .willReturn(okJson(list.toString())));
-    }
 
     /**
      * Moves each {@code repos/OWNER/NAME/.agentx/state} folder of {@code from} to the same place
@@ -112,7 +84,7 @@ class StoreMoveAsDocumentedTest {
             // the outbox journal lost: the ledgers moved away and rebuilt from GitHub (operations.md)
             deleteTree(data.resolve("outbox"));
             deleteTree(data.resolve(STATE).resolve("clarifications"));
-            serveComments(onFiles, posted);
+            onFiles.serveToSync(Map.of(1, posted));
             TestRoot.Run sync = cli.cli(Map.of("GITHUB_APP_ID", String.valueOf(GitHubRig.APP_ID),
                     "GITHUB_APP_PRIVATE_KEY", Keys.pkcs1Pem(), "GITHUB_API_URL", onFiles.wiremock.baseUrl(),
                     "AGENTX_DATA_DIR", data.toString()), "sync", "--repo", "Codertocat/Hello-World", "--issue", "1", "--write");

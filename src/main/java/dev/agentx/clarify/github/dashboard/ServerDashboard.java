@@ -245,8 +245,7 @@ public final class ServerDashboard implements AutoCloseable {
         if (name.isEmpty() || session.get().repositories().stream().noneMatch(n -> n.equalsIgnoreCase(name.get()))) {
             return Optional.empty();
         }
-        int slash = name.get().indexOf('/');
-        return Optional.of(new RepoRef(name.get().substring(0, slash), name.get().substring(slash + 1)));
+        return Optional.of(RepoRef.parse(name.get()));
     }
 
     private Optional<Session> session(Context ctx) {

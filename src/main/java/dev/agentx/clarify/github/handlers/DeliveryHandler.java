@@ -8,6 +8,7 @@ import dev.agentx.clarify.github.MonitorPacing;
 import dev.agentx.clarify.github.Payloads;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.RepositoryMonitor;
+import dev.agentx.clarify.github.RepositoryNames;
 import dev.agentx.clarify.github.commands.CommandParser;
 import dev.agentx.clarify.github.commands.CommentCommand;
 import dev.agentx.clarify.github.inbox.DeliveryProcessor;
@@ -60,9 +61,8 @@ public final class DeliveryHandler implements DeliveryProcessor {
     public static final int MAX_COMMANDS = 20;
 
     private final long appId;
-    private final java.util.function.UnaryOperator<RepoRef> names;
-    /** Which GitHub repository the state under each name is of: another one's deliveries are not acted on. */
-    private final dev.agentx.clarify.github.RepositoryIds ids;
+    /** A payload's repository as the server keeps it, and whether it is the one the state is of. */
+    private final RepositoryNames names;
     private final RepoConfigs repoConfigs;
     private final Function<RepoRef, LocalMode> repos;
     private final Actors actors;
@@ -76,16 +76,11 @@ public final class DeliveryHandler implements DeliveryProcessor {
     private final MonitorPacing pacing;
     private final ServerMetrics metrics;
 
-    /**
-     * {@code names}: the repository a payload names, as the server already keeps it ({@link
-     * dev.agentx.clarify.github.GitHubMode#known}): GitHub's names are the same in any case.
-     */
-    public DeliveryHandler(long appId, RepoConfigs repoConfigs, java.util.function.UnaryOperator<RepoRef> names,
-                           dev.agentx.clarify.github.RepositoryIds ids, Function<RepoRef, LocalMode> repos, Actors actors,
+    public DeliveryHandler(long appId, RepoConfigs repoConfigs, RepositoryNames names,
+                           Function<RepoRef, LocalMode> repos, Actors actors,
                            IssueMirror mirror, Outbox outbox, RepositoryMonitor monitor, MonitorPacing pacing,
                            ServerMetrics metrics, UnitOfWork unit) {
         this.names = names;
-        this.ids = ids;
         this.pacing = pacing;
         this.unit = unit;
         this.metrics = metrics;
@@ -145,7 +140,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
         RepoRef ref;
         int issueNumber = Payloads.issueNumber(p);
         try {
-            ref = names.apply(new RepoRef(p.path("repository").path("owner").path("login").asText(null),
+            ref = names.known(new RepoRef(p.path("repository").path("owner").path("login").asText(null),
                     p.path("repository").path("name").asText(null)));
         } catch (IllegalArgumentException e) {
             LOG.warn("delivery {} ({}.{}): {}; ignored", d.id(), d.event(), action, e.getMessage());
@@ -156,7 +151,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
                     p.path("issue").path("number"));
             return NONE;
         }
-        Optional<String> another = ids.conflict(ref, Payloads.id(p.path("repository").get("id")));
+        Optional<String> another = names.conflict(ref, Payloads.id(p.path("repository").get("id")));
         if (another.isPresent()) {
             LOG.error("delivery {} ({}.{}): {}", d.id(), d.event(), action, another.get());
             return NONE;

@@ -200,9 +200,7 @@ public final class IssueMirror {
             SortedMap<Integer, String> out = new TreeMap<>();
             notes.forEach((name, state) -> Notes.issueOf(repo, name).ifPresent(issue -> out.put(issue,
                     state.toString())));
-            int slash = repo.indexOf('/');
-            Path github = stateFolderIn(new RepoRef(repo.substring(0, slash), repo.substring(slash + 1))
-                    .rootIn(dataDir));
+            Path github = stateFolderIn(RepoRef.parse(repo).rootIn(dataDir));
             if (!Files.isDirectory(github)) {
                 return out;
             }

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Checks, in order: method (405, with {@code Allow}), content type {@code application/json}
  * (415), {@code X-GitHub-Event} and a well-formed {@code X-GitHub-Delivery} (400), body size (413
- * above the limit), {@code X-Hub-Signature-256} over the raw bytes before any parsing (401), the
+ * above the limit), room in the body budget (503 before the body is read), {@code X-Hub-Signature-256} over the raw bytes before any parsing (401), the
  * body is strict UTF-8 and one JSON object, nested at most 1000 deep (Jackson's limit) (400). Then the delivery is written to the durable inbox: 202, or 200 if
  * its id was seen before. Nothing is written for any refused request.
  */

@@ -416,6 +416,45 @@ public final class GitHubRig implements AutoCloseable {
         return wiremock.getAllServeEvents().size();
     }
 
+    /** The login of the App's bot user, as GitHub shows it on the App's comments. */
+    public static final String APP_BOT = "agentx-test[bot]";
+
+    /** GitHub as sync sees it: the app, its installation, and each issue with the comments the app posted. */
+    public void serveToSync(Map<Integer, List<String>> posted) {
+        serveToSync(API_REPO, posted);
+    }
+
+    /** As {@link #serveToSync(Map)}, for the repository as {@code apiRepo} ({@code /repos/OWNER/NAME}) names it. */
+    public void serveToSync(String apiRepo, Map<Integer, List<String>> posted) {
+        wiremock.stubFor(get(urlPathEqualTo("/app")).willReturn(okJson(
+                "{\"id\":" + APP_ID + ",\"slug\":\"agentx-test\",\"name\":\"AgentX test\"}")));
+        wiremock.stubFor(get(urlPathEqualTo(apiRepo + "/installation")).willReturn(okJson(
+                "{\"id\":1,\"app_id\":" + APP_ID + ",\"account\":{\"login\":\"Codertocat\"}}")));
+        wiremock.stubFor(get(urlPathEqualTo(apiRepo)).willReturn(okJson(
+                "{\"id\":5,\"name\":\"Hello-World\",\"full_name\":\"Codertocat/Hello-World\","
+                        + "\"owner\":{\"login\":\"Codertocat\"},\"url\":\"" + wiremock.baseUrl() + apiRepo
+                        + "\"}")));
+        com.fasterxml.jackson.databind.node.ArrayNode issues = json.createArrayNode();
+        long id = 9000;
+        for (Map.Entry<Integer, List<String>> e : posted.entrySet()) {
+            int issue = e.getKey();
+            issues.addObject().put("id", 100 + issue).put("number", issue).put("comments", e.getValue().size());
+            wiremock.stubFor(get(urlPathEqualTo(apiRepo + "/issues/" + issue)).willReturn(okJson(
+                    "{\"id\":" + (100 + issue) + ",\"number\":" + issue + ",\"comments\":" + e.getValue().size()
+                            + "}")));
+            com.fasterxml.jackson.databind.node.ArrayNode list = json.createArrayNode();
+            for (String body : e.getValue()) {
+                ObjectNode c = list.addObject();
+                c.put("id", id++);
+                c.put("body", body);
+                c.putObject("user").put("login", APP_BOT).put("type", "Bot");
+            }
+            wiremock.stubFor(get(urlPathEqualTo(apiRepo + "/issues/" + issue + "/comments"))
+                    .atPriority(1).willReturn(okJson(list.toString())));
+        }
+        wiremock.stubFor(get(urlPathEqualTo(apiRepo + "/issues")).willReturn(okJson(issues.toString())));
+    }
+
     @Override
     public void close() {
         if (mode != null) {

@@ -1,14 +1,11 @@
 package dev.agentx.clarify.github.sync;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
-import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.cli.Main;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.github.support.Keys;
@@ -43,7 +40,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("postgres")
 class SyncOnPostgresTest {
-    static final String BOT = "agentx-test[bot]";
 
     @TempDir
     Path dir;
@@ -81,42 +77,6 @@ class SyncOnPostgresTest {
             throw new IllegalStateException("cannot copy " + from.name() + ": " + e.getMessage(), e);
         }
         return new TestPostgres.Database(name, from.port());
-    }
-
-    /** GitHub as sync sees it: the app, its installation, and each issue with the comments the app posted. */
-    private void serveComments(Map<Integer, List<String>> posted) {
-        serveComments(GitHubRig.API_REPO, posted);
-    }
-
-    /** As {@link #serveComments(Map)}, for the repository as {@code apiRepo} ({@code /repos/OWNER/NAME}) names it. */
-    private void serveComments(String apiRepo, Map<Integer, List<String>> posted) {
-        rig.wiremock.stubFor(get(urlPathEqualTo("/app")).willReturn(okJson(
-                "{\"id\":" + GitHubRig.APP_ID + ",\"slug\":\"agentx-test\",\"name\":\"AgentX test\"}")));
-        rig.wiremock.stubFor(get(urlPathEqualTo(apiRepo + "/installation")).willReturn(okJson(
-                "{\"id\":1,\"app_id\":" + GitHubRig.APP_ID + ",\"account\":{\"login\":\"Codertocat\"}}")));
-        rig.wiremock.stubFor(get(urlPathEqualTo(apiRepo)).willReturn(okJson(
-                "{\"id\":5,\"name\":\"Hello-World\",\"full_name\":\"Codertocat/Hello-World\","
-                        + "\"owner\":{\"login\":\"Codertocat\"},\"url\":\"" + rig.wiremock.baseUrl() + apiRepo
-                        + "\"}")));
-        ArrayNode issues = rig.json.createArrayNode();
-        long id = 9000;
-        for (Map.Entry<Integer, List<String>> e : posted.entrySet()) {
-            int issue = e.getKey();
-            issues.addObject().put("id", 100 + issue).put("number", issue).put("comments", e.getValue().size());
-            rig.wiremock.stubFor(get(urlPathEqualTo(apiRepo + "/issues/" + issue)).willReturn(okJson(
-                    "{\"id\":" + (100 + issue) + ",\"number\":" + issue + ",\"comments\":" + e.getValue().size()
-                            + "}")));
-            ArrayNode list = rig.json.createArrayNode();
-            for (String body : e.getValue()) {
-                ObjectNode c = list.addObject();
-                c.put("id", id++);
-                c.put("body", body);
-                c.putObject("user").put("login", BOT).put("type", "Bot");
-            }
-            rig.wiremock.stubFor(get(urlPathEqualTo(apiRepo + "/issues/" + issue + "/comments"))
-                    .atPriority(1).willReturn(okJson(list.toString())));
-        }
-        rig.wiremock.stubFor(get(urlPathEqualTo(apiRepo + "/issues")).willReturn(okJson(issues.toString())));
     }
 
     record Run(int code, String out, String err) {
@@ -174,7 +134,7 @@ class SyncOnPostgresTest {
         deliver("eng", 48, "/clarify resolve CLR-48-001 going with option 2");
         rig.mode().close();
 
-        serveComments(Map.of(48, shown));
+        rig.serveToSync(Map.of(48, shown));
         Map<String, String> server = Map.of("AGENTX_DATABASE_URL", db.url());
         Run write = sync(server, "--issue", "48", "--write", "--json");
         assertEquals(3, write.code(), write.out() + write.err());
@@ -190,7 +150,7 @@ class SyncOnPostgresTest {
         rig.mode().close();
         List<String> now = new ArrayList<>(new java.util.LinkedHashSet<>(rig.comments(48)));
         assertEquals(3, now.size(), now.toString());
-        serveComments(Map.of(48, now));
+        rig.serveToSync(Map.of(48, now));
         Run after = sync(server, "--issue", "48");
         assertEquals(0, after.code(), after.out() + after.err());
         assertTrue(after.out().contains("#48: in sync"), after.out());
@@ -214,7 +174,7 @@ class SyncOnPostgresTest {
 
         // the database restored from the backup: CLR-46-001 still pending, nothing of #47
         TestPostgres.Database restored = copyOf(backup, "restored");
-        serveComments(new java.util.TreeMap<>(Map.of(46, on46, 47, on47)));
+        rig.serveToSync(new java.util.TreeMap<>(Map.of(46, on46, 47, on47)));
         Map<String, String> server = Map.of("AGENTX_DATABASE_URL", restored.url());
 
         Run dry = sync(server, "--json");
@@ -266,7 +226,7 @@ class SyncOnPostgresTest {
         rig.mode().close();
 
         TestPostgres.Database empty = TestPostgres.newDatabase();
-        serveComments(new java.util.TreeMap<>(Map.of(46, on46)));
+        rig.serveToSync(new java.util.TreeMap<>(Map.of(46, on46)));
         Run write = sync(Map.of("AGENTX_DATABASE_URL", empty.url()), "--write");
         assertEquals(0, write.code(), write.out() + write.err());
         assertTrue(write.out().contains("#46: rebuilt from GitHub"), write.out());
@@ -285,7 +245,7 @@ class SyncOnPostgresTest {
         rig.mode().close();
         // the server's URL in the data dir's agentx.env, where agentx serve also reads it
         Files.writeString(rig.data.resolve("agentx.env"), "AGENTX_DATABASE_URL=" + db.url() + "\n");
-        serveComments(new java.util.TreeMap<>(Map.of(46, on46, 47, List.of())));
+        rig.serveToSync(new java.util.TreeMap<>(Map.of(46, on46, 47, List.of())));
 
         Run checked = sync(Map.of());
         assertEquals(0, checked.code(), checked.out() + checked.err());
@@ -293,7 +253,7 @@ class SyncOnPostgresTest {
                 && checked.out().contains("#46: in sync"), checked.out());
 
         // GitHub's names are not case sensitive: the repository as the server's rows name it
-        serveComments("/repos/codertocat/hello-world", new java.util.TreeMap<>(Map.of(46, on46, 47, List.of())));
+        rig.serveToSync("/repos/codertocat/hello-world", new java.util.TreeMap<>(Map.of(46, on46, 47, List.of())));
         Run otherCase = syncAs("codertocat/hello-world", Map.of());
         assertEquals(0, otherCase.code(), otherCase.out() + otherCase.err());
         assertTrue(otherCase.out().contains("State: Codertocat/Hello-World in ")
@@ -313,7 +273,7 @@ class SyncOnPostgresTest {
         List<String> on46 = rig.comments(46);
         assertEquals(2, on46.size(), on46.toString());
         // GitHub does not show the answer yet, as while the server's outbox is still sending it
-        serveComments(new java.util.TreeMap<>(Map.of(46, on46.subList(0, 1), 47, List.of())));
+        rig.serveToSync(new java.util.TreeMap<>(Map.of(46, on46.subList(0, 1), 47, List.of())));
         Map<String, String> server = Map.of("AGENTX_DATABASE_URL", db.url());
 
         Run checked = sync(server);
@@ -326,7 +286,7 @@ class SyncOnPostgresTest {
         assertEquals(Status.ANSWERED, rig.ledger(46).clarifications().get(0).status(), "the answer kept");
 
         rig.mode().close();
-        serveComments(new java.util.TreeMap<>(Map.of(46, on46, 47, List.of())));
+        rig.serveToSync(new java.util.TreeMap<>(Map.of(46, on46, 47, List.of())));
         Run written = sync(server, "--write");
         assertEquals(0, written.code(), written.out() + written.err());
         assertTrue(written.out().contains("#46: in sync"), written.out());

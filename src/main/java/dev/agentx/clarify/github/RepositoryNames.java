@@ -11,32 +11,55 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
- * Which GitHub repository (its id, which never changes) the state kept under a repository's name
- * belongs to. The server keys its state by name; a name can pass to another repository (the
- * first deleted or renamed, a new one created under the old name), and that one's deliveries
- * must not act on, or show, the first one's threads. The id is recorded with the first delivery
- * that names the repository; a delivery whose repository has another id is refused ({@link
- * #conflict}) until the old state is moved aside (docs/operations.md). On files it is {@code
- * .agentx/state/github/repository.json} under the repository's root; on PostgreSQL the shared note
- * {@code repository/<owner>/<name>}.
+ * The repository a delivery names, as the server keeps its state: by name. Two things about a
+ * name are GitHub's and not the payload's spelling. Owner and repository names are the same in
+ * any case ({@link #known}): a repository renamed to another case arrives so spelt, and without
+ * this its state would start again under a second folder or key, with clarification ids issued
+ * a second time. And a name can pass to another repository (the first deleted or renamed, a new
+ * one created under its name), whose deliveries must not act on, or show, the first one's
+ * threads ({@link #conflict}): the repository's id, which never changes, is recorded with the
+ * first delivery that names it (on files {@code .agentx/state/github/repository.json} under the
+ * repository's root, on PostgreSQL the shared note {@code repository/<owner>/<name>}), and a
+ * delivery whose repository has another id is refused until the old state is moved aside
+ * (docs/operations.md).
  */
-public final class RepositoryIds {
+public final class RepositoryNames {
     private static final ObjectMapper JSON = JsonSupport.mapper();
     private final Path dataDir;
     private final Notes notes;
+    private final Supplier<List<String>> served;
+    /** Repositories by their names in lower case, as the server keeps them. */
+    private final Map<String, RepoRef> spelt = new ConcurrentHashMap<>();
     /** Names whose recorded id was read or written by this process. */
     private final Map<String, Long> seen = new ConcurrentHashMap<>();
 
-    /** {@code notes}: the shared notes on PostgreSQL, or null for the file store under {@code dataDir}. */
-    public RepositoryIds(Path dataDir, Notes notes) {
+    /**
+     * {@code notes}: the shared notes on PostgreSQL, or null for the file store under {@code
+     * dataDir}; {@code served}: {@code owner/name} of every repository the store holds state of.
+     */
+    public RepositoryNames(Path dataDir, Notes notes, Supplier<List<String>> served) {
         this.dataDir = dataDir;
         this.notes = notes;
+        this.served = served;
+    }
+
+    /**
+     * {@code ref} spelt as the store already keeps it; a name the store holds nothing of yet is
+     * kept as first seen. The store is listed once per name and process.
+     */
+    public RepoRef known(RepoRef ref) {
+        return spelt.computeIfAbsent(ref.fullName().toLowerCase(Locale.ROOT), k -> served.get().stream()
+                .filter(name -> name.equalsIgnoreCase(ref.fullName())).findFirst()
+                .map(RepoRef::parse).orElse(ref));
     }
 
     /**
@@ -49,20 +72,14 @@ public final class RepositoryIds {
             return Optional.empty();
         }
         String name = ref.fullName();
-        Long known = seen.get(name);
-        if (known == null) {
-            synchronized (this) {
-                known = seen.get(name);
-                if (known == null) {
-                    OptionalLong recorded = read(ref);
-                    if (recorded.isEmpty()) {
-                        write(ref, id);
-                    }
-                    known = recorded.isPresent() ? recorded.getAsLong() : id;
-                    seen.put(name, known);
-                }
+        long known = seen.computeIfAbsent(name, k -> {
+            OptionalLong recorded = read(ref);
+            if (recorded.isPresent()) {
+                return recorded.getAsLong();
             }
-        }
+            write(ref, id);
+            return id;
+        });
         if (known == id) {
             return Optional.empty();
         }
