@@ -272,7 +272,9 @@ public final class FileLedgerStore implements LedgerStore {
                         throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Failed to acquire lock for "
                                 + file.getFileName() + ": " + (deadline.ranOut(now) ? "waited "
                                 + locks.maxQueueWait().toSeconds() + "s in all" : "held by the same holder for "
-                                + locks.maxWait().toSeconds() + "s") + ". Nothing was changed: retry shortly.");
+                                + locks.maxWait().toSeconds() + "s") + "." + locks.describeHolder(file)
+                                .map(who -> " It is held by " + who + ".").orElse("")
+                                + " Nothing was changed: retry shortly.");
                     }
                 }
                 rang = bell.await(LOOK_AGAIN);

@@ -262,6 +262,16 @@ public final class FileLock {
         return holderOf(lockPathOf(file));
     }
 
+    /** Who holds {@code file}'s lock now, for messages ({@link LockInfo#holder()}); empty when nobody does. */
+    public Optional<String> describeHolderOf(Path file) {
+        try {
+            return observe(lockPathOf(file)).map(seen -> seen.info != null ? seen.info.holder()
+                    : "a holder whose lock file says nothing of itself");
+        } catch (UncheckedIOException e) {
+            return Optional.empty();
+        }
+    }
+
     /** Who holds the lock file now, for telling whether the queue moves: its token; null when nobody does. */
     private Object holderOf(Path lockPath) {
         try {

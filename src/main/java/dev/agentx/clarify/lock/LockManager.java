@@ -6,8 +6,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -56,6 +57,11 @@ public final class LockManager {
      */
     public Object holder(Path file) {
         return fileLock.holderOfLock(file.toAbsolutePath().normalize());
+    }
+
+    /** Who holds {@code file}'s lock now, for messages: agent, pid, host and since when; empty when nobody does. */
+    public Optional<String> describeHolder(Path file) {
+        return fileLock.describeHolderOf(file.toAbsolutePath().normalize());
     }
 
     /** How long a queue that moves is waited out in all. */

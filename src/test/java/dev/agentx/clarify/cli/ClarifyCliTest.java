@@ -125,6 +125,15 @@ class ClarifyCliTest {
         before = root.snapshot();
         expect(4, "LOCK_TIMEOUT", "Failed to acquire lock for issue-42.json", "clarify", "answer", "CLR-42-001", "A");
         assertEquals(before, root.snapshot());
+        // and names who holds it, whichever way the change waited (its own turn, or queued for a holder's)
+        for (String[] args : List.of(new String[] {"clarify", "answer", "CLR-42-001", "A"},
+                new String[] {"clarify", "ask", "--issue", "42", "--from", "engineer", "--to", "architect", "Q2"})) {
+            Files.writeString(lock, "{\"pid\":1,\"timestamp\":\"" + clock.instant() + "\",\"agent\":\"x\","
+                    + "\"token\":\"t\",\"host\":\"elsewhere\"}");
+            before = root.snapshot();
+            expect(4, "LOCK_TIMEOUT", "It is held by 'x' (pid 1 on elsewhere, since " + clock.instant(), args);
+            assertEquals(before, root.snapshot());
+        }
 
         // MAX_ROUNDS_EXCEEDED writes the escalation, and says so
         Files.delete(lock);

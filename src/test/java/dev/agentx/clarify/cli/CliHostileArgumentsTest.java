@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TempDirs;
 import dev.agentx.clarify.support.TestRoot;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,6 +17,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 
 /**
@@ -26,14 +28,20 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * test's, which {@code init} would then write to.)
  */
 class CliHostileArgumentsTest {
+    private static Path dir;
     private static TestRoot root;
 
     @BeforeContainer
     static void project() throws IOException {
-        Path dir = Files.createTempDirectory("agentx-cli-hostile");
+        dir = TempDirs.create("agentx-cli-hostile");
         root = new TestRoot(dir, MutableClock.at("2026-02-26T10:00:00Z"));
         Files.createDirectories(dir.resolve(".agentx"));
         root.cli("clarify", "ask", "--issue", "1", "--from", "engineer", "--to", "architect", "Which DB?");
+    }
+
+    @AfterContainer
+    static void remove() {
+        TempDirs.delete(dir);
     }
 
     @Provide

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TempDirs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +36,7 @@ class HostileInputPropertiesTest {
 
     @BeforeContainer
     static void start() throws IOException {
-        dir = Files.createTempDirectory("agentx-hostile");
+        dir = TempDirs.create("agentx-hostile");
         rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-02-26T10:00:00Z"));
         rig.start();
     }
@@ -43,6 +44,7 @@ class HostileInputPropertiesTest {
     @AfterContainer
     static void stop() {
         rig.close();
+        TempDirs.delete(dir);
     }
 
     @Provide

@@ -2,13 +2,20 @@ package dev.agentx.clarify.ledger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.ledger.LedgerStore.Mutation;
+import dev.agentx.clarify.lock.LockManager;
+import dev.agentx.clarify.lock.LockObserver;
+import dev.agentx.clarify.lock.LockSettings;
 import dev.agentx.clarify.lock.ProcessIdentity;
+import dev.agentx.clarify.lock.Sleeper;
 import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.EntryType;
+import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.protocol.ThreadEntry;
@@ -189,5 +196,42 @@ class LedgerGroupCommitTest {
                 .status());
         File[] left = queue.directory().toFile().listFiles((d, name) -> name.startsWith(request.name()));
         assertEquals(0, left == null ? 0 : left.length);
+    }
+
+    @Test
+    void aChangeThatWaitedOutAHolderOfOursSaysWhoHoldsTheLockAndIsNotCarriedOutLater() throws Exception {
+        LocalMode local = LocalMode.open(dir, Clock.systemUTC());
+        Outcome asked = local.engine().execute(ask("Which auth?"));
+        LockManager locks = new LockManager(Clock.systemUTC(), new LockSettings(Duration.ofSeconds(30),
+                Duration.ofMillis(10), Duration.ofSeconds(1)), Sleeper.real(), ProcessIdentity.current(), LockObserver.NONE);
+        FileLedgerStore store = new FileLedgerStore(dir.resolve(".agentx/state"), locks);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = new Thread(() -> store.update(ISSUE, "architect", ledger -> {
+            holding.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Mutation.none(null);
+        }));
+        holder.start();
+        try {
+            assertTrue(holding.await(10, TimeUnit.SECONDS));
+            LedgerChange.Answer answer = new LedgerChange.Answer(asked.record().id(), null, "OAuth", null,
+                    Instant.now(), LedgerChange.LOCAL + "waiter");
+            ClarifyException e = assertThrows(ClarifyException.class,
+                    () -> store.submit(ISSUE, "engineer", answer, new LedgerChangeCodec((issue, outcomes) -> { })));
+            assertEquals(ErrorCode.LOCK_TIMEOUT, e.code());
+            assertTrue(e.getMessage().contains("held by the same holder for 1s. It is held by 'architect' (pid "
+                    + ProcessHandle.current().pid()), e.getMessage());
+        } finally {
+            release.countDown();
+            holder.join(10_000);
+        }
+        local.engine().execute(ask("Which database?")); // a later turn finds no change left to carry out
+        assertEquals(Status.PENDING, store.read(ISSUE).orElseThrow().find(asked.record().id()).orElseThrow().status());
+        assertEquals(0, waiting(queueDir(local)));
     }
 }
