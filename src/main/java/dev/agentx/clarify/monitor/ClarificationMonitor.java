@@ -22,8 +22,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.BiPredicate;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The event-driven monitor (docs/monitor.md): no daemon; a pass runs after
@@ -44,11 +42,6 @@ import org.slf4j.LoggerFactory;
  * A failed action is reported and left for the next pass.
  */
 public final class ClarificationMonitor {
-    /** Looked up on first use: the CLI must not start the logging system unless something is logged. */
-    private static Logger log() {
-        return LoggerFactory.getLogger(ClarificationMonitor.class);
-    }
-
     private final Clock clock;
     private final ActiveLedgers ledgers;
     private final ClarificationEngine engine;
@@ -230,7 +223,6 @@ public final class ClarificationMonitor {
                         + r.to(), String.join(" ", after.notes())));
             }
         } else if (d instanceof Delivery.Failed failed) {
-            log().warn("channel of {} failed when asking again for {}: {}", r.to(), id, failed.error());
             String reask = "no answer from " + r.to() + " when asked again: " + failed.error();
             if (after.record().status() != Status.ESCALATED) {
                 actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, reask + "; escalates after "
@@ -245,9 +237,11 @@ public final class ClarificationMonitor {
                 actions.add(new MonitorAction.Escalated(s.issue(), id, cause.get(), Cause.why(escalation.get(),
                         cause.get())));
             }
-        } else {
-            actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, "asked " + r.to()
-                    + " again; escalates after " + r.escalatesAt() + " without an answer"));
+        } else if (d instanceof Delivery.Deferred later) {
+            // the channel took the question and the answer comes later; its note says from whom (a
+            // person who runs 'agentx clarify answer', an agent that will call back)
+            actions.add(new MonitorAction.MarkedStale(s.issue(), id, why, "asked " + r.to() + " again ("
+                    + later.note() + "); escalates after " + r.escalatesAt() + " without an answer"));
         }
     }
 

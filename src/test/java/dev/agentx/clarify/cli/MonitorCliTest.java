@@ -98,7 +98,8 @@ class MonitorCliTest {
         Run text = ok("monitor");
         assertEquals("""
                 CLR-1-001 stale: architect has not answered round 1 within the SLA (30m, due 2026-02-26T10:30:00Z); \
-                asked architect again; escalates after 2026-02-26T11:01:00Z without an answer
+                asked architect again (waiting for architect to answer CLR-1-001); escalates after \
+                2026-02-26T11:01:00Z without an answer
                 1 action; checked 1 active clarification in 1 ledger.
                 """, text.out());
         assertEquals("Nothing to do: checked 1 active clarification in 1 ledger.\n", ok("monitor").out());
