@@ -38,7 +38,12 @@ public final class EscalationSummary {
         } else {
             b.append(r.to()).append(" (target) has not answered yet\n");
         }
-        b.append("Rounds used: ").append(r.answeredRounds()).append(" of ").append(r.maxRounds()).append('\n');
+        // answered rounds; the record's own round (its "round" field) may be one further, asked and unanswered
+        b.append("Rounds used: ").append(r.answeredRounds()).append(" of ").append(r.maxRounds());
+        if (r.answeredRounds() < r.round()) {
+            b.append(" (round ").append(r.round()).append(" asked, not answered)");
+        }
+        b.append('\n');
         List<String> options = r.options();
         if (!options.isEmpty()) {
             b.append("Options:");

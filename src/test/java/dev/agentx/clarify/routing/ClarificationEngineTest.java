@@ -170,7 +170,7 @@ class ClarificationEngineTest {
         assertTrue(summary.contains("Topic: Auth"), summary);
         assertTrue(summary.contains("refused: Q6"), summary);
         assertTrue(summary.contains("architect (target) last answered in round 5: A5"), summary);
-        assertTrue(summary.contains("Rounds used: 5 of 5"), summary);
+        assertTrue(summary.contains("Rounds used: 5 of 5\n"), summary);
         assertTrue(summary.contains("agentx clarify resolve CLR-42-001 -m"), summary);
         assertEquals(ClarificationEngine.HUB, r.thread().get(r.thread().size() - 1).from());
         assertEquals(EventType.ESCALATED, published.get(published.size() - 1).event());
@@ -192,6 +192,8 @@ class ClarificationEngineTest {
         ClarificationRecord r = local.ledgers().read(42).orElseThrow().find("CLR-42-001").orElseThrow();
         String summary = r.thread().get(r.thread().size() - 1).body();
         assertTrue(summary.contains("last asked in round 1: " + "q".repeat(296) + emoji + "...\n"), summary);
+        // the summary counts answered rounds, and says so beside the record's round that is not answered
+        assertTrue(summary.contains("Rounds used: 0 of 5 (round 1 asked, not answered)\n"), summary);
     }
 
     @Test
