@@ -67,8 +67,15 @@ final class ReadyCommand implements Runnable {
         }
         StringBuilder b = new StringBuilder();
         if (queue.isEmpty()) {
-            b.append(ctx.onDatabase() ? "No open issues in this repository's ledgers in the database.\n"
-                    : "No open issues: none listed in .agentx/issues/ and no clarification ledgers.\n");
+            int finished = all ? 0 : ReadyQueue.build(local.ledgers().issues(), listed.issues(), scan.active(), true)
+                    .size();
+            if (finished > 0) {
+                b.append("No open issues (").append(finished).append(" finished: agentx ready --all lists ")
+                        .append(finished == 1 ? "it" : "them").append(").\n");
+            } else {
+                b.append(ctx.onDatabase() ? "No issues in this repository's ledgers in the database.\n"
+                        : "No issues: none listed in .agentx/issues/ and no clarification ledgers.\n");
+            }
         }
         int width = ctx.width();
         for (ReadyQueue.Item it : queue) {

@@ -322,10 +322,14 @@ class MonitorCliTest {
 
     @Test
     void readyWithNothingAndTheMonitorRunsAfterIt() {
-        assertEquals("No open issues: none listed in .agentx/issues/ and no clarification ledgers.\n", ok("ready").out());
+        assertEquals("No issues: none listed in .agentx/issues/ and no clarification ledgers.\n", ok("ready").out());
         ask(1, "engineer", "architect", "API", "REST or gRPC?");
         clock.advance(Duration.ofMinutes(31));
         assertTrue(ok("ready").err().contains("monitor: CLR-1-001 stale"));
+        // an issue whose clarifications are all closed is finished: left out, and counted
+        ok("clarify", "resolve", "CLR-1-001", "-m", "REST.");
+        assertEquals("No open issues (1 finished: agentx ready --all lists it).\n", ok("ready").out());
+        assertTrue(ok("ready", "--all").out().startsWith("#1 "), "listed with --all");
     }
 
     @Test
