@@ -21,7 +21,7 @@ public final class DashboardPages {
     private static final Map<String, String> ASSETS = Map.of("dashboard.css", "text/css; charset=utf-8",
             "dashboard.js", "text/javascript; charset=utf-8");
     private static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-            + "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+            + "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
     private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
 

@@ -25,6 +25,9 @@ public interface DashboardSessions {
     /** The session with this id, if it is kept and not expired by {@code now}. */
     Optional<Session> get(String id, Instant now);
 
+    /** Forgets the session with this id (its user signed out); nothing if there is none. */
+    void remove(String id);
+
     /** Sessions in this process's memory: a restart signs everybody out. */
     static DashboardSessions inMemory() {
         Map<String, Session> sessions = new ConcurrentHashMap<>();
@@ -38,6 +41,11 @@ public interface DashboardSessions {
             @Override
             public Optional<Session> get(String id, Instant now) {
                 return Optional.ofNullable(sessions.get(id)).filter(s -> s.expires().isAfter(now));
+            }
+
+            @Override
+            public void remove(String id) {
+                sessions.remove(id);
             }
         };
     }

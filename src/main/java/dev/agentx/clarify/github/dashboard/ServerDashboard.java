@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * installations that GitHub says the user can read, as GitHub answered at sign-in. The session
  * is a random id in a signed, HttpOnly, Secure, SameSite=Lax cookie, kept for 8 hours; the
  * sign-in's state is bound to the browser by a second signed cookie, so a forged callback fails.
- * Nothing on these pages changes state.
+ * Nothing on these pages changes state but signing out (a POST that ends the session).
  */
 public final class ServerDashboard implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ServerDashboard.class);
@@ -112,6 +112,11 @@ public final class ServerDashboard implements AutoCloseable {
     public void routes(RoutesConfig routes) {
         routes.get("/dashboard", this::index);
         routes.get("/dashboard/callback", this::callback);
+        routes.post("/dashboard/sign-out", this::signOut);
+        routes.get("/dashboard/signed-out", ctx -> {
+            DashboardPages.secure(ctx);
+            pages.html(ctx, "dashboard/signed-out.jte", "/dashboard");
+        });
         routes.get("/dashboard/{owner}/{repo}", ctx -> repo(ctx, (s, c) -> pages.page(c, s)));
         routes.get("/dashboard/{owner}/{repo}/live", ctx -> repo(ctx, (s, c) -> pages.live(c, s)));
         routes.get("/dashboard/{owner}/{repo}/assets/{name}", ctx -> {
@@ -198,6 +203,27 @@ public final class ServerDashboard implements AutoCloseable {
             Thread.currentThread().interrupt();
             ctx.status(503).result("shutting down\n");
         }
+    }
+
+    /**
+     * Ends the browser's session: forgotten by the server (every replica, on PostgreSQL), so the
+     * cookie is worth nothing even if it was copied, and removed from the browser. The only request
+     * that changes anything, so a POST; another site cannot make a signed-in browser send it with
+     * its cookie (SameSite=Lax), and without one it does nothing but clear the cookie.
+     */
+    private void signOut(Context ctx) {
+        DashboardPages.secure(ctx);
+        if (refused(ctx)) {
+            return;
+        }
+        Instant now = clock.instant();
+        Optional<String> id = cookies.verify(SESSION, ctx.cookie(SESSION), now);
+        if (id.isPresent()) {
+            sessions.get(id.get(), now).ifPresent(s -> LOG.info("dashboard: {} signed out", s.login()));
+            sessions.remove(id.get());
+        }
+        setCookie(ctx, SESSION, "", Duration.ZERO);
+        ctx.redirect("/dashboard/signed-out", io.javalin.http.HttpStatus.SEE_OTHER);
     }
 
     /** A repository's page for a user who may read it; 404 for every other case, so nothing leaks. */

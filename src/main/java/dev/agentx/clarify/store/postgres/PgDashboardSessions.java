@@ -92,4 +92,14 @@ public final class PgDashboardSessions implements DashboardSessions {
             }
         });
     }
+
+    @Override
+    public void remove(String id) {
+        db.autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement("DELETE FROM dashboard_sessions WHERE id_hash = ?")) {
+                s.setString(1, key(id));
+                return s.executeUpdate();
+            }
+        });
+    }
 }

@@ -54,6 +54,23 @@ class ServerDashboardTest {
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    private HttpResponse<String> signOut(int port, String cookie) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/dashboard/sign-out"))
+                .POST(HttpRequest.BodyPublishers.noBody());
+        if (cookie != null) {
+            b.header("Cookie", cookie);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The session cookie the answer sets: cleared, for the whole dashboard. */
+    private static void assertCleared(HttpResponse<?> r) {
+        String set = r.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(ServerDashboard.SESSION + "="))
+                .findFirst().orElseThrow(() -> new AssertionError("no session cookie set: " + r.headers().map()));
+        assertTrue(set.startsWith(ServerDashboard.SESSION + "=;") && set.contains("Max-Age=0")
+                && set.contains("Path=/dashboard"), set);
+    }
+
     private static String cookie(HttpResponse<?> r, String name) {
         for (String c : r.headers().allValues("Set-Cookie")) {
             if (c.startsWith(name + "=")) {
@@ -215,6 +232,43 @@ class ServerDashboardTest {
         }
     }
 
+    @Test
+    void signingOutEndsTheSessionForTheCookieWhereverItWasCopied() throws Exception {
+        try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-03-02T09:00:00Z"))
+                .oauth("Iv1.abc123", "client-secret-1")) {
+            int port = rig.start().port();
+            assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")).status());
+            stubUser(rig, "alice", GitHubRig.REPO.fullName());
+            String alice = signIn(port, "alice");
+            HttpResponse<String> index = fetch(port, "/dashboard", alice);
+            assertTrue(index.body().contains("<form method=\"post\" action=\"/dashboard/sign-out\">"), index.body());
+            assertTrue(index.headers().firstValue("Content-Security-Policy").orElseThrow().contains("form-action 'self'"),
+                    "the browser may send the form");
+            HttpResponse<String> page = fetch(port, "/dashboard/Codertocat/Hello-World", alice);
+            assertTrue(page.body().contains("action=\"/dashboard/sign-out\"") && page.body().contains("href=\"/dashboard\""),
+                    "a repository's page offers it too, and the way back to the list");
+
+            HttpResponse<String> out = signOut(port, alice);
+            assertEquals(303, out.statusCode(), out.body());
+            assertEquals("/dashboard/signed-out", out.headers().firstValue("Location").orElseThrow());
+            assertCleared(out);
+            // the same cookie sent again (kept by the browser, or copied) signs nobody in any more
+            assertEquals(302, fetch(port, "/dashboard", alice).statusCode());
+            assertEquals(302, fetch(port, "/dashboard/Codertocat/Hello-World", alice).statusCode());
+            HttpResponse<String> bye = fetch(port, "/dashboard/signed-out", null);
+            assertEquals(200, bye.statusCode());
+            assertTrue(bye.body().contains("signed out") && bye.body().contains("href=\"/dashboard\""), bye.body());
+
+            // without a session (another site's form sends no cookie: SameSite=Lax) it only clears the cookie
+            HttpResponse<String> none = signOut(port, null);
+            assertEquals(303, none.statusCode());
+            assertCleared(none);
+            assertEquals(405, fetch(port, "/dashboard/sign-out", null).statusCode(), "a GET signs nobody out");
+            // and a new sign-in works as before
+            assertEquals(200, fetch(port, "/dashboard", signIn(port, "alice")).statusCode());
+        }
+    }
+
     /** {@code s} with the case of its first letter flipped. */
     private static String flipCase(String s) {
         for (int i = 0; i < s.length(); i++) {
@@ -266,6 +320,13 @@ class ServerDashboardTest {
             int restarted = b.start().port();
             assertEquals(200, fetch(restarted, "/dashboard/Codertocat/Hello-World", alice).statusCode(),
                     "and after a restart");
+            // signed out on b: a's dashboard no longer knows the session either
+            String second = signIn(portA, "alice");
+            assertEquals(303, signOut(restarted, second).statusCode());
+            assertEquals(302, fetch(portA, "/dashboard/Codertocat/Hello-World", second).statusCode(),
+                    "signed out on every replica");
+            assertEquals(200, fetch(portA, "/dashboard/Codertocat/Hello-World", alice).statusCode(),
+                    "another session of the same user stays");
             clock.advance(ServerDashboard.SESSION_TIME.plusMinutes(1));
             assertEquals(302, fetch(restarted, "/dashboard/Codertocat/Hello-World", alice).statusCode(),
                     "until it expires");
