@@ -142,12 +142,16 @@ public final class ClarifyTools {
         String id = id(a);
         String answer = a.text("answer");
         Integer choice = a.optionalInteger("choice", 1, 1000);
-        Outcome o = ws.engine().execute(new ClarifyCommand.Answer(id, ws.agent(), answer,
-                choice == null ? null : choice - 1));
+        // an agent's own answer: it counts by the record's autonomy, as one through a channel does
+        Outcome o = ws.engine().agentAnswer(new ClarifyCommand.Answer(id, ws.agent(), answer,
+                choice == null ? null : choice - 1), "mcp");
         List<String> notes = afterChange(o);
         ClarificationRecord r = o.record();
-        return result(o.issue(), r, r.id() + " answered (round " + r.round() + " of " + r.maxRounds() + ")",
-                notes, Map.of());
+        String line = r.pendingProposal().isPresent() && r.status().awaitingAnswer()
+                ? r.id() + " answer proposed (round " + r.round() + " of " + r.maxRounds() + "): it counts once a person "
+                + "in role " + r.to() + " accepts it"
+                : r.id() + " answered (round " + r.round() + " of " + r.maxRounds() + ")";
+        return result(o.issue(), r, line, notes, Map.of());
     }
 
     private ToolResult followUp(Map<String, Object> arguments, BooleanSupplier ended) throws InterruptedException {

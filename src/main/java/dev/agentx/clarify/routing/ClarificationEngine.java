@@ -476,12 +476,35 @@ public final class ClarificationEngine {
      * proposal that counts only once a person accepts it.
      */
     private Outcome channelAnswer(ClarificationRecord r, Delivery.Answered ans) {
+        return byAutonomy(r, new ClarifyCommand.Answer(r.id(), r.to(), ans.text(), ans.choice()), ans.channel());
+    }
+
+    /**
+     * An agent's own answer, given in its session ({@code agentx mcp}) rather than through a
+     * channel: it counts by the record's autonomy just as a channel's answer does (approve: a
+     * blocking round's answer is a proposal a person accepts; notify: it counts, and the people in
+     * the role are told). An answer by another role than the target is refused as any answer is.
+     */
+    public Outcome agentAnswer(ClarifyCommand.Answer a, String channel) {
+        String id = canonical(a.id());
+        int issue = ClarificationId.parse(id).issue();
+        ClarificationRecord r = ledgers.read(issue).flatMap(l -> l.find(id)).orElseThrow(() -> LedgerChange.notFound(id));
+        if (a.by() == null || !Roles.canonical(a.by()).equals(r.to()) || !r.status().awaitingAnswer()
+                || r.effectiveAutonomy() == Autonomy.FULL) {
+            // counts at once, or is refused as any answer is (not the target's, or the round does not wait)
+            return answer(a, null);
+        }
+        return byAutonomy(r, a, channel);
+    }
+
+    /** {@code a}, the target's answer of {@code r}'s round through {@code channel}, counted by the record's autonomy. */
+    private Outcome byAutonomy(ClarificationRecord r, ClarifyCommand.Answer a, String channel) {
         Autonomy autonomy = r.effectiveAutonomy();
         if (autonomy == Autonomy.APPROVE && r.blocking()) {
-            return propose(r, ans);
+            return propose(r, new Delivery.Answered(a.text(), a.choice(), channel));
         }
-        Outcome answered = answer(new ClarifyCommand.Answer(r.id(), r.to(), ans.text(), ans.choice()), null);
-        List<String> notes = new ArrayList<>(List.of(r.to() + " answered through its " + ans.channel() + " channel."));
+        Outcome answered = answer(a, null);
+        List<String> notes = new ArrayList<>(List.of(r.to() + " answered through its " + channel + " channel."));
         if (autonomy == Autonomy.NOTIFY) {
             List<String> people = config.roles().getOrDefault(r.to(), List.of());
             notes.add("notify: " + r.to() + "'s agent answered " + r.id() + " on its own; telling the people in role "

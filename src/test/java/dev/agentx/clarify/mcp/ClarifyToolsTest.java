@@ -101,6 +101,39 @@ class ClarifyToolsTest {
     }
 
     /**
+     * An agent answering in its own session is still an agent: under autonomy approve its answer to
+     * a blocking question is a proposal until a person accepts it, as through any channel.
+     */
+    @Test
+    void anAgentsAnswerInItsSessionCountsByAutonomyAsAChannelsDoes() {
+        root.write(".agentx/config.toml", "[agents.architect]\nautonomy = \"approve\"\n");
+        ClarifyTools engineer = as("engineer");
+        ClarifyTools architect = as("architect");
+        assertFalse(engineer.call("clarify_ask", Map.of("issue", 6, "to", "architect", "question", "Which cache?")).error());
+        assertFalse(engineer.call("clarify_ask", Map.of("issue", 6, "to", "architect", "question", "Log format?",
+                "blocking", false)).error());
+
+        ToolResult proposed = architect.call("clarify_answer", Map.of("id", "CLR-6-001", "answer", "Redis."));
+        assertFalse(proposed.error(), proposed.text());
+        assertTrue(proposed.text().startsWith("CLR-6-001 answer proposed (round 1 of 5): it counts once a person in role "
+                + "architect accepts it"), proposed.text());
+        var record = root.local().ledgers().read(6).orElseThrow().find("CLR-6-001").orElseThrow();
+        assertEquals("pending", record.status().wire(), "the requester still waits");
+        assertTrue(record.pendingProposal().isPresent());
+        assertTrue(record.lastAnswer().isEmpty(), "a proposal is no answer");
+
+        // a non-blocking question is not held
+        assertFalse(architect.call("clarify_answer", Map.of("id", "CLR-6-002", "answer", "JSON lines.")).error());
+        assertEquals("answered", root.local().ledgers().read(6).orElseThrow().find("CLR-6-002").orElseThrow().status()
+                .wire());
+
+        // a person accepts it: then it counts
+        assertEquals(0, root.cli("clarify", "accept", "CLR-6-001").code());
+        assertEquals("answered", root.local().ledgers().read(6).orElseThrow().find("CLR-6-001").orElseThrow().status()
+                .wire());
+    }
+
+    /**
      * The session acts as its agent: only the requester resolves (not while a person decides) or
      * follows up, only the target answers, only the two escalate; a refusal writes nothing.
      */
