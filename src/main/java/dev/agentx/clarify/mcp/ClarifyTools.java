@@ -21,6 +21,7 @@ import dev.agentx.clarify.render.CliRenderer;
 import dev.agentx.clarify.routing.ClarificationEngine;
 import dev.agentx.clarify.routing.ClarifyCommand;
 import dev.agentx.clarify.routing.Outcome;
+import dev.agentx.clarify.routing.Validation;
 import dev.agentx.clarify.status.AgentStatus;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -120,7 +121,7 @@ public final class ClarifyTools {
     private ToolResult ask(Map<String, Object> arguments, BooleanSupplier ended) throws InterruptedException {
         ToolArgs a = new ToolArgs("clarify_ask", arguments,
                 Set.of("issue", "to", "question", "topic", "blocking", "options", "workflow", "wait_seconds"));
-        int issue = a.integer("issue", 1, MAX_ISSUE);
+        int issue = issue(a);
         String to = a.text("to");
         String question = a.text("question");
         String topic = a.optionalText("topic");
@@ -141,7 +142,10 @@ public final class ClarifyTools {
         ToolArgs a = new ToolArgs("clarify_answer", arguments, Set.of("id", "answer", "choice"));
         String id = id(a);
         String answer = a.text("answer");
-        Integer choice = a.optionalInteger("choice", 1, 1000);
+        Integer choice = a.optionalInteger("choice", Integer.MIN_VALUE, 1000);
+        if (choice != null && choice < 1) { // refused as the CLI's --choice is
+            throw new ClarifyException(ErrorCode.VALIDATION, "choice counts options from 1, got " + choice + ".");
+        }
         // an agent's own answer: it counts by the record's autonomy, as one through a channel does
         Outcome o = ws.engine().agentAnswer(new ClarifyCommand.Answer(id, ws.agent(), answer,
                 choice == null ? null : choice - 1), "mcp");
@@ -281,7 +285,7 @@ public final class ClarifyTools {
             data.put("clarification", recordData(r));
             return ToolResult.ok(text.record(r).stripTrailing(), data);
         }
-        int issue = a.integer("issue", 1, MAX_ISSUE);
+        int issue = issue(a);
         Ledger ledger = ws.ledgers().read(issue).orElse(Ledger.empty(issue));
         StringBuilder b = new StringBuilder();
         for (ClarificationRecord r : ledger.clarifications()) {
@@ -356,14 +360,16 @@ public final class ClarifyTools {
      */
     private ToolResult waitIfAsked(int issue, ClarificationRecord asked, int wait, String line, List<String> notes,
                                    BooleanSupplier ended) throws InterruptedException {
-        if (wait == 0 || !asked.status().awaitingAnswer()) {
+        if (wait == 0) {
             return result(issue, asked, line, notes, Map.of());
         }
         long start = System.nanoTime();
         int round = asked.round();
-        Optional<ClarificationRecord> settled = watcher.await(issue, Duration.ofSeconds(wait), () ->
-                ws.ledgers().read(issue).flatMap(l -> l.find(asked.id()))
-                        .filter(r -> r.round() != round || !r.status().awaitingAnswer()), ended);
+        // settled already when the target's channel answered at once (command, http, auto) or escalated it
+        Optional<ClarificationRecord> settled = !asked.status().awaitingAnswer() ? Optional.of(asked)
+                : watcher.await(issue, Duration.ofSeconds(wait), () -> ws.ledgers().read(issue)
+                        .flatMap(l -> l.find(asked.id())).filter(r -> r.round() != round || !r.status().awaitingAnswer()),
+                        ended);
         Duration waited = Duration.ofNanos(System.nanoTime() - start);
         if (settled.isEmpty()) {
             ClarificationRecord now = ws.ledgers().read(issue).flatMap(l -> l.find(asked.id())).orElse(asked);
@@ -407,6 +413,11 @@ public final class ClarifyTools {
             }
         }
         return found;
+    }
+
+    /** The issue argument: one under 1 is refused as the engine and the CLI refuse it (VALIDATION), not as a bad argument. */
+    private static int issue(ToolArgs a) {
+        return Validation.issue(a.integer("issue", Integer.MIN_VALUE, MAX_ISSUE));
     }
 
     private int waitSeconds(ToolArgs a) {

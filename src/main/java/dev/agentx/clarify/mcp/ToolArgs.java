@@ -60,6 +60,7 @@ final class ToolArgs {
         return v;
     }
 
+    /** A whole number from {@code min} to {@code max}; {@code Integer.MIN_VALUE}: no lower end here (the caller checks it). */
     Integer optionalInteger(String name, int min, int max) {
         Object v = values.get(name);
         if (v == null) {
@@ -78,13 +79,13 @@ final class ToolArgs {
         } else if (v instanceof String s && s.strip().matches("[+-]?\\d{1,18}")) {
             number = new BigDecimal(s.strip());
         }
+        String range = min == Integer.MIN_VALUE ? "up to " + max : "from " + min + " to " + max;
         if (number == null || number.stripTrailingZeros().scale() > 0) {
-            throw usage("argument '" + name + "' must be a whole number from " + min + " to " + max + ", got "
-                    + describe(v) + ".");
+            throw usage("argument '" + name + "' must be a whole number " + range + ", got " + describe(v) + ".");
         }
         if (number.compareTo(BigDecimal.valueOf(min)) < 0 || number.compareTo(BigDecimal.valueOf(max)) > 0) {
-            throw usage("argument '" + name + "' must be from " + min + " to " + max + ", got "
-                    + number.toPlainString() + ".");
+            throw usage("argument '" + name + "' must be " + (min == Integer.MIN_VALUE ? "at most " + max
+                    : "from " + min + " to " + max) + ", got " + number.toPlainString() + ".");
         }
         return number.intValueExact();
     }

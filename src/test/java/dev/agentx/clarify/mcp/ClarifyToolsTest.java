@@ -42,7 +42,10 @@ class ClarifyToolsTest {
     }
 
     private ClarifyTools as(String agent) {
-        LocalMode local = root.local();
+        return as(agent, root.local());
+    }
+
+    private ClarifyTools as(String agent, LocalMode local) {
         return new ClarifyTools(new McpWorkspace(agent, root.clock, local.engine(), local.ledgers(), local.statuses(),
                 local.activeLedgers(), () -> local.monitor().run(), List::of, local.files().ledgers().directory()), watcher);
     }
@@ -98,6 +101,19 @@ class ClarifyToolsTest {
         ToolResult r = engineer.call("clarify_wait", Map.of("id", "CLR-4-001", "wait_seconds", 3600));
         assertFalse(r.error(), r.text());
         assertEquals(Map.of("outcome", "answered", "seconds", 0.0), r.data().get("waited"));
+    }
+
+    /** A wait on a question the target's channel answered at once returns that answer, as after any wait. */
+    @Test
+    void aWaitOnAQuestionAChannelAnsweredAtOnceReturnsTheAnswer() {
+        root.write(".agentx/config.toml", "[agents.architect]\nchannel = \"auto\"\n");
+        LocalMode channels = new LocalMode(root.root, root.clock, root.locks(), Map.of()); // the config's channels
+        ToolResult r = as("engineer", channels).call("clarify_ask", Map.of("issue", 9, "to", "architect", "question", "Which queue?",
+                "options", List.of("Kafka (default)", "SQS"), "wait_seconds", 10));
+        assertFalse(r.error(), r.text());
+        assertEquals(Map.of("outcome", "answered", "seconds", 0.0), r.data().get("waited"), r.text());
+        assertTrue(r.text().contains("Answer from architect:\n"), r.text());
+        assertTrue(r.text().contains("Kafka"), r.text());
     }
 
     /**
@@ -204,9 +220,14 @@ class ClarifyToolsTest {
         assertFalse(ok.error(), ok.text());
         assertEquals(false, ok.data().get("blocking"));
 
-        assertEquals("USAGE: clarify_ask: argument 'issue' must be from 1 to 999999999, got 0.",
+        // what the protocol checks keeps its code, as in the CLI: an issue under 1, a choice under 1
+        assertEquals("VALIDATION: Issue number must be a positive integer, got 0.",
                 engineer.call("clarify_ask", Map.of("issue", 0, "to", "a", "question", "q")).text());
-        assertEquals("USAGE: clarify_ask: argument 'issue' must be a whole number from 1 to 999999999, got 1.5.",
+        assertEquals("VALIDATION: choice counts options from 1, got 0.",
+                as("architect").call("clarify_answer", Map.of("id", "CLR-6-001", "answer", "x", "choice", 0)).text());
+        assertEquals("USAGE: clarify_ask: argument 'issue' must be at most 999999999, got 1000000000.",
+                engineer.call("clarify_ask", Map.of("issue", 1_000_000_000, "to", "a", "question", "q")).text());
+        assertEquals("USAGE: clarify_ask: argument 'issue' must be a whole number up to 999999999, got 1.5.",
                 engineer.call("clarify_ask", Map.of("issue", 1.5, "to", "a", "question", "q")).text());
         assertEquals("USAGE: clarify_ask: unknown argument 'from'; it takes 'blocking', 'issue', 'options', "
                         + "'question', 'to', 'topic', 'wait_seconds', 'workflow'.",

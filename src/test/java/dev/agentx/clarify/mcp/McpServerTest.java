@@ -313,7 +313,6 @@ class McpServerTest {
                 Map.of("to", "architect", "question", "no issue?"),
                 Map.of("issue", "forty-two", "to", "architect", "question", "Q?"),
                 Map.of("issue", 4.5, "to", "architect", "question", "Q?"),
-                Map.of("issue", -1, "to", "architect", "question", "Q?"),
                 Map.of("issue", 1, "to", List.of("architect"), "question", "Q?"),
                 Map.of("issue", 1, "to", "architect", "question", "Q?", "blocking", "maybe"),
                 Map.of("issue", 1, "to", "architect", "question", "Q?", "options", List.of(1, 2)),
@@ -328,6 +327,10 @@ class McpServerTest {
         McpSchema.CallToolResult empty = call(engineer, "clarify_ask",
                 Map.of("issue", 1, "to", "architect", "question", ""));
         assertEquals("VALIDATION", data(empty).get("error").get("code").asText(), text(empty));
+        McpSchema.CallToolResult negative = call(engineer, "clarify_ask",
+                Map.of("issue", -1, "to", "architect", "question", "Q?"));
+        assertEquals("VALIDATION", data(negative).get("error").get("code").asText(), "as the CLI's --issue -1: "
+                + text(negative));
         McpSchema.CallToolResult id = call(engineer, "clarify_answer", Map.of("id", "CLR-x", "answer", "A"));
         assertEquals("VALIDATION", data(id).get("error").get("code").asText(), text(id));
         McpSchema.CallToolResult missing = call(engineer, "clarify_show", Map.of("id", "CLR-1-009"));
