@@ -564,6 +564,11 @@ public final class ClarifyTools {
                 + MAX_WAIT_SECONDS + "; default 0: return at once). Keep it below your host's tool-call timeout.");
         wait.put("minimum", 0);
         wait.put("maximum", MAX_WAIT_SECONDS);
+        // clarify_wait's is required: no default to speak of
+        Map<String, Object> waitFor = prop("integer", "Seconds to wait for the answer before returning (0 to "
+                + MAX_WAIT_SECONDS + "; 0 looks once and returns). Keep it below your host's tool-call timeout.");
+        waitFor.put("minimum", 0);
+        waitFor.put("maximum", MAX_WAIT_SECONDS);
         Map<String, Object> options = new LinkedHashMap<>();
         options.put("type", "array");
         options.put("items", Map.of("type", "string"));
@@ -618,7 +623,7 @@ public final class ClarifyTools {
                 "Wait for the answer to the open round of a clarification, up to wait_seconds, without "
                         + "polling. Returns the answer, or says the clarification was escalated or closed, or that "
                         + "the wait ended first.",
-                schema(List.of("id", "wait_seconds"), "id", id, "wait_seconds", wait), true));
+                schema(List.of("id", "wait_seconds"), "id", id, "wait_seconds", waitFor), true));
         list.add(new Tool("clarify_inbox", "What waits on me",
                 "What waits on you, oldest first: questions addressed to you to answer (clarify_answer), and "
                         + "answers to your questions to read (then clarify_resolve or clarify_followup).",
