@@ -144,6 +144,13 @@ final class StdioTransport implements McpServerTransportProvider {
             return null;
         }
         if (value instanceof Map<?, ?> map) {
+            if (!McpSchema.JSONRPC_VERSION.equals(map.get("jsonrpc"))) {
+                Object id = map.get("id");
+                LOG.warn("mcp: a message without \"jsonrpc\": \"2.0\" was refused");
+                reject(id instanceof String || id instanceof Number ? id : null, McpSchema.ErrorCodes.INVALID_REQUEST,
+                        "Invalid request: \"jsonrpc\" must be \"2.0\".");
+                return null;
+            }
             try {
                 return McpSchema.deserializeJsonRpcMessage(json, line);
             } catch (IOException | RuntimeException e) {

@@ -355,6 +355,11 @@ class McpServerTest {
         JsonNode first = host.next();
         assertEquals(-32700, first.path("error").path("code").asInt(), first.toString());
         assertTrue(first.has("id") && first.get("id").isNull(), "JSON-RPC 2.0: id null: " + first);
+        // JSON-RPC of another version is no JSON-RPC 2.0 message: invalid request, with its id
+        host.send("{\"jsonrpc\":\"1.0\",\"id\":78,\"method\":\"ping\"}");
+        JsonNode old = host.next();
+        assertEquals(-32600, old.path("error").path("code").asInt(), old.toString());
+        assertEquals(78, old.path("id").asInt(), old.toString());
         host.send(INITIALIZE);
         JsonNode second = host.next();
         assertEquals(1, second.path("id").asInt(), second.toString());
