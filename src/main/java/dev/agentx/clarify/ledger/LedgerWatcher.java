@@ -10,17 +10,21 @@ import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,16 +33,28 @@ import org.slf4j.LoggerFactory;
  * on the ledger folder, so that a waiting ask holds no lock and costs no CPU: its thread sleeps
  * until the ledger it waits on is renamed into place by whichever process answered. A ledger is
  * always written by renaming a finished file over it, so a change is seen as that name being
- * created or modified; the writers' temporary files are ignored.
+ * created or modified; the writers' temporary files, lock files and queue files are ignored.
  *
- * <p>Where notifications do not arrive (a network file system changed from another host), waiters
- * still look again every {@code recheck}, and an overflow of the notification queue wakes every
- * waiter.
+ * <p>A new ledger ({@code issue-N.json} appearing in the folder) is a change like any other. The
+ * watcher also keeps each ledger's signature (size, time, file key), so that whenever notifications
+ * may have been lost it finds what changed by looking at the folder once, and reports exactly
+ * those ledgers (the new ones among them):
+ * <ul>
+ *   <li>the notification queue overflowed;</li>
+ *   <li>the folder was removed (its watch ends): its nearest ancestor is watched until the next
+ *   writer makes it again, and the new folder is watched from then on;</li>
+ *   <li>the folder was replaced (moved away and made again: the old watch follows the old folder),
+ *   which a look at the folder's own file key every {@code recheck} notices;</li>
+ *   <li>the folder's time moved on over a {@code recheck} in which no notification arrived at all
+ *   (a network file system written from another host).</li>
+ * </ul>
+ * So a quiet folder costs one look at the folder itself every {@code recheck}, whatever the number
+ * of ledgers, and the ledgers are listed only when one of the above happened. Where notifications
+ * do not arrive, waiters also look again every {@code recheck}, and an overflow of the
+ * notification queue wakes every waiter.
  */
 public final class LedgerWatcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LedgerWatcher.class);
-    private static final Pattern LEDGER = Pattern.compile("issue-([1-9][0-9]{0,8})\\.json");
-
     private final Path directory;
     private final Duration recheck;
     private final WatchService watch;
@@ -50,6 +66,18 @@ public final class LedgerWatcher implements AutoCloseable {
     private long overflows;
     private final List<IntConsumer> listeners = new CopyOnWriteArrayList<>();
     private final List<Runnable> overflowListeners = new CopyOnWriteArrayList<>();
+    /** The watch of the folder, null while it cannot be watched; the watcher's thread only (after the constructor). */
+    private WatchKey key;
+    /** While the folder is missing: the watch of its nearest ancestor there is, for the folder to come back. */
+    private WatchKey ancestorKey;
+    /** The folder's file key and time when it was last looked at: a different key is another folder. */
+    private Object folderKey;
+    private FileTime folderModified;
+    /** Whether any notification arrived since the last look at the folder. */
+    private boolean notified;
+    /** Each ledger's signature as last seen, by issue; the watcher's thread only (after the constructor). */
+    private Map<Integer, ActiveLedgerIndex.Signature> seen = new HashMap<>();
+    private boolean unwatchedLogged;
 
     /** Watches {@code directory} (created if missing) from a daemon thread until {@link #close()}. */
     public LedgerWatcher(Path directory, Duration recheck) {
@@ -58,10 +86,12 @@ public final class LedgerWatcher implements AutoCloseable {
         try {
             Files.createDirectories(directory);
             this.watch = FileSystems.getDefault().newWatchService();
-            directory.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
+            watchFolder();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot watch " + directory + ": " + e.getMessage(), e);
         }
+        // after the watch started: a ledger written from now on is either in this list or notified
+        seen = scan();
         this.thread = new Thread(this::loop, "agentx-ledger-watch");
         thread.setDaemon(true);
         thread.start();
@@ -132,51 +162,224 @@ public final class LedgerWatcher implements AutoCloseable {
     private void loop() {
         try {
             while (true) {
-                WatchKey key = watch.take();
+                WatchKey k = watch.poll(recheck.toNanos(), TimeUnit.NANOSECONDS);
+                List<Integer> changed = new ArrayList<>();
                 boolean overflow = false;
-                List<Integer> changed = new java.util.ArrayList<>();
-                for (WatchEvent<?> event : key.pollEvents()) {
-                    if (event.kind() == StandardWatchEventKinds.OVERFLOW) {
-                        overflow = true;
+                if (k == null) {
+                    lookAtFolder(changed);
+                } else {
+                    if (k == ancestorKey) {
+                        k.pollEvents();
+                        k.reset();
+                        lookAtFolder(changed); // the folder, or an ancestor of it, may be back
+                        publish(changed, false);
                         continue;
                     }
-                    Matcher m = LEDGER.matcher(String.valueOf(event.context()));
-                    if (m.matches()) {
-                        int issue = Integer.parseInt(m.group(1));
-                        if (!changed.contains(issue)) {
-                            changed.add(issue);
+                    notified = true;
+                    List<Integer> named = new ArrayList<>();
+                    for (WatchEvent<?> event : k.pollEvents()) {
+                        if (event.kind() == StandardWatchEventKinds.OVERFLOW) {
+                            overflow = true;
+                            continue;
                         }
+                        ledgerOf(String.valueOf(event.context())).ifPresent(issue -> {
+                            if (!named.contains(issue)) {
+                                named.add(issue);
+                            }
+                        });
+                    }
+                    boolean valid = k.reset();
+                    if (k != key) {
+                        k.cancel();
+                        continue; // the watch of a folder replaced since: its events are not this folder's
+                    }
+                    for (int issue : named) {
+                        ActiveLedgerIndex.Signature now = signatureOf(issue);
+                        if (now == null) {
+                            seen.remove(issue);
+                        } else {
+                            seen.put(issue, now);
+                        }
+                        add(changed, issue);
+                    }
+                    if (!valid) {
+                        // the folder was removed: whoever writes a ledger next makes it again; until
+                        // then its nearest ancestor is watched for it to come back
+                        LOG.info("{} was removed; watching for it to come back", directory);
+                        key = null;
+                        lookAtFolder(changed);
+                    } else if (overflow) {
+                        LOG.debug("{}: notifications were lost; looking at every ledger", directory);
+                        rescan(changed);
                     }
                 }
-                if (!key.reset()) {
-                    LOG.warn("{} can no longer be watched (removed?); waits fall back to looking every {} s",
-                            directory, recheck.toSeconds());
-                    return;
-                }
-                synchronized (signal) {
-                    if (overflow) {
-                        overflows++;
-                    }
-                    for (int issue : changed) {
-                        changes.merge(issue, 1L, Long::sum);
-                    }
-                    signal.notifyAll();
-                }
-                if (overflow) {
-                    for (Runnable l : overflowListeners) {
-                        notify(l::run);
-                    }
-                }
-                for (int issue : changed) {
-                    for (IntConsumer l : listeners) {
-                        notify(() -> l.accept(issue));
-                    }
-                }
+                publish(changed, overflow);
             }
         } catch (InterruptedException | ClosedWatchServiceException e) {
             // closed
         } catch (RuntimeException e) {
             LOG.warn("ledger watch stopped: {}", e.toString(), e);
+        }
+    }
+
+    /**
+     * A look at the folder itself: if it is another folder than the one watched (or none is), the
+     * new one is watched and its ledgers compared with those seen; if its time moved on while no
+     * notification arrived, its ledgers are compared too.
+     */
+    private void lookAtFolder(List<Integer> changed) {
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(directory, BasicFileAttributes.class);
+        } catch (IOException e) {
+            a = null; // removed: made again below
+        }
+        if (key == null || a == null || !Objects.equals(a.fileKey(), folderKey)) {
+            try {
+                watchFolder();
+                unwatchedLogged = false;
+            } catch (IOException e) {
+                if (!unwatchedLogged) {
+                    LOG.warn("cannot watch {} ({}); trying again every {} s, and waits look every {} s", directory,
+                            e.toString(), recheck.toSeconds(), recheck.toSeconds());
+                    unwatchedLogged = true;
+                }
+            }
+            rescan(changed); // none if the folder is missing: the ledgers seen are gone
+        } else if (!notified && !Objects.equals(a.lastModifiedTime(), folderModified)) {
+            folderModified = a.lastModifiedTime();
+            rescan(changed);
+        } else {
+            folderModified = a.lastModifiedTime();
+        }
+        notified = false;
+    }
+
+    /**
+     * Watches the folder of that name now, ending the watch of the one before. While there is none,
+     * its nearest ancestor there is is watched instead, so that the watcher hears when it is made
+     * again (by whoever writes a ledger next: the watcher makes no folder of a project removed).
+     */
+    private void watchFolder() throws IOException {
+        while (true) {
+            if (Files.isDirectory(directory)) {
+                WatchKey old = key;
+                key = directory.register(watch, StandardWatchEventKinds.ENTRY_CREATE,
+                        StandardWatchEventKinds.ENTRY_MODIFY);
+                if (old != null && old != key) {
+                    old.cancel();
+                }
+                if (ancestorKey != null) {
+                    ancestorKey.cancel();
+                    ancestorKey = null;
+                }
+                BasicFileAttributes a = Files.readAttributes(directory, BasicFileAttributes.class);
+                folderKey = a.fileKey();
+                folderModified = a.lastModifiedTime();
+                return;
+            }
+            if (key != null) {
+                key.cancel();
+                key = null;
+            }
+            folderKey = null;
+            folderModified = null;
+            Path ancestor = directory.toAbsolutePath().getParent();
+            while (ancestor != null && !Files.isDirectory(ancestor)) {
+                ancestor = ancestor.getParent();
+            }
+            if (ancestor == null) {
+                return;
+            }
+            WatchKey k = ancestor.register(watch, StandardWatchEventKinds.ENTRY_CREATE);
+            if (ancestorKey != null && ancestorKey != k) {
+                ancestorKey.cancel();
+            }
+            ancestorKey = k;
+            if (!Files.isDirectory(directory)) {
+                return; // made before the ancestor's watch began: watched at once, by the loop
+            }
+        }
+    }
+
+    /** Compares the folder's ledgers with those seen: each new, changed or removed one goes to {@code changed}. */
+    private void rescan(List<Integer> changed) {
+        Map<Integer, ActiveLedgerIndex.Signature> now = scan();
+        for (Map.Entry<Integer, ActiveLedgerIndex.Signature> e : now.entrySet()) {
+            if (!e.getValue().equals(seen.get(e.getKey()))) {
+                add(changed, e.getKey());
+            }
+        }
+        for (Integer issue : seen.keySet()) {
+            if (!now.containsKey(issue)) {
+                add(changed, issue);
+            }
+        }
+        seen = now;
+    }
+
+    /** Every ledger of the folder with its signature (none if the folder cannot be listed). */
+    private Map<Integer, ActiveLedgerIndex.Signature> scan() {
+        Map<Integer, ActiveLedgerIndex.Signature> out = new HashMap<>();
+        try (Stream<Path> files = Files.list(directory)) {
+            files.forEach(p -> ledgerOf(p.getFileName().toString()).ifPresent(issue -> {
+                ActiveLedgerIndex.Signature s = signatureOf(issue);
+                if (s != null) {
+                    out.put(issue, s);
+                }
+            }));
+        } catch (IOException | UncheckedIOException e) {
+            LOG.debug("cannot list {}: {}", directory, e.toString());
+        }
+        return out;
+    }
+
+    /** The ledger's signature, or null if it has no file. */
+    private ActiveLedgerIndex.Signature signatureOf(int issue) {
+        try {
+            return ActiveLedgerIndex.Signature.of(Files.readAttributes(directory.resolve("issue-" + issue + ".json"),
+                    BasicFileAttributes.class));
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The issue of a ledger's file name: {@code issue-N.json} exactly, as the store names it; nothing else. */
+    private static java.util.OptionalInt ledgerOf(String fileName) {
+        java.util.OptionalInt issue = FileLedgerStore.issueOf(fileName);
+        return issue.isPresent() && fileName.equals("issue-" + issue.getAsInt() + ".json") ? issue
+                : java.util.OptionalInt.empty();
+    }
+
+    private static void add(List<Integer> changed, int issue) {
+        if (!changed.contains(issue)) {
+            changed.add(issue);
+        }
+    }
+
+    /** Counts the changes (waking the waiters) and tells the listeners. */
+    private void publish(List<Integer> changed, boolean overflow) {
+        if (changed.isEmpty() && !overflow) {
+            return;
+        }
+        synchronized (signal) {
+            if (overflow) {
+                overflows++;
+            }
+            for (int issue : changed) {
+                changes.merge(issue, 1L, Long::sum);
+            }
+            signal.notifyAll();
+        }
+        if (overflow) {
+            for (Runnable l : overflowListeners) {
+                notify(l::run);
+            }
+        }
+        for (int issue : changed) {
+            for (IntConsumer l : listeners) {
+                notify(() -> l.accept(issue));
+            }
         }
     }
 

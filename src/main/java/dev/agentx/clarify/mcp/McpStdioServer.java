@@ -88,7 +88,12 @@ public final class McpStdioServer {
                             this::read))
                     .build();
             watcher.onChange(issue -> changed(server, issue));
-            watcher.onOverflow(() -> server.notifyResourcesListChanged());
+            // a ledger made between the listing above and now was notified to no one: listed now
+            for (int issue : workspace.ledgers().issues()) {
+                if (!listed.contains(issue)) {
+                    changed(server, issue);
+                }
+            }
             LOG.info("mcp: serving the clarification tools as {} over stdio", workspace.agent());
             transport.awaitClosed();
             server.closeGracefully();

@@ -491,6 +491,96 @@ class McpServerTest {
                 && ((McpSchema.TextResourceContents) c).text().contains("gRPC inside")), update.toString());
     }
 
+    /**
+     * An issue that had no ledger when the session started: another process (the CLI here, with
+     * its own engine on the same root) gives it its first clarification. The session's host hears
+     * that the list changed, finds the issue in resources/list, and hears of each later change. So
+     * it does after the ledger folder was removed and made again while the session ran (the
+     * project's state cleared, a checkout): the session watches the folder of that name, not the
+     * one it found at its start.
+     */
+    @Test
+    void anIssueAnotherProcessStartsAfterTheSessionIsListedAndItsChangesNotified() throws Exception {
+        TestRoot root = mesh();
+        ok(root.cli("clarify", "ask", "--issue", "5", "--from", "engineer", "--to", "architect", "Before?"));
+        LinkedBlockingQueue<List<McpSchema.Resource>> lists = new LinkedBlockingQueue<>();
+        LinkedBlockingQueue<List<McpSchema.ResourceContents>> updates = new LinkedBlockingQueue<>();
+        McpAsyncClient engineer = McpClient.async(transport(root.root, "engineer"))
+                .requestTimeout(Duration.ofSeconds(60)).initializationTimeout(Duration.ofSeconds(60))
+                .resourcesChangeConsumer(resources -> Mono.fromRunnable(() -> lists.add(resources)))
+                .resourcesUpdateConsumer(contents -> Mono.fromRunnable(() -> updates.add(contents))).build();
+        open.add(engineer::close);
+        engineer.initialize().block(Duration.ofSeconds(60));
+        assertEquals(List.of("agentx://issue/5"), uris(engineer.listResources().block(Duration.ofSeconds(30))
+                .resources()));
+
+        // the architect asks the engineer on a new issue from another process
+        ok(root.cli("clarify", "ask", "--issue", "700", "--from", "architect", "--to", "engineer", "new"));
+        List<McpSchema.Resource> listed = lists.poll(30, TimeUnit.SECONDS);
+        assertTrue(listed != null, "no notifications/resources/list_changed within 30 s; stderr: " + stderr);
+        assertTrue(uris(listed).contains("agentx://issue/700"), listed.toString());
+        assertEquals(List.of("agentx://issue/5", "agentx://issue/700"),
+                uris(engineer.listResources().block(Duration.ofSeconds(30)).resources()).stream().sorted().toList());
+        // a later change of the issue (its answer, again by another process) is notified as updated
+        ok(root.cli("clarify", "answer", "CLR-700-001", "--from", "engineer", "Here it is"));
+        assertTrue(awaitUpdate(updates, "agentx://issue/700", "Here it is") != null,
+                "no notifications/resources/updated for the answer within 30 s; stderr: " + stderr);
+
+        // the ledger folder goes, and comes back as a checkout or the next writer makes it
+        Path ledgers = root.state().resolve("clarifications");
+        try (java.util.stream.Stream<Path> files = Files.walk(ledgers)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+        Files.createDirectories(ledgers);
+        lists.clear();
+        ok(root.cli("clarify", "ask", "--issue", "701", "--from", "architect", "--to", "engineer", "newer"));
+        listed = awaitList(lists, "agentx://issue/701");
+        assertTrue(listed != null, "no notifications/resources/list_changed with issue 701 within 30 s; stderr: "
+                + stderr);
+        assertTrue(uris(engineer.listResources().block(Duration.ofSeconds(30)).resources())
+                .contains("agentx://issue/701"));
+        ok(root.cli("clarify", "answer", "CLR-701-001", "--from", "engineer", "Here too"));
+        assertTrue(awaitUpdate(updates, "agentx://issue/701", "Here too") != null,
+                "no notifications/resources/updated for issue 701 within 30 s; stderr: " + stderr);
+    }
+
+    private static void ok(TestRoot.Run run) {
+        assertEquals(0, run.code(), run.err());
+    }
+
+    private static List<String> uris(List<McpSchema.Resource> resources) {
+        return resources.stream().map(McpSchema.Resource::uri).toList();
+    }
+
+    /** The first resource list, of those the host fetched on list_changed, holding {@code uri}; null if none within 30 s. */
+    private static List<McpSchema.Resource> awaitList(LinkedBlockingQueue<List<McpSchema.Resource>> lists, String uri)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            long left = deadline - System.nanoTime();
+            List<McpSchema.Resource> list = left > 0 ? lists.poll(left, TimeUnit.NANOSECONDS) : null;
+            if (list == null || uris(list).contains(uri)) {
+                return list;
+            }
+        }
+    }
+
+    /** The first update of {@code uri} whose text contains {@code text}, within 30 s; null if none came. */
+    private static List<McpSchema.ResourceContents> awaitUpdate(LinkedBlockingQueue<List<McpSchema.ResourceContents>>
+            updates, String uri, String text) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            long left = deadline - System.nanoTime();
+            List<McpSchema.ResourceContents> update = left > 0 ? updates.poll(left, TimeUnit.NANOSECONDS) : null;
+            if (update == null || update.stream().anyMatch(c -> c.uri().equals(uri)
+                    && ((McpSchema.TextResourceContents) c).text().contains(text))) {
+                return update;
+            }
+        }
+    }
+
     @Test
     void theSameConversationGivesTheSameLedgerAsTheCli() throws Exception {
         TestRoot viaMcp = mesh();
