@@ -75,7 +75,7 @@ public final class LedgerWatcher implements AutoCloseable {
     private FileTime folderModified;
     /** Whether any notification arrived since the last look at the folder. */
     private boolean notified;
-    /** Each ledger's signature as last seen, by issue; the watcher's thread only (after the constructor). */
+    /** Each ledger's signature as last seen, by issue; the watcher's thread only. */
     private Map<Integer, ActiveLedgerIndex.Signature> seen = new HashMap<>();
     private boolean unwatchedLogged;
 
@@ -90,8 +90,6 @@ public final class LedgerWatcher implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot watch " + directory + ": " + e.getMessage(), e);
         }
-        // after the watch started: a ledger written from now on is either in this list or notified
-        seen = scan();
         this.thread = new Thread(this::loop, "agentx-ledger-watch");
         thread.setDaemon(true);
         thread.start();
@@ -161,6 +159,9 @@ public final class LedgerWatcher implements AutoCloseable {
 
     private void loop() {
         try {
+            // after the watch started: a ledger written from now on is either in this list or notified
+            // (listed here, off the caller's thread, so that a session's start does not wait for it)
+            seen = scan();
             while (true) {
                 WatchKey k = watch.poll(recheck.toNanos(), TimeUnit.NANOSECONDS);
                 List<Integer> changed = new ArrayList<>();
