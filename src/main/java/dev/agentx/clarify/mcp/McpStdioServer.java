@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.ledger.LedgerCodec;
 import dev.agentx.clarify.ledger.LedgerWatcher;
 import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.render.Ansi;
 import dev.agentx.clarify.render.CliRenderer;
@@ -132,7 +133,14 @@ public final class McpStdioServer {
                     + request.uri() + "; expected " + URI_PREFIX + "N with N from 1.").build();
         }
         int issue = Integer.parseInt(m.group(1));
-        Ledger ledger = workspace.ledgers().read(issue).orElse(Ledger.empty(issue));
+        Ledger ledger;
+        try {
+            ledger = workspace.ledgers().read(issue).orElse(Ledger.empty(issue));
+        } catch (ClarifyException e) {
+            // a damaged ledger, or one of a newer format: said as the tools say it, not as an internal error
+            throw McpError.builder(McpSchema.ErrorCodes.INTERNAL_ERROR).message(e.code() + ": " + e.getMessage())
+                    .data(Map.of("code", e.code().name(), "exitCode", e.code().exitCode())).build();
+        }
         String jsonText = new String(new LedgerCodec().encode(ledger), StandardCharsets.UTF_8);
         StringBuilder b = new StringBuilder();
         for (ClarificationRecord r : ledger.clarifications()) {

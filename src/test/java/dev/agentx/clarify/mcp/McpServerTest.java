@@ -489,6 +489,12 @@ class McpServerTest {
         assertTrue(update != null, "no notifications/resources/updated within 30 s; stderr: " + stderr);
         assertTrue(update.stream().anyMatch(c -> c.uri().equals("agentx://issue/3")
                 && ((McpSchema.TextResourceContents) c).text().contains("gRPC inside")), update.toString());
+
+        // a damaged ledger read as a resource says so, as the tools do (not a bare internal error)
+        Files.writeString(root.state().resolve("clarifications/issue-9.json"), "{\"issueNumber\": 9, \"clarif");
+        McpError damaged = assertThrows(McpError.class, () -> watcher.readResource(
+                new McpSchema.ReadResourceRequest("agentx://issue/9")).block(Duration.ofSeconds(30)));
+        assertTrue(damaged.getMessage().startsWith("LEDGER_DAMAGED: "), damaged.getMessage());
     }
 
     /**
