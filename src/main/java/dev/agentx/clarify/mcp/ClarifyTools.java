@@ -132,7 +132,7 @@ public final class ClarifyTools {
         Outcome o = ws.engine().execute(new ClarifyCommand.Ask(issue, ws.agent(), to, topic, question, blocking,
                 options, workflow));
         List<String> notes = afterChange(o);
-        ClarificationRecord r = o.record();
+        ClarificationRecord r = afterPass(o, notes);
         String line = r.id() + " asked: " + r.from() + " -> " + r.to() + ", round " + r.round() + " of "
                 + r.maxRounds() + (r.blocking() ? ", blocking" : ", non-blocking");
         return waitIfAsked(o.issue(), r, wait, line, notes, ended);
@@ -150,7 +150,7 @@ public final class ClarifyTools {
         Outcome o = ws.engine().agentAnswer(new ClarifyCommand.Answer(id, ws.agent(), answer,
                 choice == null ? null : choice - 1), "mcp");
         List<String> notes = afterChange(o);
-        ClarificationRecord r = o.record();
+        ClarificationRecord r = afterPass(o, notes);
         String line = r.pendingProposal().isPresent() && r.status().awaitingAnswer()
                 ? r.id() + " answer proposed (round " + r.round() + " of " + r.maxRounds() + "): it counts once a person "
                 + "in role " + r.to() + " accepts it"
@@ -165,7 +165,7 @@ public final class ClarifyTools {
         int wait = waitSeconds(a);
         Outcome o = ws.engine().execute(new ClarifyCommand.FollowUp(id, ws.agent(), question));
         List<String> notes = afterChange(o);
-        ClarificationRecord r = o.record();
+        ClarificationRecord r = afterPass(o, notes);
         String line = r.id() + " round " + r.round() + " asked; "
                 + (r.status().awaitingAnswer() ? "waiting for " + r.to() : r.status().wire());
         return waitIfAsked(o.issue(), r, wait, line, notes, ended);
@@ -457,6 +457,22 @@ public final class ClarifyTools {
             notes.add("monitor: pass skipped: " + e.getMessage());
         }
         return notes;
+    }
+
+    /**
+     * The record as the call leaves it: when the monitor's pass after the change acted (escalated a
+     * stuck or deadlocked one, say), as the ledger holds it now, so the result's status is not one
+     * its own notes overtook.
+     */
+    private ClarificationRecord afterPass(Outcome o, List<String> notes) {
+        if (notes.size() == o.notes().size()) {
+            return o.record();
+        }
+        try {
+            return ws.ledgers().read(o.issue()).flatMap(l -> l.find(o.record().id())).orElse(o.record());
+        } catch (ClarifyException | UncheckedIOException e) {
+            return o.record();
+        }
     }
 
     private ToolResult result(int issue, ClarificationRecord r, String line, List<String> notes,

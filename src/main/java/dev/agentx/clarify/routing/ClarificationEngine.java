@@ -175,7 +175,8 @@ public final class ClarificationEngine {
     private static Step scope(Workflow wf, String from, String to) {
         Step step = wf.stepOf(from).orElseThrow(() -> new ClarifyException(ErrorCode.SCOPE_VIOLATION,
                 "Agent '" + from + "' has no step in workflow '" + wf.name() + "', so it cannot clarify with '" + to
-                        + "'. Pick the issue's workflow with --workflow, or add a step for '" + from + "'."));
+                        + "'. Pick the issue's workflow (the CLI's --workflow, the MCP tool's 'workflow', a type: label on "
+                        + "GitHub), or add a step for '" + from + "'."));
         if (!step.canClarify().contains(to)) {
             throw new ClarifyException(ErrorCode.SCOPE_VIOLATION, "Agent '" + from + "' cannot clarify with '" + to
                     + "'. Allowed: " + step.canClarify() + " (can_clarify of step '" + step.id() + "' in workflow '"

@@ -103,6 +103,21 @@ class ClarifyToolsTest {
         assertEquals(Map.of("outcome", "answered", "seconds", 0.0), r.data().get("waited"));
     }
 
+    /** The result's status is the record's after the monitor's pass that followed the call, not before it. */
+    @Test
+    void aFollowUpTheMonitorEscalatesAsStuckSaysEscalated() {
+        ClarifyTools engineer = as("engineer");
+        String q = "Which database engine should the orders service use in production?";
+        assertFalse(engineer.call("clarify_ask", Map.of("issue", 12, "to", "architect", "question", q)).error());
+        assertFalse(as("architect").call("clarify_answer", Map.of("id", "CLR-12-001", "answer", "PostgreSQL.")).error());
+        ToolResult again = engineer.call("clarify_followup", Map.of("id", "CLR-12-001", "question", q));
+        assertFalse(again.error(), again.text());
+        @SuppressWarnings("unchecked")
+        List<String> notes = (List<String>) again.data().get("notes");
+        assertTrue(notes.stream().anyMatch(n -> n.startsWith("monitor: ") && n.contains("escalated")), notes.toString());
+        assertEquals("escalated", again.data().get("status"), again.text());
+    }
+
     /** A wait on a question the target's channel answered at once returns that answer, as after any wait. */
     @Test
     void aWaitOnAQuestionAChannelAnsweredAtOnceReturnsTheAnswer() {
