@@ -24,8 +24,9 @@ import java.util.concurrent.TimeUnit;
  * for work that is safe to repeat, and not when the connection broke by waiting out the answer's
  * timeout (a second wait would take the caller past what it may wait) or could not be opened (the
  * database is gone, not restarted). A call the database rolled back to break a deadlock is run
- * once more too: two replicas given the same deliveries at once insert their ids in different
- * orders.
+ * again, after a pause of a few milliseconds, up to {@link #DEADLOCK_TRIES} times in all: two
+ * replicas given the same deliveries at once insert their ids in different orders (the order of
+ * receipt, which their sequence numbers keep, so the rows are not sorted to avoid it).
  */
 final class DedicatedConnection implements AutoCloseable {
     /** How long a statement on this connection may wait for the database's answer: under the 10 s GitHub waits. */
@@ -70,22 +71,40 @@ final class DedicatedConnection implements AutoCloseable {
                     + "the server is stopping");
         }
         boolean opened = connection != null;
-        try {
-            return used(work.run(connection()));
-        } catch (SQLException e) {
-            dropIfBroken(e);
-            // a deadlock: another replica's insert took the same delivery ids in another order, and
-            // the database rolled this statement back; run again, those rows are duplicates now
-            boolean deadlock = DEADLOCK.equals(e.getSQLState());
-            if (!deadlock && (!opened || !PostgresDatabase.connectionLost(e) || answerTimedOut(e))) {
-                throw db.failure(e);
+        boolean reconnected = false;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return used(work.run(connection()));
+            } catch (SQLException e) {
+                dropIfBroken(e);
+                if (DEADLOCK.equals(e.getSQLState()) && attempt < DEADLOCK_TRIES) {
+                    // another replica's insert took the same delivery ids in another order, and the
+                    // database rolled this statement back; run again once that statement is through
+                    // (an immediate rerun can take the first id before it and close the cycle again):
+                    // those rows are duplicates then
+                    pauseAfterDeadlock(attempt);
+                    continue;
+                }
+                // a connection that broke under the work (a restarted database): once more on a new one
+                if (reconnected || !opened || !PostgresDatabase.connectionLost(e) || answerTimedOut(e)) {
+                    throw db.failure(e);
+                }
+                reconnected = true;
             }
         }
+    }
+
+    /** Tries in all for work the database rolls back to break a deadlock. */
+    static final int DEADLOCK_TRIES = 4;
+
+    /** A few milliseconds, more after each deadlock, jittered so that two replicas do not rerun in step. */
+    private static void pauseAfterDeadlock(int attempt) {
+        long millis = (long) ((5L << (attempt - 1)) * java.util.concurrent.ThreadLocalRandom.current().nextDouble(1.0, 2.0));
         try {
-            return used(work.run(connection()));
-        } catch (SQLException e) {
-            dropIfBroken(e);
-            throw db.failure(e);
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClarifyException(ErrorCode.INTERNAL, "interrupted while running again after a deadlock", e);
         }
     }
 
