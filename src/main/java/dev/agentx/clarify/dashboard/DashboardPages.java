@@ -86,6 +86,10 @@ public final class DashboardPages {
         public void changed() {
             long v = version.incrementAndGet();
             for (SseClient c : clients) {
+                if (!alive(c)) {
+                    clients.remove(c);
+                    continue;
+                }
                 try {
                     c.sendEvent("changed", String.valueOf(v));
                 } catch (RuntimeException e) {
@@ -94,8 +98,34 @@ public final class DashboardPages {
             }
         }
 
+        /** Ends the pages' event streams (the server stops); those whose browser went away are only forgotten. */
         public void close() {
-            clients.forEach(SseClient::close);
+            for (SseClient c : clients) {
+                clients.remove(c);
+                if (alive(c)) {
+                    c.close();
+                }
+            }
+        }
+
+        /**
+         * Whether the stream's request is still one the server serves. A page the browser left
+         * ends its request in the HTTP server without the client hearing of it; closing such a
+         * client (or writing to it, which closes it) makes Javalin finish a request that no longer
+         * exists, and it then loops on the errors of its own error handling, so the server never
+         * stops. Such a request answers any question with an exception.
+         */
+        static boolean alive(SseClient c) {
+            if (c.terminated()) {
+                return false;
+            }
+            try {
+                c.ctx().req().getMethod();
+                c.ctx().res().getStatus();
+                return true;
+            } catch (RuntimeException e) {
+                return false;
+            }
         }
     }
 }

@@ -81,7 +81,7 @@ class ServerDashboardTest {
         throw new AssertionError("no cookie " + name + " in " + r.headers().allValues("Set-Cookie"));
     }
 
-    private static void stubUser(GitHubRig rig, String login, String repo) {
+    static void stubUser(GitHubRig rig, String login, String repo) {
         String token = "gho_" + login;
         rig.wiremock.stubFor(post(urlPathEqualTo("/login/oauth/access_token")).withRequestBody(containing("code=code-"
                 + login)).willReturn(okJson("{\"access_token\":\"" + token + "\",\"token_type\":\"bearer\",\"scope\":\"\"}")));
