@@ -11,6 +11,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -229,7 +230,7 @@ public final class FileLedgerStore implements LedgerStore {
         long since = System.nanoTime();
         // uncontended, the usual case: the lock is free, and the change goes straight to the ledger
         if (!lockFile.toFile().exists()) {
-            Optional<Result<T>> done = tryTurn(issue, actor, since, null, change, changes);
+            Optional<Result<T>> done = tryTurn(issue, actor, since, locks.maxWait(), null, change, changes);
             if (done.isPresent()) {
                 return done.get().value();
             }
@@ -251,7 +252,11 @@ public final class FileLedgerStore implements LedgerStore {
                 if (!rang || !lockFile.toFile().exists()) {
                     Optional<Result<T>> done;
                     try {
-                        done = tryTurn(issue, actor, since, mine, change, changes);
+                        // a holder of another kind found at the lock gets what is left of this wait's
+                        // budget (time waited in the queue behind the same holder counts), not a new one
+                        deadline.saw(System.nanoTime(), locks.holder(file));
+                        Duration left = Duration.ofNanos(Math.max(0, deadline.remaining(System.nanoTime())));
+                        done = tryTurn(issue, actor, since, left, mine, change, changes);
                     } catch (ClarifyException e) {
                         // no turn (a holder of another kind outlasted the wait, or the lock was lost):
                         // the change must not be carried out later, unless a holder has claimed it
@@ -283,18 +288,18 @@ public final class FileLedgerStore implements LedgerStore {
     }
 
     /** How long a waiter that hears no bell waits before it looks at the lock and its reply again. */
-    private static final java.time.Duration LOOK_AGAIN = java.time.Duration.ofMillis(50);
+    private static final Duration LOOK_AGAIN = Duration.ofMillis(50);
 
     /**
      * A turn if the lock is free now (empty if not); once it is let go, the doorbells of those the
      * turn replied to and of those still waiting are rung.
      */
-    private <T> Optional<Result<T>> tryTurn(int issue, String actor, long since, ChangeQueue.Request mine,
+    private <T> Optional<Result<T>> tryTurn(int issue, String actor, long since, Duration left, ChangeQueue.Request mine,
                                             SharedChange<T> change, SharedChange.Codec<T> changes) {
         List<Result<T>> done = new ArrayList<>(1);
         List<Integer> bells = new ArrayList<>();
         try {
-            if (locks.withLockIfFree(fileOf(issue), actor, since,
+            if (locks.withLockIfFree(fileOf(issue), actor, since, left,
                     () -> done.add(new Result<>(turn(issue, mine, change, changes, bells))))) {
                 return Optional.of(done.get(0));
             }

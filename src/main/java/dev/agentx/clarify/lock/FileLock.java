@@ -175,7 +175,7 @@ public final class FileLock {
         });
         try {
             // at the head of the queue: the budget starts again, for a holder of another kind
-            return acquireFile(file, lockPath, agent, budget, start, turn);
+            return acquireFile(file, lockPath, agent, budget, budget, start, turn);
         } catch (RuntimeException e) {
             turn.close();
             throw e;
@@ -188,6 +188,15 @@ public final class FileLock {
      * {@link #acquire} does.
      */
     public Held tryAcquire(Path file, String agent, Duration budget) {
+        return tryAcquire(file, agent, budget, budget);
+    }
+
+    /**
+     * As {@link #tryAcquire(Path, String, Duration)}, for a caller that already waited: the holder
+     * found first is waited for at most {@code first} (what is left of the caller's budget), a
+     * holder after it for {@code budget}.
+     */
+    public Held tryAcquire(Path file, String agent, Duration first, Duration budget) {
         Path lockPath = lockPathOf(file);
         Instant start = clock.instant();
         Turnstile.Turn turn = Turnstile.tryEnter(lockPath);
@@ -195,7 +204,7 @@ public final class FileLock {
             return null;
         }
         try {
-            return acquireFile(file, lockPath, agent, budget, start, turn);
+            return acquireFile(file, lockPath, agent, first, budget, start, turn);
         } catch (RuntimeException e) {
             turn.close();
             throw e;
@@ -203,7 +212,7 @@ public final class FileLock {
     }
 
     /** With the turn held: creates the lock file, waiting out (by polling) a holder of another kind. */
-    private Held acquireFile(Path file, Path lockPath, String agent, Duration budget, Instant start,
+    private Held acquireFile(Path file, Path lockPath, String agent, Duration first, Duration budget, Instant start,
                              Turnstile.Turn turn) {
         // a holder of another kind that changes (new tokens) is a queue that moves: each new holder
         // gives the budget again, up to the queue's limit
@@ -232,7 +241,7 @@ public final class FileLock {
             long now = nanos(clock.instant());
             Object holder = last == null ? null : last.holder();
             if (deadline == null) {
-                deadline = new WaitDeadline(now, budget, Turnstile.MAX_QUEUE_WAIT, holder);
+                deadline = new WaitDeadline(now, first, budget, Turnstile.MAX_QUEUE_WAIT, holder);
             } else {
                 deadline.saw(now, holder);
             }

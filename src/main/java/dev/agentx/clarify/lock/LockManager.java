@@ -109,21 +109,22 @@ public final class LockManager {
      * up). A stale lock is taken over as {@link #withLock} does.
      */
     public boolean withLockIfFree(Path file, String agent, Runnable body) {
-        return withLockIfFree(file, agent, System.nanoTime(), false, body);
+        return lockIfFree(file, agent, System.nanoTime(), null, body);
     }
 
     /**
      * As {@link #withLockIfFree(Path, String, Runnable)}, for a caller that has been waiting for
      * the lock since {@code waitingSince} (a {@link System#nanoTime()}: the wait told to the
      * observer) and must have it in the end: a holder of another kind is waited out as {@link
-     * #withLock} does (LOCK_TIMEOUT when it makes no progress).
+     * #withLock} does (LOCK_TIMEOUT when it makes no progress), the one it finds first for at most
+     * {@code left}, what is left of the caller's own wait for it (its wait in the queue counts).
      */
-    public boolean withLockIfFree(Path file, String agent, long waitingSince, Runnable body) {
-        return withLockIfFree(file, agent, waitingSince, true, body);
+    public boolean withLockIfFree(Path file, String agent, long waitingSince, Duration left, Runnable body) {
+        return lockIfFree(file, agent, waitingSince, java.util.Objects.requireNonNull(left, "left"), body);
     }
 
-    private boolean withLockIfFree(Path file, String agent, long waitingSince, boolean waitForAnotherKind,
-                                   Runnable body) {
+    /** {@code left} null: a holder of another kind is not waited for. */
+    private boolean lockIfFree(Path file, String agent, long waitingSince, Duration left, Runnable body) {
         Path key = file.toAbsolutePath().normalize();
         Local entry = enter(key);
         try {
@@ -136,9 +137,10 @@ public final class LockManager {
             try {
                 FileLock.Held held;
                 try {
-                    held = fileLock.tryAcquire(key, agent, waitForAnotherKind ? settings.maxWait() : Duration.ZERO);
+                    held = left == null ? fileLock.tryAcquire(key, agent, Duration.ZERO)
+                            : fileLock.tryAcquire(key, agent, left, settings.maxWait());
                 } catch (dev.agentx.clarify.protocol.ClarifyException e) {
-                    if (!waitForAnotherKind && e.code() == dev.agentx.clarify.protocol.ErrorCode.LOCK_TIMEOUT) {
+                    if (left == null && e.code() == dev.agentx.clarify.protocol.ErrorCode.LOCK_TIMEOUT) {
                         return false; // held by one of another kind: not waited for
                     }
                     throw e;

@@ -15,9 +15,17 @@ public final class WaitDeadline {
     private Object holder;
 
     public WaitDeadline(long start, Duration budget, Duration all, Object holder) {
+        this(start, budget, budget, all, holder);
+    }
+
+    /**
+     * As the other constructor, for a wait that goes on from an earlier one: {@code first} is what
+     * is left of its budget for {@code holder}; a new holder gives the whole {@code budget}.
+     */
+    public WaitDeadline(long start, Duration first, Duration budget, Duration all, Object holder) {
         this.budget = budget.toNanos();
         this.cap = start + all.toNanos();
-        this.deadline = start + this.budget;
+        this.deadline = start + Math.min(first.toNanos(), this.budget);
         this.holder = holder;
     }
 

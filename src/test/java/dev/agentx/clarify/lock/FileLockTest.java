@@ -126,6 +126,21 @@ class FileLockTest {
     }
 
     /**
+     * A caller that already waited behind the same holder (in its queue, behind another of our
+     * processes that was waiting for that holder) gets what is left of its 15 s, not 15 s more.
+     */
+    @Test
+    void aWaitThatGoesOnFromAnEarlierOneHasOnlyWhatIsLeftForTheSameHolder() throws Exception {
+        foreignLock("elsewhere", 1, clock.instant().minusSeconds(1));
+        Instant start = clock.instant();
+        ClarifyException e = assertThrows(ClarifyException.class, () -> locks.withLockIfFree(ledger, "engineer",
+                System.nanoTime(), Duration.ofSeconds(3), () -> { }));
+        assertEquals(ErrorCode.LOCK_TIMEOUT, e.code());
+        assertEquals(Duration.ofSeconds(3), Duration.between(start, clock.instant()), "what was left: 3 s");
+        assertTrue(Files.exists(lockFile), "a live foreign lock is never removed");
+    }
+
+    /**
      * A holder of another kind that lets go and takes the lock again every 2 s (a new token each
      * time) is a queue that moves: it is waited out, and the lock taken once it stops.
      */
