@@ -61,7 +61,10 @@ public final class CliRenderer {
                 b.append(ansi.dim("[Round " + e.round() + "]")).append(' ').append(Visible.text(e.from())).append(" -> ")
                         .append(Visible.text(other)).append(ansi.dim(when));
                 if (e.isProposal()) {
-                    b.append(" [proposed; a person accepts it with: agentx clarify accept ").append(r.id()).append(']');
+                    // the way to accept it only while it waits for that: once answered or accepted it is the record's past
+                    b.append(r.pendingProposal().filter(p -> p == e).isPresent()
+                            ? " [proposed; a person accepts it with: agentx clarify accept " + r.id() + "]"
+                            : " [proposed]");
                 } else if (e.acceptedBy() != null) {
                     b.append(" [accepted by ").append(Visible.text(e.acceptedBy())).append(']');
                 }

@@ -115,7 +115,10 @@ class ChannelCliTest {
 
         assertEquals("CLR-7-001 accepted: architect's answer to round 1 counts\n",
                 ok("clarify", "accept", "CLR-7-001", "--by", "alice").out());
-        assertTrue(ok("clarify", "show", "CLR-7-001").out().contains("[accepted by alice]"));
+        String accepted = ok("clarify", "show", "CLR-7-001").out();
+        assertTrue(accepted.contains("[accepted by alice]"), accepted);
+        assertTrue(accepted.contains("[proposed]\n") && !accepted.contains("a person accepts it with"),
+                "no way to accept what was accepted: " + accepted);
         refused(3, "INVALID_STATE", "clarify", "accept", "CLR-7-001");
 
         ok("clarify", "followup", "CLR-7-001", "Sure?");
