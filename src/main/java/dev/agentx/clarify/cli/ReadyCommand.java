@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
 @Command(name = "ready", mixinStandardHelpOptions = true,
         description = {"The ready queue: open issues (those with clarification ledgers, plus those listed as "
                 + ".agentx/issues/N.json), ready ones first. An issue with an open blocking clarification is marked "
-                + ReadyQueue.BLOCKED + ". Finished issues (state closed, or status Done) are left out unless --all.",
+                + ReadyQueue.BLOCKED + ". Finished issues (state closed, or status Done; or known only by a ledger whose "
+                + "clarifications are all closed) are left out unless --all.",
                 "Followed by a monitor pass."},
         footer = {"", "Examples:", "  agentx ready", "  agentx ready --all", "  agentx ready --json"})
 final class ReadyCommand implements Runnable {
@@ -27,7 +28,7 @@ final class ReadyCommand implements Runnable {
     @picocli.CommandLine.Mixin
     ServerStateOptions database;
 
-    @Option(names = "--all", description = "Also list finished issues (state closed, or status Done).")
+    @Option(names = "--all", description = "Also list finished issues (state closed, status Done, or all clarifications closed).")
     boolean all;
 
     ReadyCommand(CliContext ctx) {
