@@ -79,15 +79,12 @@ public final class LedgerWatcher implements AutoCloseable {
     private Map<Integer, ActiveLedgerIndex.Signature> seen = new HashMap<>();
     private boolean unwatchedLogged;
 
-    /**
-     * Watches {@code directory} from a daemon thread until {@link #close()}. A folder that does not
-     * exist yet is not made (a folder with no project stays one: the CLI looks upward for
-     * {@code .agentx/}); its nearest ancestor is watched until whoever writes the first ledger makes it.
-     */
+    /** Watches {@code directory} (created if missing) from a daemon thread until {@link #close()}. */
     public LedgerWatcher(Path directory, Duration recheck) {
         this.directory = directory;
         this.recheck = recheck;
         try {
+            Files.createDirectories(directory);
             this.watch = FileSystems.getDefault().newWatchService();
             watchFolder();
         } catch (IOException e) {

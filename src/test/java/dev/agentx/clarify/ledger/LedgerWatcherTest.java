@@ -1,7 +1,6 @@
 package dev.agentx.clarify.ledger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -37,11 +36,8 @@ class LedgerWatcherTest {
         open.forEach(LedgerWatcher::close);
     }
 
-    private Path watch(Duration recheck) throws IOException {
-        return watch(Files.createDirectories(dir.resolve("state/clarifications")), recheck);
-    }
-
-    private Path watch(Path folder, Duration recheck) {
+    private Path watch(Duration recheck) {
+        Path folder = dir.resolve("state/clarifications");
         LedgerWatcher w = new LedgerWatcher(folder, recheck);
         open.add(w);
         w.onChange(changes::add);
@@ -65,21 +61,6 @@ class LedgerWatcherTest {
         ledger(folder, 7);
         assertEquals(7, next());
         assertTrue(changes.isEmpty(), changes.toString());
-    }
-
-    /**
-     * A folder with no project yet: the watcher makes nothing (a made {@code .agentx/} would turn
-     * the folder into a project root for every command below it), and hears of the first ledger
-     * once a writer makes the folders and writes it.
-     */
-    @Test
-    void aFolderThatDoesNotExistIsNotMadeAndItsFirstLedgerIsAChange() throws Exception {
-        Path project = Files.createDirectories(dir.resolve("project"));
-        Path folder = watch(project.resolve(".agentx/state/clarifications"), Duration.ofSeconds(30));
-        assertFalse(Files.exists(project.resolve(".agentx")), "no project made");
-        Files.createDirectories(folder);
-        ledger(folder, 5);
-        assertEquals(5, next());
     }
 
     @Test
