@@ -267,11 +267,8 @@ public final class ClarifyCommands implements Runnable {
 
         @Override
         public void run() {
-            if (choice != null && choice < 1) {
-                throw new ClarifyException(ErrorCode.VALIDATION, "--choice counts options from 1, got " + choice + ".");
-            }
             Outcome o = ctx.local().engine().execute(new ClarifyCommand.Answer(id(id), from, text(answer),
-                    choice == null ? null : choice - 1));
+                    Validation.choice("--choice", choice)));
             report(ctx, o, o.record().id() + " answered (round " + o.record().round() + " of " + o.record().maxRounds() + ")");
         }
     }

@@ -142,13 +142,9 @@ public final class ClarifyTools {
         ToolArgs a = new ToolArgs("clarify_answer", arguments, Set.of("id", "answer", "choice"));
         String id = id(a);
         String answer = a.text("answer");
-        Integer choice = a.optionalInteger("choice", Integer.MIN_VALUE, 1000);
-        if (choice != null && choice < 1) { // refused as the CLI's --choice is
-            throw new ClarifyException(ErrorCode.VALIDATION, "choice counts options from 1, got " + choice + ".");
-        }
+        Integer choice = Validation.choice("choice", a.optionalInteger("choice", Integer.MIN_VALUE, 1000));
         // an agent's own answer: it counts by the record's autonomy, as one through a channel does
-        Outcome o = ws.engine().agentAnswer(new ClarifyCommand.Answer(id, ws.agent(), answer,
-                choice == null ? null : choice - 1), "mcp");
+        Outcome o = ws.engine().agentAnswer(new ClarifyCommand.Answer(id, ws.agent(), answer, choice), "mcp");
         List<String> notes = afterChange(o);
         ClarificationRecord r = afterPass(o, notes);
         String line = r.pendingProposal().isPresent() && r.status().awaitingAnswer()

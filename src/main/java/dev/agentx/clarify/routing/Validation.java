@@ -21,6 +21,21 @@ public final class Validation {
         return issue;
     }
 
+    /**
+     * The option an answer picks as people count it, from 1 (the CLI's {@code --choice}, the MCP
+     * tool's {@code choice}, named {@code name} in the message), as the 0-based index the engine
+     * takes; null stays null.
+     */
+    public static Integer choice(String name, Integer fromOne) {
+        if (fromOne == null) {
+            return null;
+        }
+        if (fromOne < 1) {
+            throw new ClarifyException(ErrorCode.VALIDATION, name + " counts options from 1, got " + fromOne + ".");
+        }
+        return fromOne - 1;
+    }
+
     /** Question, answer, note: 1..2000 characters after trimming. */
     public static String text(String what, String value) {
         String v = value == null ? "" : value.strip();

@@ -25,8 +25,8 @@ public interface DashboardSessions {
     /** The session with this id, if it is kept and not expired by {@code now}. */
     Optional<Session> get(String id, Instant now);
 
-    /** Forgets the session with this id (its user signed out); nothing if there is none. */
-    void remove(String id);
+    /** Forgets the session with this id (its user signed out): the login it was, if one was kept. */
+    Optional<String> remove(String id);
 
     /** Sessions in this process's memory: a restart signs everybody out. */
     static DashboardSessions inMemory() {
@@ -44,8 +44,8 @@ public interface DashboardSessions {
             }
 
             @Override
-            public void remove(String id) {
-                sessions.remove(id);
+            public Optional<String> remove(String id) {
+                return Optional.ofNullable(sessions.remove(id)).map(Session::login);
             }
         };
     }

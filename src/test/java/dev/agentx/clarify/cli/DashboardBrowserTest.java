@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.dashboard.DashboardServer;
 import dev.agentx.clarify.routing.ClarifyCommand;
+import dev.agentx.clarify.support.HeadlessChromium;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestRoot;
 import dev.agentx.clarify.support.Workflows;
@@ -15,13 +16,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,13 +27,8 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -46,10 +39,6 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * target/dashboard-screenshots/.
  */
 class DashboardBrowserTest {
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-    private static final Path SHOTS = Path.of("target", "dashboard-screenshots");
-
     @TempDir
     Path dir;
 
@@ -59,13 +48,7 @@ class DashboardBrowserTest {
 
     @BeforeEach
     void setUp() throws IOException {
-        boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
-        if (!present && "true".equals(System.getenv("CI"))) {
-            throw new IllegalStateException("the browser tests need Debian's chromium and chromium-driver "
-                    + "(apt-get install chromium chromium-driver); .ci/run installs them");
-        }
-        Assumptions.assumeTrue(present, "chromium and chromedriver are not installed: apt-get install chromium "
-                + "chromium-driver");
+        HeadlessChromium.assumeInstalled();
         root = new TestRoot(dir.resolve("shop"), MutableClock.at("2026-03-02T09:00:00Z"));
         Workflows.mesh(root);
         LocalMode local = root.local();
@@ -88,15 +71,7 @@ class DashboardBrowserTest {
         server = new DashboardServer(DashboardCommand.snapshots(root.local()), local.files().ledgers().directory(),
                 List.of(root.state().resolve("agent-status.json"), root.state().resolve("events.jsonl")))
                 .start("127.0.0.1", 0);
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--user-data-dir=" + Files.createDirectories(dir.resolve("chromium-profile")), "--window-size=1280,1700");
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort().build();
-        browser = new ChromeDriver(service, options);
-        Files.createDirectories(SHOTS);
+        browser = HeadlessChromium.start(dir.resolve("chromium-profile"), 1280, 1700);
     }
 
     @AfterEach
@@ -114,8 +89,7 @@ class DashboardBrowserTest {
     }
 
     private void shot(String name) throws IOException {
-        Path png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
-        Files.copy(png, SHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+        HeadlessChromium.shot(browser, name);
     }
 
     private WebDriverWait waiting() {

@@ -73,15 +73,11 @@ class LedgerGroupCommitTest {
         return n;
     }
 
-    @Test
-    void theChangesQueuedBehindAHolderAreCarriedOutByOneOfThemInOneTurn() throws Exception {
-        LocalMode local = LocalMode.open(dir, Clock.systemUTC());
-        local.engine().execute(ask("first"));
-        LedgerStore store = local.ledgers();
-        CountDownLatch holding = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        Thread holder = new Thread(() -> store.update(ISSUE, "test", ledger -> {
-            holding.countDown();
+    /** A thread holding the issue's lock, inside an update, until {@code release}; returned once it holds it. */
+    private static Thread holding(LedgerStore store, String actor, CountDownLatch release) throws InterruptedException {
+        CountDownLatch holds = new CountDownLatch(1);
+        Thread holder = new Thread(() -> store.update(ISSUE, actor, ledger -> {
+            holds.countDown();
             try {
                 release.await();
             } catch (InterruptedException e) {
@@ -89,8 +85,19 @@ class LedgerGroupCommitTest {
             }
             return Mutation.none(null);
         }));
+        holder.setDaemon(true);
         holder.start();
-        assertTrue(holding.await(10, TimeUnit.SECONDS));
+        assertTrue(holds.await(10, TimeUnit.SECONDS), "the holder took the lock");
+        return holder;
+    }
+
+    @Test
+    void theChangesQueuedBehindAHolderAreCarriedOutByOneOfThemInOneTurn() throws Exception {
+        LocalMode local = LocalMode.open(dir, Clock.systemUTC());
+        local.engine().execute(ask("first"));
+        LedgerStore store = local.ledgers();
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = holding(store, "test", release);
         ExecutorService pool = Executors.newFixedThreadPool(5);
         try {
             List<Future<Outcome>> asked = new ArrayList<>();
@@ -205,20 +212,9 @@ class LedgerGroupCommitTest {
         LockManager locks = new LockManager(Clock.systemUTC(), new LockSettings(Duration.ofSeconds(30),
                 Duration.ofMillis(10), Duration.ofSeconds(1)), Sleeper.real(), ProcessIdentity.current(), LockObserver.NONE);
         FileLedgerStore store = new FileLedgerStore(dir.resolve(".agentx/state"), locks);
-        CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Thread holder = new Thread(() -> store.update(ISSUE, "architect", ledger -> {
-            holding.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return Mutation.none(null);
-        }));
-        holder.start();
+        Thread holder = holding(store, "architect", release);
         try {
-            assertTrue(holding.await(10, TimeUnit.SECONDS));
             LedgerChange.Answer answer = new LedgerChange.Answer(asked.record().id(), null, "OAuth", null,
                     Instant.now(), LedgerChange.LOCAL + "waiter");
             ClarifyException e = assertThrows(ClarifyException.class,

@@ -216,12 +216,8 @@ public final class ServerDashboard implements AutoCloseable {
         if (refused(ctx)) {
             return;
         }
-        Instant now = clock.instant();
-        Optional<String> id = cookies.verify(SESSION, ctx.cookie(SESSION), now);
-        if (id.isPresent()) {
-            sessions.get(id.get(), now).ifPresent(s -> LOG.info("dashboard: {} signed out", s.login()));
-            sessions.remove(id.get());
-        }
+        cookies.verify(SESSION, ctx.cookie(SESSION), clock.instant()).flatMap(sessions::remove)
+                .ifPresent(login -> LOG.info("dashboard: {} signed out", login));
         setCookie(ctx, SESSION, "", Duration.ZERO);
         ctx.redirect("/dashboard/signed-out", io.javalin.http.HttpStatus.SEE_OTHER);
     }

@@ -94,11 +94,14 @@ public final class PgDashboardSessions implements DashboardSessions {
     }
 
     @Override
-    public void remove(String id) {
-        db.autoCommit(c -> {
-            try (PreparedStatement s = c.prepareStatement("DELETE FROM dashboard_sessions WHERE id_hash = ?")) {
+    public Optional<String> remove(String id) {
+        return db.autoCommit(c -> {
+            try (PreparedStatement s = c.prepareStatement("DELETE FROM dashboard_sessions WHERE id_hash = ? "
+                    + "RETURNING login")) {
                 s.setString(1, key(id));
-                return s.executeUpdate();
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next() ? Optional.of(r.getString(1)) : Optional.<String>empty();
+                }
             }
         });
     }

@@ -8,25 +8,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.support.HeadlessChromium;
 import dev.agentx.clarify.support.MutableClock;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -38,10 +31,6 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * target/dashboard-screenshots/.
  */
 class ServerDashboardBrowserTest {
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-    private static final Path SHOTS = Path.of("target", "dashboard-screenshots");
-
     @TempDir
     Path dir;
 
@@ -49,22 +38,8 @@ class ServerDashboardBrowserTest {
 
     @BeforeEach
     void setUp() throws IOException {
-        boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
-        if (!present && "true".equals(System.getenv("CI"))) {
-            throw new IllegalStateException("the browser tests need Debian's chromium and chromium-driver "
-                    + "(apt-get install chromium chromium-driver); .ci/run installs them");
-        }
-        Assumptions.assumeTrue(present, "chromium and chromedriver are not installed: apt-get install chromium "
-                + "chromium-driver");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--user-data-dir=" + Files.createDirectories(dir.resolve("chromium-profile")), "--window-size=1280,900");
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort().build();
-        browser = new ChromeDriver(service, options);
-        Files.createDirectories(SHOTS);
+        HeadlessChromium.assumeInstalled();
+        browser = HeadlessChromium.start(dir.resolve("chromium-profile"), 1280, 900);
     }
 
     @AfterEach
@@ -75,8 +50,7 @@ class ServerDashboardBrowserTest {
     }
 
     private void shot(String name) throws IOException {
-        Path png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
-        Files.copy(png, SHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+        HeadlessChromium.shot(browser, name);
     }
 
     /**
