@@ -78,18 +78,24 @@ public final class LedgerWatcher implements AutoCloseable {
     /** Each ledger's signature as last seen, by issue; the watcher's thread only. */
     private Map<Integer, ActiveLedgerIndex.Signature> seen = new HashMap<>();
     private boolean unwatchedLogged;
+    /** Whether the folder itself was watched when the constructor returned (it existed). */
+    private final boolean watchedFromStart;
 
-    /** Watches {@code directory} (created if missing) from a daemon thread until {@link #close()}. */
+    /**
+     * Watches {@code directory} from a daemon thread until {@link #close()}. A folder that does not
+     * exist yet is not made (a folder with no project stays one: the CLI looks upward for
+     * {@code .agentx/}); its nearest ancestor is watched until whoever writes the first ledger makes it.
+     */
     public LedgerWatcher(Path directory, Duration recheck) {
         this.directory = directory;
         this.recheck = recheck;
         try {
-            Files.createDirectories(directory);
             this.watch = FileSystems.getDefault().newWatchService();
             watchFolder();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot watch " + directory + ": " + e.getMessage(), e);
         }
+        this.watchedFromStart = key != null;
         this.thread = new Thread(this::loop, "agentx-ledger-watch");
         thread.setDaemon(true);
         thread.start();
@@ -159,9 +165,11 @@ public final class LedgerWatcher implements AutoCloseable {
 
     private void loop() {
         try {
-            // after the watch started: a ledger written from now on is either in this list or notified
-            // (listed here, off the caller's thread, so that a session's start does not wait for it)
-            seen = scan();
+            // the ledgers there were when the watch began, listed here (off the caller's thread, so that
+            // a session's start does not wait for it): a ledger written from then on is in this list
+            // and notified too, so none is missed. A folder missing at the start has none: every
+            // ledger found in it later is new, also one written before this thread first ran.
+            seen = watchedFromStart ? scan() : new HashMap<>();
             while (true) {
                 WatchKey k = watch.poll(recheck.toNanos(), TimeUnit.NANOSECONDS);
                 List<Integer> changed = new ArrayList<>();

@@ -1,6 +1,7 @@
 package dev.agentx.clarify.ledger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -36,8 +37,11 @@ class LedgerWatcherTest {
         open.forEach(LedgerWatcher::close);
     }
 
-    private Path watch(Duration recheck) {
-        Path folder = dir.resolve("state/clarifications");
+    private Path watch(Duration recheck) throws IOException {
+        return watch(Files.createDirectories(dir.resolve("state/clarifications")), recheck);
+    }
+
+    private Path watch(Path folder, Duration recheck) {
         LedgerWatcher w = new LedgerWatcher(folder, recheck);
         open.add(w);
         w.onChange(changes::add);
@@ -61,6 +65,26 @@ class LedgerWatcherTest {
         ledger(folder, 7);
         assertEquals(7, next());
         assertTrue(changes.isEmpty(), changes.toString());
+    }
+
+    /**
+     * A folder with no project yet: the watcher makes nothing (a made {@code .agentx/} would turn
+     * the folder into a project root for every command below it), and hears of the first ledger
+     * once a writer makes the folders and writes it, also when that happens before the watcher's
+     * thread first looks at the folder (the ledger is then new, not part of what was there at the
+     * start). Twenty projects, so that both orders of the writer and that first look occur.
+     */
+    @Test
+    void aFolderThatDoesNotExistIsNotMadeAndItsFirstLedgerIsAChange() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            Path project = Files.createDirectories(dir.resolve("project-" + i));
+            Path folder = watch(project.resolve(".agentx/state/clarifications"), Duration.ofSeconds(30));
+            assertFalse(Files.exists(project.resolve(".agentx")), "no project made");
+            Files.createDirectories(folder);
+            ledger(folder, 100 + i);
+            awaitChangeOf(100 + i);
+            open.remove(open.size() - 1).close();
+        }
     }
 
     @Test
