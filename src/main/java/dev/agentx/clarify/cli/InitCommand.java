@@ -59,6 +59,7 @@ final class InitCommand implements Runnable {
                 : LocalMode.findRoot(null, root.toAbsolutePath().getParent());
         Path shadowed = above != null && Files.isDirectory(above.resolve(".agentx")) && !Files.isDirectory(agentx)
                 ? above.resolve(".agentx") : null;
+        boolean hadFolder = Files.isDirectory(agentx); // e.g. state written before init, kept as it is
         try {
             Files.createDirectories(agentx.resolve("workflows"));
             Files.createDirectories(agentx.resolve("state"));
@@ -74,8 +75,8 @@ final class InitCommand implements Runnable {
             ctx.printJson(out);
             return;
         }
-        ctx.out.println((existing.isEmpty() ? "Created " + agentx + " with" : "Replaced in " + agentx)
-                + " config.toml and the workflows " + String.join(", ", new TreeSet<>(WorkflowCatalog.BUNDLED)) + ".");
+        ctx.out.println((!existing.isEmpty() ? "Replaced in " + agentx : hadFolder ? "Added to " + agentx
+                : "Created " + agentx + " with") + " config.toml and the workflows " + String.join(", ", new TreeSet<>(WorkflowCatalog.BUNDLED)) + ".");
         if (shadowed != null) {
             ctx.out.println("Note: " + shadowed + " is in a folder above; commands run in " + root
                     + " and below now use this project's .agentx/ instead.");

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The server's settings, from the environment of docs/github-app.md.
@@ -160,14 +161,9 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
             problems.add("GITHUB_API_URL is not a URL: '" + api + "'.");
         }
         Path dataDir = EnvFile.dataDir(env, cwd);
-        try {
-            Files.createDirectories(dataDir);
-            Files.delete(Files.createTempFile(dataDir, ".write-check-", ".tmp"));
-        } catch (IOException | SecurityException e) {
-            problems.add("AGENTX_DATA_DIR " + dataDir + " is not a writable directory (" + e
-                    + "): create it and give the user running agentx serve write access, or point AGENTX_DATA_DIR "
-                    + "elsewhere.");
-        }
+        unwritable(dataDir).ifPresent(why -> problems.add("AGENTX_DATA_DIR " + dataDir + " is not a writable directory ("
+                + why + "): create it and give the user running agentx serve write access, or point AGENTX_DATA_DIR "
+                + "elsewhere."));
         int port = DEFAULT_PORT;
         String portText = trim(env.get("PORT"));
         if (portText != null) {
@@ -238,6 +234,39 @@ public record GitHubSettings(String appId, RSAPrivateKey privateKey, List<byte[]
         }
         return new GitHubSettings(appId, key, secrets, api, dataDir, port, path, MAX_BODY_BYTES, managementPort,
                 redelivery, clientId, clientSecret, database);
+    }
+
+    /**
+     * Why the data dir cannot be written, if it cannot: an existing one is written to (a temporary
+     * file); a missing one is not made here (a start refused for another setting leaves nothing
+     * behind), only its nearest existing folder is looked at, the server makes it at start.
+     */
+    private static Optional<String> unwritable(Path dataDir) {
+        try {
+            if (Files.isDirectory(dataDir)) {
+                Files.delete(Files.createTempFile(dataDir, ".write-check-", ".tmp"));
+                return Optional.empty();
+            }
+            if (Files.exists(dataDir)) {
+                return Optional.of("it is a file");
+            }
+            Path parent = dataDir.toAbsolutePath().getParent();
+            while (parent != null && !Files.exists(parent)) {
+                parent = parent.getParent();
+            }
+            if (parent == null) {
+                return Optional.of("none of its folders exists");
+            }
+            if (!Files.isDirectory(parent)) {
+                return Optional.of(parent + " is a file");
+            }
+            if (!Files.isWritable(parent)) {
+                return Optional.of("it is missing and " + parent + " is not writable");
+            }
+            return Optional.empty();
+        } catch (IOException | SecurityException e) {
+            return Optional.of(e.toString());
+        }
     }
 
     private static String trim(String s) {

@@ -89,6 +89,7 @@ class CliConveniencesTest {
         Run init = project.cli("init");
         assertEquals(0, init.code(), init.err());
         assertTrue(init.out().contains("agentx clarify ask"), "says what to do next: " + init.out());
+        assertTrue(init.out().startsWith("Created " + fresh.resolve(".agentx") + " with config.toml"), init.out());
         for (String f : new String[] {"config.toml", "workflows/feature.toml", "workflows/story.toml",
                 "workflows/bug.toml", "workflows/epic.toml"}) {
             assertTrue(Files.isRegularFile(fresh.resolve(".agentx").resolve(f)), f);
@@ -115,6 +116,16 @@ class CliConveniencesTest {
         assertEquals(0, nested.code(), nested.err());
         assertTrue(nested.out().contains("Note: " + fresh.resolve(".agentx") + " is in a folder above"), nested.out());
         assertTrue(!project.cli("init", "--force").out().contains("Note:"), "nothing above the outer one");
+
+        // an .agentx/ that has state only (asked before init): init adds to it, and says so
+        Path early = Files.createDirectories(dir.resolve("early"));
+        TestRoot first = new TestRoot(early, MutableClock.at("2026-02-26T10:00:00Z"));
+        assertEquals(0, first.cli("clarify", "ask", "--issue", "1", "--from", "engineer", "--to", "architect",
+                "Which auth?").code());
+        Run added = first.cli("init");
+        assertEquals(0, added.code(), added.err());
+        assertTrue(added.out().startsWith("Added to " + early.resolve(".agentx") + " config.toml"), added.out());
+        assertTrue(Files.isRegularFile(early.resolve(".agentx/state/clarifications/issue-1.json")), "state kept");
     }
 
     @Test

@@ -154,6 +154,16 @@ class GitHubSettingsTest {
                 "AGENTX_WEBHOOK_PATH must be a path like"}) {
             assertTrue(m.contains(s), s + " in:\n" + m);
         }
+        // a start refused for its settings leaves no data dir behind; a missing one under a writable
+        // folder is no problem (the server makes it at start)
+        String missing = assertThrows(IllegalArgumentException.class, () -> GitHubSettings.fromEnv(Map.of(
+                "GITHUB_APP_ID", "123", "AGENTX_DATA_DIR", "new/data"), dir)).getMessage();
+        assertTrue(!missing.contains("AGENTX_DATA_DIR"), missing);
+        assertTrue(!Files.exists(dir.resolve("new")), "no data dir made");
+        String under = assertThrows(IllegalArgumentException.class, () -> GitHubSettings.fromEnv(Map.of(
+                "GITHUB_APP_ID", "123", "AGENTX_DATA_DIR", "blocked/data"), dir)).getMessage();
+        assertTrue(under.contains("AGENTX_DATA_DIR " + dir.resolve("blocked/data") + " is not a writable directory ("
+                + dir.resolve("blocked") + " is a file)"), under);
     }
 
     @Test
