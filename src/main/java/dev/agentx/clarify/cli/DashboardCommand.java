@@ -94,9 +94,23 @@ final class DashboardCommand implements Runnable {
             String[] cmd = os.contains("mac") ? new String[] {"open", url}
                     : os.contains("win") ? new String[] {"rundll32", "url.dll,FileProtocolHandler", url}
                     : new String[] {"xdg-open", url};
-            new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Process opener = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            // the opener fails when no browser is set up (xdg-open on a server): said once it ends,
+            // off this thread, as an opener may also run as long as the browser it started
+            opener.onExit().thenAccept(p -> {
+                if (p.exitValue() != 0) {
+                    cannotOpen(url, cmd[0] + " exited with " + p.exitValue());
+                }
+            });
         } catch (Exception e) {
-            ctx.err.println("note: could not open a browser (" + e.getMessage() + "); open " + url + " yourself.");
+            cannotOpen(url, e.getMessage());
+        }
+    }
+
+    private void cannotOpen(String url, String why) {
+        synchronized (ctx.err) {
+            ctx.err.println("note: could not open a browser (" + why + "); open " + url + " yourself.");
             ctx.err.flush();
         }
     }
