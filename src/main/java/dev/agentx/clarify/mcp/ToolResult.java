@@ -23,12 +23,18 @@ public record ToolResult(String text, Map<String, Object> data, boolean error) {
         return failed(code, message, "");
     }
 
-    /** A failure; {@code detail} (may be empty) follows the error line, e.g. an escalation's summary. */
+    /**
+     * A failure; {@code detail} (may be empty), e.g. an escalation's summary, follows the error line in
+     * the text and is the error's {@code detail} in the structured content.
+     */
     public static ToolResult failed(ErrorCode code, String message, String detail) {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("code", code.name());
         error.put("message", message);
         error.put("exitCode", code.exitCode());
+        if (!detail.isEmpty()) {
+            error.put("detail", detail);
+        }
         String text = code.name() + ": " + message + (detail.isEmpty() ? "" : "\n\n" + detail);
         return new ToolResult(text, Map.of("error", error), true);
     }

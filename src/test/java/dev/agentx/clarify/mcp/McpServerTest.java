@@ -273,6 +273,8 @@ class McpServerTest {
         assertTrue(sixth.isError());
         assertEquals("MAX_ROUNDS_EXCEEDED", data(sixth).get("error").get("code").asText());
         assertTrue(text(sixth).startsWith("MAX_ROUNDS_EXCEEDED: "), text(sixth));
+        String detail = data(sixth).get("error").get("detail").asText();
+        assertTrue(!detail.isEmpty() && text(sixth).endsWith("\n\n" + detail), detail + "\nvs\n" + text(sixth));
         assertEquals("escalated", data(ok(call(engineer, "clarify_show", Map.of("id", "CLR-5-001"))))
                 .get("clarification").get("status").asText());
 
