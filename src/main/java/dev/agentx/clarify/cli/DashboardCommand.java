@@ -42,6 +42,7 @@ final class DashboardCommand implements Runnable {
         ctx.noteIfNoProject();
         LocalMode local = ctx.local();
         Path state = local.root().resolve(".agentx").resolve("state");
+        portFree();
         DashboardServer server;
         try {
             server = new DashboardServer(snapshots(local), local.files().ledgers().directory(),
@@ -81,6 +82,24 @@ final class DashboardCommand implements Runnable {
                 : local.root().getFileName().toString();
         return Dashboard.of(title, local.clock(), local.ledgers(), local.activeLedgers(), local.statuses(),
                 local.eventLog(), local::upstreamOrder);
+    }
+
+    /**
+     * A port in use is refused here, before the web server starts, so that the user reads only the
+     * error below and not also the web server's own log of its failed start. (The server's start
+     * refuses it too, should another program take the port in between.)
+     */
+    private void portFree() {
+        if (port == 0) {
+            return;
+        }
+        try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+            probe.setReuseAddress(true); // as the web server binds: a port in TIME_WAIT is free to it
+            probe.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+        } catch (java.io.IOException e) {
+            throw new ClarifyException(ErrorCode.USAGE, "Cannot serve the dashboard on 127.0.0.1:" + port + ": "
+                    + e.getMessage() + ". Choose another port with --port.", e);
+        }
     }
 
     private void openBrowser(String url) {

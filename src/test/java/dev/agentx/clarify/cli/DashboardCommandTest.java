@@ -1,5 +1,6 @@
 package dev.agentx.clarify.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.support.Jvm;
@@ -15,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code agentx dashboard --open} where no browser can be opened: the user is told where the page is. */
-class DashboardOpenTest {
+/** {@code agentx dashboard} as a real process: what its user reads when the page cannot be had as asked. */
+class DashboardCommandTest {
     @TempDir
     Path dir;
 
@@ -66,6 +67,24 @@ class DashboardOpenTest {
             p.destroy();
             p.waitFor(10, TimeUnit.SECONDS);
             p.destroyForcibly();
+        }
+    }
+
+    /** A port in use: one usage line, exit 2, and not also the web server's own log of its failed start. */
+    @Test
+    void aPortInUseIsOneUsageLine() throws Exception {
+        Path project = Files.createDirectories(dir.resolve("project/.agentx"));
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50,
+                java.net.InetAddress.getByName("127.0.0.1"))) {
+            ProcessBuilder pb = Jvm.builder(Main.class, "--root", project.getParent().toString(), "dashboard",
+                    "--port", String.valueOf(taken.getLocalPort()));
+            pb.redirectErrorStream(true);
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "ended");
+            assertEquals(2, p.exitValue(), out);
+            assertEquals("USAGE: Cannot serve the dashboard on 127.0.0.1:" + taken.getLocalPort()
+                    + ": Address already in use. Choose another port with --port.\n", out);
         }
     }
 }
