@@ -155,7 +155,7 @@ public final class ClarificationEngine {
         if (outcome.events().isEmpty()) {
             return outcome; // asked before (the same request or open question): nothing written, nothing routed
         }
-        return routeNow ? route(outcome) : outcome;
+        return routeNow ? routeOwn(outcome) : outcome;
     }
 
     private String knownAgent(String role, String name, Workflow wf) {
@@ -207,12 +207,26 @@ public final class ClarificationEngine {
             if (limit) {
                 throw roundLimit(o);
             }
-            return o;
+            // a recovered one (carried out for this process by one that died before its reply) is routed now
+            return routeNow && !o.events().isEmpty() ? routeOwn(o) : o;
         }
         if (o.record().status() == Status.ESCALATED) {
             throw roundLimit(o); // only the round-limit branch above escalates here
         }
         return routeNow ? route(o) : o;
+    }
+
+    /**
+     * Routes the question this command asked. A recovered outcome's record is as it is now: its
+     * question is put to the channel only while that round still waits (moved on, it was answered
+     * or routed by someone else since).
+     */
+    private Outcome routeOwn(Outcome asked) {
+        if (asked.replayed() && asked.events().stream().noneMatch(e -> e.event() == EventType.REQUESTED
+                && e.round() == asked.record().round())) {
+            return asked;
+        }
+        return route(asked);
     }
 
     /** The refusal of a follow-up past the round limit, whose escalation {@code o} wrote (or had written). */

@@ -65,6 +65,58 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
         return latest != null && at != null && latest.isAfter(at) ? latest : at;
     }
 
+    /**
+     * The outcome of this change found done in the ledger. A local command's key is found only when
+     * a process carried the change out for its submitter and died before its reply (the key is
+     * random, and written only then): the submitter heard nothing, so it gets the events that run
+     * caused, rebuilt from the entry it wrote, to record them and route the question as its own.
+     * A key of GitHub Mode found done is a delivery run again after a crash: nothing is done again.
+     */
+    default Outcome foundDone(int issue, Ledger.Applied done) {
+        if (!request().startsWith(LOCAL)) {
+            return Outcome.replayed(issue, done.record());
+        }
+        return Outcome.recovered(issue, done.record(), eventOf(issue, done).map(List::of).orElse(List.of()));
+    }
+
+    /**
+     * The event the change that wrote {@code done}'s entry caused: a question asks (round 1) or
+     * opens the next round, an answer answers (a proposal waiting for a person, or one accepted
+     * since, was written by an agent's answer under approve, which causes none), an escalation
+     * escalates, a resolution resolves or abandons (the record's final status tells which). The
+     * status is the one that change left; the round and time are the entry's.
+     */
+    static Optional<ClarificationEvent> eventOf(int issue, Ledger.Applied done) {
+        ClarificationRecord r = done.record();
+        ThreadEntry e = done.entry();
+        EventType type;
+        Status status;
+        switch (e.type()) {
+            case QUESTION -> {
+                type = EventType.REQUESTED;
+                status = Status.PENDING;
+            }
+            case ANSWER -> {
+                if (Boolean.TRUE.equals(e.proposed()) || e.acceptedBy() != null) {
+                    return Optional.empty();
+                }
+                type = EventType.ANSWERED;
+                status = Status.ANSWERED;
+            }
+            case ESCALATION -> {
+                type = EventType.ESCALATED;
+                status = Status.ESCALATED;
+            }
+            case RESOLUTION -> {
+                type = r.status() == Status.ABANDONED ? EventType.ABANDONED : EventType.RESOLVED;
+                status = r.status() == Status.ABANDONED ? Status.ABANDONED : Status.RESOLVED;
+            }
+            default -> throw new IllegalStateException("an entry of type " + e.type());
+        }
+        return Optional.of(new ClarificationEvent(type, r.id(), issue, r.from(), r.to(), r.topic(), r.blocking(),
+                e.round(), status, e.timestamp()));
+    }
+
     /** This change as carried out for another process: its key is written whatever it is. */
     default SharedChange<Outcome> forAnother() {
         return ledger -> apply(ledger, true);
@@ -83,7 +135,7 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
         public Mutation<Outcome> apply(Ledger ledger, boolean keyed) {
             Optional<Ledger.Applied> done = ledger.applied(request);
             if (done.isPresent()) {
-                return Mutation.none(Outcome.replayed(issue, done.get().record()));
+                return Mutation.none(foundDone(issue, done.get()));
             }
             if (openQuestionId != null) {
                 Optional<ClarificationRecord> seen = ledger.clarifications().stream()
@@ -135,7 +187,7 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
             ClarificationRecord r = ledger.find(id()).orElseThrow(() -> notFound(id()));
             Optional<Ledger.Applied> done = ledger.applied(request());
             if (done.isPresent()) {
-                return Mutation.none(Outcome.replayed(ledger.issueNumber(), done.get().record()));
+                return Mutation.none(foundDone(ledger.issueNumber(), done.get()));
             }
             Instant when = stamp(ledger, at());
             Mutation<Outcome> m = (when == null || when.equals(at()) ? this : at(when)).change(ledger, r);

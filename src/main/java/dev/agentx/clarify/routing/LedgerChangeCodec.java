@@ -12,6 +12,7 @@ import dev.agentx.clarify.ledger.SharedChange;
 import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.protocol.Status;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -158,6 +159,11 @@ public final class LedgerChangeCodec implements SharedChange.Codec<Outcome> {
 
     // ---- outcomes ----------------------------------------------------------------------------
 
+    private static ClarificationEvent eventOf(EventType type, int issue, ClarificationRecord r, Instant at, int round,
+                                              Status status) {
+        return new ClarificationEvent(type, r.id(), issue, r.from(), r.to(), r.topic(), r.blocking(), round, status, at);
+    }
+
     @Override
     public byte[] writeResult(Outcome o) {
         if (o == null) {
@@ -169,11 +175,12 @@ public final class LedgerChangeCodec implements SharedChange.Codec<Outcome> {
         head.put("notes", o.notes());
         List<String> events = new ArrayList<>();
         for (ClarificationEvent e : o.events()) {
-            // every event of a change's outcome is of its record: the type and time rebuild it
-            if (!e.equals(ClarificationEvent.of(e.event(), o.issue(), o.record(), e.timestamp()))) {
+            // every event of a change's outcome is of its record: the type, time, round and status
+            // rebuild it (a recovered outcome's record may have moved on since its event)
+            if (!e.equals(eventOf(e.event(), o.issue(), o.record(), e.timestamp(), e.round(), e.status()))) {
                 throw new IllegalArgumentException("an event of another record than the outcome's: " + e);
             }
-            events.add(e.event().wire() + " " + e.timestamp());
+            events.add(e.event().wire() + " " + e.timestamp() + " " + e.round() + " " + e.status().wire());
         }
         head.put("events", events);
         byte[] first = write(head);
@@ -202,12 +209,12 @@ public final class LedgerChangeCodec implements SharedChange.Codec<Outcome> {
         ClarificationRecord record = one.clarifications().get(0);
         List<ClarificationEvent> events = new ArrayList<>();
         for (String e : f.strings("events")) {
-            int space = e.indexOf(' ');
-            EventType type = space < 0 ? null : EventType.fromWire(e.substring(0, space));
-            if (type == null) {
+            String[] parts = e.split(" ");
+            if (parts.length != 4) {
                 throw new IllegalArgumentException("an event this version does not know: " + e);
             }
-            events.add(ClarificationEvent.of(type, issue, record, parseInstant(e.substring(space + 1))));
+            events.add(eventOf(EventType.fromWire(parts[0]), issue, record, parseInstant(parts[1]),
+                    Integer.parseInt(parts[2]), Status.fromWire(parts[3])));
         }
         // a result read here was carried out by another process, which mirrored its statuses (carriedOut)
         return new Outcome(issue, record, events, f.strings("notes"), f.bool("replayed"), true);

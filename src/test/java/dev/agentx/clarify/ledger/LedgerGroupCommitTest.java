@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.app.LocalMode;
+import dev.agentx.clarify.events.ClarificationEvent;
+import dev.agentx.clarify.events.EventType;
 import dev.agentx.clarify.ledger.LedgerStore.Mutation;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.lock.LockObserver;
@@ -23,6 +25,8 @@ import dev.agentx.clarify.routing.ClarifyCommand;
 import dev.agentx.clarify.routing.LedgerChange;
 import dev.agentx.clarify.routing.LedgerChangeCodec;
 import dev.agentx.clarify.routing.Outcome;
+import dev.agentx.clarify.support.ChannelRoot;
+import dev.agentx.clarify.support.MutableClock;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -159,7 +163,64 @@ class LedgerGroupCommitTest {
         Outcome replayed = codec.readResult(((ChangeQueue.Done) reply.get()).result());
         assertTrue(replayed.replayed());
         assertEquals(Status.ANSWERED, replayed.record().status());
+        // the submitter heard nothing of the dead holder's run: it gets that run's event to record
+        assertEquals(List.of(new ClarificationEvent(EventType.ANSWERED, asked.record().id(), ISSUE, "engineer",
+                "architect", asked.record().topic(), true, 1, Status.ANSWERED,
+                answered.lastAnswer().orElseThrow().timestamp())),
+                replayed.events());
         assertFalse(Files.exists(queue.directory().resolve(request.name() + ".taken")));
+    }
+
+    /**
+     * A question carried out for its command by a holder that died before its reply: the command,
+     * finding it done, records its event and puts it to the target's channel (here one that answers
+     * at once), as it would have with the reply; a question whose round moved on since is not put
+     * to the channel again.
+     */
+    @Test
+    void aQuestionWrittenByAHolderThatDiedBeforeItsReplyIsRoutedAndLoggedByItsCommand() throws Exception {
+        MutableClock clock = MutableClock.at("2026-11-26T10:00:00Z");
+        ChannelRoot root = new ChannelRoot(dir, clock);
+        root.config("[agents.architect]\nchannel = \"auto\"\n");
+        LocalMode local = root.local();
+        Instant at = clock.instant();
+        String key = LedgerChange.LOCAL + "dead-holder-1";
+        LedgerChange.Ask change = new LedgerChange.Ask(ISSUE, "engineer", "architect", "auth", true, 5, at,
+                at.plus(Duration.ofMinutes(30)), List.of("OAuth (default)", "SAML"), "Which auth?", null, null, List.of(), key);
+        local.ledgers().update(ISSUE, "holder", ledger -> change.forAnother().apply(ledger)); // its write, then death
+
+        Outcome o = local.engine().execute(new ClarifyCommand.Ask(ISSUE, "engineer", "architect", "auth",
+                "Which auth?", true, List.of("OAuth (default)", "SAML"), null), key);
+        assertEquals("CLR-7-001", o.record().id());
+        assertEquals(Status.ANSWERED, o.record().status(), "routed: the auto channel answered " + o);
+        assertEquals("OAuth", o.record().lastAnswer().orElseThrow().body());
+        Ledger ledger = local.ledgers().read(ISSUE).orElseThrow();
+        assertEquals(1, ledger.clarifications().size(), "asked once");
+        assertEquals(List.of("clarification-requested CLR-7-001", "clarification-answered CLR-7-001"), events(dir));
+
+        // the same again, with the round answered meanwhile: recorded, not asked again
+        String second = LedgerChange.LOCAL + "dead-holder-2";
+        LedgerChange.Ask again = new LedgerChange.Ask(ISSUE, "engineer", "architect", "db", true, 5, at,
+                at.plus(Duration.ofMinutes(30)), List.of("SQLite (default)", "PostgreSQL"), "Which database?", null, null,
+                List.of(), second);
+        local.ledgers().update(ISSUE, "holder", l -> again.forAnother().apply(l));
+        local.engine().execute(new ClarifyCommand.Answer("CLR-7-002", null, "PostgreSQL"));
+        Outcome late = local.engine().execute(new ClarifyCommand.Ask(ISSUE, "engineer", "architect", "db",
+                "Which database?", true, List.of("SQLite (default)", "PostgreSQL"), null), second);
+        assertEquals(Status.ANSWERED, late.record().status());
+        assertEquals("PostgreSQL", late.record().lastAnswer().orElseThrow().body(), "not answered again by the channel");
+        assertEquals(List.of("clarification-requested CLR-7-001", "clarification-answered CLR-7-001",
+                "clarification-answered CLR-7-002", "clarification-requested CLR-7-002"), events(dir));
+    }
+
+    /** The event log's lines as "event id". */
+    private static List<String> events(Path root) throws java.io.IOException {
+        List<String> out = new ArrayList<>();
+        for (String line : Files.readAllLines(root.resolve(".agentx/state/events.jsonl"))) {
+            com.fasterxml.jackson.databind.JsonNode e = new com.fasterxml.jackson.databind.ObjectMapper().readTree(line);
+            out.add(e.get("event").asText() + " " + e.get("clarificationId").asText());
+        }
+        return out;
     }
 
     @Test

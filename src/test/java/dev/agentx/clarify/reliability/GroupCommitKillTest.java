@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * carried out by whichever of them holds the lock, and one of them is killed at a random moment,
  * twenty times (a holder in the middle of its batch, between its ledger write and its replies, a
  * waiter whose change another carries out). Every question acknowledged is in the ledger with its
- * own id, and no question is there twice.
+ * own id and its event in the event log once, and no question is there twice.
  */
 class GroupCommitKillTest {
     @TempDir
@@ -79,6 +79,16 @@ class GroupCommitKillTest {
             assertEquals(null, twice, "asked twice: " + q + " as " + twice + " and " + r.id());
         }
         acknowledged.forEach((q, id) -> assertEquals(id, asked.get(q), "acknowledged " + q + " as " + id));
+        // and its event recorded once, also when the holder that wrote it died before its reply
+        Map<String, Integer> requested = new HashMap<>();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (String line : java.nio.file.Files.readAllLines(root.resolve(".agentx/state/events.jsonl"))) {
+            com.fasterxml.jackson.databind.JsonNode e = json.readTree(line);
+            if (e.get("event").asText().equals("clarification-requested")) {
+                requested.merge(e.get("clarificationId").asText(), 1, Integer::sum);
+            }
+        }
+        acknowledged.forEach((q, id) -> assertEquals(1, requested.getOrDefault(id, 0), "events of " + id + " (" + q + ")"));
         String[] left = root.resolve(".agentx/state/clarifications/.queue").toFile().list();
         for (String name : left == null ? new String[0] : left) {
             assertTrue(name.endsWith(".out") || name.startsWith("."), "left in the queue: " + name);
