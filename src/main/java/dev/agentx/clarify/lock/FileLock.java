@@ -57,6 +57,8 @@ import org.slf4j.LoggerFactory;
  * that was judged.
  */
 public final class FileLock {
+    /** How a stale lock renamed away to be deleted is named: {@code <name>.lock.stale-<uuid>}. */
+    private static final String STALE = ".stale-";
     /** Looked up on first use: the CLI must not start the logging system unless something is logged. */
     private static Logger log() {
         return LoggerFactory.getLogger(FileLock.class);
@@ -486,7 +488,8 @@ public final class FileLock {
             if (!now.get().sameLockAs(judged)) {
                 return false; // replaced by a fresh lock since we looked
             }
-            Path away = lockPath.resolveSibling(lockPath.getFileName() + ".stale-" + UUID.randomUUID());
+            removeHoldersTempFiles(lockPath);
+            Path away = lockPath.resolveSibling(lockPath.getFileName() + STALE + UUID.randomUUID());
             try {
                 Files.move(lockPath, away, StandardCopyOption.ATOMIC_MOVE);
             } catch (NoSuchFileException e) {
@@ -502,21 +505,47 @@ public final class FileLock {
     }
 
     /**
+     * Removes the temp files of the locked file ({@code .<file>.tmp-*}, see AtomicFiles) that the
+     * holder whose lock is taken over left: it was killed writing the file. Called under the guard
+     * while that lock is still in place, so no other process can be writing the file now (its
+     * writers hold its lock); one that held it before and is only paused (another host's, judged
+     * stale by age) finds its temp file gone and its write fails, as it must.
+     */
+    private void removeHoldersTempFiles(Path lockPath) {
+        String name = lockPath.getFileName().toString();
+        String prefix = "." + name.substring(0, name.length() - ".lock".length()) + ".tmp-";
+        try (java.util.stream.Stream<Path> files = Files.list(lockPath.getParent())) {
+            files.filter(p -> p.getFileName().toString().startsWith(prefix)).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException ignored) {
+                    // left for the next take-over: harmless beside the file it would have replaced
+                }
+            });
+        } catch (IOException e) {
+            log().debug("could not remove the temp files of {}: {}", lockPath, e.toString());
+        }
+    }
+
+    /**
      * Removes the hidden lock content files ({@code .<name>.lock.<token>}) of the lock's directory,
      * of any lock, that are older than the stale time: what a killed process left behind (its
      * spares, or one it wrote and had not linked yet). Runs when a stale lock is taken over, which
      * is when such a crash shows. A live process's idle spare may go too: it then writes a new one.
-     * One linked as a lock loses only its hidden name; the lock stays.
+     * One linked as a lock loses only its hidden name; the lock stays. Also removes, whatever their
+     * age, the stale locks that were renamed away to be deleted ({@code <name>.lock.stale-<uuid>})
+     * by a process killed before it deleted them: no lock is ever read under such a name.
      */
     private void sweepTempFiles(Path lockPath) {
         Instant cutoff = clock.instant().minus(settings.staleAfter());
         try (java.util.stream.Stream<Path> files = Files.list(lockPath.getParent())) {
             files.filter(p -> {
                 String name = p.getFileName().toString();
-                return name.startsWith(".") && name.contains(".lock.");
+                return name.startsWith(".") && name.contains(".lock.") || name.contains(".lock" + STALE);
             }).forEach(p -> {
                 try {
-                    if (Files.getLastModifiedTime(p).toInstant().isBefore(cutoff)) {
+                    if (p.getFileName().toString().contains(".lock" + STALE)
+                            || Files.getLastModifiedTime(p).toInstant().isBefore(cutoff)) {
                         Files.deleteIfExists(p);
                     }
                 } catch (IOException ignored) {

@@ -104,6 +104,30 @@ class FileLockTest {
         assertTrue(Files.exists(young), "may belong to a process linking it right now");
     }
 
+    /**
+     * A holder killed while writing its file leaves the file's temp copy, and one killed while
+     * taking over a stale lock leaves that lock renamed away: the next take-over removes both,
+     * whatever their age, and leaves the temp files of other files alone (their writers may be
+     * writing them now, under their own locks).
+     */
+    @Test
+    void takingOverALockRemovesTheDeadHoldersTempFileAndStaleLocksRenamedAway() throws Exception {
+        Path temp = dir.resolve(".issue-42.json.tmp-4e0434030ca4f5a5");
+        Path renamed = dir.resolve("issue-9.json.lock.stale-0b7e7c1e-9a52-4c3e-8d0e-3f7e0a1c2b4d");
+        Path othersTemp = dir.resolve(".issue-7.json.tmp-a76079e19c2f2c95");
+        for (Path p : List.of(temp, renamed, othersTemp)) {
+            Files.writeString(p, "{}");
+            Files.setLastModifiedTime(p, FileTime.from(clock.instant()));
+        }
+        Process p = new ProcessBuilder("true").start();
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+        foreignLock(ProcessIdentity.current().host(), p.pid(), clock.instant());
+        locks.withLock(ledger, "engineer", () -> null);
+        assertFalse(Files.exists(temp), "the dead holder's temp copy of the locked file");
+        assertFalse(Files.exists(renamed), "a stale lock renamed away by a process killed before deleting it");
+        assertTrue(Files.exists(othersTemp), "another file's temp file");
+    }
+
     @Test
     void freshLockFromAnotherHostTimesOutAfterFifteenSeconds() throws Exception {
         foreignLock("elsewhere", 1, clock.instant().minusSeconds(1));
