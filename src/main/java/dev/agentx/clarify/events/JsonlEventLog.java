@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.agentx.clarify.files.Directories;
+import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.files.JsonSupport;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -77,7 +78,7 @@ public final class JsonlEventLog implements EventLog {
         } catch (NoSuchFileException e) {
             return new Read(List.of(), 0);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read " + file + ": " + IoErrors.why(e), e);
         }
         return new Read(out, unreadable);
     }
@@ -101,7 +102,7 @@ public final class JsonlEventLog implements EventLog {
                 }
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot append to " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot append to " + file + ": " + IoErrors.why(e), e);
         }
     }
 

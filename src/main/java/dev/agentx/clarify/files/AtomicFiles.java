@@ -66,7 +66,7 @@ public final class AtomicFiles {
             return temp;
         } catch (IOException e) {
             discard(temp);
-            throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot write " + target + ": " + IoErrors.why(e), e);
         }
     }
 
@@ -89,7 +89,7 @@ public final class AtomicFiles {
             }
         } catch (IOException e) {
             discard(temp);
-            throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot write " + target + ": " + IoErrors.why(e), e);
         }
     }
 

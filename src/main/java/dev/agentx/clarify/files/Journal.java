@@ -72,7 +72,7 @@ public final class Journal implements AutoCloseable {
                 AtomicFiles.fsyncDirectory(file.toAbsolutePath().getParent());
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot open " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot open " + file + ": " + IoErrors.why(e), e);
         }
     }
 
@@ -96,7 +96,7 @@ public final class Journal implements AutoCloseable {
             records = out.size();
             return out;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read " + file + ": " + IoErrors.why(e), e);
         } finally {
             lock.unlock();
         }
@@ -122,7 +122,7 @@ public final class Journal implements AutoCloseable {
             records = out.size();
             return out;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read " + file + ": " + IoErrors.why(e), e);
         } finally {
             lock.unlock();
         }
@@ -158,7 +158,7 @@ public final class Journal implements AutoCloseable {
             }
             return payload.array();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read " + file + ": " + IoErrors.why(e), e);
         }
     }
 
@@ -175,7 +175,7 @@ public final class Journal implements AutoCloseable {
         } catch (java.nio.file.NoSuchFileException e) {
             return List.of();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read " + file + ": " + IoErrors.why(e), e);
         }
     }
 
@@ -343,7 +343,7 @@ public final class Journal implements AutoCloseable {
             records++;
             return new Written(++written, at);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot append to " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot append to " + file + ": " + IoErrors.why(e), e);
         } finally {
             lock.unlock();
         }
@@ -447,7 +447,7 @@ public final class Journal implements AutoCloseable {
             try {
                 scan(channel, current, null, mark.position()); // only compactions replace the channel, one at a time
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot compact " + file + ": " + e.getMessage(), e);
+                throw new UncheckedIOException("cannot compact " + file + ": " + IoErrors.why(e), e);
             }
             List<byte[]> kept = fold.apply(current);
             replace(mark, out -> kept.forEach(out));

@@ -125,7 +125,7 @@ public final class RecycledFile {
                         } catch (NoSuchFileException e) {
                             break scan; // no directory any more: AtomicFiles makes it
                         } catch (IOException e) {
-                            throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+                            throw new UncheckedIOException("cannot write " + target + ": " + IoErrors.why(e), e);
                         }
                     }
                 }
@@ -141,7 +141,7 @@ public final class RecycledFile {
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot look at " + spare + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot look at " + spare + ": " + IoErrors.why(e), e);
         } catch (UnsupportedOperationException | IllegalArgumentException e) {
             hardLinks = false; // no change times here: a new file each time
             return null;
@@ -198,7 +198,7 @@ public final class RecycledFile {
                 Files.move(replaced, prepared.keepAs(), StandardCopyOption.ATOMIC_MOVE);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot write " + target + ": " + IoErrors.why(e), e);
         }
     }
 

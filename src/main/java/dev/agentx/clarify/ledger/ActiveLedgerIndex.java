@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.JsonNumbers;
 import dev.agentx.clarify.files.AtomicFiles;
@@ -156,7 +157,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         } catch (NoSuchFileException | NotDirectoryException e) {
             // no ledger yet
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot list " + store.directory() + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot list " + store.directory() + ": " + IoErrors.why(e), e);
         }
         if (!next.equals(known)) {
             known = next;
@@ -178,7 +179,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         } catch (NoSuchFileException e) {
             return; // removed while we looked
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read " + file + ": " + IoErrors.why(e), e);
         }
         Entry old = known.get(issue);
         if (old != null && old.matches(sig)) {
@@ -194,7 +195,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         } catch (NoSuchFileException e) {
             return;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read " + file + ": " + IoErrors.why(e), e);
         }
         ledgersRead++;
         Ledger ledger;

@@ -1,6 +1,7 @@
 package dev.agentx.clarify.ledger;
 
 import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.lock.ProcessIdentity;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
@@ -111,7 +112,7 @@ final class ChangeQueue {
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + f + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read " + f + ": " + IoErrors.why(e), e);
         }
         delete(f);
         return Optional.of(decodeReply(f, bytes));
@@ -130,7 +131,7 @@ final class ChangeQueue {
             }
             return withdrawn;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot withdraw " + r.name() + " from " + dir + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot withdraw " + r.name() + " from " + dir + ": " + IoErrors.why(e), e);
         }
     }
 
@@ -163,7 +164,7 @@ final class ChangeQueue {
                 } catch (NoSuchFileException e) {
                     continue; // withdrawn meanwhile
                 } catch (IOException e) {
-                    throw new UncheckedIOException("cannot claim " + name + " in " + dir + ": " + e.getMessage(), e);
+                    throw new UncheckedIOException("cannot claim " + name + " in " + dir + ": " + IoErrors.why(e), e);
                 }
             } else if (name.endsWith(TAKEN)) {
                 base = name.substring(0, name.length() - TAKEN.length());
@@ -179,7 +180,7 @@ final class ChangeQueue {
             try {
                 bytes = Files.readAllBytes(taken);
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot read " + taken + ": " + e.getMessage(), e);
+                throw new UncheckedIOException("cannot read " + taken + ": " + IoErrors.why(e), e);
             }
             int eol = indexOf(bytes, (byte) '\n');
             String[] header = eol < 0 ? new String[0] : new String(bytes, 0, eol, StandardCharsets.UTF_8).split(" ");
@@ -334,7 +335,7 @@ final class ChangeQueue {
         try {
             Files.deleteIfExists(f);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove " + f + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot remove " + f + ": " + IoErrors.why(e), e);
         }
     }
 

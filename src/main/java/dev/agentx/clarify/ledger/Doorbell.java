@@ -1,5 +1,6 @@
 package dev.agentx.clarify.ledger;
 
+import dev.agentx.clarify.files.IoErrors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.DatagramPacket;
@@ -45,7 +46,7 @@ final class Doorbell implements AutoCloseable {
         } catch (SocketTimeoutException e) {
             return false; // time to look anyway
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot wait on " + socket.getLocalSocketAddress() + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot wait on " + socket.getLocalSocketAddress() + ": " + IoErrors.why(e), e);
         }
     }
 

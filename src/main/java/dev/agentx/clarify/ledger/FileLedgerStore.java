@@ -1,6 +1,7 @@
 package dev.agentx.clarify.ledger;
 
 import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.lock.WaitDeadline;
 import dev.agentx.clarify.protocol.ClarifyException;
@@ -133,7 +134,7 @@ public final class FileLedgerStore implements LedgerStore {
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read " + file + ": " + IoErrors.why(e), e);
         }
         return Optional.of(decode(file, issue, bytes, unknown, base(issue)));
     }
@@ -519,7 +520,7 @@ public final class FileLedgerStore implements LedgerStore {
         try (Stream<Path> files = Files.list(dir)) {
             files.forEach(p -> issueOf(p.getFileName().toString()).ifPresent(out::add));
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot list " + dir + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot list " + dir + ": " + IoErrors.why(e), e);
         }
         out.sort(null);
         return out;

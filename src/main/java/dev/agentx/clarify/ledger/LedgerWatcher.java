@@ -1,5 +1,6 @@
 package dev.agentx.clarify.ledger;
 
+import dev.agentx.clarify.files.IoErrors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.ClosedWatchServiceException;
@@ -93,7 +94,7 @@ public final class LedgerWatcher implements AutoCloseable {
             this.watch = FileSystems.getDefault().newWatchService();
             watchFolder();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot watch " + directory + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot watch " + directory + ": " + IoErrors.why(e), e);
         }
         this.watchedFromStart = key != null;
         this.thread = new Thread(this::loop, "agentx-ledger-watch");

@@ -2,6 +2,7 @@ package dev.agentx.clarify.lock;
 
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.Directories;
+import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
@@ -130,7 +131,7 @@ public final class FileLock {
                 try {
                     write.run();
                 } catch (IOException e) {
-                    throw new UncheckedIOException("cannot write beside " + lockPath + ": " + e.getMessage(), e);
+                    throw new UncheckedIOException("cannot write beside " + lockPath + ": " + IoErrors.why(e), e);
                 }
             }
             if (!ours) {
@@ -339,7 +340,7 @@ public final class FileLock {
         try {
             Directories.ensure(dir);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot create " + dir + ": " + IoErrors.why(e), e);
         }
         for (int attempt = 1; hardLinks; attempt++) {
             Path content = reuseSpare(dir, bytes);
@@ -358,7 +359,7 @@ public final class FileLock {
                 // unless the file is gone again (the directory itself went away)
                 deleteQuietly(content);
                 if (attempt >= 3) {
-                    throw new UncheckedIOException("cannot create lock " + lockPath + ": " + e.getMessage(), e);
+                    throw new UncheckedIOException("cannot create lock " + lockPath + ": " + IoErrors.why(e), e);
                 }
             } catch (UnsupportedOperationException | IOException e) {
                 deleteQuietly(content);
@@ -372,7 +373,7 @@ public final class FileLock {
         } catch (FileAlreadyExistsException e) {
             return Created.TAKEN;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create lock " + lockPath + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot create lock " + lockPath + ": " + IoErrors.why(e), e);
         }
     }
 
@@ -460,7 +461,7 @@ public final class FileLock {
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read lock " + lockPath + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read lock " + lockPath + ": " + IoErrors.why(e), e);
         }
     }
 
@@ -570,7 +571,7 @@ public final class FileLock {
             } catch (NoSuchFileException e) {
                 // removed by a process of another kind that judged it stale
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot remove lock " + lockPath + ": " + e.getMessage(), e);
+                throw new UncheckedIOException("cannot remove lock " + lockPath + ": " + IoErrors.why(e), e);
             }
             return true;
         }
@@ -610,7 +611,7 @@ public final class FileLock {
                 os.release();
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("lock guard " + guard + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("lock guard " + guard + ": " + IoErrors.why(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ClarifyException(ErrorCode.LOCK_TIMEOUT, "Interrupted while waiting for " + guard, e);

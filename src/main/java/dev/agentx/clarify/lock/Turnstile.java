@@ -1,6 +1,7 @@
 package dev.agentx.clarify.lock;
 
 import dev.agentx.clarify.files.Directories;
+import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
@@ -125,7 +126,7 @@ final class Turnstile {
         } catch (IOException e) {
             local.mutex.unlock();
             leave(key);
-            throw new UncheckedIOException("lock queue " + key + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("lock queue " + key + ": " + IoErrors.why(e), e);
         } catch (RuntimeException e) {
             local.mutex.unlock();
             leave(key);
@@ -157,7 +158,7 @@ final class Turnstile {
             }
             local.mutex.unlock();
             leave(key);
-            throw new UncheckedIOException("lock queue " + key + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("lock queue " + key + ": " + IoErrors.why(e), e);
         }
         local.mutex.unlock();
         leave(key);

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.status;
 
+import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.RecycledFile;
 import dev.agentx.clarify.ledger.ActiveLedgers;
@@ -154,7 +155,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
             throw new ClarifyException(ErrorCode.INTERNAL, file + " is damaged: " + JsonErrors.describe(e)
                     + ". It only mirrors the ledgers: move it away and it is rebuilt as agents act.", e);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read " + file + ": " + IoErrors.why(e), e);
         }
     }
 

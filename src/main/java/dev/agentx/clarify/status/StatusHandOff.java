@@ -1,6 +1,7 @@
 package dev.agentx.clarify.status;
 
 import dev.agentx.clarify.files.Directories;
+import dev.agentx.clarify.files.IoErrors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -113,7 +114,7 @@ final class StatusHandOff {
             } catch (NoSuchFileException e) {
                 // applied and removed by a holder that has since let go
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot read " + f + ": " + e.getMessage(), e);
+                throw new UncheckedIOException("cannot read " + f + ": " + IoErrors.why(e), e);
             }
         }
         return out;
@@ -125,7 +126,7 @@ final class StatusHandOff {
             try {
                 Files.deleteIfExists(p.file());
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot remove " + p.file() + ": " + e.getMessage(), e);
+                throw new UncheckedIOException("cannot remove " + p.file() + ": " + IoErrors.why(e), e);
             }
         }
     }
