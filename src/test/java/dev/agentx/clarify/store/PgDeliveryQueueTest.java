@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,9 +26,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -347,5 +350,53 @@ class PgDeliveryQueueTest {
         a.prune();
         assertFalse(b.received("d-1"));
         assertFalse(b.received("d-2"));
+    }
+    /**
+     * A database that stops answering: the insert under way waits out its 8 s and fails, and the
+     * deliveries that arrived meanwhile and waited behind it fail with it, rather than each trying
+     * again for as long (answered past the 10 s GitHub waits). Here a session holding the table's
+     * lock stands for the database that does not answer.
+     */
+    @Test
+    void deliveriesWaitingBehindAnInsertTheDatabaseNeverAnsweredFailWithIt() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try (Connection blocker = database.dataSource().getConnection()) {
+            blocker.setAutoCommit(false);
+            try (var s = blocker.createStatement()) {
+                s.execute("LOCK TABLE deliveries IN ACCESS EXCLUSIVE MODE");
+            }
+            Future<Accepted> first = pool.submit(() -> a.accept("d-1", "issues", body("1"), ""));
+            awaitWaitingInserts(1);
+            List<Future<Accepted>> behind = List.of(pool.submit(() -> a.accept("d-2", "issues", body("2"), "")),
+                    pool.submit(() -> a.accept("d-3", "issues", body("3"), "")));
+            Throwable failure = assertThrows(ExecutionException.class, () -> first.get(60, TimeUnit.SECONDS)).getCause();
+            for (Future<Accepted> f : behind) {
+                assertSame(failure, assertThrows(ExecutionException.class, () -> f.get(60, TimeUnit.SECONDS)).getCause(),
+                        "failed with the insert it waited for, not tried again");
+            }
+            blocker.rollback();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(Accepted.QUEUED, a.accept("d-2", "issues", body("2"), ""), "the database answers again");
+    }
+
+    /** Waits until {@code n} inserts into deliveries wait for a lock. */
+    private void awaitWaitingInserts(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            long waiting = db.autoCommit(c -> {
+                try (var s = c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                        + "AND query LIKE '%INSERT INTO deliveries%'"); var r = s.executeQuery()) {
+                    r.next();
+                    return r.getLong(1);
+                }
+            });
+            if (waiting >= n) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no insert waits for the lock");
     }
 }

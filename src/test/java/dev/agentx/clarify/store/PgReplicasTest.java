@@ -291,4 +291,53 @@ class PgReplicasTest {
         assertEquals(Claim.PENDING_ELSEWHERE, a.claimEffect("e1", null, now, now.minus(Duration.ofMinutes(10))).claim(),
                 "a, back, leaves it to b");
     }
+    /**
+     * The database stalled (frozen, its host paused) for 22 s: every heartbeat is that old at once.
+     * The first replica to run after it must not take the others for gone and send what they are
+     * sending themselves: a stale heartbeat counts only once some replica has beaten steadily for
+     * the whole 15 s since.
+     */
+    @Test
+    void afterADatabaseStallNoReplicaIsGoneUntilTheDatabaseHasWorkedForFifteenSeconds() {
+        a.claimEffects(effects("e1"), clock.instant());
+        Instant now = clock.instant();
+        stall(22); // nobody could beat
+        assertTrue(db.beat("replica-b")); // b runs first after the stall
+        assertEquals(List.of(), b.adoptEffects(now, 100), "a's heartbeat is old only because the database stalled");
+        assertEquals(Claim.PENDING_ELSEWHERE, b.claimEffect("e1", null, now, now.minus(Duration.ofMinutes(10))).claim());
+        // b has now beaten without a gap for 15 s, a has not beaten at all: a is gone
+        sql("UPDATE replica_beats SET up_since = now() - interval '16 seconds' WHERE replica = 'replica-b'");
+        assertEquals(List.of(effect("e1")), b.adoptEffects(now, 100));
+        // a beat after a gap longer than STEADY_GAP starts the steady time again; a shorter one does not
+        sql("UPDATE replica_beats SET seen_at = now() - interval '3 seconds', up_since = now() - interval '60 seconds'");
+        assertTrue(db.beat("replica-b"));
+        assertEquals(1, count("SELECT count(*) FROM replica_beats WHERE replica = 'replica-b' "
+                + "AND up_since <= now() - interval '59 seconds'"));
+        stall(6);
+        assertTrue(db.beat("replica-b"));
+        assertEquals(1, count("SELECT count(*) FROM replica_beats WHERE replica = 'replica-b' AND up_since > now() - interval '2 seconds'"));
+    }
+
+    /** Moves every heartbeat {@code seconds} into the past, as a stall of the database that long leaves them. */
+    private void stall(int seconds) {
+        sql("UPDATE replica_beats SET seen_at = seen_at - make_interval(secs => " + seconds + "), "
+                + "up_since = up_since - make_interval(secs => " + seconds + ")");
+    }
+
+    private void sql(String statement) {
+        db.autoCommit(c -> {
+            try (var s = c.prepareStatement(statement)) {
+                return s.executeUpdate();
+            }
+        });
+    }
+
+    private long count(String query) {
+        return db.autoCommit(c -> {
+            try (var s = c.prepareStatement(query); var r = s.executeQuery()) {
+                r.next();
+                return r.getLong(1);
+            }
+        });
+    }
 }

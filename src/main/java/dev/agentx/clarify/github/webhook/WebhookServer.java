@@ -53,6 +53,13 @@ public final class WebhookServer implements AutoCloseable {
     /** Follows the reason of a 503 while the database cannot be reached. */
     private static final String NOT_ACKNOWLEDGED = "; this delivery was not acknowledged: it is asked for again "
             + "once that is over (the recovery pass), or redeliver it";
+    /**
+     * Follows the reason of a 503 for a delivery whose insert failed: the database may have
+     * committed it before the connection gave out, which nothing here can tell.
+     */
+    private static final String MAYBE_QUEUED = "; this delivery was not acknowledged, though its insert may have "
+            + "reached the database (then it is processed once, and a redelivery is answered as a duplicate): it is "
+            + "asked for again once that is over (the recovery pass), or redeliver it";
     /** Why deliveries cannot be committed now (the database is unreachable), or empty; read per request. */
     private volatile java.util.function.Supplier<java.util.Optional<String>> unavailable = java.util.Optional::empty;
     /** Asks again at once what {@link #unavailable} answers from its last look; see {@link #refuseWhile}. */
@@ -342,7 +349,7 @@ public final class WebhookServer implements AutoCloseable {
             }
             LOG.warn("delivery {} ({}) could not be queued ({}): {}; answered 503", delivery, event, e.getMessage(),
                     problem.get());
-            refused(ctx, 503, problem.get() + NOT_ACKNOWLEDGED);
+            refused(ctx, 503, problem.get() + MAYBE_QUEUED);
             return;
         }
         long queued = System.nanoTime() - queueing;

@@ -62,9 +62,24 @@ public final class PgDeliveryQueue implements DeliveryQueue {
 
     /** A row of {@code replica_beats} whose replica has beaten within {@link #GONE_AFTER} (the database's clock). */
     static final String BEAT_FRESH = "seen_at > now() - make_interval(secs => " + GONE_AFTER.toSeconds() + ")";
-    /** The replica named {@code d.replica} has beaten within {@link #GONE_AFTER}. */
-    static final String ALIVE = "EXISTS (SELECT 1 FROM replica_beats b WHERE b.replica = d.replica AND b."
-            + BEAT_FRESH + ")";
+    /** A gap between two of a replica's beats longer than this starts its steady time again. */
+    static final Duration STEADY_GAP = Duration.ofSeconds(5);
+    /**
+     * Some replica has beaten without a gap for at least {@link #GONE_AFTER} and just now: the
+     * database has worked for that long, so a heartbeat that much older was missed by its replica,
+     * not by a stalled database (which makes every heartbeat stale at once).
+     */
+    static final String SOMEONE_STEADY = "EXISTS (SELECT 1 FROM replica_beats j WHERE j.seen_at > now() - "
+            + "make_interval(secs => " + STEADY_GAP.toSeconds() + ") AND j.up_since <= now() - make_interval(secs => "
+            + GONE_AFTER.toSeconds() + "))";
+    /**
+     * The replica named {@code d.replica} is not gone: it has beaten within {@link #GONE_AFTER},
+     * or its heartbeat is older but no replica has beaten steadily for that long (the database
+     * stalled, and the others are waited for until it has worked for {@link #GONE_AFTER} again).
+     * A replica without a heartbeat (one that stopped and removed it) is gone at once.
+     */
+    static final String ALIVE = "EXISTS (SELECT 1 FROM replica_beats b WHERE b.replica = d.replica AND (b."
+            + BEAT_FRESH + " OR NOT " + SOMEONE_STEADY + "))";
 
     private final PostgresDatabase db;
     private final String replica;
@@ -300,6 +315,14 @@ public final class PgDeliveryQueue implements DeliveryQueue {
             }
         } catch (RuntimeException e) {
             batch.forEach(a -> a.seq.completeExceptionally(e));
+            if (PostgresDatabase.connectionLost(e)) {
+                // the database did not answer in time or could not be reached: the deliveries that
+                // waited behind this insert would wait as long again, past the 10 s GitHub waits
+                // (answered at about 10 s, GitHub's own limit): refused now, as those after them are
+                for (Arrival a = arrivals.poll(); a != null; a = arrivals.poll()) {
+                    a.seq.completeExceptionally(e);
+                }
+            }
         }
     }
 

@@ -501,10 +501,16 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         return othersRunning;
     }
 
-    /** Sets the heartbeat of {@code replica} to the database's clock on {@code c}, committed as {@code c} commits. */
+    /**
+     * Sets the heartbeat of {@code replica} to the database's clock on {@code c}, committed as
+     * {@code c} commits; a beat more than {@link PgDeliveryQueue#STEADY_GAP} after the one before
+     * (the replica or the database stalled) starts its steady time ({@code up_since}) again.
+     */
     static void beat(Connection c, String replica, int timeoutSeconds) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO replica_beats (replica, seen_at) VALUES (?, now()) "
-                + "ON CONFLICT (replica) DO UPDATE SET seen_at = now()")) {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO replica_beats (replica, seen_at, up_since) "
+                + "VALUES (?, now(), now()) ON CONFLICT (replica) DO UPDATE SET up_since = CASE WHEN "
+                + "replica_beats.seen_at > now() - make_interval(secs => " + PgDeliveryQueue.STEADY_GAP.toSeconds()
+                + ") THEN replica_beats.up_since ELSE now() END, seen_at = now()")) {
             s.setQueryTimeout(timeoutSeconds);
             s.setString(1, replica);
             s.executeUpdate();
