@@ -216,4 +216,50 @@ class PostgresDatabaseTest {
                 + "(AGENTX_DATABASE_URL for the server, --database-url for a command)"), e.getMessage());
         assertTrue(!e.getMessage().contains("secret") && !e.getMessage().contains(".."), e.getMessage());
     }
+    /**
+     * A statement that fails inside a transaction aborts it in PostgreSQL: work of the same unit
+     * that goes on (a monitor pass moving to its next record) fails at once, sending nothing the
+     * database would only refuse, and the unit rolls back even if the failure was caught.
+     */
+    @Test
+    void workThatGoesOnAfterAFailureInItsTransactionFailsAtOnceAndRollsBack() throws Exception {
+        try (PostgresDatabase db = TestPostgres.newDatabase().open(2)) {
+            db.autoCommit(c -> c.createStatement().executeUpdate("CREATE TABLE t (n int)"));
+            List<String> seen = new ArrayList<>();
+            ClarifyException rolledBack = assertThrows(ClarifyException.class, () -> db.inTransaction(c -> {
+                db.autoCommit(x -> x.createStatement().executeUpdate("INSERT INTO t VALUES (1)"));
+                try {
+                    db.autoCommit(x -> x.createStatement().executeQuery("SELECT no_such_column FROM t"));
+                } catch (ClarifyException e) {
+                    seen.add(e.getMessage());
+                }
+                try {
+                    db.autoCommit(x -> {
+                        seen.add("sent");
+                        return x.createStatement().executeQuery("SELECT 1");
+                    });
+                } catch (ClarifyException e) {
+                    seen.add(e.getMessage());
+                }
+                return null;
+            }));
+            assertEquals(2, seen.size(), "nothing sent after the failure: " + seen);
+            assertTrue(seen.get(0).contains("no_such_column"), seen.get(0));
+            assertTrue(seen.get(1).startsWith("not run: the transaction it is part of failed earlier: ")
+                    && seen.get(1).contains("no_such_column"), seen.get(1));
+            assertTrue(rolledBack.getMessage().startsWith("rolled back: "), rolledBack.getMessage());
+            assertEquals(0L, (long) db.autoCommit(c -> {
+                try (ResultSet r = c.createStatement().executeQuery("SELECT count(*) FROM t")) {
+                    r.next();
+                    return r.getLong(1);
+                }
+            }), "the insert before the failure is rolled back");
+            assertEquals(1, (int) db.autoCommit(c -> {
+                try (ResultSet r = c.createStatement().executeQuery("SELECT 1")) {
+                    r.next();
+                    return r.getInt(1);
+                }
+            }), "the next unit runs");
+        }
+    }
 }

@@ -76,6 +76,12 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     private final ThreadLocal<Pipeline> deferred = new ThreadLocal<>();
     /** The notes the transaction this thread has open locked, as it last read or wrote them ({@link #notesLocked}). */
     private final ThreadLocal<Map<String, String>> notesLocked = new ThreadLocal<>();
+    /**
+     * The failure of a statement inside this thread's transaction, which PostgreSQL has aborted
+     * then: the unit's later work fails with it at once instead of sending statements the
+     * database only refuses ("current transaction is aborted"), until the transaction ends.
+     */
+    private final ThreadLocal<ClarifyException> aborted = new ThreadLocal<>();
     /** Whether every connection of the pool has {@link #LOCK_TIMEOUT} set at its start; else each lock sets it. */
     private final boolean lockTimeoutPerConnection;
     /** Folds the agent statuses' recorded changes behind the commits that recorded them. */
@@ -616,11 +622,18 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         Connection open = current.get();
         if (open != null) {
             // inside another unit of this thread: part of its transaction, committed with it
+            ClarifyException earlier = aborted.get();
+            if (earlier != null) {
+                throw new ClarifyException(earlier.code(), "not run: the transaction it is part of failed earlier: "
+                        + earlier.getMessage(), earlier);
+            }
             try {
                 deferred.get().sendAllButLast(open);
                 return work.run(open);
             } catch (SQLException e) {
-                throw failure(e);
+                ClarifyException f = failure(e);
+                aborted.set(f);
+                throw f;
             }
         }
         List<Participant> joined = new ArrayList<>();
@@ -633,6 +646,12 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             deferred.set(writes);
             try {
                 T result = work.run(c);
+                ClarifyException failed = aborted.get();
+                if (failed != null) {
+                    // work that went on past a failure of its own (a monitor pass's next record):
+                    // PostgreSQL aborted the transaction then, and nothing of it can commit
+                    throw new ClarifyException(failed.code(), "rolled back: " + failed.getMessage(), failed);
+                }
                 // a participant may join another while it runs: every one is told, in order
                 for (int i = 0; i < joined.size(); i++) {
                     joined.get(i).beforeCommit();
@@ -657,6 +676,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                 participants.remove();
                 deferred.remove();
                 notesLocked.remove();
+                aborted.remove();
                 try {
                     c.setAutoCommit(true);
                 } catch (SQLException e) {
