@@ -211,8 +211,9 @@ public final class Worker implements AutoCloseable {
                 forgetProgressOfDone();
             }
         } catch (RuntimeException e) {
-            LOG.warn("cannot sync the inbox's journal at shutdown; deliveries done since the last tick may be "
-                    + "processed again at the next start (no command runs twice): {}", e.toString());
+            LOG.warn("cannot record which deliveries are done at shutdown (the inbox's journal, or the database); "
+                    + "deliveries done since the last tick may be processed again at the next start (no command runs "
+                    + "twice): {}", e.toString());
         }
     }
 
@@ -686,8 +687,8 @@ public final class Worker implements AutoCloseable {
                 forgetProgressOfDone();
             } catch (RuntimeException e) {
                 // a failed sync of the inbox's journal forgets nothing: the notes wait for the next tick
-                LOG.warn("worker: cannot sync the inbox's journal; progress notes kept for the next tick: {}",
-                        e.toString());
+                LOG.warn("worker: cannot record which deliveries are done (the inbox's journal, or the database); "
+                        + "progress notes kept for the next tick: {}", e.toString());
             }
             try {
                 inbox.tidy();
