@@ -48,8 +48,7 @@ final class DashboardCommand implements Runnable {
             server = new DashboardServer(snapshots(local), local.files().ledgers().directory(),
                     List.of(state.resolve("agent-status.json"), state.resolve("events.jsonl"))).start("127.0.0.1", port);
         } catch (RuntimeException e) {
-            throw new ClarifyException(ErrorCode.USAGE, "Cannot serve the dashboard on 127.0.0.1:" + port + ": "
-                    + CliContext.rootCause(e) + ". Choose another port with --port.", e);
+            throw cannotServe(e);
         }
         String url = "http://127.0.0.1:" + server.port() + "/";
         if (ctx.json()) {
@@ -97,9 +96,13 @@ final class DashboardCommand implements Runnable {
             probe.setReuseAddress(true); // as the web server binds: a port in TIME_WAIT is free to it
             probe.bind(new java.net.InetSocketAddress("127.0.0.1", port));
         } catch (java.io.IOException e) {
-            throw new ClarifyException(ErrorCode.USAGE, "Cannot serve the dashboard on 127.0.0.1:" + port + ": "
-                    + e.getMessage() + ". Choose another port with --port.", e);
+            throw cannotServe(e);
         }
+    }
+
+    private ClarifyException cannotServe(Exception e) {
+        return new ClarifyException(ErrorCode.USAGE, "Cannot serve the dashboard on 127.0.0.1:" + port + ": "
+                + CliContext.rootCause(e) + ". Choose another port with --port.", e);
     }
 
     private void openBrowser(String url) {

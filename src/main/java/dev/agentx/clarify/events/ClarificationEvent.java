@@ -12,7 +12,13 @@ public record ClarificationEvent(EventType event, String clarificationId, int is
                                  String toAgent, String topic, boolean blocking, int round, Status status,
                                  Instant timestamp) {
     public static ClarificationEvent of(EventType type, int issue, ClarificationRecord r, Instant at) {
-        return new ClarificationEvent(type, r.id(), issue, r.from(), r.to(), r.topic(), r.blocking(), r.round(),
-                r.status(), at);
+        return of(type, issue, r, r.round(), r.status(), at);
+    }
+
+    /** An event of {@code r} in round {@code round} that left it {@code status} (the record may have moved on since). */
+    public static ClarificationEvent of(EventType type, int issue, ClarificationRecord r, int round, Status status,
+                                        Instant at) {
+        return new ClarificationEvent(type, r.id(), issue, r.from(), r.to(), r.topic(), r.blocking(), round, status,
+                at);
     }
 }

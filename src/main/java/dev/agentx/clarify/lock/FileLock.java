@@ -399,7 +399,7 @@ public final class FileLock {
         spare.computeIfAbsent(content.getParent(), d -> new ConcurrentLinkedDeque<>()).offerFirst(content);
     }
 
-    /** Deletes the spare hidden files (at exit; one a process killed leaves is swept as a leftover, see {@link #sweepTempFiles}). */
+    /** Deletes the spare hidden files (at exit; one a process killed leaves is swept as a leftover, see {@link #sweep}). */
     void deleteSpares() {
         for (Deque<Path> kept : spare.values()) {
             for (Path p = kept.pollFirst(); p != null; p = kept.pollFirst()) {
@@ -489,7 +489,7 @@ public final class FileLock {
             if (!now.get().sameLockAs(judged)) {
                 return false; // replaced by a fresh lock since we looked
             }
-            removeHoldersTempFiles(lockPath);
+            sweep(lockPath);
             Path away = lockPath.resolveSibling(lockPath.getFileName() + STALE + UUID.randomUUID());
             try {
                 Files.move(lockPath, away, StandardCopyOption.ATOMIC_MOVE);
@@ -500,61 +500,46 @@ public final class FileLock {
             log().warn("took over stale lock {} (was {})", lockPath.getFileName(),
                     old == null ? "empty" : "held by " + old.holder());
             Files.deleteIfExists(away);
-            sweepTempFiles(lockPath);
             return true;
         });
     }
 
     /**
-     * Removes the temp files of the locked file ({@code .<file>.tmp-*}, see AtomicFiles) that the
-     * holder whose lock is taken over left: it was killed writing the file. Called under the guard
-     * while that lock is still in place, so no other process can be writing the file now (its
-     * writers hold its lock); one that held it before and is only paused (another host's, judged
-     * stale by age) finds its temp file gone and its write fails, as it must.
+     * What killed processes left beside the lock, removed in one look at its directory when a
+     * stale lock is taken over, which is when such a crash shows. Runs under the guard while the
+     * stale lock is still in place.
+     * <ul>
+     *   <li>The locked file's temp copies ({@code .<file>.tmp-*}, see AtomicFiles): its holder was
+     *   killed writing it. No other process can be writing the file now (its writers hold its
+     *   lock); one that held it before and is only paused (another host's, judged stale by age)
+     *   finds its temp file gone and its write fails, as it must.</li>
+     *   <li>Hidden lock content files ({@code .<name>.lock.<token>}) of any lock of the directory
+     *   older than the stale time: a killed process's spares, or one it wrote and had not linked
+     *   yet. A live process's idle spare may go too: it then writes a new one. One linked as a lock
+     *   loses only its hidden name; the lock stays.</li>
+     *   <li>Stale locks renamed away to be deleted ({@code <name>.lock.stale-<uuid>}) by a process
+     *   killed before it deleted them, whatever their age: no lock is read under such a name.</li>
+     * </ul>
      */
-    private void removeHoldersTempFiles(Path lockPath) {
-        String name = lockPath.getFileName().toString();
-        String prefix = "." + name.substring(0, name.length() - ".lock".length()) + ".tmp-";
-        try (java.util.stream.Stream<Path> files = Files.list(lockPath.getParent())) {
-            files.filter(p -> p.getFileName().toString().startsWith(prefix)).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException ignored) {
-                    // left for the next take-over: harmless beside the file it would have replaced
-                }
-            });
-        } catch (IOException e) {
-            log().debug("could not remove the temp files of {}: {}", lockPath, e.toString());
-        }
-    }
-
-    /**
-     * Removes the hidden lock content files ({@code .<name>.lock.<token>}) of the lock's directory,
-     * of any lock, that are older than the stale time: what a killed process left behind (its
-     * spares, or one it wrote and had not linked yet). Runs when a stale lock is taken over, which
-     * is when such a crash shows. A live process's idle spare may go too: it then writes a new one.
-     * One linked as a lock loses only its hidden name; the lock stays. Also removes, whatever their
-     * age, the stale locks that were renamed away to be deleted ({@code <name>.lock.stale-<uuid>})
-     * by a process killed before it deleted them: no lock is ever read under such a name.
-     */
-    private void sweepTempFiles(Path lockPath) {
+    private void sweep(Path lockPath) {
+        String lockName = lockPath.getFileName().toString();
+        String tempPrefix = "." + lockName.substring(0, lockName.length() - ".lock".length()) + ".tmp-";
         Instant cutoff = clock.instant().minus(settings.staleAfter());
         try (java.util.stream.Stream<Path> files = Files.list(lockPath.getParent())) {
-            files.filter(p -> {
+            files.forEach(p -> {
                 String name = p.getFileName().toString();
-                return name.startsWith(".") && name.contains(".lock.") || name.contains(".lock" + STALE);
-            }).forEach(p -> {
+                boolean content = name.startsWith(".") && name.contains(".lock.");
                 try {
-                    if (p.getFileName().toString().contains(".lock" + STALE)
-                            || Files.getLastModifiedTime(p).toInstant().isBefore(cutoff)) {
+                    if (name.startsWith(tempPrefix) || name.contains(".lock" + STALE)
+                            || content && Files.getLastModifiedTime(p).toInstant().isBefore(cutoff)) {
                         Files.deleteIfExists(p);
                     }
                 } catch (IOException ignored) {
-                    // gone already, or not ours to judge: harmless
+                    // gone already, or not ours to judge: left for the next take-over, harmless
                 }
             });
         } catch (IOException e) {
-            log().debug("could not sweep temp lock files in {}: {}", lockPath.getParent(), e.toString());
+            log().debug("could not sweep what killed processes left in {}: {}", lockPath.getParent(), e.toString());
         }
     }
 

@@ -89,32 +89,16 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
     static Optional<ClarificationEvent> eventOf(int issue, Ledger.Applied done) {
         ClarificationRecord r = done.record();
         ThreadEntry e = done.entry();
-        EventType type;
-        Status status;
-        switch (e.type()) {
-            case QUESTION -> {
-                type = EventType.REQUESTED;
-                status = Status.PENDING;
-            }
-            case ANSWER -> {
-                if (Boolean.TRUE.equals(e.proposed()) || e.acceptedBy() != null) {
-                    return Optional.empty();
-                }
-                type = EventType.ANSWERED;
-                status = Status.ANSWERED;
-            }
-            case ESCALATION -> {
-                type = EventType.ESCALATED;
-                status = Status.ESCALATED;
-            }
-            case RESOLUTION -> {
-                type = r.status() == Status.ABANDONED ? EventType.ABANDONED : EventType.RESOLVED;
-                status = r.status() == Status.ABANDONED ? Status.ABANDONED : Status.RESOLVED;
-            }
-            default -> throw new IllegalStateException("an entry of type " + e.type());
-        }
-        return Optional.of(new ClarificationEvent(type, r.id(), issue, r.from(), r.to(), r.topic(), r.blocking(),
-                e.round(), status, e.timestamp()));
+        java.util.function.BiFunction<EventType, Status, Optional<ClarificationEvent>> event = (type, status) ->
+                Optional.of(ClarificationEvent.of(type, issue, r, e.round(), status, e.timestamp()));
+        return switch (e.type()) {
+            case QUESTION -> event.apply(EventType.REQUESTED, Status.PENDING);
+            case ANSWER -> Boolean.TRUE.equals(e.proposed()) || e.acceptedBy() != null ? Optional.empty()
+                    : event.apply(EventType.ANSWERED, Status.ANSWERED);
+            case ESCALATION -> event.apply(EventType.ESCALATED, Status.ESCALATED);
+            case RESOLUTION -> r.status() == Status.ABANDONED ? event.apply(EventType.ABANDONED, Status.ABANDONED)
+                    : event.apply(EventType.RESOLVED, Status.RESOLVED);
+        };
     }
 
     /** This change as carried out for another process: its key is written whatever it is. */

@@ -159,11 +159,6 @@ public final class LedgerChangeCodec implements SharedChange.Codec<Outcome> {
 
     // ---- outcomes ----------------------------------------------------------------------------
 
-    private static ClarificationEvent eventOf(EventType type, int issue, ClarificationRecord r, Instant at, int round,
-                                              Status status) {
-        return new ClarificationEvent(type, r.id(), issue, r.from(), r.to(), r.topic(), r.blocking(), round, status, at);
-    }
-
     @Override
     public byte[] writeResult(Outcome o) {
         if (o == null) {
@@ -177,7 +172,7 @@ public final class LedgerChangeCodec implements SharedChange.Codec<Outcome> {
         for (ClarificationEvent e : o.events()) {
             // every event of a change's outcome is of its record: the type, time, round and status
             // rebuild it (a recovered outcome's record may have moved on since its event)
-            if (!e.equals(eventOf(e.event(), o.issue(), o.record(), e.timestamp(), e.round(), e.status()))) {
+            if (!e.equals(ClarificationEvent.of(e.event(), o.issue(), o.record(), e.round(), e.status(), e.timestamp()))) {
                 throw new IllegalArgumentException("an event of another record than the outcome's: " + e);
             }
             events.add(e.event().wire() + " " + e.timestamp() + " " + e.round() + " " + e.status().wire());
@@ -213,8 +208,8 @@ public final class LedgerChangeCodec implements SharedChange.Codec<Outcome> {
             if (parts.length != 4) {
                 throw new IllegalArgumentException("an event this version does not know: " + e);
             }
-            events.add(eventOf(EventType.fromWire(parts[0]), issue, record, parseInstant(parts[1]),
-                    Integer.parseInt(parts[2]), Status.fromWire(parts[3])));
+            events.add(ClarificationEvent.of(EventType.fromWire(parts[0]), issue, record, Integer.parseInt(parts[2]),
+                    Status.fromWire(parts[3]), parseInstant(parts[1])));
         }
         // a result read here was carried out by another process, which mirrored its statuses (carriedOut)
         return new Outcome(issue, record, events, f.strings("notes"), f.bool("replayed"), true);
