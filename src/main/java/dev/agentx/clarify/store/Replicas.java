@@ -101,6 +101,15 @@ public interface Replicas {
     java.util.Set<String> unfinished(Collection<String> hashes);
 
     /**
+     * The term of this replica's claims: a number that stays the same while its heartbeats reach
+     * the database without a lapse, so that no other replica can take it for gone and take its
+     * claims over. Empty while they have lapsed (the replica was paused, or cut off from the
+     * database): nothing is sent on the strength of a claim then. A claim taken in an earlier
+     * term is checked with {@link #claimEffect} before its effect is sent.
+     */
+    java.util.OptionalLong claimTerm();
+
+    /**
      * Whether other replicas were running at this replica's last heartbeat: they may wait for
      * this replica's claims to be done, so those are marked within milliseconds of sending.
      */
@@ -160,6 +169,11 @@ public interface Replicas {
             @Override
             public java.util.Set<String> unfinished(Collection<String> hashes) {
                 return java.util.Set.of();
+            }
+
+            @Override
+            public java.util.OptionalLong claimTerm() {
+                return java.util.OptionalLong.of(0);
             }
 
             @Override

@@ -145,10 +145,17 @@ public final class TestPostgres {
             return "jdbc:postgresql://localhost:" + port + "/" + name + "?user=" + OWNER;
         }
 
-        /** The store over it, as the server opens it, with a pool of {@code connections}. */
+        /**
+         * The store over it, as the server opens it, with a pool of {@code connections}; the
+         * replicas' heartbeats never lapse by themselves (the ticker of their terms stands still,
+         * so a test slowed by a loaded machine does not stand for a paused replica): a test of a
+         * lapse gives a ticker of its own ({@code tickTermsWith}).
+         */
         public dev.agentx.clarify.store.postgres.PostgresDatabase open(int connections) {
-            return dev.agentx.clarify.store.postgres.PostgresDatabase.open(
-                    dev.agentx.clarify.store.postgres.DatabaseUrl.parse(url(), java.util.Map.of()), connections);
+            dev.agentx.clarify.store.postgres.PostgresDatabase db = dev.agentx.clarify.store.postgres.PostgresDatabase
+                    .open(dev.agentx.clarify.store.postgres.DatabaseUrl.parse(url(), java.util.Map.of()), connections);
+            db.tickTermsWith(() -> 0L);
+            return db;
         }
     }
 }

@@ -109,8 +109,17 @@ public final class Outbox {
     private final UnitOfWork unit;
     /** The effects queued inside the unit this thread has open, handed over once it committed. */
     private final ThreadLocal<InUnit> inUnit = new ThreadLocal<>();
-    /** Key hashes of effects this replica claimed when they were queued (in a unit, {@link InUnit}), not sent yet. */
-    private final Set<String> claimedHere = ConcurrentHashMap.newKeySet();
+    /**
+     * Key hashes of effects this replica claimed when they were queued (in a unit, {@link InUnit})
+     * or took over, not sent yet, with the {@link Replicas#claimTerm term} they were claimed in
+     * ({@link #NO_TERM}: none): one claimed in the term still running is sent without asking the
+     * database again.
+     */
+    private final Map<String, Long> claimedHere = new ConcurrentHashMap<>();
+    /** A claim taken while this replica's heartbeats had lapsed: checked in the database before it is sent. */
+    private static final long NO_TERM = Long.MIN_VALUE;
+    /** The lapse of this replica's heartbeats has been logged (until they reach the database again). */
+    private final AtomicBoolean lapseLogged = new AtomicBoolean();
     /** Key hashes of effects sent or given up on whose claims are still to be marked done. */
     private final Set<String> claimsDone = ConcurrentHashMap.newKeySet();
     private final Path failed;
@@ -284,6 +293,8 @@ public final class Outbox {
         final Map<String, List<String>> after = new LinkedHashMap<>();
         /** Those this replica claimed (another replica may have claimed one first). */
         Set<String> claimed = Set.of();
+        /** The term they were claimed in, read before the commit: a lapse after it changes the term. */
+        long term = NO_TERM;
 
         /**
          * Each claim keeps what its effect waits for: here only the issue's first effect waits (the
@@ -294,6 +305,7 @@ public final class Outbox {
         public void beforeCommit() {
             Map<String, Replicas.ClaimedEffect> queued = new LinkedHashMap<>();
             effects.forEach((h, e) -> queued.put(h, new Replicas.ClaimedEffect(effectJson(e), after.get(issueKey(e)))));
+            term = replicas.claimTerm().orElse(NO_TERM);
             claimed = replicas.claimEffects(queued, clock.instant());
         }
 
@@ -307,7 +319,7 @@ public final class Outbox {
                         after.remove(issue); // the issue's first effect queued here waits; the rest wait behind it
                     }
                     if (claimed.contains(h)) {
-                        claimedHere.add(h);
+                        claimedHere.put(h, term);
                     }
                 });
             } catch (RuntimeException e) {
@@ -807,14 +819,24 @@ public final class Outbox {
                     q.slots.replace(slot.seq(), slot);
                 }
             }
+            java.util.OptionalLong term = replicas.claimTerm();
+            if (term.isEmpty()) {
+                if (lapseLogged.compareAndSet(false, true)) {
+                    LOG.warn("outbox: this replica's heartbeats have not reached the database lately; effects wait "
+                            + "until one does (other replicas may be taking them over meanwhile)");
+                }
+                return waitForReplica(q, ok, bad);
+            }
+            lapseLogged.set(false);
             putContext(entry);
             String type = e.getClass().getSimpleName().toLowerCase(Locale.ROOT);
             try {
                 Replicas.EffectClaim claim;
                 try {
-                    claim = claimedHere.remove(slot.hash()) ? new Replicas.EffectClaim(Replicas.Claim.MINE, false,
-                            replicas.replica()) : replicas.claimEffect(slot.hash(), effectJson(e), now,
-                            now.minus(TAKE_OVER));
+                    Long claimedIn = claimedHere.remove(slot.hash());
+                    claim = claimedIn != null && claimedIn == term.getAsLong() ? new Replicas.EffectClaim(
+                            Replicas.Claim.MINE, false, replicas.replica()) : replicas.claimEffect(slot.hash(),
+                            effectJson(e), now, now.minus(TAKE_OVER));
                 } catch (RuntimeException ex) {
                     LOG.warn("outbox: cannot claim {} in the database; its issue waits for the next tick: {}", e.key(),
                             ex.toString());
@@ -836,6 +858,13 @@ public final class Outbox {
                             + "sending it here (a comment after looking for its tag)", e.key(), claim.holder(),
                             TAKE_OVER.toMinutes());
                     entry = entry.retried(entry.attempts(), entry.notBefore(), true, entry.lastError());
+                }
+                if (!replicas.claimTerm().equals(term)) {
+                    // the heartbeats lapsed while claiming (a slow database): checked again in the next term
+                    synchronized (q) {
+                        q.slots.replace(slot.seq(), new Slot(slot.seq(), slot.hash(), entry, slot.mark()));
+                    }
+                    return waitForReplica(q, ok, bad);
                 }
                 perform(entry);
                 Instant at = markDone(q, slot);
@@ -899,6 +928,7 @@ public final class Outbox {
      */
     private void adoptLeftovers() {
         List<Replicas.ClaimedEffect> left;
+        long term = replicas.claimTerm().orElse(NO_TERM); // read before the claims are taken, as a unit's
         try {
             left = new ArrayList<>();
             if (!ownClaimsChecked) {
@@ -929,7 +959,7 @@ public final class Outbox {
             if (known != null && known != QUEUED) {
                 claimsDone.add(h); // done here before: the claim, now this replica's, is done
             } else {
-                claimedHere.add(h);
+                claimedHere.put(h, term);
             }
         }
         if (queued > 0) {

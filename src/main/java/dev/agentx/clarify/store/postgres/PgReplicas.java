@@ -152,6 +152,11 @@ public final class PgReplicas implements Replicas {
     }
 
     @Override
+    public java.util.OptionalLong claimTerm() {
+        return db.claimTerm(replica);
+    }
+
+    @Override
     public boolean othersRunning() {
         return db.othersRunning();
     }

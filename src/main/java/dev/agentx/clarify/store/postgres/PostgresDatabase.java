@@ -88,6 +88,8 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     private final PgStatusFolds statusFolds = new PgStatusFolds(this);
     /** What this replica's last heartbeat found: other replicas running ({@link #othersRunning()}). */
     private volatile boolean othersRunning;
+    /** The replicas' terms, as their heartbeats ({@link #beat(String)}) keep them. */
+    private final ClaimTerms terms = new ClaimTerms();
     /** The channels listened to ({@link #listen}), closed with the database. */
     private final List<PgListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** The connections of their own handed out ({@link #dedicated}), closed with the database. */
@@ -469,7 +471,9 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      */
     public boolean beat(String replica) {
         try (Connection c = probeConnection()) {
+            long sent = terms.now();
             beat(c, replica, 2);
+            terms.beaten(replica, sent);
             try (PreparedStatement s = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM replica_beats WHERE replica <> ? "
                     + "AND " + PgDeliveryQueue.BEAT_FRESH + ")")) {
                 s.setQueryTimeout(2);
@@ -500,6 +504,19 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             }
             return out;
         });
+    }
+
+    /** The term of {@code replica}'s claims ({@link ClaimTerms}): empty while its heartbeats have lapsed. */
+    java.util.OptionalLong claimTerm(String replica) {
+        return terms.current(replica);
+    }
+
+    /**
+     * Measures the replicas' terms ({@link ClaimTerms}) with {@code ticker} (nanoseconds, never
+     * going back) instead of {@link System#nanoTime}: tests that stand for a replica paused.
+     */
+    public void tickTermsWith(java.util.function.LongSupplier ticker) {
+        terms.tickWith(ticker);
     }
 
     /** Whether other replicas had beaten within {@link PgDeliveryQueue#GONE_AFTER} at this replica's last {@link #beat}. */

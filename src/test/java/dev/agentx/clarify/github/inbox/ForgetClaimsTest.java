@@ -5,13 +5,12 @@ import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.store.Replicas;
 import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
+import dev.agentx.clarify.support.ForwardingReplicas;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestPostgres;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -28,67 +27,11 @@ class ForgetClaimsTest {
     private final MutableClock clock = MutableClock.at("2026-11-25T10:00:00Z");
 
     /** A replica that counts the times it forgot claims. */
-    private static final class Counting implements Replicas {
-        final Replicas real;
+    private static final class Counting extends ForwardingReplicas {
         final AtomicInteger forgot = new AtomicInteger();
 
         Counting(Replicas real) {
-            this.real = real;
-        }
-
-        @Override
-        public java.util.Set<String> claimEffects(java.util.Map<String, ClaimedEffect> effects, java.time.Instant now) {
-            return real.claimEffects(effects, now);
-        }
-
-        @Override
-        public String replica() {
-            return real.replica();
-        }
-
-        @Override
-        public EffectClaim claimEffect(String hash, String effect, Instant now, Instant takeOverBefore) {
-            return real.claimEffect(hash, effect, now, takeOverBefore);
-        }
-
-        @Override
-        public java.util.List<ClaimedEffect> adoptEffects(Instant now, int limit) {
-            return real.adoptEffects(now, limit);
-        }
-
-        @Override
-        public java.util.List<ClaimedEffect> unsentEffectsClaimedHere() {
-            return real.unsentEffectsClaimedHere();
-        }
-
-        @Override
-        public void effectsDone(Collection<String> hashes) {
-            real.effectsDone(hashes);
-        }
-
-        @Override
-        public java.util.Set<String> unfinished(Collection<String> hashes) {
-            return real.unfinished(hashes);
-        }
-
-        @Override
-        public boolean othersRunning() {
-            return real.othersRunning();
-        }
-
-        @Override
-        public boolean lease(String name, Instant now, Duration ttl) {
-            return real.lease(name, now, ttl);
-        }
-
-        @Override
-        public void holdInstallation(long installation, Instant until) {
-            real.holdInstallation(installation, until);
-        }
-
-        @Override
-        public Map<Long, Instant> installationHolds(Instant now) {
-            return real.installationHolds(now);
+            super(real);
         }
 
         @Override

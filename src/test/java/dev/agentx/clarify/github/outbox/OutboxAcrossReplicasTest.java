@@ -32,10 +32,13 @@ class OutboxAcrossReplicasTest {
     private FlakyGitHub github;
     private Outbox a;
     private Outbox b;
+    /** The ticker the replicas' terms are measured with: moved by the tests of a replica paused. */
+    private final java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong();
 
     @BeforeEach
     void open() {
         db = TestPostgres.newDatabase().open(4);
+        db.tickTermsWith(ticks::get);
         github = new FlakyGitHub();
         a = new Outbox(dir.resolve("a"), github, clock, ServerMetrics.create(), db.replicas("replica-a", clock), db);
         b = new Outbox(dir.resolve("b"), github, clock, ServerMetrics.create(), db.replicas("replica-b", clock), db);
@@ -190,6 +193,81 @@ class OutboxAcrossReplicasTest {
         a.flush();
         c.flush();
         assertEquals(List.of("other issue", "question", "answer", "reply"), posted());
+    }
+
+    /**
+     * A was paused (a long collection, cut off from the database) past its heartbeat's hold after
+     * claiming the question; B took the claim over and sent it. A, running again, must not send it
+     * too on the strength of its old claim: it sends nothing until its heartbeat reaches the
+     * database, then checks the claim there and finds it done.
+     */
+    @Test
+    void aReplicaPausedPastItsHeartbeatSendsNothingItClaimedBeforeUntilItHasCheckedTheClaim() {
+        questionQueuedOnA();
+        ticks.addAndGet(Duration.ofSeconds(20).toNanos()); // A paused 20 s: no heartbeat of A meanwhile
+        assertTrue(db.beat("replica-b"));
+        sql("UPDATE replica_beats SET seen_at = now() - interval '20 seconds' WHERE replica = 'replica-a'");
+        sql("UPDATE replica_beats SET up_since = now() - interval '20 seconds' WHERE replica = 'replica-b'");
+
+        b.flush(); // A is gone for B: B takes the question over and sends it
+        assertEquals(List.of("question"), posted());
+        a.flush(); // A runs again before its next heartbeat
+        assertEquals(List.of("question"), posted(), "A's heartbeat has lapsed: it sends nothing");
+        assertEquals(1, a.size(), "the question stays queued on A");
+
+        assertTrue(db.beat("replica-a")); // a new term: A's claim from the old one is checked
+        a.flush();
+        assertEquals(List.of("question"), posted(), "B sent it: A drops it");
+        assertEquals(0, a.size());
+    }
+
+    /** A paused past its heartbeat's hold while no replica took its claim over sends it once it beats again. */
+    @Test
+    void aClaimFromALapsedTermThatIsStillTheReplicasOwnIsSentOnceItBeatsAgain() {
+        questionQueuedOnA();
+        ticks.addAndGet(Duration.ofSeconds(20).toNanos());
+        a.flush();
+        assertEquals(List.of(), posted());
+        assertTrue(db.beat("replica-a"));
+        a.flush();
+        assertEquals(List.of("question"), posted());
+    }
+
+    /**
+     * The database took 12 s to answer A's claim of an effect it was about to send (queued
+     * outside a unit, so claimed when first sent): A's heartbeats lapsed meanwhile, so it does
+     * not send it on that claim, and sends it once a heartbeat got through again.
+     */
+    @Test
+    void aReplicaWhoseHeartbeatsLapsedWhileItClaimedAnEffectSendsItOnlyInItsNextTerm() {
+        java.util.concurrent.atomic.AtomicBoolean slowDatabase = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Outbox slow = new Outbox(dir.resolve("slow"), github, clock, ServerMetrics.create(),
+                new dev.agentx.clarify.support.ForwardingReplicas(db.replicas("replica-a", clock)) {
+                    @Override
+                    public EffectClaim claimEffect(String hash, String effect, java.time.Instant now,
+                            java.time.Instant takeOverBefore) {
+                        if (slowDatabase.get()) {
+                            ticks.addAndGet(Duration.ofSeconds(12).toNanos());
+                        }
+                        return real.claimEffect(hash, effect, now, takeOverBefore);
+                    }
+                }, db);
+        slow.enqueue(comment(1, "notice"));
+        slow.flush();
+        assertEquals(List.of(), posted(), "claimed, but not sent on the claim");
+        assertEquals(1, slow.size());
+        slowDatabase.set(false);
+        assertTrue(db.beat("replica-a"));
+        slow.flush();
+        assertEquals(List.of("notice"), posted());
+    }
+
+    private void sql(String statement) {
+        db.autoCommit(c -> {
+            try (var s = c.prepareStatement(statement)) {
+                return s.executeUpdate();
+            }
+        });
     }
 
     @Test
