@@ -10,6 +10,11 @@ public enum ErrorCode {
     LOCK_TIMEOUT(4),
     /** The lock was taken over while this writer held it: nothing was written; safe to retry. */
     LOCK_LOST(4),
+    /**
+     * The database could not be reached, or the connection to it broke (PostgreSQL): run it again
+     * once it answers.
+     */
+    UNAVAILABLE(4),
     USAGE(2),
     /** A ledger file that cannot be read: restore it, or rebuild it (GitHub Mode: agentx sync --write). */
     LEDGER_DAMAGED(1),

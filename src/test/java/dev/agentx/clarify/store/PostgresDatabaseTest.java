@@ -215,6 +215,7 @@ class PostgresDatabaseTest {
         assertTrue(e.getMessage().contains(": unknown host no-such-host.invalid. Check the database URL "
                 + "(AGENTX_DATABASE_URL for the server, --database-url for a command)"), e.getMessage());
         assertTrue(!e.getMessage().contains("secret") && !e.getMessage().contains(".."), e.getMessage());
+        assertEquals(dev.agentx.clarify.protocol.ErrorCode.UNAVAILABLE, e.code(), "the environment's, not a bug");
     }
     /**
      * A statement that fails inside a transaction aborts it in PostgreSQL: work of the same unit

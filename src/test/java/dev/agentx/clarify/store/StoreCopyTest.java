@@ -443,6 +443,16 @@ class StoreCopyTest {
         }
     }
 
+    /** A database that does not answer: a code saying so (exit 4: run it again), not an internal error. */
+    @Test
+    void aReadCommandOnADatabaseThatDoesNotAnswerSaysSoWithTheExitCodeOfARetry() {
+        Run r = cwd.cli("clarify", "--database-url", "postgresql://agentx@127.0.0.1:1/agentx");
+        assertEquals(4, r.code(), r.err());
+        assertTrue(r.err().startsWith("UNAVAILABLE: cannot connect to PostgreSQL at jdbc:postgresql://127.0.0.1:1/agentx "
+                + "as agentx: Connection refused."), r.err());
+        assertTrue(r.err().contains("Check the database URL"), r.err());
+    }
+
     @Test
     void aReadCommandLeavesTheSchemaAsItIsAndRefusesOneItDoesNotKnow() throws Exception {
         TestPostgres.Database db = TestPostgres.newDatabase();

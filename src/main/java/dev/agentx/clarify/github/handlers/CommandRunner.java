@@ -91,7 +91,8 @@ public final class CommandRunner {
                     + " <decision>"), e.outcome().record().id() + " is escalated; its escalation summary is "
                     + "posted as a comment of its own, and " + actors(ctx).maintainerPolicy() + " may resolve it.");
         } catch (ClarifyException e) {
-            if (e.code() == ErrorCode.LOCK_TIMEOUT || e.code() == ErrorCode.INTERNAL) {
+            if (e.code() == ErrorCode.LOCK_TIMEOUT || e.code() == ErrorCode.UNAVAILABLE
+                    || e.code() == ErrorCode.INTERNAL) {
                 throw e;
             }
             return refused(login, command, e.code().name(), e.getMessage(), null);

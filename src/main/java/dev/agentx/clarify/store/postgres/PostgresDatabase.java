@@ -154,7 +154,8 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         try {
             pool = new HikariDataSource(config);
         } catch (RuntimeException e) {
-            throw new ClarifyException(ErrorCode.INTERNAL, "cannot connect to PostgreSQL at " + url + ": "
+            throw new ClarifyException(connectionLost(e) ? ErrorCode.UNAVAILABLE : ErrorCode.INTERNAL,
+                    "cannot connect to PostgreSQL at " + url + ": "
                     + connectFailure(e) + ". Check the database URL (AGENTX_DATABASE_URL for the server, "
                     + "--database-url for a command) and that the database is up.", e);
         }
@@ -892,7 +893,8 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                     ? p.getServerErrorMessage().getMessage() : t.getMessage();
             return new ClarifyException(ErrorCode.LOCK_LOST, why, e);
         }
-        return new ClarifyException(ErrorCode.INTERNAL, "PostgreSQL at " + description + ": " + rootMessage(e), e);
+        return new ClarifyException(connectionLost(e) ? ErrorCode.UNAVAILABLE : ErrorCode.INTERNAL, "PostgreSQL at "
+                + description + ": " + rootMessage(e), e);
     }
 
     @Override
