@@ -213,6 +213,29 @@ class LedgerGroupCommitTest {
                 "clarification-answered CLR-7-002", "clarification-requested CLR-7-002"), events(dir));
     }
 
+    /**
+     * An acceptance carried out for its command by a holder that died before its reply: the
+     * command, run again with its key, finds it done (the accepted answer carries the key) and
+     * is not refused for the proposal no longer waiting.
+     */
+    @Test
+    void anAcceptanceWrittenByAHolderThatDiedBeforeItsReplyIsFoundDoneByItsCommand() throws Exception {
+        LocalMode local = LocalMode.open(dir, Clock.systemUTC());
+        Outcome asked = local.engine().execute(ask("Which auth?"));
+        String id = asked.record().id();
+        Instant at = Instant.parse("2026-11-26T10:00:00Z");
+        local.ledgers().update(ISSUE, "holder", ledger -> new LedgerChange.Propose(id, 1, "OAuth", null, "auto", at,
+                LedgerChange.LOCAL + "proposal").forAnother().apply(ledger));
+        String key = LedgerChange.LOCAL + "dead-holder-accept";
+        local.ledgers().update(ISSUE, "holder", ledger -> new LedgerChange.Accept(id, "alice", at.plusSeconds(60), key)
+                .forAnother().apply(ledger)); // its write, then death
+
+        Outcome again = local.engine().execute(new ClarifyCommand.Accept(id, "alice"), key);
+        assertEquals(Status.ANSWERED, again.record().status());
+        ClarificationRecord r = local.ledgers().read(ISSUE).orElseThrow().find(id).orElseThrow();
+        assertEquals(1, r.thread().stream().filter(ThreadEntry::isAnswer).count(), "accepted once");
+    }
+
     /** The event log's lines as "event id". */
     private static List<String> events(Path root) throws java.io.IOException {
         List<String> out = new ArrayList<>();
