@@ -117,7 +117,10 @@ final class SyncCommand implements Callable<Integer> {
         } catch (GitHubApiException e) {
             String hint = e.status() != 404 ? "" : " Is the app installed on " + ref + ", and GITHUB_APP_ID right?"
                     + (issue == null ? "" : " Does issue #" + issue + " still exist there (not deleted or moved)?");
-            return ctx.error(ErrorCode.INTERNAL, e.getMessage() + "." + hint);
+            String reach = e.status() > 0 ? "" : " Is GITHUB_API_URL (" + settings.apiUrl() + ") right, and GitHub "
+                    + "reachable from here?";
+            return ctx.error(e.retryable() ? ErrorCode.UNAVAILABLE : ErrorCode.INTERNAL, e.getMessage() + "." + hint
+                    + reach);
         }
         if (ctx.json()) {
             ctx.printJson(json(report));

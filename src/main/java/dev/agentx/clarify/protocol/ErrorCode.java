@@ -11,10 +11,12 @@ public enum ErrorCode {
     /** The lock was taken over while this writer held it: nothing was written; safe to retry. */
     LOCK_LOST(4),
     /**
-     * The database could not be reached, or the connection to it broke (PostgreSQL): run it again
-     * once it answers.
+     * A service the command needs did not answer: the database could not be reached, or the
+     * connection to it broke (PostgreSQL); GitHub's API gave no answer or failed for a while (a
+     * 5xx, a rate limit). The environment's failure, not a bug: run it again once it answers.
+     * Exit 1, with the other failures that are neither usage nor the protocol's.
      */
-    UNAVAILABLE(4),
+    UNAVAILABLE(1),
     USAGE(2),
     /** A ledger file that cannot be read: restore it, or rebuild it (GitHub Mode: agentx sync --write). */
     LEDGER_DAMAGED(1),

@@ -50,11 +50,12 @@ public final class Hub4jCommentSource implements CommentSource {
             return call.run();
         } catch (HttpException e) {
             int status = e.getResponseCode();
-            throw new GitHubApiException(what + ": HTTP " + status, status, null, false, e);
+            throw new GitHubApiException(what + (status > 0 ? ": HTTP " + status : ": no response: "
+                    + rootMessage(e)), status, null, false, e);
         } catch (FileNotFoundException e) {
             throw new GitHubApiException(what + ": HTTP 404 (not found, or the app lacks access)", 404, null, false, e);
         } catch (IOException e) {
-            throw new GitHubApiException(what + ": " + e, -1, null, false, e);
+            throw new GitHubApiException(what + ": no response: " + rootMessage(e), -1, null, false, e);
         } catch (GHException e) {
             // paged lists fail with an unchecked GHException around the HTTP failure
             Throwable cause = e.getCause();
@@ -63,6 +64,15 @@ public final class Hub4jCommentSource implements CommentSource {
             throw new GitHubApiException(what + ": " + (status > 0 ? "HTTP " + status : e.getMessage()), status,
                     null, false, e);
         }
+    }
+
+    /** The innermost cause's message (a refused connection says so there), or its class. */
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
     }
 
     @Override

@@ -138,12 +138,16 @@ class SyncCommandTest {
     }
 
     private Run sync(String... args) {
+        return syncWith(rig.wiremock.baseUrl(), args);
+    }
+
+    private Run syncWith(String apiUrl, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         List<String> all = new ArrayList<>(List.of("sync", "--repo", "Codertocat/Hello-World"));
         all.addAll(List.of(args));
         Map<String, String> env = Map.of("GITHUB_APP_ID", String.valueOf(GitHubRig.APP_ID),
-                "GITHUB_APP_PRIVATE_KEY", Keys.pkcs1Pem(), "GITHUB_API_URL", rig.wiremock.baseUrl(),
+                "GITHUB_APP_PRIVATE_KEY", Keys.pkcs1Pem(), "GITHUB_API_URL", apiUrl,
                 "AGENTX_DATA_DIR", rig.data.toString());
         int code = Main.run(all.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err), env, dir, clock,
                 false, ctx -> {
@@ -402,5 +406,16 @@ class SyncCommandTest {
         assertEquals(1, gone.code(), gone.err());
         assertTrue(gone.err().contains("read issue Codertocat/Hello-World#400: HTTP 404")
                 && gone.err().contains("Does issue #400 still exist there"), gone.err());
+    }
+
+    /** GitHub's API does not answer: the environment's failure, said as such, with where the URL comes from. */
+    @Test
+    void anApiThatDoesNotAnswerIsUnavailableNotAnInternalError() {
+        Run r = syncWith("http://127.0.0.1:1", "--issue", "1");
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().startsWith("UNAVAILABLE: GET /app: no response: "), r.err());
+        assertTrue(r.err().contains("Is GITHUB_API_URL (http://127.0.0.1:1) right, and GitHub reachable from here?"),
+                r.err());
+        assertFalse(r.err().contains("HTTP -1"), r.err());
     }
 }
