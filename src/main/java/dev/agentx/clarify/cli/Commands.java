@@ -354,7 +354,7 @@ final class Commands {
 
     /** Every command, as {@code @Command(subcommands = ...)} would have built them. */
     static CommandLine full(CommandLine.IFactory factory) {
-        return build(TREE, factory, null);
+        return withoutRootInDataDirHelp(build(TREE, factory, null));
     }
 
     /**
@@ -374,7 +374,33 @@ final class Commands {
                 at = c;
             }
         }
-        return build(TREE, factory, named);
+        return withoutRootInDataDirHelp(build(TREE, factory, named));
+    }
+
+    /**
+     * Leaves {@code --root} out of the help of the commands that work on the server's data dir
+     * (they refuse it, {@link #rootNotForDataDir}), and of their subcommands: it is inherited from
+     * {@code agentx}, so picocli lists it for every command. It is still parsed, so that the
+     * refusal can say what to set instead.
+     */
+    private static CommandLine withoutRootInDataDirHelp(CommandLine agentx) {
+        agentx.getSubcommands().forEach((name, sub) -> {
+            if (DATA_DIR_COMMANDS.contains(name)) {
+                hideRoot(sub);
+            }
+        });
+        return agentx;
+    }
+
+    private static void hideRoot(CommandLine cl) {
+        CommandSpec spec = cl.getCommandSpec();
+        CommandLine.Model.OptionSpec root = spec.findOption("--root");
+        if (root != null && !root.hidden()) {
+            spec.remove(root);
+            // local: an inherited option added to a command is added to its subcommands too
+            spec.addOption(root.toBuilder().hidden(true).scopeType(CommandLine.ScopeType.LOCAL).build());
+        }
+        cl.getSubcommands().values().forEach(Commands::hideRoot);
     }
 
     /** @param named the commands to build, or null for all */

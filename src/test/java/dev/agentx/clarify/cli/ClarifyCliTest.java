@@ -214,6 +214,16 @@ class ClarifyCliTest {
         Run store = root.cli("store", "copy", "--root", dir.toString(), "--from", "files:x", "--to", "files:y");
         assertEquals(2, store.code(), store.err());
         assertTrue(store.err().contains("'agentx store' works on the server's data dir"), store.err());
+        // nor do they offer it in their help, where every other command does
+        for (List<String> command : List.of(List.of("serve"), List.of("deliveries"), List.of("setup"), List.of("sync"),
+                List.of("store"), List.of("store", "copy"))) {
+            List<String> args = new java.util.ArrayList<>(command);
+            args.add("--help");
+            Run help = ok(args.toArray(String[]::new));
+            assertFalse(help.out().contains("--root"), command + ": " + help.out());
+        }
+        assertTrue(ok("clarify", "ask", "--help").out().contains("--root=DIR"));
+        assertTrue(ok("dashboard", "--help").out().contains("--root=DIR"));
     }
 
     /** With --json the help and the version are JSON on stdout too, as every other output. */
