@@ -120,6 +120,12 @@ public final class Worker implements AutoCloseable {
     private volatile ExecutorService lanes;
     private volatile ExecutorService senders;
     private volatile ScheduledExecutorService ticker;
+    /**
+     * The outbox's short timed work (a look again at an issue waiting for another replica, the
+     * done marks of what the senders sent): a thread of its own, since the tick can take seconds
+     * (its flush sends what is due one effect after another), and other replicas wait for both.
+     */
+    private volatile ScheduledExecutorService outboxTimers;
     private Instant lastPrune = Instant.MIN;
     private volatile boolean closed;
     /** While closing: until when (System.nanoTime) the lanes go on taking up deliveries. */
@@ -274,6 +280,7 @@ public final class Worker implements AutoCloseable {
         AtomicInteger s = new AtomicInteger();
         senders = Executors.newFixedThreadPool(SENDERS, r -> daemon(r, "agentx-sender-" + s.incrementAndGet()));
         ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "agentx-worker-tick"));
+        outboxTimers = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "agentx-outbox-timers"));
         ticker.scheduleWithFixedDelay(this::tick, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -452,7 +459,7 @@ public final class Worker implements AutoCloseable {
             }
             ExecutorService send = senders;
             if (!synchronous && send != null) {
-                outbox.sendQueued(send, ticker); // the lane goes on with its next delivery meanwhile
+                outbox.sendQueued(send, outboxTimers); // the lane goes on with its next delivery meanwhile
             }
         }
     }
@@ -793,15 +800,18 @@ public final class Worker implements AutoCloseable {
         ExecutorService ex;
         ExecutorService send;
         ScheduledExecutorService tick;
+        ScheduledExecutorService timers;
         synchronized (this) {
             drainUntil = System.nanoTime() + DRAIN.toNanos();
             closed = true;
             ex = lanes;
             send = senders;
             tick = ticker;
+            timers = outboxTimers;
             lanes = null;
             senders = null;
             ticker = null;
+            outboxTimers = null;
         }
         if (ex == null) {
             syncDoneQuietly();
@@ -818,9 +828,12 @@ public final class Worker implements AutoCloseable {
                 send.shutdownNow();
             }
             tick.awaitTermination(30, TimeUnit.SECONDS);
+            timers.shutdownNow(); // what it had scheduled is left to the final flush
+            timers.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             ex.shutdownNow();
             send.shutdownNow();
+            timers.shutdownNow();
             Thread.currentThread().interrupt();
         }
         syncDoneQuietly();

@@ -157,6 +157,51 @@ class SharedQueueWorkerTest {
         }
     }
 
+    /**
+     * While other replicas run, what the senders sent has its claim marked done within
+     * milliseconds (another replica's effects of the issue wait for it), also while the tick is
+     * busy: here its flush waits on GitHub for a comment queued before the worker started.
+     */
+    @Test
+    void theClaimsOfWhatTheSendersSentAreMarkedDoneWhileTheTickWaitsOnGitHub() throws Exception {
+        java.util.concurrent.CountDownLatch slowSending = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        dev.agentx.clarify.github.outbox.FlakyGitHub github = new dev.agentx.clarify.github.outbox.FlakyGitHub();
+        github.beforePost = body -> {
+            if (body.contains("slow")) {
+                slowSending.countDown();
+                await(release);
+            }
+        };
+        dev.agentx.clarify.github.RepoRef repo = new dev.agentx.clarify.github.RepoRef("acme", "shop");
+        Outbox outbox = new Outbox(dir.resolve("a/outbox"), github, clock, ServerMetrics.create(),
+                db.replicas("replica-a", clock), db);
+        outbox.enqueue(new dev.agentx.clarify.github.outbox.Effect.Comment("slow", 7, repo, 9, "slow")); // the tick's
+        DeliveryProcessor processor = TestProcessors.of((d, payload, progress, save) -> outbox.enqueue(
+                new dev.agentx.clarify.github.outbox.Effect.Comment("answer-" + d.id(), 7, repo, 1, "answer")));
+        PgDeliveryQueue a = db.deliveries("replica-a", clock);
+        try (Worker w = new Worker(a, processor, outbox, clock, false, ServerMetrics.create(),
+                db.replicas("replica-a", clock), db)) {
+            w.start();
+            await(slowSending); // the first tick's flush sends it and waits for GitHub
+            a.accept("d-1", "issue_comment", body(1), "acme/shop#1");
+            awaitTrue(() -> count("SELECT count(*) FROM effect_claims WHERE done") == 1,
+                    "the answer's claim marked done while the tick waits");
+            release.countDown(); // before the worker closes, which waits for its tick
+        } finally {
+            release.countDown();
+        }
+    }
+
+    private long count(String query) {
+        return db.autoCommit(c -> {
+            try (var s = c.prepareStatement(query); var r = s.executeQuery()) {
+                r.next();
+                return r.getLong(1);
+            }
+        });
+    }
+
     private static void await(java.util.concurrent.CountDownLatch latch) {
         try {
             if (!latch.await(30, java.util.concurrent.TimeUnit.SECONDS)) {

@@ -13,7 +13,7 @@ import java.util.Set;
  * GitHub as the outbox's tests need it: a comment whose body ends in {@code -fail} is refused
  * (422), one ending in {@code -retry} fails once (502); the others are recorded as posted.
  */
-final class FlakyGitHub implements GitHubGateway {
+public final class FlakyGitHub implements GitHubGateway {
     private final Set<String> failedOnce = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final java.util.concurrent.atomic.AtomicLong ids = new java.util.concurrent.atomic.AtomicLong();
     /**
@@ -21,9 +21,12 @@ final class FlakyGitHub implements GitHubGateway {
      * test reads it, so reading copies nothing and never fails.
      */
     final List<String> posted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Runs with each comment's body before it is created (a test holds a send there). */
+    public volatile java.util.function.Consumer<String> beforePost = body -> { };
 
     @Override
     public long createComment(long installation, RepoRef repo, int issue, String body) {
+        beforePost.accept(body);
         if (body.endsWith("-fail")) {
             throw new GitHubApiException("422 Unprocessable", 422, null, false, null);
         }
