@@ -81,7 +81,8 @@ class GitHubResilienceTest {
         clock.advance(Duration.ofSeconds(11));
         ping();
         assertEquals(2, commentPosts());
-        assertEquals(1, rig.requests("GET", COMMENTS).size(), "looked for an earlier landing first");
+        assertEquals(2, rig.requests("GET", COMMENTS).size(),
+                "looked for an earlier landing first, and for a second copy after posting");
         assertEquals(0, rig.mode().pendingEffects());
         assertEquals(1, rig.reactions().size());
 

@@ -14,8 +14,16 @@ public interface GitHubGateway {
     /** Creates an issue comment; returns its id. */
     long createComment(long installation, RepoRef repo, int issue, String body);
 
+    /** The ids of the comments created at or after {@code since} on the issue that contain {@code text}, oldest first. */
+    java.util.List<Long> commentsContaining(long installation, RepoRef repo, int issue, String text, Instant since);
+
     /** Whether a comment created at or after {@code since} on the issue contains {@code text}. */
-    boolean commentContains(long installation, RepoRef repo, int issue, String text, Instant since);
+    default boolean commentContains(long installation, RepoRef repo, int issue, String text, Instant since) {
+        return !commentsContaining(installation, repo, issue, text, since).isEmpty();
+    }
+
+    /** Deletes an issue comment. */
+    void deleteComment(long installation, RepoRef repo, long commentId);
 
     /** Adds a reaction ({@code +1}, {@code -1}, {@code confused}, {@code rocket}...) to a comment. */
     void reactToComment(long installation, RepoRef repo, int issue, long commentId, String content);

@@ -430,16 +430,25 @@ public final class Hub4jGateway implements GitHubGateway {
     }
 
     @Override
-    public boolean commentContains(long installation, RepoRef repo, int issue, String text, Instant since) {
+    public List<Long> commentsContaining(long installation, RepoRef repo, int issue, String text, Instant since) {
         return call(installation, "list comments of " + repo + "#" + issue, () -> {
+            List<Long> ids = new java.util.ArrayList<>();
             for (GHIssueComment c : bind(installation, repo, issue, 0).getIssue().queryComments()
                     .since(Date.from(since)).list()) {
                 if (c.getBody() != null && c.getBody().contains(text)) {
-                    return true;
+                    ids.add(c.getId());
                 }
             }
-            return false;
+            ids.sort(null); // ids grow with creation
+            return ids;
         });
+    }
+
+    @Override
+    public void deleteComment(long installation, RepoRef repo, long commentId) {
+        String what = "delete comment " + commentId + " on " + repo;
+        call(installation, what, () -> write(installation, what, "DELETE", repoPath(repo) + "/issues/comments/"
+                + commentId, null));
     }
 
     @Override

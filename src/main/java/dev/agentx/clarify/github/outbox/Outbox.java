@@ -866,7 +866,7 @@ public final class Outbox {
                     }
                     return waitForReplica(q, ok, bad);
                 }
-                perform(entry);
+                perform(entry, term);
                 Instant at = markDone(q, slot);
                 claimsDone.add(slot.hash());
                 metrics.effect(type, "done");
@@ -1158,17 +1158,54 @@ public final class Outbox {
         return d.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : d;
     }
 
-    private void perform(Entry entry) {
+    /** Where a look for an effect's comment starts: a minute before it was queued (clocks differ). */
+    private static Instant since(Entry entry) {
+        return entry.queuedAt() == null ? Instant.EPOCH : entry.queuedAt().minus(Duration.ofMinutes(1));
+    }
+
+    /**
+     * After a comment was created that another replica may have posted too (each looked for the
+     * other's before posting, and neither had landed yet): when the issue shows an earlier
+     * comment with the same tag, the one just created is a second copy and is deleted. GitHub's
+     * comment ids grow with creation, so whichever replica checks, the earliest copy stays; the
+     * later one's check always sees it. Returns the id of the comment that stays.
+     */
+    private long keepFirst(Effect.Comment c, String tag, long created, Entry entry) {
+        try {
+            long first = github.commentsContaining(c.installation(), c.repo(), c.issue(), tag, since(entry)).stream()
+                    .min(Long::compare).orElse(created);
+            if (first < created) {
+                github.deleteComment(c.installation(), c.repo(), created);
+                LOG.warn("outbox: {} was posted by another replica meanwhile (comment {}); deleted this replica's "
+                        + "copy {}", c.key(), first, created);
+                return first;
+            }
+        } catch (GitHubApiException e) {
+            LOG.warn("outbox: {} posted as {}; whether another replica posted it too could not be checked: {}",
+                    c.key(), created, e.getMessage());
+        }
+        return created;
+    }
+
+    /**
+     * Sends the effect. {@code term}: this replica's {@link Replicas#claimTerm term} when it
+     * checked its claim; a comment sent while it lapsed is checked afterwards ({@link #keepFirst}).
+     */
+    private void perform(Entry entry, java.util.OptionalLong term) {
         Effect effect = entry.effect();
         if (effect instanceof Effect.Comment c) {
             String tag = tag(c);
             if (entry.uncertain() && github.commentContains(c.installation(), c.repo(), c.issue(), tag,
-                    entry.queuedAt().minus(Duration.ofMinutes(1)))) {
+                    since(entry))) {
                 LOG.info("outbox: {} was posted by an earlier attempt; not posting it again", c.key());
                 return;
             }
-            long id = github.createComment(c.installation(), c.repo(), c.issue(),
+            long created = github.createComment(c.installation(), c.repo(), c.issue(),
                     tag + "\n" + CommentLimit.fit(c.body(), CommentLimit.MAX - tag.length() - 1));
+            // a copy another replica may have posted meanwhile: taken over (uncertain), or sent as
+            // this replica's heartbeats lapsed (paused between its last check and the request)
+            long id = entry.uncertain() || !replicas.claimTerm().equals(term) ? keepFirst(c, tag, created, entry)
+                    : created;
             try {
                 posted.accept(c, id);
             } catch (RuntimeException e) {

@@ -21,6 +21,9 @@ public final class FlakyGitHub implements GitHubGateway {
      * test reads it, so reading copies nothing and never fails.
      */
     final List<String> posted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The comments on GitHub now, by id: those created and not deleted. */
+    final java.util.concurrent.ConcurrentSkipListMap<Long, String> comments =
+            new java.util.concurrent.ConcurrentSkipListMap<>();
     /** Runs with each comment's body before it is created (a test holds a send there). */
     public volatile java.util.function.Consumer<String> beforePost = body -> { };
 
@@ -33,13 +36,21 @@ public final class FlakyGitHub implements GitHubGateway {
         if (body.endsWith("-retry") && failedOnce.add(body)) {
             throw new GitHubApiException("502 Bad Gateway", 502, null, false, null);
         }
+        long id = ids.incrementAndGet();
+        comments.put(id, body);
         posted.add(body);
-        return ids.incrementAndGet();
+        return id;
     }
 
     @Override
-    public boolean commentContains(long installation, RepoRef repo, int issue, String text, Instant since) {
-        return posted.stream().anyMatch(b -> b.contains(text));
+    public List<Long> commentsContaining(long installation, RepoRef repo, int issue, String text, Instant since) {
+        return comments.entrySet().stream().filter(c -> c.getValue().contains(text)).map(java.util.Map.Entry::getKey)
+                .toList();
+    }
+
+    @Override
+    public void deleteComment(long installation, RepoRef repo, long commentId) {
+        comments.remove(commentId);
     }
 
     @Override

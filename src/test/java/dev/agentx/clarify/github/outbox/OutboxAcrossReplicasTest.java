@@ -221,6 +221,59 @@ class OutboxAcrossReplicasTest {
         assertEquals(0, a.size());
     }
 
+    /**
+     * A was paused after its last check of the question's claim and before its request reached
+     * GitHub; B took the claim over meanwhile, found no comment and posted it. A's request then
+     * lands: A, whose heartbeats lapsed during the send, looks and deletes its own, later, copy.
+     */
+    @Test
+    void aCommentSentAcrossALapseThatAnotherReplicaPostedMeanwhileIsDeletedAndTheFirstStays() {
+        questionQueuedOnA();
+        java.util.concurrent.atomic.AtomicBoolean paused = new java.util.concurrent.atomic.AtomicBoolean();
+        github.beforePost = body -> {
+            if (paused.compareAndSet(false, true)) { // A's request, about to be sent: A is paused 20 s
+                ticks.addAndGet(Duration.ofSeconds(20).toNanos());
+                assertTrue(db.beat("replica-b"));
+                sql("UPDATE replica_beats SET seen_at = now() - interval '20 seconds' WHERE replica = 'replica-a'");
+                sql("UPDATE replica_beats SET up_since = now() - interval '20 seconds' WHERE replica = 'replica-b'");
+                b.flush(); // B takes the question over and posts it
+            }
+        };
+        a.flush();
+        assertEquals(List.of("question", "question"), posted(), "both posted it");
+        assertEquals(List.of("question"), shown(), "A deleted its copy, the later one");
+        assertEquals(github.comments.firstKey(), 1L, "the first stays");
+    }
+
+    /**
+     * B took A's claim over and found no comment; A's request, sent before A was paused, lands
+     * just before B's: B, whose send was one taken over, looks after posting and deletes its own.
+     */
+    @Test
+    void aCommentTakenOverWhoseFirstCopyLandedJustBeforeIsDeletedByTheReplicaThatTookItOver() {
+        questionQueuedOnA();
+        ticks.addAndGet(Duration.ofSeconds(20).toNanos()); // A paused
+        assertTrue(db.beat("replica-b"));
+        sql("UPDATE replica_beats SET seen_at = now() - interval '20 seconds' WHERE replica = 'replica-a'");
+        sql("UPDATE replica_beats SET up_since = now() - interval '20 seconds' WHERE replica = 'replica-b'");
+        java.util.concurrent.atomic.AtomicBoolean landed = new java.util.concurrent.atomic.AtomicBoolean();
+        github.beforePost = body -> {
+            if (landed.compareAndSet(false, true)) {
+                github.createComment(7, REPO, 1, body); // A's request, in flight since before the pause
+            }
+        };
+        b.flush();
+        assertEquals(List.of("question", "question"), posted());
+        assertEquals(List.of("question"), shown(), "B deleted its copy, the later one");
+        assertEquals(github.comments.firstKey(), 1L);
+    }
+
+    /** The comments GitHub shows now, without their tags, oldest first. */
+    private List<String> shown() {
+        return github.comments.values().stream().map(body -> body.replaceAll(
+                "\\s*<!-- agentx-effect:[0-9a-f]+ -->\\s*", "").strip()).toList();
+    }
+
     /** A paused past its heartbeat's hold while no replica took its claim over sends it once it beats again. */
     @Test
     void aClaimFromALapsedTermThatIsStillTheReplicasOwnIsSentOnceItBeatsAgain() {
