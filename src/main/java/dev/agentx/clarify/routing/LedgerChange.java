@@ -81,8 +81,9 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
 
     /**
      * The event the change that wrote {@code done}'s entry caused: a question asks (round 1) or
-     * opens the next round, an answer answers (a proposal waiting for a person, or one accepted
-     * since, was written by an agent's answer under approve, which causes none), an escalation
+     * opens the next round, an answer answers (a person's acceptance of a proposal too, which
+     * writes the answer it accepts; the proposal itself, written by an agent's answer under
+     * approve, causes none), an escalation
      * escalates, a resolution resolves or abandons (the record's final status tells which). The
      * status is the one that change left; the round and time are the entry's.
      */
@@ -93,8 +94,7 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
                 Optional.of(ClarificationEvent.of(type, issue, r, e.round(), status, e.timestamp()));
         return switch (e.type()) {
             case QUESTION -> event.apply(EventType.REQUESTED, Status.PENDING);
-            case ANSWER -> Boolean.TRUE.equals(e.proposed()) || e.acceptedBy() != null ? Optional.empty()
-                    : event.apply(EventType.ANSWERED, Status.ANSWERED);
+            case ANSWER -> e.isProposal() ? Optional.empty() : event.apply(EventType.ANSWERED, Status.ANSWERED);
             case ESCALATION -> event.apply(EventType.ESCALATED, Status.ESCALATED);
             case RESOLUTION -> r.status() == Status.ABANDONED ? event.apply(EventType.ABANDONED, Status.ABANDONED)
                     : event.apply(EventType.RESOLVED, Status.RESOLVED);

@@ -234,6 +234,8 @@ class LedgerGroupCommitTest {
         assertEquals(Status.ANSWERED, again.record().status());
         ClarificationRecord r = local.ledgers().read(ISSUE).orElseThrow().find(id).orElseThrow();
         assertEquals(1, r.thread().stream().filter(ThreadEntry::isAnswer).count(), "accepted once");
+        assertEquals(List.of(EventType.ANSWERED), again.events().stream().map(ClarificationEvent::event).toList(),
+                "the acceptance's event, for the command to record");
     }
 
     /** The event log's lines as "event id". */
