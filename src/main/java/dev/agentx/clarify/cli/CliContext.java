@@ -113,15 +113,6 @@ public final class CliContext {
         return LocalMode.findRoot(root, cwd);
     }
 
-    /** The message of the innermost cause of {@code e}: what a user can act on (a port in use). */
-    static String rootCause(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t.getMessage() == null ? t.toString() : t.getMessage();
-    }
-
     /**
      * The columns a table may fill on a terminal: {@code COLUMNS} when set, else 80. Output to a
      * file or a pipe gets 0 (no limit), whatever {@code COLUMNS} says: shells and CI runners export

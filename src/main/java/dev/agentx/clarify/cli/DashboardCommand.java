@@ -3,6 +3,7 @@ package dev.agentx.clarify.cli;
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.dashboard.Dashboard;
 import dev.agentx.clarify.dashboard.DashboardServer;
+import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.nio.file.Path;
@@ -102,7 +103,7 @@ final class DashboardCommand implements Runnable {
 
     private ClarifyException cannotServe(Exception e) {
         return new ClarifyException(ErrorCode.USAGE, "Cannot serve the dashboard on 127.0.0.1:" + port + ": "
-                + CliContext.rootCause(e) + ". Choose another port with --port.", e);
+                + IoErrors.innermost(e) + ". Choose another port with --port.", e);
     }
 
     private void openBrowser(String url) {

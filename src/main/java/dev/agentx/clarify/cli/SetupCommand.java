@@ -1,5 +1,6 @@
 package dev.agentx.clarify.cli;
 
+import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.github.EnvFile;
 import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.setup.Credentials;
@@ -89,7 +90,7 @@ final class SetupCommand implements Runnable {
             started = flow.start();
         } catch (RuntimeException e) {
             throw new ClarifyException(ErrorCode.USAGE, "Cannot serve the setup page on 127.0.0.1:" + port + ": "
-                    + CliContext.rootCause(e) + ". Choose another port with --port.", e);
+                    + IoErrors.innermost(e) + ". Choose another port with --port.", e);
         }
         try (started) {
             ctx.err.println("agentx setup: open " + started.address() + " in your browser and press the button;");

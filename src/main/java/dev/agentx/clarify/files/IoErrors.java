@@ -9,11 +9,21 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 
 /**
- * What went wrong with a file, for a message that names the file itself: the JDK's file errors
- * repeat their path in their message ("/a/b: /a/b: Read-only file system").
+ * What went wrong, in the words a message to a user needs: a file's error without its path,
+ * which the message names itself (the JDK's file errors repeat it: "/a/b: /a/b: Read-only file
+ * system"), and the innermost cause of a failure wrapped by libraries (a refused connection).
  */
 public final class IoErrors {
     private IoErrors() {
+    }
+
+    /** The message of the innermost cause of {@code e} (its class when it has none): what a user can act on. */
+    public static String innermost(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t.getMessage() == null ? t.toString() : t.getMessage();
     }
 
     /** The reason of {@code e} without its file's path: "Read-only file system", "no such file". */

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.github.sync;
 
+import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.auth.AppJwt;
@@ -51,11 +52,11 @@ public final class Hub4jCommentSource implements CommentSource {
         } catch (HttpException e) {
             int status = e.getResponseCode();
             throw new GitHubApiException(what + (status > 0 ? ": HTTP " + status : ": no response: "
-                    + rootMessage(e)), status, null, false, e);
+                    + IoErrors.innermost(e)), status, null, false, e);
         } catch (FileNotFoundException e) {
             throw new GitHubApiException(what + ": HTTP 404 (not found, or the app lacks access)", 404, null, false, e);
         } catch (IOException e) {
-            throw new GitHubApiException(what + ": no response: " + rootMessage(e), -1, null, false, e);
+            throw new GitHubApiException(what + ": no response: " + IoErrors.innermost(e), -1, null, false, e);
         } catch (GHException e) {
             // paged lists fail with an unchecked GHException around the HTTP failure
             Throwable cause = e.getCause();
@@ -64,15 +65,6 @@ public final class Hub4jCommentSource implements CommentSource {
             throw new GitHubApiException(what + ": " + (status > 0 ? "HTTP " + status : e.getMessage()), status,
                     null, false, e);
         }
-    }
-
-    /** The innermost cause's message (a refused connection says so there), or its class. */
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
     }
 
     @Override

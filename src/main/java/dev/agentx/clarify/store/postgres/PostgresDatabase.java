@@ -2,6 +2,7 @@ package dev.agentx.clarify.store.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.store.UnitOfWork;
@@ -186,7 +187,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             throw e;
         } catch (SQLException | RuntimeException e) {
             throw new ClarifyException(ErrorCode.INTERNAL, "cannot check the server of " + description + ": "
-                    + rootMessage(e), e);
+                    + IoErrors.innermost(e), e);
         }
     }
 
@@ -289,7 +290,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             flyway().migrate();
         } catch (RuntimeException e) {
             throw new ClarifyException(ErrorCode.INTERNAL, "cannot bring the schema of " + description
-                    + " up to date: " + rootMessage(e), e);
+                    + " up to date: " + IoErrors.innermost(e), e);
         }
     }
 
@@ -299,7 +300,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             return flyway().info();
         } catch (RuntimeException e) {
             throw new ClarifyException(ErrorCode.INTERNAL, "cannot read the schema version of " + description + ": "
-                    + rootMessage(e), e);
+                    + IoErrors.innermost(e), e);
         }
     }
 
@@ -351,7 +352,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     /** Why a connection could not be made, in a few words: the driver's reason, a host name it could not find. */
     static String connectFailure(Throwable e) {
         return cause(e, t -> t instanceof java.net.UnknownHostException).map(t -> "unknown host " + t.getMessage())
-                .orElseGet(() -> rootMessage(e).replaceAll("[.\\s]+$", ""));
+                .orElseGet(() -> IoErrors.innermost(e).replaceAll("[.\\s]+$", ""));
     }
 
     /** The first of {@code e} and its causes that {@code which} accepts. */
@@ -362,14 +363,6 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             }
         }
         return java.util.Optional.empty();
-    }
-
-    static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t.getMessage() == null ? t.toString() : t.getMessage();
     }
 
     /** The state of one repository ({@code owner/name}). */
@@ -894,7 +887,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
             return new ClarifyException(ErrorCode.LOCK_LOST, why, e);
         }
         return new ClarifyException(connectionLost(e) ? ErrorCode.UNAVAILABLE : ErrorCode.INTERNAL, "PostgreSQL at "
-                + description + ": " + rootMessage(e), e);
+                + description + ": " + IoErrors.innermost(e), e);
     }
 
     @Override
