@@ -204,10 +204,7 @@ class OutboxAcrossReplicasTest {
     @Test
     void aReplicaPausedPastItsHeartbeatSendsNothingItClaimedBeforeUntilItHasCheckedTheClaim() {
         questionQueuedOnA();
-        ticks.addAndGet(Duration.ofSeconds(20).toNanos()); // A paused 20 s: no heartbeat of A meanwhile
-        assertTrue(db.beat("replica-b"));
-        sql("UPDATE replica_beats SET seen_at = now() - interval '20 seconds' WHERE replica = 'replica-a'");
-        sql("UPDATE replica_beats SET up_since = now() - interval '20 seconds' WHERE replica = 'replica-b'");
+        aPausedWhileBRuns();
 
         b.flush(); // A is gone for B: B takes the question over and sends it
         assertEquals(List.of("question"), posted());
@@ -232,10 +229,7 @@ class OutboxAcrossReplicasTest {
         java.util.concurrent.atomic.AtomicBoolean paused = new java.util.concurrent.atomic.AtomicBoolean();
         github.beforePost = body -> {
             if (paused.compareAndSet(false, true)) { // A's request, about to be sent: A is paused 20 s
-                ticks.addAndGet(Duration.ofSeconds(20).toNanos());
-                assertTrue(db.beat("replica-b"));
-                sql("UPDATE replica_beats SET seen_at = now() - interval '20 seconds' WHERE replica = 'replica-a'");
-                sql("UPDATE replica_beats SET up_since = now() - interval '20 seconds' WHERE replica = 'replica-b'");
+                aPausedWhileBRuns();
                 b.flush(); // B takes the question over and posts it
             }
         };
@@ -252,10 +246,7 @@ class OutboxAcrossReplicasTest {
     @Test
     void aCommentTakenOverWhoseFirstCopyLandedJustBeforeIsDeletedByTheReplicaThatTookItOver() {
         questionQueuedOnA();
-        ticks.addAndGet(Duration.ofSeconds(20).toNanos()); // A paused
-        assertTrue(db.beat("replica-b"));
-        sql("UPDATE replica_beats SET seen_at = now() - interval '20 seconds' WHERE replica = 'replica-a'");
-        sql("UPDATE replica_beats SET up_since = now() - interval '20 seconds' WHERE replica = 'replica-b'");
+        aPausedWhileBRuns();
         java.util.concurrent.atomic.AtomicBoolean landed = new java.util.concurrent.atomic.AtomicBoolean();
         github.beforePost = body -> {
             if (landed.compareAndSet(false, true)) {
@@ -313,6 +304,17 @@ class OutboxAcrossReplicasTest {
         assertTrue(db.beat("replica-a"));
         slow.flush();
         assertEquals(List.of("notice"), posted());
+    }
+
+    /**
+     * A paused 20 s: no heartbeat of A meanwhile (its term lapses), while B beat steadily, so B
+     * takes A for gone.
+     */
+    private void aPausedWhileBRuns() {
+        ticks.addAndGet(Duration.ofSeconds(20).toNanos());
+        assertTrue(db.beat("replica-b"));
+        sql("UPDATE replica_beats SET seen_at = now() - interval '20 seconds' WHERE replica = 'replica-a'");
+        sql("UPDATE replica_beats SET up_since = now() - interval '20 seconds' WHERE replica = 'replica-b'");
     }
 
     private void sql(String statement) {
