@@ -58,15 +58,15 @@ class DeployFilesTest {
     }
 
     /**
-     * {@code deploy/compose/ReplicasCheck.java} runs with the JDK alone ({@code java
-     * deploy/compose/ReplicasCheck.java}), outside the build: it must compile with no class path.
+     * {@code deploy/ReplicasCheck.java} runs with the JDK alone ({@code java deploy/ReplicasCheck.java
+     * compose}), outside the build: it must compile with no class path.
      */
     @Test
-    void theComposeCheckCompilesWithTheJdkAlone(@TempDir Path out) {
+    void theReplicasCheckCompilesWithTheJdkAlone(@TempDir Path out) {
         javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
         java.io.ByteArrayOutputStream errors = new java.io.ByteArrayOutputStream();
         int rc = javac.run(null, errors, errors, "-d", out.toString(), "-proc:none", "-cp", "",
-                DEPLOY.resolve("compose/ReplicasCheck.java").toString());
+                DEPLOY.resolve("ReplicasCheck.java").toString());
         assertEquals(0, rc, errors.toString(java.nio.charset.StandardCharsets.UTF_8));
     }
 

@@ -232,6 +232,11 @@ class KubernetesManifestTest {
         JsonNode headless = docs.stream().filter(d -> d.path("kind").asText().equals("Service")
                 && d.path("spec").path("clusterIP").asText().equals("None")).findFirst().orElseThrow();
         assertEquals(set.path("spec").path("serviceName").asText(), headless.path("metadata").path("name").asText());
+        // a stopping replica serves on until the Service has dropped it, then drains (20 s) within its grace
+        int preStop = container(docs).path("lifecycle").path("preStop").path("sleep").path("seconds").asInt();
+        assertTrue(preStop >= 2 && preStop <= 10, "a preStop sleep of a few seconds, not " + preStop);
+        int grace = set.path("spec").path("template").path("spec").path("terminationGracePeriodSeconds").asInt();
+        assertTrue(preStop + 20 + 10 <= grace, "the sleep, the 20 s drain and the outbox flush fit in " + grace + " s");
     }
 
     @ParameterizedTest
