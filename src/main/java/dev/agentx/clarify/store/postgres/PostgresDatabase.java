@@ -61,8 +61,20 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
     static final String REFUSED = "P0001";
     /** How long a statement waits for a row or issue lock before it gives up with LOCK_TIMEOUT. */
     static final String LOCK_TIMEOUT = "15s";
-    /** What every connection of the server's sets at its start: {@link #LOCK_TIMEOUT} and {@link #GENERIC_PLANS}. */
-    static final String SESSION_SETTINGS = "SET lock_timeout = '" + LOCK_TIMEOUT + "'; " + GENERIC_PLANS;
+    /**
+     * How long a session of ours may sit in an open transaction without sending a statement
+     * before PostgreSQL ends it. Our transactions never wait on anything but the database (no
+     * network call, no lock of our own, inside one), so only a process that stopped mid-way (a
+     * paused VM, SIGSTOP, a GC pause this long) gets there; ending its session releases the
+     * issue locks it held, so the replicas waiting on them go on before their {@link
+     * #LOCK_TIMEOUT} instead of failing and waiting for it again. The paused process finds
+     * its connection gone when it resumes, and its transaction rolled back: nothing of it
+     * counted, and the delivery is taken again.
+     */
+    static final String IDLE_IN_TRANSACTION_TIMEOUT = "10s";
+    /** What every connection of the pool sets at its start: the two timeouts above and {@link #GENERIC_PLANS}. */
+    static final String SESSION_SETTINGS = "SET lock_timeout = '" + LOCK_TIMEOUT + "'; "
+            + "SET idle_in_transaction_session_timeout = '" + IDLE_IN_TRANSACTION_TIMEOUT + "'; " + GENERIC_PLANS;
 
     private final DataSource dataSource;
     private final String description;
@@ -649,6 +661,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         }
         List<Participant> joined = new ArrayList<>();
         boolean committed = false;
+        Exception workFailed = null;
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             current.set(c);
@@ -676,6 +689,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                 committed = true;
                 return result;
             } catch (SQLException | RuntimeException e) {
+                workFailed = e;
                 try {
                     c.rollback();
                 } catch (SQLException suppressed) {
@@ -691,12 +705,17 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
                 try {
                     c.setAutoCommit(true);
                 } catch (SQLException e) {
-                    if (!committed) {
+                    if (workFailed != null) {
+                        // the connection broke, and that failed the work: its failure says why, not
+                        // this one (the pool has closed the broken connection since)
+                        workFailed.addSuppressed(e);
+                    } else if (!committed) {
                         throw e;
+                    } else {
+                        // committed, and the connection broke after: the pool drops it; the work stands
+                        org.slf4j.LoggerFactory.getLogger(PostgresDatabase.class)
+                                .debug("a connection failed after its transaction committed: {}", e.toString());
                     }
-                    // committed, and the connection broke after: the pool drops it; the work stands
-                    org.slf4j.LoggerFactory.getLogger(PostgresDatabase.class)
-                            .debug("a connection failed after its transaction committed: {}", e.toString());
                 }
             }
         } catch (SQLException e) {
@@ -866,10 +885,14 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         }
     }
 
-    /** Whether {@code e} says the connection broke (SQLSTATE class 08, or the server shutting down: 57P01-57P03). */
+    /**
+     * Whether {@code e} says the connection broke: SQLSTATE class 08, the server shutting down
+     * (57P01-57P03), or the session ended for sitting in its transaction past {@link
+     * #IDLE_IN_TRANSACTION_TIMEOUT} (25P03: this process was paused).
+     */
     static boolean connectionLost(Throwable e) {
         return cause(e, t -> t instanceof SQLException s && s.getSQLState() != null
-                && (s.getSQLState().startsWith("08") || s.getSQLState().matches("57P0[123]"))).isPresent();
+                && (s.getSQLState().startsWith("08") || s.getSQLState().matches("57P0[123]|25P03"))).isPresent();
     }
 
     ClarifyException failure(SQLException e) {
