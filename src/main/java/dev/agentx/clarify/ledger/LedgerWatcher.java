@@ -294,10 +294,7 @@ public final class LedgerWatcher implements AutoCloseable {
             }
             folderKey = null;
             folderModified = null;
-            Path ancestor = directory.toAbsolutePath().getParent();
-            while (ancestor != null && !Files.isDirectory(ancestor)) {
-                ancestor = ancestor.getParent();
-            }
+            Path ancestor = nearestAncestor();
             if (ancestor == null) {
                 return;
             }
@@ -306,10 +303,22 @@ public final class LedgerWatcher implements AutoCloseable {
                 ancestorKey.cancel();
             }
             ancestorKey = k;
-            if (!Files.isDirectory(directory)) {
-                return; // made before the ancestor's watch began: watched at once, by the loop
+            // a watch hears only what is made in it from when it began: if the folder, or the next
+            // level down to it, was made meanwhile (a writer making the folders), nothing would
+            // tell of it or of what is made below it, so the loop looks again and watches deeper
+            if (!Files.isDirectory(directory) && ancestor.equals(nearestAncestor())) {
+                return;
             }
         }
+    }
+
+    /** The nearest ancestor of the folder that exists, or null if none does. */
+    private Path nearestAncestor() {
+        Path ancestor = directory.toAbsolutePath().getParent();
+        while (ancestor != null && !Files.isDirectory(ancestor)) {
+            ancestor = ancestor.getParent();
+        }
+        return ancestor;
     }
 
     /** Compares the folder's ledgers with those seen: each new, changed or removed one goes to {@code changed}. */
