@@ -473,6 +473,8 @@ public final class ReplicasCheck {
         final String databaseUrl;
         String namespace = "agentx-check";
         String githubHost;
+        /** Whether this run made the namespace: only then is it this run's to leave or delete. */
+        boolean created;
 
         KubernetesCheck(List<String> options) throws IOException {
             String database = null;
@@ -521,6 +523,7 @@ public final class ReplicasCheck {
 
             step("Secrets, ConfigMap and agentx-replicas.yaml applied; waiting for both replicas");
             requireOk(kubectl("create", "namespace", namespace), "create the namespace");
+            created = true;
             Path files = work.resolve("app");
             requireOk(kubectlIn("create", "secret", "generic", "agentx-github", "--from-literal=app-id=1",
                     "--from-literal=webhook-secret=" + SECRET, "--from-file=private-key.pem=" + files.resolve("app.pem")),
@@ -606,9 +609,12 @@ public final class ReplicasCheck {
 
         @Override
         void cleanUp(boolean keep) {
+            if (!created) {
+                return;
+            }
             if (keep) {
                 System.out.println("left running: kubectl delete namespace " + namespace + "  (to remove it)");
-            } else if (kubectl("get", "namespace", namespace).rc() == 0) {
+            } else {
                 kubectl("delete", "namespace", namespace, "--timeout=180s");
             }
         }
