@@ -81,6 +81,8 @@ public final class LedgerWatcher implements AutoCloseable {
     private boolean unwatchedLogged;
     /** Whether the folder itself was watched when the constructor returned (it existed). */
     private final boolean watchedFromStart;
+    /** Runs between finding the nearest ancestor and watching it: the tests' way into that moment. */
+    private final Runnable beforeAncestorWatch;
 
     /**
      * Watches {@code directory} from a daemon thread until {@link #close()}. A folder that does not
@@ -88,8 +90,13 @@ public final class LedgerWatcher implements AutoCloseable {
      * {@code .agentx/}); its nearest ancestor is watched until whoever writes the first ledger makes it.
      */
     public LedgerWatcher(Path directory, Duration recheck) {
+        this(directory, recheck, () -> { });
+    }
+
+    LedgerWatcher(Path directory, Duration recheck, Runnable beforeAncestorWatch) {
         this.directory = directory;
         this.recheck = recheck;
+        this.beforeAncestorWatch = beforeAncestorWatch;
         try {
             this.watch = FileSystems.getDefault().newWatchService();
             watchFolder();
@@ -298,6 +305,7 @@ public final class LedgerWatcher implements AutoCloseable {
             if (ancestor == null) {
                 return;
             }
+            beforeAncestorWatch.run();
             WatchKey k = ancestor.register(watch, StandardWatchEventKinds.ENTRY_CREATE);
             if (ancestorKey != null && ancestorKey != k) {
                 ancestorKey.cancel();

@@ -87,6 +87,34 @@ class LedgerWatcherTest {
         }
     }
 
+    /**
+     * The folders a writer makes one below the other, the next of them made just as the watcher
+     * begins to watch the nearest one there was: the watch never hears of that level, so the
+     * watcher must see it there when its watch has begun, and watch it instead. The recheck is
+     * longer than the wait, so only a watch can tell of the ledger in time.
+     */
+    @Test
+    void aLevelMadeWhileTheAncestorsWatchBeganIsWatchedInstead() throws Exception {
+        Path project = Files.createDirectories(dir.resolve("project"));
+        Path folder = project.resolve(".agentx/state/clarifications");
+        java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+        LedgerWatcher w = new LedgerWatcher(folder, Duration.ofMinutes(5), () -> {
+            if (once.compareAndSet(false, true)) {
+                try {
+                    Files.createDirectories(project.resolve(".agentx/state")); // a writer, meanwhile
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        });
+        open.add(w);
+        w.onChange(changes::add);
+        assertTrue(once.get(), "the writer made its levels as the watch of " + project + " began");
+        Files.createDirectories(folder);
+        ledger(folder, 9);
+        assertEquals(9, next());
+    }
+
     @Test
     void aLedgerMadeAfterTheFolderWasRemovedAndMadeAgainIsAChange() throws Exception {
         Path folder = watch(Duration.ofSeconds(30));
