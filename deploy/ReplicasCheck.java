@@ -99,8 +99,7 @@ public final class ReplicasCheck {
     /** What both recipes' checks share: the fake GitHub, the deliveries and the verdict. */
     abstract static class Check {
         /** Names this run's deliveries and repository, so a second run on one database starts afresh. */
-        final String run = HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(4)
-                .putInt((int) (System.nanoTime() ^ System.currentTimeMillis())).array());
+        final String run = String.format("%08x", java.util.concurrent.ThreadLocalRandom.current().nextInt());
         final String repo = "acme/check-" + run;
         final Path work;
         final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -324,9 +323,15 @@ public final class ReplicasCheck {
             }
         }
 
-        /** The log line of a replica that acknowledged one of this run's questions. */
-        String queuedLine() {
-            return "delivery check-" + run + "-\\d+ \\(issue_comment\\) queued";
+        /** Each replica's log shows it acknowledged some of this run's questions. */
+        void expectSpread(String one, String logOfOne, String other, String logOfOther) {
+            String queued = "delivery check-" + run + "-\\d+ \\(issue_comment\\) queued";
+            long byOne = count(logOfOne, queued);
+            long byOther = count(logOfOther, queued);
+            System.out.printf("  acknowledged by %s: %d, by %s: %d%n", one, byOne, other, byOther);
+            if (byOne == 0 || byOther == 0) {
+                problems.add("spread: one replica received no delivery (" + byOne + " / " + byOther + ")");
+            }
         }
 
         int verdict(String ok) {
@@ -366,12 +371,8 @@ public final class ReplicasCheck {
             step("40 deliveries at 20/s, spread over both replicas");
             Map<String, Integer> spread = burst(1, 40, null);
             expectAllAcknowledged("spread", spread);
-            long on1 = count(compose("logs", "--no-log-prefix", "agentx-1").out(), queuedLine());
-            long on2 = count(compose("logs", "--no-log-prefix", "agentx-2").out(), queuedLine());
-            System.out.printf("  acknowledged by agentx-1: %d, by agentx-2: %d%n", on1, on2);
-            if (on1 == 0 || on2 == 0) {
-                problems.add("spread: one replica received no delivery (" + on1 + " / " + on2 + ")");
-            }
+            expectSpread("agentx-1", compose("logs", "--no-log-prefix", "agentx-1").out(),
+                    "agentx-2", compose("logs", "--no-log-prefix", "agentx-2").out());
 
             step("200 deliveries at 20/s; agentx-1 stopped (SIGTERM) after 3 s");
             Map<String, Integer> stop = burst(101, 200, new Disruption(3_000, () -> compose("stop", "agentx-1")));
@@ -544,12 +545,7 @@ public final class ReplicasCheck {
             step("40 deliveries at 20/s through the Service, spread over both replicas");
             Map<String, Integer> spread = burst(1, 40, null);
             expectAllAcknowledged("spread", spread);
-            long on0 = count(kubectlIn("logs", SET + "-0").out(), queuedLine());
-            long on1 = count(kubectlIn("logs", SET + "-1").out(), queuedLine());
-            System.out.printf("  acknowledged by %s-0: %d, by %s-1: %d%n", SET, on0, SET, on1);
-            if (on0 == 0 || on1 == 0) {
-                problems.add("spread: one replica received no delivery (" + on0 + " / " + on1 + ")");
-            }
+            expectSpread(SET + "-0", kubectlIn("logs", SET + "-0").out(), SET + "-1", kubectlIn("logs", SET + "-1").out());
 
             step("200 deliveries at 20/s; after 3 s " + SET + "-0 evicted, then " + SET + "-1 (the budget refuses)");
             expectDisruptionsAllowed(1);

@@ -1172,8 +1172,8 @@ public final class Outbox {
      */
     private long keepFirst(Effect.Comment c, String tag, long created, Entry entry) {
         try {
-            long first = github.commentsContaining(c.installation(), c.repo(), c.issue(), tag, since(entry)).stream()
-                    .min(Long::compare).orElse(created);
+            List<Long> copies = github.commentsContaining(c.installation(), c.repo(), c.issue(), tag, since(entry));
+            long first = copies.isEmpty() ? created : copies.get(0); // oldest first
             if (first < created) {
                 github.deleteComment(c.installation(), c.repo(), created);
                 LOG.warn("outbox: {} was posted by another replica meanwhile (comment {}); deleted this replica's "
