@@ -131,8 +131,8 @@ class DedicatedConnectionTest {
 
     /**
      * Two replicas given the same deliveries at once insert their ids in different orders; the
-     * database breaks the deadlock by rolling one statement back. Work rolled back so runs once
-     * more, and finds the other's rows then.
+     * database breaks the deadlock by rolling one statement back. Work rolled back so runs again,
+     * and finds the other's rows then.
      */
     @Test
     void workTheDatabaseRolledBackToBreakADeadlockRunsOnceMore() throws Exception {
@@ -173,7 +173,9 @@ class DedicatedConnectionTest {
             }
             other.commit();
             assertEquals(0, inserted.get(30, TimeUnit.SECONDS), "both rows were the other's by then");
-            assertEquals(2, tries.get(), "rolled back once, run once more");
+            // at least once more: on a busy machine the other side may not have run on when the
+            // work runs again, and the two meet in the same cycle a second time
+            assertTrue(tries.get() >= 2, "rolled back, run once more: " + tries.get());
         }
     }
 
