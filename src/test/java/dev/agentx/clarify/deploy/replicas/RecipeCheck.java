@@ -39,8 +39,10 @@ abstract class RecipeCheck {
         this.work = Files.createTempDirectory("agentx-replicas-check");
     }
 
+    /** Brings the recipe up, runs its phases and gives the verdict: 0 when every check passed, else 1. */
     abstract int run() throws Exception;
 
+    /** Removes what {@link #run} started, or with {@code keep} says how to remove it later. */
     abstract void cleanUp(boolean keep);
 
     /** A throwaway App key and an agentx.toml with two roles, in {@code dir}. */
@@ -60,6 +62,7 @@ abstract class RecipeCheck {
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
     }
 
+    /** What is done to the recipe {@code afterMillis} into a burst of deliveries. */
     record Disruption(long afterMillis, Runnable action) {}
 
     /** {@code count} questions on issues {@code first}.., one per issue, paced at 20/s. */
