@@ -4,7 +4,10 @@ import dev.agentx.clarify.github.handlers.IssueMirror;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
-import dev.agentx.clarify.store.StoreCopy;
+import dev.agentx.clarify.store.copy.DeliveryTally;
+import dev.agentx.clarify.store.copy.Location;
+import dev.agentx.clarify.store.copy.StoreCopy;
+import dev.agentx.clarify.store.copy.Tally;
 import dev.agentx.clarify.store.files.DataDirectory;
 import java.util.List;
 import java.util.Optional;
@@ -58,8 +61,8 @@ final class StoreCommand {
             if (repo != null && !DataDirectory.isRepository(repo)) {
                 throw new ClarifyException(ErrorCode.USAGE, "--repo " + repo + ": give OWNER/NAME, like acme/shop");
             }
-            StoreCopy.Location source = location("--from", from);
-            StoreCopy.Location destination = location("--to", to);
+            Location source = location("--from", from);
+            Location destination = location("--to", to);
             StoreCopy.Result result = new StoreCopy(LockManager.standard(ctx.clock),
                     IssueMirror::statesIn).copy(source, destination,
                     Optional.ofNullable(repo), () -> {
@@ -109,8 +112,8 @@ final class StoreCommand {
         }
 
         private static String line(StoreCopy.Copied c) {
-            StoreCopy.Tally s = c.source();
-            StoreCopy.Tally d = c.destination();
+            Tally s = c.source();
+            Tally d = c.destination();
             return "  " + c.repo() + ": " + count(s.ledgers(), "ledger") + " (" + count(s.records(), "clarification")
                     + "), " + count(s.statuses(), "agent status", "agent statuses") + ", " + count(s.events(), "event")
                     + "; checksum " + s.checksum()
@@ -124,7 +127,7 @@ final class StoreCommand {
 
         /** The line of the deliveries carried, as the repositories' lines. */
         private static String line(StoreCopy.Deliveries d) {
-            StoreCopy.DeliveryTally s = d.source();
+            DeliveryTally s = d.source();
             return "  deliveries: " + count(s.waiting(), "acknowledged and not done with",
                     "acknowledged and not done with") + ", " + count(s.done(), "id", "ids")
                     + " of deliveries done with; checksum " + s.checksum() + " = " + d.destination().checksum()
@@ -141,9 +144,9 @@ final class StoreCommand {
             return n + " " + (n == 1 ? one : many);
         }
 
-        private StoreCopy.Location location(String option, String text) {
+        private Location location(String option, String text) {
             try {
-                return StoreCopy.Location.parse(text, ctx.env);
+                return Location.parse(text, ctx.env);
             } catch (IllegalArgumentException e) {
                 throw new ClarifyException(ErrorCode.USAGE, option + ": " + e.getMessage());
             }

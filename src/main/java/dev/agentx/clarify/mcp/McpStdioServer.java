@@ -64,7 +64,7 @@ public final class McpStdioServer {
             transport.onEnd(watcher::wake);
             ClarifyTools tools = new ClarifyTools(workspace, watcher);
             List<McpServerFeatures.SyncToolSpecification> specs = new ArrayList<>();
-            for (ClarifyTools.Tool t : tools.tools()) {
+            for (ToolCatalogue.Tool t : tools.tools()) {
                 specs.add(new McpServerFeatures.SyncToolSpecification(tool(t), null, (exchange, request) -> result(
                         tools.call(t.name(), request.arguments(), StdioTransport.ended(exchange.transportContext())))));
             }
@@ -157,7 +157,7 @@ public final class McpStdioServer {
                 new McpSchema.TextResourceContents(request.uri(), "text/plain", b.toString())));
     }
 
-    private static McpSchema.Tool tool(ClarifyTools.Tool t) {
+    private static McpSchema.Tool tool(ToolCatalogue.Tool t) {
         @SuppressWarnings("unchecked")
         Map<String, Object> properties = (Map<String, Object>) t.inputSchema().get("properties");
         @SuppressWarnings("unchecked")

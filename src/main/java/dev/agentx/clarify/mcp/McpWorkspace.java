@@ -4,6 +4,10 @@ import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.monitor.MonitorReport;
 import dev.agentx.clarify.monitor.ReadyQueue;
+import dev.agentx.clarify.protocol.ClarificationId;
+import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.routing.ClarificationEngine;
 import dev.agentx.clarify.status.AgentStatusStore;
 import java.nio.file.Path;
@@ -38,5 +42,13 @@ public record McpWorkspace(String agent, Clock clock, ClarificationEngine engine
         Objects.requireNonNull(monitorPass, "monitorPass");
         Objects.requireNonNull(listedIssues, "listedIssues");
         Objects.requireNonNull(ledgerDirectory, "ledgerDirectory");
+    }
+
+    /** The record {@code id} as its ledger holds it; NOT_FOUND, saying how to list the issue's records, if none. */
+    public ClarificationRecord find(ClarificationId id) {
+        return ledgers.read(id.issue()).flatMap(l -> l.find(id.toString()))
+                .orElseThrow(() -> new ClarifyException(ErrorCode.NOT_FOUND, "Clarification " + id
+                        + " not found in ledger. List the issue's records with clarify_show and issue "
+                        + id.issue() + "."));
     }
 }

@@ -1,8 +1,10 @@
 package dev.agentx.clarify.mcp;
 
+import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Shorten;
+import dev.agentx.clarify.routing.Validation;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +19,8 @@ import java.util.TreeSet;
  * Numbers and booleans written as strings ("42", "true") are taken: models often quote them.
  */
 final class ToolArgs {
+    private static final int MAX_ISSUE = 999_999_999;
+
     private final String tool;
     private final Map<String, Object> values;
 
@@ -122,6 +126,22 @@ final class ToolArgs {
             return out;
         }
         throw usage("argument '" + name + "' must be an array of strings, got " + describe(v) + ".");
+    }
+
+    /** The issue argument: one under 1 is refused as the engine and the CLI refuse it (VALIDATION), not as a bad argument. */
+    int issue() {
+        return Validation.issue(integer("issue", Integer.MIN_VALUE, MAX_ISSUE));
+    }
+
+    /** The clarification id argument, in its canonical form ({@code CLR-42-001}); VALIDATION when it is none. */
+    String id() {
+        return ClarificationId.parse(text("id")).toString();
+    }
+
+    /** The optional {@code wait_seconds}: 0 (return at once) when absent. */
+    int waitSeconds() {
+        Integer w = optionalInteger("wait_seconds", 0, ToolCatalogue.MAX_WAIT_SECONDS);
+        return w == null ? 0 : w;
     }
 
     boolean has(String name) {

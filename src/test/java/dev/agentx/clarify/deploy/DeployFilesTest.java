@@ -57,17 +57,38 @@ class DeployFilesTest {
         return m.group(1).replace("\\\n", " ");
     }
 
+    /** The replicas check's sources: the classes {@code bin/replicas-check} runs. */
+    static final Path REPLICAS_CHECK = Path.of("src/test/java/dev/agentx/clarify/deploy/replicas");
+
     /**
-     * {@code deploy/ReplicasCheck.java} runs with the JDK alone ({@code java deploy/ReplicasCheck.java
-     * compose}), outside the build: it must compile with no class path.
+     * The replicas check runs on the JDK alone ({@code bin/replicas-check} puts only the test
+     * classes on the class path): its sources compile with no class path.
      */
     @Test
-    void theReplicasCheckCompilesWithTheJdkAlone(@TempDir Path out) {
+    void theReplicasCheckCompilesWithTheJdkAlone(@TempDir Path out) throws IOException {
+        List<String> args = new ArrayList<>(List.of("-d", out.toString(), "-proc:none", "-cp", ""));
+        try (Stream<Path> files = Files.list(REPLICAS_CHECK)) {
+            files.filter(f -> f.toString().endsWith(".java")).forEach(f -> args.add(f.toString()));
+        }
+        assertTrue(args.size() > 5, "no sources in " + REPLICAS_CHECK);
         javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
         java.io.ByteArrayOutputStream errors = new java.io.ByteArrayOutputStream();
-        int rc = javac.run(null, errors, errors, "-d", out.toString(), "-proc:none", "-cp", "",
-                DEPLOY.resolve("ReplicasCheck.java").toString());
+        int rc = javac.run(null, errors, errors, args.toArray(String[]::new));
         assertEquals(0, rc, errors.toString(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** The documented command runs the check as this build compiled it; asked for nothing, it says how to use it. */
+    @Test
+    void theReplicasCheckCommandRunsTheCheckAndSaysHowToUseIt() throws Exception {
+        String main = dev.agentx.clarify.deploy.replicas.ReplicasCheck.class.getName();
+        assertTrue(Files.readString(Path.of("bin/replicas-check")).contains("java -cp target/test-classes " + main
+                + " \"$@\""), "bin/replicas-check runs " + main);
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                Path.of("target/test-classes").toString(), main).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(2, p.waitFor(), out);
+        assertTrue(out.contains("usage: bin/replicas-check compose [--keep]"), out);
+        assertTrue(out.contains("bin/replicas-check kubernetes --database-url URL"), out);
     }
 
     @Test

@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.store.DeliveryQueue;
-import dev.agentx.clarify.store.StoreCopy;
+import dev.agentx.clarify.store.copy.Location;
+import dev.agentx.clarify.store.copy.StoreCopy;
 import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.store.postgres.DatabaseUrl;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
@@ -59,7 +60,7 @@ class StoreMoveTest {
             rig.mode().drain();
 
             List<StoreCopy.Copied> copied = new StoreCopy(rig.locks()).copy(
-                    StoreCopy.Location.parse("files:" + rig.data, Map.of()), StoreCopy.Location.parse(db.url(), Map.of()),
+                    Location.parse("files:" + rig.data, Map.of()), Location.parse(db.url(), Map.of()),
                     Optional.empty(), c -> { }).repositories();
             assertTrue(copied.stream().allMatch(StoreCopy.Copied::same), copied.toString());
             rig.database(db.url()).start();
@@ -213,7 +214,7 @@ class StoreMoveTest {
         // as docs/storage.md says: copy to an empty folder, move its state folders into the data dir
         Path back = dir.resolve("back");
         List<StoreCopy.Copied> copied = new StoreCopy(dev.agentx.clarify.lock.LockManager.standard(clock)).copy(
-                StoreCopy.Location.parse(db.url(), Map.of()), StoreCopy.Location.parse("files:" + back, Map.of()),
+                Location.parse(db.url(), Map.of()), Location.parse("files:" + back, Map.of()),
                 Optional.empty(), c -> { }).repositories();
         assertEquals(1, copied.get(0).issueStates(), copied.toString());
         Path state = Path.of("repos/Codertocat/Hello-World/.agentx/state");

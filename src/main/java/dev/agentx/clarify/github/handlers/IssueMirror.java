@@ -17,8 +17,8 @@ import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.protocol.ThreadEntry;
 import dev.agentx.clarify.render.MarkdownRenderer;
 import dev.agentx.clarify.store.Notes;
-import dev.agentx.clarify.store.StoreCopy;
 import dev.agentx.clarify.store.UnitOfWork;
+import dev.agentx.clarify.store.copy.IssueStates;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -193,7 +193,7 @@ public final class IssueMirror {
      * --write} left beside the ledgers where there is one, which the server uses over the note
      * until it replaces it at the issue's next change. Read without changing the data dir.
      */
-    public static StoreCopy.IssueStates statesIn(Path dataDir) {
+    public static IssueStates statesIn(Path dataDir) {
         Map<String, JsonNode> notes = Outbox.notesIn(dataDir.resolve("outbox"), Notes.ISSUE_NOTE_PREFIX);
         ObjectMapper json = JsonSupport.mapper();
         return repo -> {

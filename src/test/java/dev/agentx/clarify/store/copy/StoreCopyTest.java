@@ -1,4 +1,4 @@
-package dev.agentx.clarify.store;
+package dev.agentx.clarify.store.copy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestPostgres;
