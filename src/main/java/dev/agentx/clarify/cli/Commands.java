@@ -297,6 +297,7 @@ final class Commands {
                     if (p.isVersionHelpRequested()) {
                         com.fasterxml.jackson.databind.node.ObjectNode o = ctx.mapper().createObjectNode();
                         o.put("version", Main.version());
+                        o.put("commit", Main.commit());
                         o.put("text", String.join("\n", p.commandSpec().version()));
                         ctx.printJson(o);
                         return 0;

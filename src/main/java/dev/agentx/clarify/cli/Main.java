@@ -93,8 +93,18 @@ public final class Main {
         return ctx.error(ErrorCode.INTERNAL, ex.toString() + " (please report this with the command you ran)");
     }
 
-    /** The version from the build, e.g. 0.1.0. */
+    /** The version from the build: X.Y.Z for a release, X.Y.Z-SNAPSHOT for a local build. */
     static String version() {
+        return build().getProperty("version", "unknown");
+    }
+
+    /** The commit the jar was built from, in full; "unknown" for a build outside a git checkout. */
+    static String commit() {
+        return build().getProperty("commit", "unknown");
+    }
+
+    /** What the build wrote into agentx-version.properties (the pom's filtered resource). */
+    private static Properties build() {
         Properties p = new Properties();
         try (InputStream in = Main.class.getResourceAsStream("/agentx-version.properties")) {
             if (in != null) {
@@ -103,14 +113,16 @@ public final class Main {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return p.getProperty("version", "unknown");
+        return p;
     }
 
-    /** Version from the build, shown by --version. */
+    /** Version from the build and the commit (its first 12 hex digits), shown by --version. */
     public static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            return new String[] {"agentx " + version() + " (AgentX Clarify, Java "
+            String commit = commit();
+            return new String[] {"agentx " + version() + " (commit "
+                    + commit.substring(0, Math.min(12, commit.length())) + ", AgentX Clarify, Java "
                     + System.getProperty("java.version") + ")"};
         }
     }

@@ -239,6 +239,11 @@ class ClarifyCliTest {
         JsonNode version = json.readTree(ok("--json", "--version").out());
         assertTrue(version.get("text").asText().startsWith("agentx " + version.get("version").asText() + " "),
                 version.toString());
+        // the build's commit: a checkout's in full, or "unknown" outside one; the text has 12 digits of it
+        String commit = version.get("commit").asText();
+        assertTrue(commit.matches("[0-9a-f]{40}|unknown"), version.toString());
+        assertTrue(version.get("text").asText().contains(" (commit " + commit.substring(0, Math.min(12, commit.length()))
+                + ", AgentX Clarify, Java "), version.toString());
         assertEquals(json.readTree(ok("--json", "-V").out()), json.readTree(ok("clarify", "--version", "--json").out()));
     }
 
