@@ -49,8 +49,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class PgDeliveryQueue implements DeliveryQueue {
     private static final Logger LOG = LoggerFactory.getLogger(PgDeliveryQueue.class);
-    /** A replica whose heartbeat is older than this is gone: another takes over its deliveries. */
-    public static final Duration GONE_AFTER = Duration.ofSeconds(15);
+    /** A replica whose heartbeat is older than this is gone: another takes over its deliveries ({@link Heartbeats}). */
+    public static final Duration GONE_AFTER = Heartbeats.GONE_AFTER;
     /** How long a replica's turn at vacuuming the queue ({@link #tidy}) lasts unless renewed: two of the worker's ticks. */
     static final Duration TIDY_TURN = Duration.ofSeconds(11);
     /** Rows of deliveries received this long ago and done with are deleted: GitHub redelivers deliveries of the past 3 days. */
@@ -59,27 +59,6 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     static final int ADOPT_BATCH = 500;
     /** At most this many deliveries go into one insert. */
     static final int MAX_BATCH = 100;
-
-    /** A row of {@code replica_beats} whose replica has beaten within {@link #GONE_AFTER} (the database's clock). */
-    static final String BEAT_FRESH = "seen_at > now() - make_interval(secs => " + GONE_AFTER.toSeconds() + ")";
-    /** A gap between two of a replica's beats longer than this starts its steady time again. */
-    static final Duration STEADY_GAP = Duration.ofSeconds(5);
-    /**
-     * Some replica has beaten without a gap for at least {@link #GONE_AFTER} and just now: the
-     * database has worked for that long, so a heartbeat that much older was missed by its replica,
-     * not by a stalled database (which makes every heartbeat stale at once).
-     */
-    static final String SOMEONE_STEADY = "EXISTS (SELECT 1 FROM replica_beats j WHERE j.seen_at > now() - "
-            + "make_interval(secs => " + STEADY_GAP.toSeconds() + ") AND j.up_since <= now() - make_interval(secs => "
-            + GONE_AFTER.toSeconds() + "))";
-    /**
-     * The replica named {@code d.replica} is not gone: it has beaten within {@link #GONE_AFTER},
-     * or its heartbeat is older but no replica has beaten steadily for that long (the database
-     * stalled, and the others are waited for until it has worked for {@link #GONE_AFTER} again).
-     * A replica without a heartbeat (one that stopped and removed it) is gone at once.
-     */
-    static final String ALIVE = "EXISTS (SELECT 1 FROM replica_beats b WHERE b.replica = d.replica AND (b."
-            + BEAT_FRESH + " OR NOT " + SOMEONE_STEADY + "))";
 
     private final PostgresDatabase db;
     private final String replica;
@@ -315,7 +294,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
             }
         } catch (RuntimeException e) {
             batch.forEach(a -> a.seq.completeExceptionally(e));
-            if (PostgresDatabase.connectionLost(e)) {
+            if (DatabaseFailures.connectionLost(e)) {
                 // the database did not answer in time or could not be reached: the deliveries that
                 // waited behind this insert would wait as long again, past the 10 s GitHub waits
                 // (answered at about 10 s, GitHub's own limit): refused now, as those after them are
@@ -359,7 +338,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
         // open before the query too: one done with while the query ran may still be in its snapshot
         Set<Long> openBefore = Set.copyOf(open);
         // not added to open here: only take() makes a taken-over delivery this replica's
-        return select(QUEUED + "WHERE (d.replica = ? OR NOT " + ALIVE + ") ORDER BY d.seq LIMIT " + ADOPT_BATCH,
+        return select(QUEUED + "WHERE (d.replica = ? OR NOT " + Heartbeats.ALIVE + ") ORDER BY d.seq LIMIT " + ADOPT_BATCH,
                 replica).stream().filter(q -> !openBefore.contains(q.seq()) && !open.contains(q.seq())
                         && !beingAccepted(q.id())).toList();
     }
@@ -415,7 +394,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
             + "WHERE d.seq = ? AND d.replica = ? AND " + FIRST_IN_LINE;
     /** Takes a delivery first in its line over from a replica that is gone: replica, seq, replica, body wanted. */
     static final String TAKE_OVER = "UPDATE delivery_queue d SET replica = ? WHERE d.seq = ? AND d.replica <> ? AND NOT "
-            + ALIVE + " AND " + FIRST_IN_LINE + " RETURNING " + DELIVERY_COLUMNS;
+            + Heartbeats.ALIVE + " AND " + FIRST_IN_LINE + " RETURNING " + DELIVERY_COLUMNS;
     /**
      * Marks the earliest delivery queued before {@code seq} in the line {@code order_key} as waited
      * for, and says who holds it: order_key, seq. Its own transaction, committed without waiting for
@@ -516,7 +495,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
      * no earlier delivery is queued any more (done with since the take looked).
      */
     private Turn whyNot(Connection c, Queued q) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT h.state, h.replica, d.replica, " + ALIVE
+        try (PreparedStatement s = c.prepareStatement("SELECT h.state, h.replica, d.replica, " + Heartbeats.ALIVE
                 + " FROM deliveries h LEFT JOIN delivery_queue d ON d.seq = h.seq WHERE h.seq = ?")) {
             s.setLong(1, q.seq());
             try (ResultSet r = s.executeQuery()) {
@@ -566,7 +545,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     public LongPredicate syncDone() {
         Set<Long> waiting = Set.copyOf(open);
         db.autoCommit(c -> {
-            PostgresDatabase.beat(c, replica, 0);
+            Heartbeats.beat(c, replica, 0);
             return null;
         });
         return n -> !waiting.contains(n);
@@ -678,7 +657,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
             return;
         }
         try {
-            db.signal(LINE_FREED, orderKey);
+            db.notifications().signal(LINE_FREED, orderKey);
         } catch (RuntimeException e) {
             LOG.debug("could not signal that line {} is free: {}", orderKey, e.toString());
         }
@@ -706,7 +685,7 @@ public final class PgDeliveryQueue implements DeliveryQueue {
     private void listenOnce() {
         LineSignals signals = lineSignals;
         if (signals != null && listening.compareAndSet(false, true)) {
-            db.listen(LINE_FREED, signals.freed(), signals.missed());
+            db.notifications().listen(LINE_FREED, signals.freed(), signals.missed());
         }
     }
 

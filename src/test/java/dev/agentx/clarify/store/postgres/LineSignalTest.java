@@ -115,7 +115,7 @@ class LineSignalTest {
             }
         }), "b's listening connection is ended");
         assertTrue(listening.tryAcquire(10, TimeUnit.SECONDS), "b says so once it listens again");
-        db.signal(PgDeliveryQueue.LINE_FREED, "acme/shop#9");
+        db.notifications().signal(PgDeliveryQueue.LINE_FREED, "acme/shop#9");
         assertEquals("acme/shop#9", freed.poll(10, TimeUnit.SECONDS), "signals reach b again");
     }
 }
