@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
  * replica's heartbeats, each begun less than {@link #HOLD} after the one before. While its term
  * lasts, a replica's claims are certainly its own: the database recorded a heartbeat begun less
  * than {@link #HOLD} ago, so no other replica can take the replica for gone
- * ({@link PgDeliveryQueue#GONE_AFTER} without a heartbeat) for at least five more seconds. Once
+ * ({@link Heartbeats#GONE_AFTER} without a heartbeat) for at least five more seconds. Once
  * {@link #HOLD} passes without a heartbeat (the replica was paused, or cut off from the
  * database), the term has lapsed: another replica may be taking its claims over, so it sends
  * nothing on the strength of a claim until a heartbeat starts a new term, and then checks each
@@ -21,8 +21,8 @@ import java.util.function.LongSupplier;
  * a wall clock set back would make a lapse look shorter than it was.
  */
 final class ClaimTerms {
-    /** The longest a heartbeat covers: {@link PgDeliveryQueue#GONE_AFTER} less a margin of {@link PgDeliveryQueue#STEADY_GAP}. */
-    static final Duration HOLD = PgDeliveryQueue.GONE_AFTER.minus(PgDeliveryQueue.STEADY_GAP);
+    /** The longest a heartbeat covers: {@link Heartbeats#GONE_AFTER} less a margin of {@link Heartbeats#STEADY_GAP}. */
+    static final Duration HOLD = Heartbeats.GONE_AFTER.minus(Heartbeats.STEADY_GAP);
 
     private final Map<String, Term> terms = new ConcurrentHashMap<>();
     private volatile LongSupplier ticker = System::nanoTime;

@@ -39,7 +39,7 @@ final class DedicatedConnection implements AutoCloseable {
     /** PostgreSQL's SQLSTATE for a deadlock it broke by rolling back one of the statements. */
     static final String DEADLOCK = "40P01";
 
-    /** Opens a connection; the database's {@code ownConnection}, or a test's. */
+    /** Opens a connection; one of its own ({@link Connections#own}), or a test's. */
     @FunctionalInterface
     interface Opener {
         Connection open() throws SQLException;
@@ -86,7 +86,7 @@ final class DedicatedConnection implements AutoCloseable {
                     continue;
                 }
                 // a connection that broke under the work (a restarted database): once more on a new one
-                if (reconnected || !opened || !PostgresDatabase.connectionLost(e) || answerTimedOut(e)) {
+                if (reconnected || !opened || !DatabaseFailures.connectionLost(e) || answerTimedOut(e)) {
                     throw db.failure(e);
                 }
                 reconnected = true;
@@ -144,7 +144,7 @@ final class DedicatedConnection implements AutoCloseable {
     private void dropIfBroken(SQLException e) {
         boolean broken;
         try {
-            broken = connection != null && (connection.isClosed() || PostgresDatabase.connectionLost(e));
+            broken = connection != null && (connection.isClosed() || DatabaseFailures.connectionLost(e));
         } catch (SQLException unknown) {
             broken = true;
         }
@@ -155,7 +155,7 @@ final class DedicatedConnection implements AutoCloseable {
 
     /** Whether {@code e} is a wait for the database's answer that ran out (the socket's read timeout). */
     private static boolean answerTimedOut(Throwable e) {
-        return PostgresDatabase.cause(e, t -> t instanceof java.net.SocketTimeoutException).isPresent();
+        return DatabaseFailures.cause(e, t -> t instanceof java.net.SocketTimeoutException).isPresent();
     }
 
     private void closeQuietly() {

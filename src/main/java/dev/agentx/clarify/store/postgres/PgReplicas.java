@@ -82,7 +82,7 @@ public final class PgReplicas implements Replicas {
             Instant claimedAt;
             boolean holderAlive;
             try (PreparedStatement s = c.prepareStatement("SELECT d.replica, d.done, d.claimed_at, "
-                    + PgDeliveryQueue.ALIVE + " FROM effect_claims d WHERE d.hash = ? FOR UPDATE OF d")) {
+                    + Heartbeats.ALIVE + " FROM effect_claims d WHERE d.hash = ? FOR UPDATE OF d")) {
                 s.setString(1, hash);
                 try (ResultSet r = s.executeQuery()) {
                     if (!r.next()) {
@@ -98,7 +98,7 @@ public final class PgReplicas implements Replicas {
                 return new EffectClaim(done ? Claim.DONE : Claim.MINE, false, holder);
             }
             // a claim is the holder's while it beats, for up to the take-over time; a holder that is
-            // gone (no heartbeat for PgDeliveryQueue.GONE_AFTER) leaves it to be taken over at once
+            // gone (no heartbeat for Heartbeats.GONE_AFTER) leaves it to be taken over at once
             if (holderAlive && !claimedAt.isBefore(takeOverBefore)) {
                 return new EffectClaim(Claim.PENDING_ELSEWHERE, false, holder);
             }
@@ -153,12 +153,12 @@ public final class PgReplicas implements Replicas {
 
     @Override
     public java.util.OptionalLong claimTerm() {
-        return db.claimTerm(replica);
+        return db.heartbeats().claimTerm(replica);
     }
 
     @Override
     public boolean othersRunning() {
-        return db.othersRunning();
+        return db.heartbeats().othersRunning();
     }
 
     @Override
@@ -167,7 +167,7 @@ public final class PgReplicas implements Replicas {
             // SKIP LOCKED: replicas taking over at the same moment each take other claims
             try (PreparedStatement s = c.prepareStatement("WITH picked AS (SELECT d.hash, d.claimed_at AS was "
                     + "FROM effect_claims d WHERE NOT d.done AND d.effect IS NOT NULL AND d.replica <> ? AND NOT "
-                    + PgDeliveryQueue.ALIVE + " ORDER BY d.claimed_at LIMIT ? FOR UPDATE OF d SKIP LOCKED) "
+                    + Heartbeats.ALIVE + " ORDER BY d.claimed_at LIMIT ? FOR UPDATE OF d SKIP LOCKED) "
                     + "UPDATE effect_claims e SET replica = ?, claimed_at = ? FROM picked WHERE e.hash = picked.hash "
                     + "RETURNING e.effect, e.after, picked.was")) {
                 s.setString(1, replica);

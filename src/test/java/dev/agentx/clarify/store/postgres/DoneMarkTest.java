@@ -30,8 +30,8 @@ class DoneMarkTest {
                     s.executeUpdate();
                 }
             }
-            try (PreparedStatement s = c.prepareStatement(PgDeliveryQueue.DONE_MARK)) {
-                PgDeliveryQueue.markBinder(seq, "r1", "processed", null, Instant.now(), "not r1's")
+            try (PreparedStatement s = c.prepareStatement(DoneMarks.DONE_MARK)) {
+                DoneMarks.markBinder(seq, "r1", "processed", null, Instant.now(), "not r1's")
                         .bind(new Pipeline.Params(s, c));
                 try (ResultSet marked = s.executeQuery()) {
                     assertTrue(marked.next(), "the row marked");

@@ -108,14 +108,14 @@ class LineSignalTest {
 
         assertEquals(Integer.valueOf(1), db.<Integer>autoCommit(c -> {
             try (var s = c.prepareStatement("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                    + "WHERE query = 'LISTEN " + PgDeliveryQueue.LINE_FREED + "' AND datname = current_database()");
+                    + "WHERE query = 'LISTEN " + LineSignals.LINE_FREED + "' AND datname = current_database()");
                  var r = s.executeQuery()) {
                 r.next();
                 return r.getInt(1);
             }
         }), "b's listening connection is ended");
         assertTrue(listening.tryAcquire(10, TimeUnit.SECONDS), "b says so once it listens again");
-        db.signal(PgDeliveryQueue.LINE_FREED, "acme/shop#9");
+        db.notifications().signal(LineSignals.LINE_FREED, "acme/shop#9");
         assertEquals("acme/shop#9", freed.poll(10, TimeUnit.SECONDS), "signals reach b again");
     }
 }

@@ -75,8 +75,8 @@ public final class QueuePlansBench {
                 }
                 take(c, 0); // planned now, on the empty queue
                 done(c, 0, null); // no such delivery: not refused, so that it is only planned
-                String takePlan = access(c, "EXPLAIN EXECUTE " + statement(c, PgDeliveryQueue.TAKE_HELD, TAKE_ARGS));
-                String donePlan = access(c, "EXPLAIN EXECUTE " + statement(c, PgDeliveryQueue.DONE_MARK, DONE_ARGS));
+                String takePlan = access(c, "EXPLAIN EXECUTE " + statement(c, DeliveryTurns.TAKE_HELD, TAKE_ARGS));
+                String donePlan = access(c, "EXPLAIN EXECUTE " + statement(c, DoneMarks.DONE_MARK, DONE_ARGS));
                 s.execute("INSERT INTO deliveries (id, event, received_at, replica) SELECT 'd-' || g, 'issue_comment', "
                         + "now(), 'r1' FROM generate_series(1, " + backlog + ") g");
                 s.execute("INSERT INTO delivery_queue (seq, order_key, body, replica) SELECT seq, 'acme/shop#' || "
@@ -103,7 +103,7 @@ public final class QueuePlansBench {
     }
 
     private static boolean take(Connection c, long seq) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(PgDeliveryQueue.TAKE_HELD)) {
+        try (PreparedStatement s = c.prepareStatement(DeliveryTurns.TAKE_HELD)) {
             s.setBoolean(1, true);
             s.setLong(2, seq);
             s.setString(3, "r1");
@@ -115,8 +115,8 @@ public final class QueuePlansBench {
 
     /** The done mark as the server sends it; {@code refusal}: what it fails with if the row is not r1's (null: nothing). */
     private static void done(Connection c, long seq, String refusal) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(PgDeliveryQueue.DONE_MARK)) {
-            PgDeliveryQueue.markBinder(seq, "r1", "processed", null, Instant.now(), refusal)
+        try (PreparedStatement s = c.prepareStatement(DoneMarks.DONE_MARK)) {
+            DoneMarks.markBinder(seq, "r1", "processed", null, Instant.now(), refusal)
                     .bind(new Pipeline.Params(s, c));
             s.execute(); // the mark returns a row: whether a later delivery of the line waits for it
         }

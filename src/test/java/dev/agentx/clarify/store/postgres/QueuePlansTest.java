@@ -31,12 +31,12 @@ class QueuePlansTest {
                 return null;
             });
             db.autoCommit(c -> { // the pool's connection, as the server sets it up
-                String take = plan(c, PgDeliveryQueue.TAKE_HELD, "true, 1, 'r1'");
+                String take = plan(c, DeliveryTurns.TAKE_HELD, "true, 1, 'r1'");
                 assertUsesKeys(take, "delivery_queue_pkey");
                 assertTrue(take.contains("delivery_queue_line"), "the line check by its index:\n" + take);
-                assertUsesKeys(plan(c, PgDeliveryQueue.TAKE_OVER, "'r1', 1, 'r1', true"), "delivery_queue_pkey");
-                assertUsesKeys(plan(c, PgDeliveryQueue.WAIT_FOR_HEAD, "'acme/shop#1', 2"), "delivery_queue_line");
-                String done = plan(c, PgDeliveryQueue.DONE_MARK,
+                assertUsesKeys(plan(c, DeliveryTurns.TAKE_OVER, "'r1', 1, 'r1', true"), "delivery_queue_pkey");
+                assertUsesKeys(plan(c, DeliveryTurns.WAIT_FOR_HEAD, "'acme/shop#1', 2"), "delivery_queue_line");
+                String done = plan(c, DoneMarks.DONE_MARK,
                         "1, 'r1', true, false, 'processed', null, now(), true, 'not r1''s'");
                 assertUsesKeys(done, "delivery_queue_pkey");
                 assertTrue(done.contains("delivery_queue_line"), "the line check by its index:\n" + done);
