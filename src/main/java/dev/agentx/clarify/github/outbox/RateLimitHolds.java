@@ -26,14 +26,18 @@ final class RateLimitHolds {
         this.clock = clock;
     }
 
-    /** Whether the installation's effects wait at {@code now}. */
-    boolean holds(long installation, Instant now) {
-        Instant until = held.get(installation);
+    /** Whether {@code effect} waits at {@code now}: its installation is held. */
+    boolean holds(Effect effect, Instant now) {
+        Instant until = held.get(effect.installation());
         return until != null && now.isBefore(until);
     }
 
-    /** Holds back the installation's effects until {@code until} (a later hold wins), here and on every replica. */
-    void hold(long installation, Instant until) {
+    /**
+     * {@code effect} met a rate limit: holds back its installation's effects until {@code until}
+     * (a later hold wins), here and on every replica.
+     */
+    void hold(Effect effect, Instant until) {
+        long installation = effect.installation();
         merge(installation, until);
         try {
             replicas.holdInstallation(installation, until); // other replicas share its budget

@@ -73,7 +73,7 @@ final class SendLoop {
             QueuedEffect entry = slot.entry();
             Effect e = entry.effect();
             Instant now = clock.instant();
-            if (holds.holds(e.installation(), now) || (entry.notBefore() != null && now.isBefore(entry.notBefore()))) {
+            if (holds.holds(e, now) || (entry.notBefore() != null && now.isBefore(entry.notBefore()))) {
                 q.recheck = null; // a retry's or rate limit's wait: the tick takes it up
                 return new Outbox.Flush(ok, bad, q.size());
             }
@@ -157,7 +157,7 @@ final class SendLoop {
                 queue.retried(q, slot, entry.retried(attempts, now.plus(wait), entry.uncertain() || f.uncertain(),
                         f.message()));
                 if (f.rateLimited()) {
-                    holds.hold(e.installation(), now.plus(wait));
+                    holds.hold(e, now.plus(wait));
                 }
                 return new Outbox.Flush(ok, bad, q.size());
             } finally {
