@@ -129,7 +129,7 @@ class OutboxAcrossReplicasTest {
         b.flush();
         assertEquals(List.of("other issue"), posted());
 
-        clock.advance(Outbox.TAKE_OVER.plus(Duration.ofSeconds(1))); // A is stuck: B goes on
+        clock.advance(ReplicaClaims.TAKE_OVER.plus(Duration.ofSeconds(1))); // A is stuck: B goes on
         b.flush();
         assertEquals(List.of("other issue", "answer", "reply"), posted());
     }

@@ -71,7 +71,7 @@ class OutboxJournalTest {
         assertEquals(json.readTree("{\"posted\":2}"), again.note("mirror/o/r#1", JsonNode.class).orElseThrow(),
                 "the latest wins");
         assertEquals(json.readTree("{\"posted\":5}"), again.note("mirror/o/r#2", JsonNode.class).orElseThrow());
-        clock.advance(Outbox.KEEP_DONE.plusDays(1));
+        clock.advance(EffectQueue.KEEP_DONE.plusDays(1));
         again.prune(); // done keys expire; notes never do
         Outbox third = new Outbox(dir, null, clock, ServerMetrics.create());
         assertEquals(json.readTree("{\"posted\":2}"), third.note("mirror/o/r#1", JsonNode.class).orElseThrow());
@@ -259,7 +259,7 @@ class OutboxJournalTest {
                 }
             }
         }
-        assertEquals(Set.of(Outbox.hash("ok"), Outbox.hash("gone")), keyRecords);
+        assertEquals(Set.of(EffectQueue.hash("ok"), EffectQueue.hash("gone")), keyRecords);
     }
 
     /**
@@ -275,20 +275,20 @@ class OutboxJournalTest {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         Future<?> compaction;
         java.util.concurrent.atomic.AtomicReference<Thread> compactor = new java.util.concurrent.atomic.AtomicReference<>();
-        outbox.changing.readLock().lock(); // a change between its record and its memory update
+        outbox.queue.changing.readLock().lock(); // a change between its record and its memory update
         try {
             compaction = pool.submit(() -> {
                 compactor.set(Thread.currentThread());
                 outbox.prune();
             });
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (compactor.get() == null || !outbox.changing.hasQueuedThread(compactor.get())) {
+            while (compactor.get() == null || !outbox.queue.changing.hasQueuedThread(compactor.get())) {
                 assertFalse(compaction.isDone(), "the compaction did not wait for the change in progress");
                 assertTrue(System.nanoTime() < deadline, "the compaction never waited for the change in progress");
                 Thread.onSpinWait();
             }
         } finally {
-            outbox.changing.readLock().unlock();
+            outbox.queue.changing.readLock().unlock();
         }
         compaction.get(30, TimeUnit.SECONDS);
         pool.shutdown();
