@@ -75,7 +75,7 @@ public final class FileDeliveryQueue implements DeliveryQueue {
             throw new UncheckedIOException("cannot open the inbox in " + dir + ": " + e.getMessage(), e);
         }
         this.marks = new InboxJournal(dir.resolve("journal"), json, clock, ids);
-        this.segments = new QueueSegments(queueDir, json, segmentBytes, marks::highestSeq, marks::sync);
+        this.segments = new QueueSegments(queueDir, segmentBytes, marks::highestSeq, marks::sync);
         try {
             segments.open(h -> {
                 marks.numberSeen(h.seq());
@@ -126,7 +126,7 @@ public final class FileDeliveryQueue implements DeliveryQueue {
     private Queued queue(String id, String event, Instant now, byte[] body, String key) {
         long n = marks.nextSeq();
         try {
-            segments.append(n, DeliveryFile.encode(json, new InboundDelivery(id, event, now, body), n, key));
+            segments.append(n, DeliveryFile.encode(new InboundDelivery(id, event, now, body), n, key));
         } catch (IOException | RuntimeException e) {
             ids.forget(id);
             throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
@@ -275,7 +275,7 @@ public final class FileDeliveryQueue implements DeliveryQueue {
         byte[] content;
         Path target;
         try {
-            content = DeliveryFile.encode(json, read(q));
+            content = DeliveryFile.encode(read(q));
             target = failed.resolve(name + ".json");
         } catch (IOException | RuntimeException e) {
             // not even readable: what is known of it, and why

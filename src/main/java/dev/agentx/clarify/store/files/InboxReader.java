@@ -73,8 +73,8 @@ final class InboxReader {
                 DeliveryFile.Header h;
                 InboundDelivery d;
                 try {
-                    h = DeliveryFile.decodeHeader(json, record);
-                    d = DeliveryFile.decode(json, record);
+                    h = DeliveryFile.decodeHeader(record);
+                    d = DeliveryFile.decode(record);
                 } catch (IOException e) {
                     throw new UncheckedIOException("cannot read the inbox queue segment " + segment + ": "
                             + e.getMessage(), e);

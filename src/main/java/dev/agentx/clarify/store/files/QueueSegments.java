@@ -1,6 +1,5 @@
 package dev.agentx.clarify.store.files;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.Journal;
 import dev.agentx.clarify.store.InboundDelivery;
 import java.io.IOException;
@@ -33,7 +32,6 @@ final class QueueSegments {
     private static final String SUFFIX = ".log";
 
     private final Path dir;
-    private final ObjectMapper json;
     private final long segmentBytes;
     /** The highest delivery number handed out: a new segment is numbered past it. */
     private final LongSupplier highestSeq;
@@ -64,9 +62,8 @@ final class QueueSegments {
         }
     }
 
-    QueueSegments(Path dir, ObjectMapper json, long segmentBytes, LongSupplier highestSeq, Runnable beforeDelete) {
+    QueueSegments(Path dir, long segmentBytes, LongSupplier highestSeq, Runnable beforeDelete) {
         this.dir = dir;
-        this.json = json;
         this.segmentBytes = segmentBytes;
         this.highestSeq = highestSeq;
         this.beforeDelete = beforeDelete;
@@ -99,7 +96,7 @@ final class QueueSegments {
                 throw new IllegalStateException("cannot read the inbox queue segment " + f + ": " + e.getMessage(), e);
             }
             for (Journal.Located r : records) {
-                DeliveryFile.Header h = DeliveryFile.decodeHeader(json, r.payload());
+                DeliveryFile.Header h = DeliveryFile.decodeHeader(r.payload());
                 if (queued.test(h)) {
                     locations.put(h.seq(), new Location(number, r.offset()));
                     seg.live++;
@@ -166,7 +163,7 @@ final class QueueSegments {
             throw new IllegalStateException("delivery " + id + " is no longer in the inbox's queue");
         }
         try {
-            return DeliveryFile.decode(json, seg.journal.read(at.offset()));
+            return DeliveryFile.decode(seg.journal.read(at.offset()));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read delivery " + id + " from " + seg.journal.file() + ": "
                     + e.getMessage(), e);

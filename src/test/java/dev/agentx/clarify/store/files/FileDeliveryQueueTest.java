@@ -139,8 +139,7 @@ class FileDeliveryQueueTest {
         DeliveryQueue.Queued q = inbox.queued().get(0);
         inbox.fail(q, "failed 8 times");
         java.nio.file.Path kept = dir.resolve(String.format("failed/%020d-bad-1.json", q.seq()));
-        InboundDelivery d = DeliveryFile.decode(dev.agentx.clarify.files.JsonSupport.mapper(),
-                java.nio.file.Files.readAllBytes(kept));
+        InboundDelivery d = DeliveryFile.decode(java.nio.file.Files.readAllBytes(kept));
         assertEquals("bad-1", d.id());
         assertArrayEquals(body(), d.body());
         assertEquals(0, new FileDeliveryQueue(dir, clock).size());
