@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.BiConsumer;
 
 /**
  * The inbox's {@code journal}: the failed attempts of each queued delivery (the commands it carried
@@ -158,15 +159,28 @@ final class InboxJournal {
 
     private void apply(Rec r) {
         seq.accumulateAndGet(r.seq(), Math::max);
+        if (!replay(r, progress, ids::done)) {
+            throw new IllegalStateException("unknown inbox journal record '" + r.op() + "'");
+        }
+    }
+
+    /**
+     * What a record says of the deliveries: the progress of one queued, or one done with (its
+     * progress then forgotten). False for a record this agentx does not know.
+     */
+    static boolean replay(Rec r, Map<Long, Progress> progress, BiConsumer<String, Instant> done) {
         switch (r.op()) {
             case "seq" -> { }
             case "progress" -> progress.put(r.seq(), r.progress());
             case "done" -> {
                 progress.remove(r.seq());
-                ids.done(r.id(), r.at());
+                done.accept(r.id(), r.at());
             }
-            default -> throw new IllegalStateException("unknown inbox journal record '" + r.op() + "'");
+            default -> {
+                return false;
+            }
         }
+        return true;
     }
 
     /** Writes the record to the journal and shows it in memory; {@code durable}: returns once it is on disk (a shared fdatasync). */

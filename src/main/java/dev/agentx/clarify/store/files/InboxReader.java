@@ -47,14 +47,8 @@ final class InboxReader {
                 throw new UncheckedIOException("cannot read the inbox journal " + journalFile + ": " + e.getMessage(),
                         e instanceof IOException io ? io : new IOException(e));
             }
-            switch (r.op()) {
-                case "seq" -> { }
-                case "progress" -> progress.put(r.seq(), r.progress());
-                case "done" -> {
-                    progress.remove(r.seq());
-                    done.put(r.id(), r.at());
-                }
-                default -> throw new UncheckedIOException(new IOException("the inbox journal " + journalFile
+            if (!InboxJournal.replay(r, progress, done::put)) {
+                throw new UncheckedIOException(new IOException("the inbox journal " + journalFile
                         + " has a record '" + r.op() + "' this agentx does not know"));
             }
         }
