@@ -49,7 +49,7 @@ public final class FileDeliveryLog {
         for (Path segment : files(inbox.resolve("queue"), "*.log")) {
             for (byte[] r : Journal.readOnly(segment)) {
                 try {
-                    DeliveryFile.Header h = DeliveryFile.decodeHeader(json, r);
+                    DeliveryFile.Header h = DeliveryFile.decodeHeader(r);
                     out.put(h.id(), new Entry(h.id(), h.event(), h.receivedAt(), done.get(h.id()),
                             done.containsKey(h.id()) ? "processed" : "acknowledged", recovered.contains(h.id())));
                 } catch (IOException e) {

@@ -255,7 +255,7 @@ class WorkerTest {
 
         FileDeliveryQueue inbox2 = new FileDeliveryQueue(dir.resolve("inbox"), clock);
         Outbox outbox2 = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
-        assertEquals(List.of(Worker.PROGRESS + inbox2.queued().get(0).seq()), outbox2.noteNames(Worker.PROGRESS));
+        assertEquals(List.of(ProgressNotes.PROGRESS + inbox2.queued().get(0).seq()), outbox2.noteNames(ProgressNotes.PROGRESS));
         List<DeliveryQueue.Progress> seen = new ArrayList<>();
         Worker second = new Worker(inbox2, TestProcessors.of((d, payload, progress, save) -> seen.add(progress)),
                 outbox2, clock, true,
@@ -265,12 +265,12 @@ class WorkerTest {
         assertEquals(1, seen.get(0).commandsDone(), "the first command is not carried out again");
         assertTrue(seen.get(0).refused());
         assertEquals(0, inbox2.size());
-        assertEquals(List.of(Worker.PROGRESS + "1"), outbox2.noteNames(Worker.PROGRESS),
+        assertEquals(List.of(ProgressNotes.PROGRESS + "1"), outbox2.noteNames(ProgressNotes.PROGRESS),
                 "kept until the done record is durable: the next tick");
         second.drain();
-        assertEquals(List.of(), outbox2.noteNames(Worker.PROGRESS));
+        assertEquals(List.of(), outbox2.noteNames(ProgressNotes.PROGRESS));
         Outbox outbox3 = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
-        assertEquals(List.of(), outbox3.noteNames(Worker.PROGRESS), "and stays forgotten");
+        assertEquals(List.of(), outbox3.noteNames(ProgressNotes.PROGRESS), "and stays forgotten");
     }
 
     /** Queues a delivery with the order key the webhook gives it (its repository and issue). */

@@ -20,11 +20,11 @@ class DeliveryFileTest {
     @Test
     void theBodyIsKeptByteForByteAfterAHeaderLine() throws IOException {
         byte[] body = "{\"comment\":{\"body\":\"line one\\nline two \u00e9\"}}\n\n".getBytes(StandardCharsets.UTF_8);
-        byte[] file = DeliveryFile.encode(json, new InboundDelivery("abc-1", "issue_comment", AT, body));
+        byte[] file = DeliveryFile.encode(new InboundDelivery("abc-1", "issue_comment", AT, body));
         String text = new String(file, StandardCharsets.UTF_8);
         assertTrue(text.startsWith(DeliveryFile.MAGIC + "\n{"), text);
         assertArrayEquals(body, Arrays.copyOfRange(file, file.length - body.length, file.length));
-        InboundDelivery back = DeliveryFile.decode(json, file);
+        InboundDelivery back = DeliveryFile.decode(file);
         assertEquals("abc-1", back.id());
         assertEquals("issue_comment", back.event());
         assertEquals(AT, back.receivedAt());
@@ -33,26 +33,26 @@ class DeliveryFileTest {
 
     @Test
     void anEmptyBodyRoundTrips() throws IOException {
-        byte[] file = DeliveryFile.encode(json, new InboundDelivery("x", "ping", AT, new byte[0]));
-        assertEquals(0, DeliveryFile.decode(json, file).body().length);
+        byte[] file = DeliveryFile.encode(new InboundDelivery("x", "ping", AT, new byte[0]));
+        assertEquals(0, DeliveryFile.decode(file).body().length);
     }
 
     @Test
     void aFileWithoutTheMagicLineIsRefused() throws IOException {
         byte[] json0 = json.writeValueAsBytes(new InboundDelivery("x-1", "ping", AT, "{}".getBytes(StandardCharsets.UTF_8)));
-        IOException e = assertThrows(IOException.class, () -> DeliveryFile.decode(json, json0));
+        IOException e = assertThrows(IOException.class, () -> DeliveryFile.decode(json0));
         assertTrue(e.getMessage().contains(DeliveryFile.MAGIC), e.getMessage());
     }
 
     @Test
     void aTruncatedOrDamagedHeaderIsAnError() throws IOException {
-        byte[] file = DeliveryFile.encode(json, new InboundDelivery("abc", "ping", AT, "{}".getBytes(StandardCharsets.UTF_8)));
+        byte[] file = DeliveryFile.encode(new InboundDelivery("abc", "ping", AT, "{}".getBytes(StandardCharsets.UTF_8)));
         byte[] cut = Arrays.copyOf(file, DeliveryFile.MAGIC.length() + 10);
-        assertThrows(IOException.class, () -> DeliveryFile.decode(json, cut));
+        assertThrows(IOException.class, () -> DeliveryFile.decode(cut));
         byte[] noTime = (DeliveryFile.MAGIC + "\n{\"id\":\"a\",\"event\":\"ping\"}\n{}").getBytes(StandardCharsets.UTF_8);
-        assertThrows(IOException.class, () -> DeliveryFile.decode(json, noTime));
+        assertThrows(IOException.class, () -> DeliveryFile.decode(noTime));
         byte[] badTime = (DeliveryFile.MAGIC + "\n{\"id\":\"a\",\"event\":\"ping\",\"receivedAt\":\"soon\"}\n{}")
                 .getBytes(StandardCharsets.UTF_8);
-        assertThrows(IOException.class, () -> DeliveryFile.decode(json, badTime));
+        assertThrows(IOException.class, () -> DeliveryFile.decode(badTime));
     }
 }

@@ -81,17 +81,17 @@ class FileDeliveryQueueTest {
         assertEquals(2, segments().size(), "two deliveries fill a segment: " + segments());
         java.util.List<DeliveryQueue.Queued> queued = inbox.queued();
         inbox.saveProgress(queued.get(0), new DeliveryQueue.Progress(1, false, 0, null));
-        long[] before = inbox.journalWrittenAndDurable();
+        long[] before = inbox.marks.writtenAndDurable();
         assertEquals(before[0], before[1], "a command's progress is on disk when saveProgress returns");
 
         inbox.done(queued.get(0));
-        long[] after = inbox.journalWrittenAndDurable();
+        long[] after = inbox.marks.writtenAndDurable();
         assertEquals(before[0] + 1, after[0]);
         assertEquals(before[1], after[1], "done waits for no fdatasync");
         assertTrue(java.nio.file.Files.exists(first));
 
         inbox.done(queued.get(1)); // the last one of the first segment: it goes, after a sync
-        long[] gone = inbox.journalWrittenAndDurable();
+        long[] gone = inbox.marks.writtenAndDurable();
         assertEquals(gone[0], gone[1], "both done records are on disk before the segment is deleted");
         assertEquals(false, java.nio.file.Files.exists(first));
         assertEquals(java.util.List.of("d-2"), new FileDeliveryQueue(dir, clock, 1_000).queued().stream().map(DeliveryQueue.Queued::id)
@@ -139,8 +139,7 @@ class FileDeliveryQueueTest {
         DeliveryQueue.Queued q = inbox.queued().get(0);
         inbox.fail(q, "failed 8 times");
         java.nio.file.Path kept = dir.resolve(String.format("failed/%020d-bad-1.json", q.seq()));
-        InboundDelivery d = DeliveryFile.decode(dev.agentx.clarify.files.JsonSupport.mapper(),
-                java.nio.file.Files.readAllBytes(kept));
+        InboundDelivery d = DeliveryFile.decode(java.nio.file.Files.readAllBytes(kept));
         assertEquals("bad-1", d.id());
         assertArrayEquals(body(), d.body());
         assertEquals(0, new FileDeliveryQueue(dir, clock).size());
@@ -248,7 +247,7 @@ class FileDeliveryQueueTest {
         int doneRecords = 0;
         try (dev.agentx.clarify.files.Journal j = new dev.agentx.clarify.files.Journal(dir.resolve("journal"))) {
             for (byte[] r : j.records()) {
-                FileDeliveryQueue.Rec rec = json.readValue(r, FileDeliveryQueue.Rec.class);
+                InboxJournal.Rec rec = json.readValue(r, InboxJournal.Rec.class);
                 if (rec.op().equals("done")) {
                     assertEquals(new String(json.writeValueAsBytes(rec), StandardCharsets.UTF_8),
                             new String(r, StandardCharsets.UTF_8));
@@ -269,20 +268,20 @@ class FileDeliveryQueueTest {
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
         java.util.concurrent.atomic.AtomicReference<Thread> compactor = new java.util.concurrent.atomic.AtomicReference<>();
         java.util.concurrent.Future<?> compaction;
-        inbox.changing.readLock().lock();
+        inbox.marks.changing.readLock().lock();
         try {
             compaction = pool.submit(() -> {
                 compactor.set(Thread.currentThread());
                 inbox.prune();
             });
             long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-            while (compactor.get() == null || !inbox.changing.hasQueuedThread(compactor.get())) {
+            while (compactor.get() == null || !inbox.marks.changing.hasQueuedThread(compactor.get())) {
                 assertTrue(!compaction.isDone(), "the compaction did not wait for the change in progress");
                 assertTrue(System.nanoTime() < deadline, "the compaction never waited for the change in progress");
                 Thread.onSpinWait();
             }
         } finally {
-            inbox.changing.readLock().unlock();
+            inbox.marks.changing.readLock().unlock();
         }
         compaction.get(30, java.util.concurrent.TimeUnit.SECONDS);
         pool.shutdown();
@@ -295,17 +294,17 @@ class FileDeliveryQueueTest {
         var json = dev.agentx.clarify.files.JsonSupport.mapper();
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
         FileDeliveryQueue inbox = new FileDeliveryQueue(dir, clock);
-        for (FileDeliveryQueue.Rec r : java.util.List.of(new FileDeliveryQueue.Rec("seq", 41, null, null, null),
-                new FileDeliveryQueue.Rec("progress", 42, null, new DeliveryQueue.Progress(2, true, 3, clock.instant().plusSeconds(20)), null),
-                new FileDeliveryQueue.Rec("progress", 43, null, DeliveryQueue.Progress.NONE, null),
-                new FileDeliveryQueue.Rec("done", 42, "72d3162e-cc78-11e3-81ab-4c9367dc0958", null, clock.instant()),
-                new FileDeliveryQueue.Rec("done", 0, "d-1", null, java.time.Instant.parse("2026-02-26T10:00:00.000000001Z")))) {
+        for (InboxJournal.Rec r : java.util.List.of(new InboxJournal.Rec("seq", 41, null, null, null),
+                new InboxJournal.Rec("progress", 42, null, new DeliveryQueue.Progress(2, true, 3, clock.instant().plusSeconds(20)), null),
+                new InboxJournal.Rec("progress", 43, null, DeliveryQueue.Progress.NONE, null),
+                new InboxJournal.Rec("done", 42, "72d3162e-cc78-11e3-81ab-4c9367dc0958", null, clock.instant()),
+                new InboxJournal.Rec("done", 0, "d-1", null, java.time.Instant.parse("2026-02-26T10:00:00.000000001Z")))) {
             byte[] bytes = json.writeValueAsBytes(r);
-            assertEquals(json.readValue(bytes, FileDeliveryQueue.Rec.class), inbox.readRec(bytes), r.op());
+            assertEquals(json.readValue(bytes, InboxJournal.Rec.class), inbox.marks.readRec(bytes), r.op());
         }
         for (String bad : java.util.List.of("[]", "{\"op\":\"done\",\"extra\":1}", "{\"op\":7}",
                 "{\"seq\":\"1\"}", "{\"op\":\"done\"} {}", "{\"op\":\"done\",\"at\":\"yesterday\"}")) {
-            assertThrows(Exception.class, () -> inbox.readRec(bad.getBytes(StandardCharsets.UTF_8)), bad);
+            assertThrows(Exception.class, () -> inbox.marks.readRec(bad.getBytes(StandardCharsets.UTF_8)), bad);
         }
     }
 
