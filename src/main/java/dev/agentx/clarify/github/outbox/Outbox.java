@@ -344,15 +344,19 @@ public final class Outbox {
     }
 
     /**
-     * Stops the notifiers (an attempt under way is cut: it is tried again at the next start, with
-     * the same delivery id) and closes the notifications' HTTP client. The server's last step.
+     * Stops the notifiers: no new line is taken up, and an attempt under way gets up to 5 s to end
+     * (it is not interrupted: an interrupt would close the journal's file under every thread). What
+     * was not sent is sent at the next start, with the same delivery ids. Then closes the
+     * notifications' HTTP client. The server's last step.
      */
     public void close() {
         ThreadPoolExecutor n = notifiers;
         if (n != null) {
-            n.shutdownNow();
+            n.shutdown();
             try {
-                n.awaitTermination(5, TimeUnit.SECONDS);
+                if (!n.awaitTermination(5, TimeUnit.SECONDS)) {
+                    LOG.info("outbox: notifications still being sent at the stop are sent again at the next start");
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
