@@ -1,6 +1,7 @@
 package dev.agentx.clarify.lock;
 
 import dev.agentx.clarify.files.IoErrors;
+import dev.agentx.clarify.files.RuntimeFolder;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
@@ -23,13 +24,15 @@ import org.slf4j.LoggerFactory;
  * acquired, committed under and released. The parts it rests on each have a class of their own:
  * <ul>
  *   <li>Acquire: create {@code <file>.lock} exclusively (O_CREAT|O_EXCL semantics) holding {@link LockInfo},
- *   hard-linked into place from a content file the process keeps for its next lock ({@link LockContentFiles}).</li>
+ *   hard-linked into place from a content file the process keeps for its next lock ({@link LockContentFiles}).
+ *   What our processes need beside the lock file (its queue, its guard, the content files) lives in
+ *   the state folder's runtime folder (files/RuntimeFolder), entered before the lock is taken.</li>
  *   <li>Stale: its owner's pid is dead on this host, or, for another host's, older than 30 s: taken
  *   over at once, by renaming it away to a unique name, never deleted-then-created, and what killed
  *   processes left beside it goes too ({@link StaleLockTakeOver}, {@link LeftoverSweep}).</li>
  *   <li>Release: only a lock that still carries our own token is removed.</li>
  *   <li>Waiting: our processes queue for the lock in the kernel ({@link Turnstile}: an OS lock on
- *   {@code .<file>.queue}), so the next one learns at once that the lock is free; only the head of
+ *   {@code <file>.queue}), so the next one learns at once that the lock is free; only the head of
  *   that queue looks at the lock file, and while a process that knows only the lock-file protocol
  *   holds it, the head polls it with short jittered sleeps (10 ms doubling to at most 80 ms).
  *   LOCK_TIMEOUT comes when the lock made no progress for 15 s (the same holder, or the same
@@ -71,7 +74,7 @@ public final class FileLock {
         private final LockInfo info;
         private final Duration waited;
         private final Turnstile.Turn turn;
-        /** The hidden file linked as the lock, kept for the next lock in its directory; null if none. */
+        /** The content file linked as the lock, kept for the next lock of its state folder; null if none. */
         private final Path content;
         private boolean released;
 
@@ -138,6 +141,7 @@ public final class FileLock {
      */
     public Held acquire(Path file, String agent, Duration budget) {
         Path lockPath = lockPathOf(file);
+        Path runtime = RuntimeFolder.enter(RuntimeFolder.of(file));
         Instant start = clock.instant();
         Turnstile.Turn turn = Turnstile.enter(lockPath, file, budget, new java.util.function.Supplier<Object>() {
             @Override
@@ -147,7 +151,7 @@ public final class FileLock {
         });
         try {
             // at the head of the queue: the budget starts again, for a holder of another kind
-            return acquireFile(file, lockPath, agent, budget, budget, start, turn);
+            return acquireFile(file, lockPath, runtime, agent, budget, budget, start, turn);
         } catch (RuntimeException e) {
             turn.close();
             throw e;
@@ -170,13 +174,14 @@ public final class FileLock {
      */
     public Held tryAcquire(Path file, String agent, Duration first, Duration budget) {
         Path lockPath = lockPathOf(file);
+        Path runtime = RuntimeFolder.enter(RuntimeFolder.of(file));
         Instant start = clock.instant();
         Turnstile.Turn turn = Turnstile.tryEnter(lockPath);
         if (turn == null) {
             return null;
         }
         try {
-            return acquireFile(file, lockPath, agent, first, budget, start, turn);
+            return acquireFile(file, lockPath, runtime, agent, first, budget, start, turn);
         } catch (RuntimeException e) {
             turn.close();
             throw e;
@@ -184,8 +189,8 @@ public final class FileLock {
     }
 
     /** With the turn held: creates the lock file, waiting out (by polling) a holder of another kind. */
-    private Held acquireFile(Path file, Path lockPath, String agent, Duration first, Duration budget, Instant start,
-                             Turnstile.Turn turn) {
+    private Held acquireFile(Path file, Path lockPath, Path runtime, String agent, Duration first, Duration budget,
+                             Instant start, Turnstile.Turn turn) {
         // a holder of another kind that changes (new tokens) is a queue that moves: each new holder
         // gives the budget again, up to the queue's limit
         WaitDeadline deadline = null;
@@ -195,14 +200,14 @@ public final class FileLock {
         while (true) {
             LockInfo mine = new LockInfo(self.pid(), clock.instant(), agent, UUID.randomUUID().toString(),
                     self.host(), self.processStart());
-            LockContentFiles.Created created = contents.tryCreate(lockPath, mine);
+            LockContentFiles.Created created = contents.tryCreate(lockPath, runtime, mine);
             if (created.held()) {
                 return new Held(lockPath, mine, Duration.between(start, clock.instant()), turn, created.content());
             }
             Optional<ObservedLock> seen = ObservedLock.observe(lockPath);
             if (seen.isPresent()) {
                 last = seen.get();
-                if (stale.isStale(last) && stale.takeOver(lockPath, last)) {
+                if (stale.isStale(last) && stale.takeOver(lockPath, runtime, last)) {
                     if (immediateRetries++ < 20) {
                         continue;
                     }
@@ -290,7 +295,7 @@ public final class FileLock {
     /**
      * Removes the lock file if it still carries our token; the turn is still ours, so no guard is
      * needed (see commit). True when our lock file is gone (removed here, or by a process of
-     * another kind that judged it stale), so its hidden content file is linked nowhere else.
+     * another kind that judged it stale), so its content file is linked nowhere else.
      */
     private boolean release(Path lockPath, String token) {
         Optional<ObservedLock> now = ObservedLock.observe(lockPath);

@@ -3,6 +3,7 @@ package dev.agentx.clarify.lock;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.Directories;
 import dev.agentx.clarify.files.IoErrors;
+import dev.agentx.clarify.files.RuntimeFolder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -23,37 +24,42 @@ import org.slf4j.LoggerFactory;
  * How a lock file is made with its content in one step, and the content files a process keeps for
  * its next locks.
  *
- * <p>The content is written to a hidden file, then hard-linked to the lock path. link(2) fails if
+ * <p>The content is written to a file of the state folder's runtime folder ({@code
+ * <file>.lock.<token>}, see files/RuntimeFolder: the same file system), then hard-linked to the lock
+ * path. link(2) fails if
  * the lock exists (the same exclusivity as O_CREAT|O_EXCL), and a lock so created is never seen
  * empty, even if its creator is killed half-way; a process killed between a plain create and its
  * write would leave an empty lock that could only be judged by its age. Where the file system has
  * no hard links, the lock is created with CREATE_NEW and written.
  *
- * <p>The hidden file keeps its name while the lock is held, and after the release (which unlinks
- * only the lock path) it is written again for the next lock in its directory. So a long-lived
+ * <p>The content file keeps its name while the lock is held, and after the release (which unlinks
+ * only the lock path) it is written again for the next lock of its state folder. So a long-lived
  * process (the server, an agent's MCP session) takes a lock without allocating an inode: on a file
  * system that allocates inodes slowly while many were freed recently (ext4 without a journal scans
  * past them), the inodes of the lock files were the larger part of a ledger write's cost
- * (bench/README.md). Nobody reads the hidden file while it is not linked as a lock, so writing it
+ * (bench/README.md). Nobody reads the content file while it is not linked as a lock, so writing it
  * again in place is safe. The spares are deleted when the process exits; one a killed process left
  * goes with the leftovers ({@link LeftoverSweep}).
  */
 final class LockContentFiles {
     private volatile boolean hardLinks = true;
     /**
-     * Hidden lock-content files ({@code .<name>.lock.<token>}) of released locks, per directory,
-     * written again and linked for the next lock taken there.
+     * Lock content files ({@code <name>.lock.<token>}) of released locks, per runtime folder,
+     * written again and linked for the next lock of that state folder.
      */
     private final Map<Path, Deque<Path>> spare = new ConcurrentHashMap<>();
     private final AtomicBoolean cleanupRegistered = new AtomicBoolean();
 
-    /** Whether {@link #tryCreate} took the lock, and the hidden file linked as it (null without hard links). */
+    /** Whether {@link #tryCreate} took the lock, and the content file linked as it (null without hard links). */
     record Created(boolean held, Path content) {
         static final Created TAKEN = new Created(false, null);
     }
 
-    /** Creates the lock file {@code lockPath} holding {@code info}, if there is none (see the class comment). */
-    Created tryCreate(Path lockPath, LockInfo info) {
+    /**
+     * Creates the lock file {@code lockPath} holding {@code info}, if there is none, its content
+     * file in {@code runtime} (see the class comment).
+     */
+    Created tryCreate(Path lockPath, Path runtime, LockInfo info) {
         byte[] bytes = info.toJson();
         Path dir = lockPath.getParent();
         try {
@@ -62,10 +68,10 @@ final class LockContentFiles {
             throw new UncheckedIOException("cannot create " + dir + ": " + IoErrors.why(e), e);
         }
         for (int attempt = 1; hardLinks; attempt++) {
-            Path content = reuseSpare(dir, bytes);
+            Path content = reuseSpare(runtime, bytes);
             try {
                 if (content == null) {
-                    content = dir.resolve("." + lockPath.getFileName() + "." + info.token());
+                    content = runtime.resolve(lockPath.getFileName() + "." + info.token());
                     writeNew(content, bytes);
                 }
                 Files.createLink(lockPath, content);
@@ -74,11 +80,16 @@ final class LockContentFiles {
                 keepSpare(content);
                 return Created.TAKEN;
             } catch (NoSuchFileException e) {
-                // a sweep of leftovers removed the spare between its write and the link: a new one,
-                // unless the file is gone again (the directory itself went away)
+                // a sweep of leftovers removed the spare between its write and the link, or the
+                // runtime folder went away: a new one, unless the file is gone again
                 deleteQuietly(content);
                 if (attempt >= 3) {
                     throw new UncheckedIOException("cannot create lock " + lockPath + ": " + IoErrors.why(e), e);
+                }
+                try {
+                    Directories.ensure(runtime);
+                } catch (IOException again) {
+                    throw new UncheckedIOException("cannot create " + runtime + ": " + IoErrors.why(again), again);
                 }
             } catch (UnsupportedOperationException | IOException e) {
                 deleteQuietly(content);
@@ -112,9 +123,9 @@ final class LockContentFiles {
         }
     }
 
-    /** A spare hidden file of {@code dir} written with {@code bytes}, or null if there is none (or it was swept). */
-    private Path reuseSpare(Path dir, byte[] bytes) {
-        Deque<Path> kept = spare.get(dir);
+    /** A spare content file of {@code runtime} written with {@code bytes}, or null if there is none (or it was swept). */
+    private Path reuseSpare(Path runtime, byte[] bytes) {
+        Deque<Path> kept = spare.get(runtime);
         for (Path p = kept == null ? null : kept.pollFirst(); p != null; p = kept.pollFirst()) {
             try {
                 AtomicFiles.overwrite(p, bytes);
@@ -126,15 +137,20 @@ final class LockContentFiles {
         return null;
     }
 
-    /** Keeps a hidden lock-content file for the next lock in its directory; all are deleted when the process exits. */
+    /** Keeps a lock content file for the next lock of its state folder; all are deleted when the process exits. */
     private void keepSpare(Path content) {
         if (cleanupRegistered.compareAndSet(false, true)) {
-            Runtime.getRuntime().addShutdownHook(new Thread(this::deleteSpares, "agentx-lock-spares"));
+            RuntimeFolder.onLeaving(new Runnable() {
+                @Override
+                public void run() {
+                    deleteSpares();
+                }
+            });
         }
         spare.computeIfAbsent(content.getParent(), d -> new ConcurrentLinkedDeque<>()).offerFirst(content);
     }
 
-    /** Deletes the spare hidden files (at exit; one a process killed leaves is swept as a leftover). */
+    /** Deletes the spare content files (at exit; one a process killed leaves is swept as a leftover). */
     void deleteSpares() {
         for (Deque<Path> kept : spare.values()) {
             for (Path p = kept.pollFirst(); p != null; p = kept.pollFirst()) {
@@ -150,7 +166,7 @@ final class LockContentFiles {
         try {
             Files.deleteIfExists(p);
         } catch (IOException ignored) {
-            // a hidden leftover of a few bytes; harmless, and swept with the others
+            // a leftover of a few bytes in the runtime folder; harmless, and swept with the others
         }
     }
 

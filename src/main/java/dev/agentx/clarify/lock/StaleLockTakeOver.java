@@ -1,5 +1,6 @@
 package dev.agentx.clarify.lock;
 
+import dev.agentx.clarify.files.Directories;
 import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
@@ -24,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * unique name, never deleted and created again (two processes that both judged it stale could
  * each delete the other's fresh lock).
  *
- * <p>Take-over runs under a short guard: an OS advisory lock on a hidden sibling file
- * {@code .<file>.guard}. The kernel drops it when its process dies, so the guard itself can never
+ * <p>Take-over runs under a short guard: an OS advisory lock on {@code <file>.guard} in the state
+ * folder's runtime folder (files/RuntimeFolder), where the lock is renamed to as well. The kernel drops it when its process dies, so the guard itself can never
  * be stale. Without it, a process that judged lock A stale could rename away the fresh lock B
  * another process had just created in its place; under the guard, the lock is read again and
  * renamed only if it is still the one that was judged. What killed processes left beside the
@@ -68,10 +69,10 @@ final class StaleLockTakeOver {
     /**
      * Takes over the stale lock {@code judged}, if it is still the one at {@code lockPath}: true
      * when the lock is gone now (taken over here, or by someone else), false when a fresh lock
-     * replaced it since it was judged.
+     * replaced it since it was judged. {@code runtime} is its state folder's runtime folder.
      */
-    boolean takeOver(Path lockPath, ObservedLock judged) {
-        return underGuard(lockPath, () -> {
+    boolean takeOver(Path lockPath, Path runtime, ObservedLock judged) {
+        return underGuard(lockPath, runtime, () -> {
             Optional<ObservedLock> now = ObservedLock.observe(lockPath);
             if (now.isEmpty()) {
                 return true;
@@ -79,8 +80,9 @@ final class StaleLockTakeOver {
             if (!now.get().sameLockAs(judged)) {
                 return false; // replaced by a fresh lock since we looked
             }
-            leftovers.sweep(lockPath);
-            Path away = lockPath.resolveSibling(lockPath.getFileName() + STALE + UUID.randomUUID());
+            leftovers.sweep(lockPath, runtime);
+            // renamed into the runtime folder: the same file system (files/RuntimeFolder)
+            Path away = runtime.resolve(lockPath.getFileName() + STALE + UUID.randomUUID());
             try {
                 Files.move(lockPath, away, StandardCopyOption.ATOMIC_MOVE);
             } catch (NoSuchFileException e) {
@@ -94,15 +96,24 @@ final class StaleLockTakeOver {
         });
     }
 
+    private static FileChannel open(Path guard) throws IOException {
+        try {
+            return FileChannel.open(guard, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        } catch (NoSuchFileException e) {
+            Directories.ensure(guard.getParent()); // the runtime folder was removed since it was entered
+            return FileChannel.open(guard, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        }
+    }
+
     @FunctionalInterface
     private interface GuardedAction {
         boolean run() throws IOException;
     }
 
-    private boolean underGuard(Path lockPath, GuardedAction action) {
+    private boolean underGuard(Path lockPath, Path runtime, GuardedAction action) {
         String name = lockPath.getFileName().toString();
-        Path guard = lockPath.resolveSibling("." + name.substring(0, name.length() - ".lock".length()) + ".guard");
-        try (FileChannel ch = FileChannel.open(guard, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        Path guard = runtime.resolve(name.substring(0, name.length() - ".lock".length()) + ".guard");
+        try (FileChannel ch = open(guard)) {
             java.nio.channels.FileLock os = null;
             while (os == null) {
                 try {

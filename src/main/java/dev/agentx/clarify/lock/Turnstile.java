@@ -2,6 +2,7 @@ package dev.agentx.clarify.lock;
 
 import dev.agentx.clarify.files.Directories;
 import dev.agentx.clarify.files.IoErrors;
+import dev.agentx.clarify.files.RuntimeFolder;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
@@ -24,8 +25,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * Where our processes wait their turn for a lock file: an OS advisory lock on a hidden sibling,
- * {@code .<file>.queue}, held from before the lock file is created until after it is removed. A
+ * Where our processes wait their turn for a lock file: an OS advisory lock on {@code <file>.queue}
+ * in the state folder's runtime folder (files/RuntimeFolder), held from before the lock file is created until after it is removed. A
  * waiter sleeps in the kernel, which wakes it the moment the holder lets go (or dies: the kernel
  * drops the locks of a dead process), instead of polling the lock file on a backoff and waking
  * long after it is free. Threads of one JVM queue first on a fair in-process lock per file, so
@@ -50,9 +51,10 @@ final class Turnstile {
     private Turnstile() {
     }
 
+    /** The queue of the lock {@code lockPath}: {@code <file>.queue} in its state folder's runtime folder. */
     static Path queuePathOf(Path lockPath) {
         String name = lockPath.getFileName().toString();
-        return lockPath.resolveSibling("." + name.substring(0, name.length() - ".lock".length()) + ".queue");
+        return RuntimeFolder.of(lockPath).resolve(name.substring(0, name.length() - ".lock".length()) + ".queue");
     }
 
     /** A turn: held until closed. */
