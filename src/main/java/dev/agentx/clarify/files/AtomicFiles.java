@@ -28,7 +28,10 @@ public final class AtomicFiles {
         commit(prepare(target, content), target);
     }
 
-    /** As {@link #write(Path, byte[])}, the temp file made in {@code tempDir} (see {@link #prepare(Path, Path, byte[], boolean)}). */
+    /**
+     * As {@link #write(Path, byte[])}, the temp file made in {@code tempDir} (see {@link
+     * #prepare(Path, Path, byte[], boolean)}).
+     */
     public static void write(Path target, Path tempDir, byte[] content) {
         commit(prepare(target, tempDir, content, true), target);
     }
@@ -54,7 +57,7 @@ public final class AtomicFiles {
     /**
      * As {@link #prepare(Path, byte[], boolean)}, the temp file ({@code <name>.tmp-<hex>}) made in
      * {@code tempDir}, a folder of the same file system as the target's (a runtime folder): the
-     * rename moves it into the target's folder. Null: beside the target, hidden.
+     * rename moves it into the target's folder, which must exist. Null: beside the target, hidden.
      */
     public static Path prepare(Path target, Path tempDir, byte[] content, boolean durable) {
         Path dir = tempDir != null ? tempDir : target.toAbsolutePath().getParent();

@@ -19,13 +19,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Atomic, not durable, replacement of a file that is replaced again and again (a mirror such as
  * {@code agent-status.json}) without allocating an inode each time. As with {@link AtomicFiles},
- * the new content is written beside the file and renamed over it. Unlike it, the inode replaced is
+ * the new content is written to another file and renamed over it. Unlike it, the inode replaced is
  * kept for a later replacement: before the rename the file gets a second name, and after it that
  * inode becomes a spare, {@code <name>.spare.<k>} in the state folder's runtime folder
  * ({@link RuntimeFolder}: the same file system, so the links and renames between the two work),
- * which a later writer (of any process) writes over in place. On a file system that allocates inodes slowly while many were freed recently
- * (ext4 without a journal scans past them), the create and the free were most of such a write's
- * cost (bench/README.md).
+ * which a later writer (of any process) writes over in place. On a file system that allocates
+ * inodes slowly while many were freed recently (ext4 without a journal scans past them), the create
+ * and the free were most of such a write's cost (bench/README.md).
  *
  * <p>A reader that opened the file before it was replaced may still be reading that inode when it
  * is a spare. So a spare is written over only once it has been a spare for {@link #GRACE} (its

@@ -43,17 +43,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The lock protocol links and renames these files into the state folder and back: they are made
  * in the same file system as the files they become, which a folder inside the state folder is.
- * A durable write fsyncs the folder its file ends up in, not this one.
+ * A durable write fsyncs the folder its file ends up in, not this one. Clearing the folder, a
+ * ledger is never touched: only what a write left before its rename.
  *
  * <p>Who is last: a process enters the folder ({@link #enter}) before it makes anything in it,
  * taking a shared OS lock on {@code in-use} that it holds until it exits. Leaving, it lets go and
  * tries for the exclusive lock: the process that gets it is the last one out, and clears the folder
  * (status mirrors still waiting for a holder excepted: the next process applies them), marks
- * {@code in-use} as retired (one byte), removes it and the folder. A process that arrives meanwhile
- * waits for its shared lock until the clearing is done, finds the file it locked retired, and makes
- * the folder again; one whose folder is removed between making it and opening {@code in-use} makes
- * it again too. The kernel drops a killed process's lock, so the next process that leaves last
- * sweeps what a killed one left. Across hosts on a shared file system this counts only the
+ * {@code in-use} as retired (a line of its own), removes it and the folder. A process that arrives
+ * meanwhile waits for its shared lock until the clearing is done, finds the file it locked retired,
+ * and makes the folder again; one whose folder is removed between making it and opening {@code
+ * in-use} makes it again too. The kernel drops a killed process's lock, so the next process that
+ * leaves last sweeps what a killed one left, and a retired {@code in-use} that a last one out
+ * killed half-way left under its name is removed by the next process to enter. Across hosts on a shared file system this counts only the
  * processes of hosts whose OS locks the file system passes between them, as the lock's queue does.
  */
 public final class RuntimeFolder {
@@ -152,7 +154,7 @@ public final class RuntimeFolder {
         }
     }
 
-    /** Registers the one shutdown hook that runs the tasks and leaves the folders; the caller holds the class's monitor. */
+    /** Registers the one shutdown hook: it runs the tasks and leaves the folders. Call holding the class's monitor. */
     private static void hook() {
         if (!hooked) {
             hooked = true;
@@ -192,7 +194,8 @@ public final class RuntimeFolder {
                 // retired: whoever locked it next goes again; a mark of its own, so that one can tell
                 // it is still the file of that name (this process killed before it removed it)
                 byte[] mark = ("retired " + ProcessHandle.current().pid() + " "
-                        + Long.toHexString(ThreadLocalRandom.current().nextLong()) + "\n").getBytes(StandardCharsets.UTF_8);
+                        + Long.toHexString(ThreadLocalRandom.current().nextLong()) + "\n")
+                        .getBytes(StandardCharsets.UTF_8);
                 ch.write(ByteBuffer.wrap(mark), 0);
                 removeIfMarked(key.resolve(IN_USE), mark);
                 try {
@@ -270,7 +273,8 @@ public final class RuntimeFolder {
             // out was killed before it removed it, and it goes here
             tryRemoveMarked(folder.resolve(IN_USE), mark);
             if (attempt >= ENTRIES) {
-                throw new IOException(folder + " was cleared each of the " + ENTRIES + " times this process entered it");
+                throw new IOException(folder + " was cleared each of the " + ENTRIES
+                        + " times this process entered it");
             }
         }
     }

@@ -123,7 +123,7 @@ final class LockContentFiles {
         }
     }
 
-    /** A spare content file of {@code runtime} written with {@code bytes}, or null if there is none (or it was swept). */
+    /** A spare content file of {@code runtime} written with {@code bytes}; null if there is none (or it was swept). */
     private Path reuseSpare(Path runtime, byte[] bytes) {
         Deque<Path> kept = spare.get(runtime);
         for (Path p = kept == null ? null : kept.pollFirst(); p != null; p = kept.pollFirst()) {

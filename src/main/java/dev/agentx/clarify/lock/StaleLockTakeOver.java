@@ -26,11 +26,11 @@ import org.slf4j.LoggerFactory;
  * each delete the other's fresh lock).
  *
  * <p>Take-over runs under a short guard: an OS advisory lock on {@code <file>.guard} in the state
- * folder's runtime folder (files/RuntimeFolder), where the lock is renamed to as well. The kernel drops it when its process dies, so the guard itself can never
- * be stale. Without it, a process that judged lock A stale could rename away the fresh lock B
- * another process had just created in its place; under the guard, the lock is read again and
- * renamed only if it is still the one that was judged. What killed processes left beside the
- * lock goes at the same moment ({@link LeftoverSweep}).
+ * folder's runtime folder (files/RuntimeFolder), where the lock is renamed to as well. The kernel
+ * drops it when its process dies, so the guard itself can never be stale. Without it, a process
+ * that judged lock A stale could rename away the fresh lock B another process had just created in
+ * its place; under the guard, the lock is read again and renamed only if it is still the one that
+ * was judged. What killed processes left for the lock goes at the same moment ({@link LeftoverSweep}).
  */
 final class StaleLockTakeOver {
     /** How a stale lock renamed away to be deleted is named: {@code <name>.lock.stale-<uuid>}. */
