@@ -1,9 +1,7 @@
 package dev.agentx.clarify.files;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryNotEmptyException;
@@ -49,13 +47,14 @@ import org.slf4j.LoggerFactory;
  * <p>Who is last: a process enters the folder ({@link #enter}) before it makes anything in it,
  * taking a shared OS lock on {@code in-use} that it holds until it exits. Leaving, it lets go and
  * tries for the exclusive lock: the process that gets it is the last one out, and clears the folder
- * (status mirrors still waiting for a holder excepted: the next process applies them), marks
- * {@code in-use} as retired (a line of its own), removes it and the folder. A process that arrives
- * meanwhile waits for its shared lock until the clearing is done, finds the file it locked retired,
- * and makes the folder again; one whose folder is removed between making it and opening {@code
- * in-use} makes it again too. The kernel drops a killed process's lock, so the next process that
- * leaves last sweeps what a killed one left, and a retired {@code in-use} that a last one out
- * killed half-way left under its name is removed by the next process to enter. Across hosts on a shared file system this counts only the
+ * (status mirrors still waiting for a holder excepted: the next process applies them), then
+ * removes {@code in-use} and the folder. A process that arrives meanwhile waits for its shared lock
+ * until the clearing is done, finds that the file it locked is no longer {@code in-use} (the JVM
+ * tells whether two channels are of one file: {@link #sameFileAt}), and makes the folder again;
+ * one whose folder is removed between making it and opening {@code in-use} makes it again too.
+ * Only the holder of a file's exclusive lock removes it, so a file found to be {@code in-use}
+ * while its shared lock is held stays so. The kernel drops a killed process's lock, so the next
+ * process that leaves last sweeps what a killed one left, a last one out killed half-way included. Across hosts on a shared file system this counts only the
  * processes of hosts whose OS locks the file system passes between them, as the lock's queue does.
  */
 public final class RuntimeFolder {
@@ -72,10 +71,11 @@ public final class RuntimeFolder {
     private static final int ENTRIES = 1000;
 
     /**
-     * This process's hold on a folder: the channel of its {@code in-use} and the shared lock on it
-     * (null if the process holds that lock through the folder's other name).
+     * This process's hold on a folder: the channel of its {@code in-use}, the shared lock on it (null
+     * if the process holds that lock through the folder's other name), and a second channel of the
+     * file, which told that it is still the file of that name (see {@link #sameFileAt}).
      */
-    private record Presence(FileChannel channel, FileLock shared) {
+    private record Presence(FileChannel channel, FileLock shared, FileChannel probe) {
     }
 
     private static final Map<Path, Presence> PRESENT = new ConcurrentHashMap<>();
@@ -186,18 +186,16 @@ public final class RuntimeFolder {
         if (p == null || p.shared() == null) {
             return; // entered under another name as well: left under that one
         }
-        try (FileChannel ch = p.channel()) {
+        try (FileChannel ch = p.channel(); FileChannel probe = p.probe()) {
             p.shared().release();
             FileLock alone = ch.tryLock();
             if (alone != null) {
                 clear(key);
-                // retired: whoever locked it next goes again; a mark of its own, so that one can tell
-                // it is still the file of that name (this process killed before it removed it)
-                byte[] mark = ("retired " + ProcessHandle.current().pid() + " "
-                        + Long.toHexString(ThreadLocalRandom.current().nextLong()) + "\n")
-                        .getBytes(StandardCharsets.UTF_8);
-                ch.write(ByteBuffer.wrap(mark), 0);
-                removeIfMarked(key.resolve(IN_USE), mark);
+                try (FileChannel still = sameFileAt(key.resolve(IN_USE))) {
+                    if (still != null) { // ours, as it must be unless someone removed it by hand
+                        Files.delete(key.resolve(IN_USE));
+                    }
+                }
                 try {
                     Files.delete(key);
                 } catch (DirectoryNotEmptyException | NoSuchFileException e) {
@@ -234,21 +232,22 @@ public final class RuntimeFolder {
 
     /** Takes the shared lock on {@code folder}'s {@code in-use}, making both if missing (see the class comment). */
     private static Presence join(Path folder) throws IOException {
+        Path inUse = folder.resolve(IN_USE);
         for (int attempt = 1; ; attempt++) {
+            if (attempt > ENTRIES) {
+                throw new IOException(folder + " was cleared each of the " + ENTRIES + " times this process entered it");
+            }
             FileChannel ch;
             try {
                 Directories.ensure(folder);
-                ch = FileChannel.open(folder.resolve(IN_USE), StandardOpenOption.CREATE, StandardOpenOption.READ,
+                ch = FileChannel.open(inUse, StandardOpenOption.CREATE, StandardOpenOption.READ,
                         StandardOpenOption.WRITE);
             } catch (NoSuchFileException | FileAlreadyExistsException e) {
-                // FileAlreadyExists: the JDK's mkdir found the folder, which was gone when it looked again
-                if (attempt >= ENTRIES) {
-                    throw e;
-                }
+                // the last process out removed the folder after it was made here (FileAlreadyExists:
+                // the JDK's mkdir found it, and it was gone when the JDK looked again): again
                 ENTERED_AGAIN.incrementAndGet();
-                continue; // the last process out removed the folder after we made it: again
+                continue;
             }
-            byte[] mark;
             try {
                 FileLock shared;
                 try {
@@ -257,76 +256,48 @@ public final class RuntimeFolder {
                     // this process holds it already, by another name (the folder moved, or reached
                     // through a link): in it. The channel stays open: closing it would let go of the
                     // lock taken through the other
-                    return new Presence(ch, null);
+                    return new Presence(ch, null, null);
                 }
-                if (ch.size() == 0) {
-                    return new Presence(ch, shared);
+                FileChannel probe = sameFileAt(inUse);
+                if (probe != null) {
+                    return new Presence(ch, shared, probe);
                 }
-                mark = readAll(ch);
             } catch (IOException | RuntimeException e) {
                 ch.close();
                 throw e;
             }
-            ch.close(); // retired by the last process out while we waited: its folder is gone or going
+            ch.close(); // removed by the last process out while we waited for the lock: again
             ENTERED_AGAIN.incrementAndGet();
-            // nobody holds it exclusively now: if it is still the file of that name, the last process
-            // out was killed before it removed it, and it goes here
-            tryRemoveMarked(folder.resolve(IN_USE), mark);
-            if (attempt >= ENTRIES) {
-                throw new IOException(folder + " was cleared each of the " + ENTRIES
-                        + " times this process entered it");
-            }
         }
     }
 
     /**
-     * Removes {@code inUse} if it still holds {@code mark}, the retired mark of a last process out
-     * that was killed before it removed it: under the file's exclusive lock, so that no process is
-     * in it. Not now if someone holds a lock on it: the caller goes again.
+     * The file at {@code path}, opened, if it is the one this process holds an OS lock on through
+     * another channel; null if it is another file, or there is none. The JVM tells: a lock on the
+     * same file through a second channel overlaps the one it holds, whatever the file's name. The
+     * caller keeps the channel open while it holds that lock: closing any channel of a file lets
+     * go of the process's OS locks on it.
      */
-    private static void tryRemoveMarked(Path inUse, byte[] mark) throws IOException {
-        FileChannel ch;
+    private static FileChannel sameFileAt(Path path) throws IOException {
+        FileChannel probe;
         try {
-            ch = FileChannel.open(inUse, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            probe = FileChannel.open(path, StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
-            return; // removed: the caller makes a new one
+            return null;
         }
-        try (ch) {
-            FileLock alone = ch.tryLock();
-            if (alone == null) {
-                Thread.sleep(1 + ThreadLocalRandom.current().nextInt(2));
-                return;
-            }
-            if (java.util.Arrays.equals(readAll(ch), mark)) {
-                removeIfMarked(inUse, mark);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while entering " + inUse.getParent(), e);
-        }
-    }
-
-    /**
-     * Removes {@code inUse} if the file of that name holds {@code mark}; the caller holds the marked
-     * file's exclusive lock, so the name cannot meanwhile have gone to a new file.
-     */
-    private static void removeIfMarked(Path inUse, byte[] mark) throws IOException {
         try {
-            if (java.util.Arrays.equals(Files.readAllBytes(inUse), mark)) {
-                Files.delete(inUse);
+            FileLock other = probe.tryLock(0, Long.MAX_VALUE, true);
+            if (other != null) {
+                other.release();
             }
-        } catch (NoSuchFileException e) {
-            // removed by whoever cleared it, or by hand
+        } catch (OverlappingFileLockException e) {
+            return probe;
+        } catch (IOException | RuntimeException e) {
+            probe.close();
+            throw e;
         }
-    }
-
-    /** What {@code ch}'s file holds: nothing, or a retired mark of a few bytes. */
-    private static byte[] readAll(FileChannel ch) throws IOException {
-        ByteBuffer buf = ByteBuffer.allocate((int) Math.min(ch.size(), 256));
-        while (buf.hasRemaining() && ch.read(buf, buf.position()) > 0) {
-            // a short read: again from where it ended
-        }
-        return java.util.Arrays.copyOf(buf.array(), buf.position());
+        probe.close(); // another file: closing it lets go of nothing of ours
+        return null;
     }
 
     /**

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.agentx.clarify.support.Jvm;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -61,21 +60,6 @@ class RuntimeFolderTest {
                 names(dir));
     }
 
-    /** The last one out killed after it marked {@code in-use} retired, before it removed it: the next process goes on. */
-    @Test
-    void aRetiredFileALastOneOutLeftBehindWhenKilledHoldsNobodyUp() throws Exception {
-        Path runtime = RuntimeFolder.in(dir);
-        Files.createDirectories(runtime);
-        Files.writeString(runtime.resolve("in-use"), "retired 4242 5eed\n");
-        Files.writeString(runtime.resolve("issue-3.json.queue"), "");
-        int before = RuntimeFolder.enteredAgain();
-        RuntimeFolder.enter(runtime);
-        assertEquals(before + 1, RuntimeFolder.enteredAgain(), "found it retired, once");
-        assertEquals(0, Files.size(runtime.resolve("in-use")), "a new one");
-        RuntimeFolder.leave(runtime);
-        assertEquals(List.of(), names(dir));
-    }
-
     /**
      * A process that leaves while another is in the folder takes nothing away; once the other is
      * gone (here killed, as with kill -9), the next process out is the last and sweeps what both left.
@@ -107,8 +91,8 @@ class RuntimeFolderTest {
     /**
      * One process clears the folder as the last one out while another is entering it: the one
      * entering opened the old {@code in-use} and waits for its shared lock (seen in /proc/locks)
-     * while the first holds it exclusively, retires it, removes it and the folder. It finds the
-     * file retired, makes the folder again and does its work; leaving last, it removes the folder.
+     * while the first holds it exclusively and removes it and the folder. It finds that the file it
+     * locked is gone, makes the folder again and does its work; leaving last, it removes the folder.
      */
     @Test
     @Timeout(120)
@@ -123,7 +107,6 @@ class RuntimeFolderTest {
                     .redirectError(ProcessBuilder.Redirect.INHERIT).start();
             awaitWaiterOn(inUse, entering.pid(), entering);
             // what the last process out does (RuntimeFolder.leave), holding the exclusive lock
-            ch.write(ByteBuffer.wrap(new byte[] {'x'}), 0);
             Files.delete(inUse);
             Files.delete(runtime);
         }
