@@ -41,8 +41,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The lock protocol links and renames these files into the state folder and back: they are made
  * in the same file system as the files they become, which a folder inside the state folder is.
- * A durable write fsyncs the folder its file ends up in, not this one. Clearing the folder, a
- * ledger is never touched: only what a write left before its rename.
+ * A durable write fsyncs the folder its file ends up in, not this one. Clearing the folder removes
+ * names in it only: a lock or a status file linked from here keeps its own name.
  *
  * <p>Who is last: a process enters the folder ({@link #enter}) before it makes anything in it,
  * taking a shared OS lock on {@code in-use} that it holds until it exits. Leaving, it lets go and
@@ -54,8 +54,9 @@ import org.slf4j.LoggerFactory;
  * one whose folder is removed between making it and opening {@code in-use} makes it again too.
  * Only the holder of a file's exclusive lock removes it, so a file found to be {@code in-use}
  * while its shared lock is held stays so. The kernel drops a killed process's lock, so the next
- * process that leaves last sweeps what a killed one left, a last one out killed half-way included. Across hosts on a shared file system this counts only the
- * processes of hosts whose OS locks the file system passes between them, as the lock's queue does.
+ * process that leaves last sweeps what a killed one left, a last one out killed half-way included.
+ * Across hosts on a shared file system this counts only the processes of hosts whose OS locks the
+ * file system passes between them, as the lock's queue does.
  */
 public final class RuntimeFolder {
     /** The folder's name in the state folder. */
@@ -235,7 +236,8 @@ public final class RuntimeFolder {
         Path inUse = folder.resolve(IN_USE);
         for (int attempt = 1; ; attempt++) {
             if (attempt > ENTRIES) {
-                throw new IOException(folder + " was cleared each of the " + ENTRIES + " times this process entered it");
+                throw new IOException(folder + " was cleared each of the " + ENTRIES
+                        + " times this process entered it");
             }
             FileChannel ch;
             try {
