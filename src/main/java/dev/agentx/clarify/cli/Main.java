@@ -29,6 +29,9 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        Thread json = new Thread(new PrepareJson(), "prepare-json");
+        json.setDaemon(true);
+        json.start();
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int code = run(args, out, err, System.getenv(), Path.of("").toAbsolutePath(), Clock.systemUTC(),
@@ -42,6 +45,25 @@ public final class Main {
         out.flush();
         err.flush();
         System.exit(code);
+    }
+
+    /**
+     * Builds the data binding of the state files while the command starts: Jackson's first use
+     * (its classes, the records' introspection) is the largest single cost of a command's start,
+     * and on a second core it runs beside the command's own start. Whatever the command needs
+     * before it is built waits for it, not for a second building.
+     */
+    private static final class PrepareJson implements Runnable {
+        @Override
+        public void run() {
+            try {
+                dev.agentx.clarify.ledger.LedgerCodec.prepare();
+                dev.agentx.clarify.status.AgentStatusCodec.prepare();
+                dev.agentx.clarify.events.JsonlEventLog.prepare();
+            } catch (RuntimeException | LinkageError e) {
+                // the command meets the same problem where it uses the binding, and reports it there
+            }
+        }
     }
 
     /** Runs one command line and returns its exit code; tests call this in-process. */
