@@ -120,7 +120,7 @@ public final class JsonlEventLog implements EventLog {
         out.write('\n');
     }
 
-    /** Builds the writer of a line now, if it is not built yet (see {@link dev.agentx.clarify.ledger.LedgerCodec#prepare}). */
+    /** Builds the writer of a line now, if it is not built yet (see {@code LedgerCodec.prepare}). */
     public static void prepare() {
         Json.WRITER.getClass();
     }

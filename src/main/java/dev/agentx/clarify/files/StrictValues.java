@@ -345,7 +345,7 @@ final class StrictValues {
 
         @Override
         public JsonDeserializer<?> modifyCollectionDeserializer(DeserializationConfig config, CollectionType type,
-                                                                BeanDescription beanDesc, JsonDeserializer<?> deserializer) {
+                BeanDescription beanDesc, JsonDeserializer<?> deserializer) {
             String expected = type.getContentType().hasRawClass(String.class) ? "an array of strings" : "an array";
             return new Checked(deserializer, JsonToken.START_ARRAY, expected, false);
         }

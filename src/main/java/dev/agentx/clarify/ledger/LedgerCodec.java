@@ -161,11 +161,14 @@ public final class LedgerCodec {
         }
     }
 
-    private static Encoded decodeWhole(byte[] bytes, ObjectReader reader, Set<String> unknown) throws IgnoredPropertyException {
+    /** The whole of {@code bytes}; {@code unknown}: the reader is lenient, and the fields it skips are named there. */
+    private static Encoded decodeWhole(byte[] bytes, ObjectReader reader, Set<String> unknown)
+            throws IgnoredPropertyException {
         try (JsonParser p = unknown == null ? reader.createParser(bytes)
                 : StateJson.recording(reader.createParser(bytes), unknown)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw JsonErrors.problem(p, "the file must hold one JSON object {\"issueNumber\": N, \"clarifications\": [...]}");
+                throw JsonErrors.problem(p,
+                        "the file must hold one JSON object {\"issueNumber\": N, \"clarifications\": [...]}");
             }
             StateJson.Offsets records = new StateJson.Offsets(null);
             Ledger ledger = reader.withAttribute(ClarificationRecord.class, records).readValue(p);
@@ -192,9 +195,10 @@ public final class LedgerCodec {
         }
         if (e instanceof StateJson.FieldProblem f && f.missing()) {
             String id = f.assigned().get("id");
-            return JsonErrors.describe(f.type() == ThreadEntry.class ? "a thread entry needs round, from, type, body and timestamp"
+            String why = f.type() == ThreadEntry.class ? "a thread entry needs round, from, type, body and timestamp"
                     : f.type() == ClarificationRecord.class ? "record " + (id == null ? "" : id + " ") + "lacks field '"
-                    + f.field() + "'" : "fields 'issueNumber' and 'clarifications' are required", f.getLocation());
+                    + f.field() + "'" : "fields 'issueNumber' and 'clarifications' are required";
+            return JsonErrors.describe(why, f.getLocation());
         }
         return JsonErrors.describe(e);
     }

@@ -77,7 +77,7 @@ public final class AgentStatusCodec {
         }
     }
 
-    /** Builds the reader and then the writer now, if they are not built yet (see {@link dev.agentx.clarify.ledger.LedgerCodec#prepare}). */
+    /** Builds the reader and then the writer now, if they are not built yet (see {@code LedgerCodec.prepare}). */
     public static void prepare() {
         Reading.STATUS.getClass();
         Writing.STATUSES.getClass();
@@ -89,7 +89,8 @@ public final class AgentStatusCodec {
 
     private static final class Writing {
         static final ObjectWriter STATUSES = StateJson.mapper()
-                .writerFor(StateJson.mapper().getTypeFactory().constructMapType(TreeMap.class, String.class, AgentStatus.class))
+                .writerFor(StateJson.mapper().getTypeFactory()
+                        .constructMapType(TreeMap.class, String.class, AgentStatus.class))
                 .with(new DefaultPrettyPrinter().withObjectIndenter(new DefaultIndenter("  ", "\n")));
     }
 }
