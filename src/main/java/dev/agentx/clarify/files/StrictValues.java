@@ -356,5 +356,4 @@ final class StrictValues {
             return new Checked(deserializer, JsonToken.VALUE_STRING, "a string", false);
         }
     }
-
 }

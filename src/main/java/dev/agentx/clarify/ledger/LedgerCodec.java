@@ -352,13 +352,15 @@ public final class LedgerCodec {
     }
 
     /**
-     * Builds the reader and then the writer now, if they are not built yet: Jackson's first use in
-     * a new process (its classes, the records' introspection) costs tens of milliseconds, which a
-     * command can spend on a thread of its own while it starts.
+     * Builds the readers and ({@code writer}) then the writer now, if they are not built yet:
+     * Jackson's first use in a new process (its classes, the records' introspection) costs tens of
+     * milliseconds, which a command can spend on a thread of its own while it starts.
      */
-    public static void prepare() {
+    public static void prepare(boolean writer) {
         Reading.RECORD.getClass();
-        Writing.LEDGER.getClass();
+        if (writer) {
+            Writing.LEDGER.getClass();
+        }
     }
 
     /** The readers, made on first use. */
