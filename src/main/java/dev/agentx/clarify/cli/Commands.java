@@ -64,6 +64,7 @@ final class Commands {
             new Node("serve", ServeCommand.class),
             new Node("setup", SetupCommand.class),
             new Node("deliveries", DeliveriesCommand.class),
+            new Node("notifications", NotificationsCommand.class),
             new Node("sync", SyncCommand.class),
             new Node("completion", CompletionCommand.class),
             new Node("mcp", McpCommand.class),
@@ -311,7 +312,7 @@ final class Commands {
 
     /** The commands that work on the server's data dir, not on a project's .agentx/. */
     private static final java.util.Set<String> DATA_DIR_COMMANDS = java.util.Set.of("serve", "setup", "deliveries",
-            "sync", "store");
+            "notifications", "sync", "store");
 
     /**
      * A usage error when {@code --root} (a project's folder) is given to a command that works on the

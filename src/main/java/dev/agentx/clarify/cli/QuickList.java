@@ -17,7 +17,7 @@ import java.util.Set;
  */
 final class QuickList {
     /** Words picocli reads as (sub)command names at the top level or under {@code clarify}. */
-    private static final Set<String> COMMANDS = Set.of("clarify", "hook", "state", "ready", "monitor", "serve", "sync", "completion", "init", "setup", "deliveries", "mcp", "dashboard", "store",
+    private static final Set<String> COMMANDS = Set.of("clarify", "hook", "state", "ready", "monitor", "serve", "sync", "completion", "init", "setup", "deliveries", "notifications", "mcp", "dashboard", "store",
             "list", "show", "ask", "answer", "followup", "resolve", "escalate", "abandon", "accept", "ingest", "stale", "digest",
             "start", "finish", "copy");
 

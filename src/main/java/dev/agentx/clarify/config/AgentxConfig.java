@@ -17,16 +17,29 @@ import java.util.Set;
  * @param channels {@code [channels.<name>]}: answer channels the server offers to repositories
  * @param workflows workflows defined in the config itself, by name: only a repository's
  *                  {@code [workflows.<name>]} tables (config files keep workflows in files)
+ * @param wake {@code [wake]}: per role, the mention that starts its agent again (GitHub Mode)
+ * @param receivers {@code [[notify]]}: the receivers of notifications (GitHub Mode); a repository's
+ *               own come after the server's
  */
 public record AgentxConfig(String defaultWorkflow, Map<String, List<String>> roles, Maintainers maintainers,
                            Map<String, AgentSettings> agents, Autonomy autonomy, Labels labels,
-                           Map<String, NamedChannel> channels, Map<String, Workflow> workflows) {
+                           Map<String, NamedChannel> channels, Map<String, Workflow> workflows,
+                           Map<String, String> wake, List<NotifyReceiver> receivers) {
     public AgentxConfig {
         roles = Map.copyOf(roles);
         agents = Map.copyOf(agents);
         labels = labels == null ? Labels.defaults() : labels;
         channels = channels == null ? Map.of() : Map.copyOf(channels);
         workflows = workflows == null ? Map.of() : Map.copyOf(workflows);
+        wake = wake == null ? Map.of() : Map.copyOf(wake);
+        receivers = receivers == null ? List.of() : List.copyOf(receivers);
+    }
+
+    /** A config without {@code [wake]} and {@code [[notify]]}. */
+    public AgentxConfig(String defaultWorkflow, Map<String, List<String>> roles, Maintainers maintainers,
+                        Map<String, AgentSettings> agents, Autonomy autonomy, Labels labels,
+                        Map<String, NamedChannel> channels, Map<String, Workflow> workflows) {
+        this(defaultWorkflow, roles, maintainers, agents, autonomy, labels, channels, workflows, Map.of(), List.of());
     }
 
     public AgentxConfig(String defaultWorkflow, Map<String, List<String>> roles, Maintainers maintainers,

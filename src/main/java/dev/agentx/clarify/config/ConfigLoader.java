@@ -24,7 +24,7 @@ import org.tomlj.TomlTable;
  */
 public final class ConfigLoader {
     private static final Set<String> TOP = Set.of("default_workflow", "autonomy", "roles", "maintainers", "agents",
-            "labels", "channels");
+            "labels", "channels", "wake", "notify");
     private static final Set<String> MAINTAINER_KEYS = Set.of("min_permission", "teams");
     /** The keys of {@code [agents.<role>]}. */
     public static final Set<String> AGENT_KEYS = Set.of("channel", "command", "timeout_seconds", "url",
@@ -59,10 +59,16 @@ public final class ConfigLoader {
         } catch (IOException e) {
             throw new ClarifyException(ErrorCode.VALIDATION, file + ": cannot read config: " + e.getMessage(), e);
         }
-        return parse(file.toString(), text);
+        return parse(file.toString(), text, file.toAbsolutePath().getParent());
     }
 
+    /** The config in {@code text}; a relative {@code secret_file} is taken from the current folder. */
     public static AgentxConfig parse(String fileName, String text) {
+        return parse(fileName, text, null);
+    }
+
+    /** The config in {@code text}, read from a file in the folder {@code base} (where a relative {@code secret_file} is). */
+    public static AgentxConfig parse(String fileName, String text, Path base) {
         TomlFile toml = TomlFile.parse(fileName, text);
         TomlTable root = toml.root();
         if (root.contains("workflows")) {
@@ -114,7 +120,8 @@ public final class ConfigLoader {
             }
         }
         Labels labels = labels(toml, root, Labels.defaults());
-        return new AgentxConfig(defaultWorkflow, roles, maintainers, agents, autonomy, labels, channels, Map.of());
+        return new AgentxConfig(defaultWorkflow, roles, maintainers, agents, autonomy, labels, channels, Map.of(),
+                WakeTable.read(toml, root), NotifyTables.read(toml, root, NotifyReceiver.SERVER, base));
     }
 
     /** {@code default_workflow}, or {@code fallback} when the file does not set it. */

@@ -14,6 +14,7 @@ import dev.agentx.clarify.github.handlers.DeliveryHandler;
 import dev.agentx.clarify.github.handlers.IssueMirror;
 import dev.agentx.clarify.github.inbox.DeliveryProcessor;
 import dev.agentx.clarify.github.inbox.Worker;
+import dev.agentx.clarify.github.notify.Notifier;
 import dev.agentx.clarify.github.ops.ManagementServer;
 import dev.agentx.clarify.github.ops.Readiness;
 import dev.agentx.clarify.github.outbox.Outbox;
@@ -174,8 +175,10 @@ public final class GitHubMode implements AutoCloseable {
                 ref -> new WorkflowCatalog(ref.rootIn(data).resolve(".agentx").resolve("workflows")), github, clock,
                 REPO_CONFIG_CHECK);
         Notes shared = database == null ? null : database.notes(clock);
-        this.mirror = database == null ? new IssueMirror(outbox, actors, clock)
-                : new IssueMirror(outbox, actors, clock, shared, database);
+        // each change's notifications ([[notify]]) are queued with its comment, linking to GitHub's web pages
+        Notifier notifier = new Notifier(Notifier.webOf(settings.apiUrl()));
+        this.mirror = database == null ? new IssueMirror(outbox, actors, clock, null, UnitOfWork.NONE, notifier)
+                : new IssueMirror(outbox, actors, clock, shared, database, notifier);
         // received by this server (on PostgreSQL: by any replica on the same database)
         // where the passes stopped: on PostgreSQL shared, so the replica holding the lease goes on from any's pass
         this.recovery = new DeliveryRecovery(github, inbox::received,
@@ -506,6 +509,7 @@ public final class GitHubMode implements AutoCloseable {
         }
         server.close();
         management.close();
+        outbox.close(); // the notifiers: what they had not sent is sent at the next start
         if (dashboard != null) {
             dashboard.close();
         }

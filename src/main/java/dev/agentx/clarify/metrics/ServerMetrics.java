@@ -52,6 +52,9 @@ public final class ServerMetrics {
     public static final String REDELIVERY_REQUESTED = "agentx_redelivery_requested_total";
     public static final String REDELIVERY_FAILED = "agentx_redelivery_failed_total";
     public static final String DELIVERY_WAITS = "agentx_delivery_waits_total";
+    public static final String NOTIFICATION_ATTEMPTS = "agentx_notification_attempts_total";
+    public static final String NOTIFICATIONS_FAILED = "agentx_notifications_failed_total";
+    public static final String NOTIFICATION_ATTEMPT = "agentx_notification_attempt_seconds";
 
     /** Sub-millisecond to seconds: answering a webhook, its inbox append, waiting for a lock. */
     private static final double[] FAST = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
@@ -109,6 +112,16 @@ public final class ServerMetrics {
     private final Histogram lockWait = histogram(LOCK_WAIT, "Time spent acquiring ledger and status locks.", FAST);
     private final Histogram monitorPass = histogram(MONITOR_PASS, "Time of one monitor pass over a repository.",
             CALLS);
+
+    // notifications to [[notify]] receivers
+    private final Counter notificationAttempts = counter(NOTIFICATION_ATTEMPTS, "Attempts to send a notification "
+            + "to a [[notify]] receiver, by event and outcome: sent (a 2xx), error (no answer, or a failure status; "
+            + "retried unless final), refused (the receiver's address is not public and not allowed).", "event",
+            "outcome");
+    private final Counter notificationsFailed = counter(NOTIFICATIONS_FAILED, "Notifications given up on (a final "
+            + "failure, or 24 hours of retries), by event; listed by 'agentx notifications --failed'.", "event");
+    private final Histogram notificationAttempt = histogram(NOTIFICATION_ATTEMPT, "Time of one attempt to send a "
+            + "notification, by outcome.", CALLS, "outcome");
 
     private ServerMetrics() {
     }
@@ -213,6 +226,17 @@ public final class ServerMetrics {
         githubCall.labelValues(method, route, status).observe(secondsSince(startNanos));
     }
 
+    /** One attempt to send a notification of {@code event}: sent, error or refused. */
+    public void notification(String event, String outcome, long startNanos) {
+        notificationAttempts.labelValues(event, outcome).inc();
+        notificationAttempt.labelValues(outcome).observe(secondsSince(startNanos));
+    }
+
+    /** A notification of {@code event} given up on. */
+    public void notificationFailed(String event) {
+        notificationsFailed.labelValues(event).inc();
+    }
+
     public void monitorPass(long startNanos) {
         monitorPass.observe(secondsSince(startNanos));
     }
@@ -261,6 +285,8 @@ public final class ServerMetrics {
             case COMMANDS -> commands;
             case OUTBOX_EFFECTS -> effects;
             case DELIVERY_WAITS -> deliveryWaits;
+            case NOTIFICATION_ATTEMPTS -> notificationAttempts;
+            case NOTIFICATIONS_FAILED -> notificationsFailed;
             default -> throw new IllegalArgumentException("no counter named " + name);
         };
         return c.labelValues(labelValues).get();

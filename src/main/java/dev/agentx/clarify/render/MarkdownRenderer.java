@@ -37,6 +37,16 @@ public final class MarkdownRenderer {
 
     /** The comment for thread entry {@code index} of {@code r}. {@code mentions} are logins to notify (questions only). */
     public String entry(ClarificationRecord r, int index, List<String> mentions) {
+        return entry(r, index, mentions, null);
+    }
+
+    /**
+     * The comment for thread entry {@code index} of {@code r}, whose last line before the hidden
+     * marker wakes the requester with {@code wake} (its role's {@code [wake]} mention; null: none)
+     * when the entry settles its question ({@link WakeLine}). The mention is the operator's, not
+     * user text: it is written as configured, not neutralised, so it pings.
+     */
+    public String entry(ClarificationRecord r, int index, List<String> mentions, String wake) {
         ThreadEntry e = r.thread().get(index);
         StringBuilder b = new StringBuilder();
         Kind kind;
@@ -107,6 +117,7 @@ public final class MarkdownRenderer {
             }
             default -> throw new IllegalStateException("unknown entry " + e.type());
         }
+        WakeLine.of(r, index, wake).ifPresent(line -> b.append('\n').append(line).append('\n'));
         b.append('\n').append(new Marker(r.id(), e.round(), kind, r, index, e).render());
         return b.toString();
     }

@@ -28,8 +28,11 @@ import java.util.Optional;
  * {@code id}, {@code round} and {@code kind} come first. {@code record} is the record's
  * state when the comment was rendered, without its thread; {@code index} and {@code entry} are the
  * thread entry the comment shows (absent on stale notices). Together they let {@code agentx sync}
- * rebuild the ledger exactly. The JSON is ASCII: non-ASCII characters and {@code - < > &} inside
- * strings are written as {@code \\uXXXX} escapes, so user text can never close the HTML comment.
+ * rebuild the ledger exactly. The JSON is ASCII: non-ASCII characters and {@code - < > & @} inside
+ * strings are written as {@code \\uXXXX} escapes, so user text can never close the HTML comment,
+ * and no {@code @name} of user text appears in the comment's raw body (a workflow that starts an
+ * agent when a comment's body contains {@code @claude} would otherwise start it on any comment
+ * quoting such text, not only on the one that wakes it).
  *
  * @param record the record's fields without its thread
  * @param index the thread index of {@code entry}, or -1
@@ -44,14 +47,14 @@ public record Marker(String id, int round, MarkdownRenderer.Kind kind, Clarifica
     private static final ObjectMapper JSON = JsonMapper.builder(new JsonFactoryBuilder()
             .characterEscapes(new SafeEscapes()).enable(JsonWriteFeature.ESCAPE_NON_ASCII).build()).build();
 
-    /** Escapes {@code - < > &} as well as the standard set, so no {@code -->} can appear. */
+    /** Escapes {@code - < > & @} as well as the standard set, so no {@code -->} and no raw mention can appear. */
     private static final class SafeEscapes extends CharacterEscapes {
         private static final long serialVersionUID = 1L;
         private final int[] table;
 
         SafeEscapes() {
             table = standardAsciiEscapesForJSON();
-            for (char c : new char[] {'-', '<', '>', '&'}) {
+            for (char c : new char[] {'-', '<', '>', '&', '@'}) {
                 table[c] = ESCAPE_STANDARD;
             }
         }

@@ -3,10 +3,12 @@ package dev.agentx.clarify.github.handlers;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.app.LocalMode;
+import dev.agentx.clarify.config.AgentxConfig;
 import dev.agentx.clarify.config.Labels;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.github.notify.Notifier;
 import dev.agentx.clarify.github.outbox.Effect;
 import dev.agentx.clarify.github.outbox.Outbox;
 import dev.agentx.clarify.protocol.Autonomy;
@@ -71,6 +73,7 @@ public final class IssueMirror {
     private final UnitOfWork unit;
     private final Actors actors;
     private final MarkdownRenderer renderer = new MarkdownRenderer();
+    private final Notifier notifier;
     private final ObjectMapper json = JsonSupport.mapper();
     /** One issue is brought in step by one thread at a time (a lane and another's monitor pass may meet). */
     private final Object[] stripes = new Object[STRIPES];
@@ -117,6 +120,15 @@ public final class IssueMirror {
      * continues from what any of them queued, in {@code unit}'s units.
      */
     public IssueMirror(Outbox outbox, Actors actors, Clock clock, Notes shared, UnitOfWork unit) {
+        this(outbox, actors, clock, shared, unit, new Notifier("https://github.com"));
+    }
+
+    /**
+     * {@code notifier}: the notifications ({@code [[notify]]}) of each change, queued with its
+     * comment, linking to GitHub's web address it was made with.
+     */
+    public IssueMirror(Outbox outbox, Actors actors, Clock clock, Notes shared, UnitOfWork unit, Notifier notifier) {
+        this.notifier = notifier;
         this.clock = clock;
         this.shared = shared;
         this.unit = unit;
@@ -281,10 +293,13 @@ public final class IssueMirror {
         }
         items.sort(Comparator.comparing((Item it) -> it.entry().timestamp()).thenComparing(it -> it.record().id())
                 .thenComparingInt(Item::index));
-        Actors roles = actors.with(repo.config());
+        AgentxConfig config = repo.config();
+        Actors roles = actors.with(config);
         for (Item it : items) {
             outbox.enqueue(new Effect.Comment(prefix + it.record().id() + "/" + it.index(), installation, ref, issue,
-                    comment(roles, it.record(), it.index())));
+                    comment(roles, it.record(), it.index(), config.wake().get(it.record().from()))));
+            // in the same unit as the comment: both are committed with the change, or neither
+            notifier.entry(config, ref, issue, installation, it.record(), it.index()).forEach(outbox::enqueue);
         }
         for (ClarificationRecord r : ledger.clarifications()) {
             posted.put(r.id(), r.thread().size());
@@ -308,7 +323,10 @@ public final class IssueMirror {
             }
         }
         for (ClarificationRecord r : ledger.clarifications()) {
-            staleNotice(roles, ref, issue, installation, r).ifPresent(outbox::enqueue);
+            staleNotice(roles, ref, issue, installation, r).ifPresent(notice -> {
+                outbox.enqueue(notice);
+                notifier.stale(config, ref, issue, installation, r).forEach(outbox::enqueue);
+            });
         }
         thenQueue.run();
         Last last = state.last();
@@ -405,15 +423,20 @@ public final class IssueMirror {
         return posted;
     }
 
-    /** A thread entry as a comment: questions mention the target role; escalations say who may resolve. */
-    String comment(Actors actors, ClarificationRecord r, int index) {
+    /**
+     * A thread entry as a comment: questions mention the target role; escalations say who may
+     * resolve; an entry that settles the requester's question ends with {@code wake}, the
+     * requester role's {@code [wake]} mention (null: none), and what changed ({@link
+     * dev.agentx.clarify.render.WakeLine}).
+     */
+    String comment(Actors actors, ClarificationRecord r, int index, String wake) {
         ThreadEntry e = r.thread().get(index);
         // Questions call on the target role; so do an agent's proposal (autonomy approve: a person of
         // the role accepts it) and answers under autonomy notify (they count, the role's people are told).
         boolean tell = e.type() == EntryType.QUESTION || e.isProposal()
                 || (e.isAnswer() && e.acceptedBy() == null && r.effectiveAutonomy() == Autonomy.NOTIFY);
         List<String> mentions = tell ? actors.mentions(r.to()) : List.of();
-        String body = renderer.entry(r, index, mentions);
+        String body = renderer.entry(r, index, mentions, wake);
         if (e.type() == EntryType.ESCALATION) {
             int marker = body.lastIndexOf("<!-- agentx:");
             body = body.substring(0, marker) + "Who may resolve it: " + actors.maintainerPolicy() + ".\n\n"

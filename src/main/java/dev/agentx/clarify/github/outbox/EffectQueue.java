@@ -131,9 +131,23 @@ final class EffectQueue {
         }
     }
 
-    /** The queue an effect goes into: its issue's. Effects of one queue are sent in the order queued. */
+    /**
+     * The queue an effect goes into: its issue's, or for a notification its receiver's ({@link
+     * #NOTIFY_LINE}). Effects of one queue are sent in the order queued.
+     */
     static String issueKey(Effect e) {
+        if (e instanceof Effect.Notification n) {
+            return NOTIFY_LINE + n.receiver();
+        }
         return issueKey(e.installation(), e.repo(), e.issue());
+    }
+
+    /** The start of a receiver's line of notifications; an issue's key starts with its installation's number. */
+    static final String NOTIFY_LINE = "notify/";
+
+    /** Whether the queue {@code key} is a receiver's line of notifications. */
+    static boolean notificationLine(String key) {
+        return key.startsWith(NOTIFY_LINE);
     }
 
     static String issueKey(long installation, RepoRef repo, int issue) {

@@ -35,13 +35,25 @@ interface EffectSender<E extends Effect> {
     }
 
     /**
+     * Whether the effect waits while its installation is held back by a rate limit GitHub set
+     * ({@link RateLimitHolds}): true for the calls to GitHub, false for calls to others.
+     */
+    default boolean heldByGitHubRateLimits() {
+        return true;
+    }
+
+    /** Told that the effect was given up on after {@code attempts} attempts, the last failing with {@code reason}. */
+    default void gaveUp(E effect, int attempts, String reason) {
+    }
+
+    /**
      * What a sender knows of the attempt beside its effect. {@code queuedAt}: when the effect was
      * queued (null if not known). {@code uncertain}: an earlier attempt, or another replica, may
      * have made the call already. {@code claimLapsed}: whether this replica's claim of the effect
      * has lapsed since it was checked (its heartbeats stopped reaching the database), asked after
-     * the call.
+     * the call. {@code number}: this attempt's number, from 1.
      */
-    record Attempt(Instant queuedAt, boolean uncertain, BooleanSupplier claimLapsed) {
+    record Attempt(Instant queuedAt, boolean uncertain, BooleanSupplier claimLapsed, int number) {
         /** Whether another replica may have made the call too, as things stand now. */
         boolean maybeTwice() {
             return uncertain || claimLapsed.getAsBoolean();

@@ -20,10 +20,12 @@ final class EffectSenders {
     /**
      * The effects on GitHub, as the App's installation: comments by {@code comments} (with their
      * hidden tag), reactions and labels by one call each, which GitHub applies once however often
-     * it is made (one reaction per user and content, a label once).
+     * it is made (one reaction per user and content, a label once); and notifications to their
+     * receivers by {@code notifications}.
      */
-    static EffectSenders gitHub(GitHubGateway github, CommentSender comments) {
+    static EffectSenders gitHub(GitHubGateway github, CommentSender comments, NotificationSender notifications) {
         Map<Class<?>, EffectSender<?>> senders = new HashMap<>();
+        put(senders, Effect.Notification.class, notifications);
         put(senders, Effect.Comment.class, comments);
         put(senders, Effect.Reaction.class, (r, attempt) -> {
             if (r.commentId() == null) {

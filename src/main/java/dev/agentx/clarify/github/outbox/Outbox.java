@@ -3,6 +3,8 @@ package dev.agentx.clarify.github.outbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.api.GitHubGateway;
+import dev.agentx.clarify.github.notify.NotificationLog;
+import dev.agentx.clarify.github.notify.ReceiverHttp;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.store.Replicas;
 import dev.agentx.clarify.store.UnitOfWork;
@@ -17,8 +19,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.ObjLongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,10 +51,13 @@ import org.slf4j.LoggerFactory;
  *       other 4xx answers are final: the effect moves to {@code failed/} with the reason);</li>
  *   <li>{@link RateLimitHolds}: a rate limit holds back its whole installation, on every replica;</li>
  *   <li>{@link ReplicaClaims}: among replicas on one database an effect is sent by the replica
- *       that claimed it first; the claims of a replica that is gone are taken over.</li>
+ *       that claimed it first; the claims of a replica that is gone are taken over;</li>
+ *   <li>{@link NotificationSender}: a notification to a {@code [[notify]]} receiver, in a line of
+ *       its receiver's (not its issue's) and on threads of their own, with its own retry policy
+ *       ({@link NotificationRetry}: backoff with jitter for up to 24 hours).</li>
  * </ul>
- * Here: which issues are handed to the sender threads, and when ({@link #sendQueued}, {@link
- * #flush()}). Every part logs as {@code Outbox}.
+ * Here: which issues (and receivers' lines) are handed to the sender threads, and when ({@link
+ * #sendQueued}, {@link #flush()}). Every part logs as {@code Outbox}.
  */
 public final class Outbox {
     private static final Logger LOG = LoggerFactory.getLogger(Outbox.class);
@@ -63,6 +71,17 @@ public final class Outbox {
     private final RateLimitHolds holds;
     private final CommentSender comments;
     private final SendLoop loop;
+    private final ReceiverHttp receivers;
+    /**
+     * The threads that send the receivers' lines of notifications, made by the first {@link
+     * #sendQueued} (the server's asynchronous mode); null until then, when {@link #flush()} sends
+     * them itself. Apart from the senders of GitHub's effects, so a receiver that does not answer
+     * never holds up a comment.
+     */
+    private volatile ThreadPoolExecutor notifiers;
+    private final Object notifiersMade = new Object();
+    /** Receivers' lines sent side by side, at most: one thread each while it waits for its receiver. */
+    static final int NOTIFIERS = 32;
 
     /** The result of one flush. */
     public record Flush(int done, int failed, int waiting) {
@@ -86,13 +105,23 @@ public final class Outbox {
      */
     public Outbox(Path dir, GitHubGateway github, Clock clock, ServerMetrics metrics, Replicas replicas,
                   UnitOfWork unit) {
+        this(dir, github, clock, metrics, replicas, unit, ReceiverHttp.standard());
+    }
+
+    /** {@code receivers}: the HTTP client of notifications ({@link Effect.Notification}), closed with the outbox. */
+    public Outbox(Path dir, GitHubGateway github, Clock clock, ServerMetrics metrics, Replicas replicas,
+                  UnitOfWork unit, ReceiverHttp receivers) {
         this.queue = EffectQueue.open(dir, clock, dirty::add);
         this.notes = queue.notes();
         this.claims = new ReplicaClaims(replicas, queue, clock);
         this.inUnit = new EffectsInUnit(unit, queue, claims);
         this.holds = new RateLimitHolds(replicas, clock);
         this.comments = new CommentSender(github);
-        this.loop = new SendLoop(queue, claims, holds, EffectSenders.gitHub(github, comments), metrics, clock);
+        this.receivers = receivers;
+        NotificationSender notifications = new NotificationSender(receivers, new NotificationLog(dir), metrics, clock,
+                NotificationRetry.STANDARD);
+        this.loop = new SendLoop(queue, claims, holds, EffectSenders.gitHub(github, comments, notifications),
+                metrics, clock);
     }
 
     /** Sets who is told of each comment posted, with its id (the dashboard links to it); never fails a send. */
@@ -221,8 +250,9 @@ public final class Outbox {
                 if (q == null) {
                     continue;
                 }
+                Executor by = EffectQueue.notificationLine(key) ? notifiers() : senders;
                 try {
-                    senders.execute(() -> {
+                    by.execute(() -> {
                         try {
                             loop.flush(q);
                             claims.markDoneSoon(later);
@@ -260,13 +290,82 @@ public final class Outbox {
         claims.adoptLeftovers();
         holds.refresh();
         Flush total = new Flush(0, 0, 0);
+        ThreadPoolExecutor notifying = notifiers;
         for (IssueQueue q : queue.issues()) {
             dirty.remove(q.key);
+            if (notifying != null && EffectQueue.notificationLine(q.key)) {
+                handToNotifiers(notifying, q); // a receiver that does not answer never holds up the tick
+                continue;
+            }
             total = total.plus(loop.flush(q));
         }
         claims.markDone();
         queue.maybeCompact();
         return total;
+    }
+
+    /** The notifiers, made at first use. */
+    private ThreadPoolExecutor notifiers() {
+        ThreadPoolExecutor n = notifiers;
+        if (n != null) {
+            return n;
+        }
+        synchronized (notifiersMade) {
+            if (notifiers == null) {
+                AtomicInteger count = new AtomicInteger();
+                ThreadPoolExecutor made = new ThreadPoolExecutor(NOTIFIERS, NOTIFIERS, 30, TimeUnit.SECONDS,
+                        new LinkedBlockingQueue<>(), r -> {
+                            Thread t = new Thread(r, "agentx-notify-" + count.incrementAndGet());
+                            t.setDaemon(true);
+                            t.setPriority(Thread.MIN_PRIORITY);
+                            return t;
+                        });
+                made.allowCoreThreadTimeOut(true);
+                notifiers = made;
+            }
+            return notifiers;
+        }
+    }
+
+    private void handToNotifiers(ThreadPoolExecutor notifying, IssueQueue q) {
+        try {
+            notifying.execute(() -> {
+                try {
+                    loop.flush(q);
+                    claims.markDone();
+                } catch (RuntimeException e) {
+                    LOG.error("outbox: sending the notifications of {} failed; they stay queued: {}", q.key,
+                            e.toString(), e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            dirty.add(q.key); // stopping: the next start sends them
+        }
+    }
+
+    /**
+     * Stops the notifiers: no new line is taken up, and an attempt under way gets up to 5 s to end
+     * (it is not interrupted: an interrupt would close the journal's file under every thread). What
+     * was not sent is sent at the next start, with the same delivery ids. Then closes the
+     * notifications' HTTP client. The server's last step.
+     */
+    public void close() {
+        ThreadPoolExecutor n = notifiers;
+        if (n != null) {
+            n.shutdown();
+            try {
+                if (!n.awaitTermination(5, TimeUnit.SECONDS)) {
+                    LOG.info("outbox: notifications still being sent at the stop are sent again at the next start");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        try {
+            receivers.close();
+        } catch (java.io.IOException e) {
+            LOG.warn("outbox: closing the notifications' HTTP client: {}", e.toString());
+        }
     }
 
     /** Forgets done keys older than {@link EffectQueue#KEEP_DONE} and compacts the journal. */

@@ -1,6 +1,7 @@
 package dev.agentx.clarify.github.outbox;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 
 /** When an effect whose attempt failed is tried again, or that it is given up on. */
@@ -10,6 +11,15 @@ interface RetryPolicy {
      * {@code failure}; empty: give up (the effect moves to {@code outbox/failed/}).
      */
     Optional<Duration> retryAfter(int attempts, SendFailure failure);
+
+    /**
+     * As {@link #retryAfter(int, SendFailure)}, for an effect queued at {@code queuedAt} (null if
+     * not known), the attempt having failed at {@code now}: for a policy that gives up a while after
+     * the effect was queued.
+     */
+    default Optional<Duration> retryAfter(int attempts, SendFailure failure, Instant queuedAt, Instant now) {
+        return retryAfter(attempts, failure);
+    }
 
     /**
      * GitHub's calls: a failure that is not retryable (a 4xx other than a rate limit) is final;

@@ -72,8 +72,10 @@ final class SendLoop {
             }
             QueuedEffect entry = slot.entry();
             Effect e = entry.effect();
+            EffectSender<Effect> sender = senders.of(e);
             Instant now = clock.instant();
-            if (holds.holds(e, now) || (entry.notBefore() != null && now.isBefore(entry.notBefore()))) {
+            if ((sender.heldByGitHubRateLimits() && holds.holds(e, now))
+                    || (entry.notBefore() != null && now.isBefore(entry.notBefore()))) {
                 q.recheck = null; // a retry's or rate limit's wait: the tick takes it up
                 return new Outbox.Flush(ok, bad, q.size());
             }
@@ -92,7 +94,6 @@ final class SendLoop {
             }
             putContext(entry);
             String type = e.getClass().getSimpleName().toLowerCase(Locale.ROOT);
-            EffectSender<Effect> sender = senders.of(e);
             try {
                 Replicas.EffectClaim claim;
                 try {
@@ -125,7 +126,7 @@ final class SendLoop {
                     return waitForReplica(q, ok, bad);
                 }
                 sender.send(e, new EffectSender.Attempt(entry.queuedAt(), entry.uncertain(),
-                        () -> claims.lapsedSince(term)));
+                        () -> claims.lapsedSince(term), entry.attempts() + 1));
                 Instant at = queue.markDone(q, slot);
                 claims.finished(slot.hash());
                 metrics.effect(type, "done");
@@ -137,16 +138,18 @@ final class SendLoop {
                 Optional<SendFailure> failure = sender.failure(ex);
                 if (failure.isEmpty()) {
                     LOG.error("outbox: dropping {}: {}", e.key(), ex.toString(), ex);
-                    giveUp(q, slot, entry.retried(entry.attempts() + 1, null, entry.uncertain(), ex.toString()), type);
+                    giveUp(q, slot, entry.retried(entry.attempts() + 1, null, entry.uncertain(), ex.toString()), type,
+                            sender);
                     bad++;
                     continue;
                 }
                 SendFailure f = failure.get();
                 int attempts = entry.attempts() + 1;
-                Optional<Duration> retry = sender.retry().retryAfter(attempts, f);
+                now = clock.instant(); // after the attempt, which may have waited for an answer
+                Optional<Duration> retry = sender.retry().retryAfter(attempts, f, entry.queuedAt(), now);
                 if (retry.isEmpty()) {
                     LOG.error("outbox: giving up on {} after {} attempt(s): {}", e.key(), attempts, f.message());
-                    giveUp(q, slot, entry.retried(attempts, null, entry.uncertain(), f.message()), type);
+                    giveUp(q, slot, entry.retried(attempts, null, entry.uncertain(), f.message()), type, sender);
                     bad++;
                     continue;
                 }
@@ -167,10 +170,11 @@ final class SendLoop {
     }
 
     /** Moves the effect to {@code failed/}; its claim is done too: another replica's copy would fail as well. */
-    private void giveUp(IssueQueue q, Slot slot, QueuedEffect entry, String type) {
+    private void giveUp(IssueQueue q, Slot slot, QueuedEffect entry, String type, EffectSender<Effect> sender) {
         queue.moveToFailed(q, slot, entry);
         claims.finished(slot.hash());
         metrics.effect(type, "failed");
+        sender.gaveUp(entry.effect(), entry.attempts(), entry.lastError());
     }
 
     /** The issue's first effect waits for another replica: looked at again after {@link IssueQueue#recheck}. */

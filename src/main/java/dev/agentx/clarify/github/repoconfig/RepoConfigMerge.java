@@ -6,6 +6,9 @@ import dev.agentx.clarify.config.ConfigLoader;
 import dev.agentx.clarify.config.Labels;
 import dev.agentx.clarify.config.Maintainers;
 import dev.agentx.clarify.config.NamedChannel;
+import dev.agentx.clarify.config.NotifyReceiver;
+import dev.agentx.clarify.config.NotifyTables;
+import dev.agentx.clarify.config.WakeTable;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarifyException;
@@ -14,6 +17,7 @@ import dev.agentx.clarify.toml.TomlFile;
 import dev.agentx.clarify.workflow.Workflow;
 import dev.agentx.clarify.workflow.WorkflowParser;
 import dev.agentx.clarify.workflow.WorkflowSource;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +31,8 @@ import org.tomlj.TomlTable;
  * A repository's {@code .github/agentx.toml} merged over the server's {@code agentx.toml}.
  *
  * <p>The repository file may set {@code default_workflow}, {@code [roles]}, {@code [maintainers]},
- * {@code [labels]}, {@code [workflows.<name>]} and, for a role, {@code [agents.<role>]} with the
+ * {@code [labels]}, {@code [workflows.<name>]}, {@code [wake]}, {@code [[notify]]} receivers of its
+ * own events (without {@code allow_private} or {@code secret_file}) and, for a role, {@code [agents.<role>]} with the
  * single key {@code channel = "human"} or {@code channel = "server:<name>"} (a channel the server's
  * {@code [channels.<name>]} offers). It can never give the server a program to run, a URL to call,
  * a secret to send or an autonomy of its own: anyone who can push to the repository could otherwise
@@ -39,17 +44,20 @@ import org.tomlj.TomlTable;
  * <p>Merge: a key the repository file sets wins, key by key; {@code [roles]} role by role (a role it
  * lists gets exactly those members; other roles keep the server's); {@code [maintainers]} and
  * {@code [labels]} by key; {@code [workflows]} by workflow name over the server's workflows (an
- * overridden workflow keeps the server workflow's autonomy); {@code [agents]} role by role.
+ * overridden workflow keeps the server workflow's autonomy); {@code [agents]} and {@code [wake]}
+ * role by role; {@code [[notify]]} adds the file's receivers to the server's (which it cannot
+ * remove or change).
  */
 public final class RepoConfigMerge {
     private static final Logger LOG = LoggerFactory.getLogger(RepoConfigMerge.class);
     public static final String PATH = ".github/agentx.toml";
     /** What a repository file may set, as the broken-file comment lists it. */
     public static final String ALLOWED = "`default_workflow`, `[roles]`, `[maintainers]`, `[labels]`, "
-            + "`[workflows.<name>]`, and per role `[agents.<role>]` with only `channel = \"human\"` or "
+            + "`[workflows.<name>]`, `[wake]`, `[[notify]]` receivers of its own events (without `allow_private` "
+            + "and `secret_file`), and per role `[agents.<role>]` with only `channel = \"human\"` or "
             + "`channel = \"server:<name>\"`";
     private static final Set<String> TOP = Set.of("default_workflow", "roles", "maintainers", "labels", "workflows",
-            "agents");
+            "agents", "wake", "notify");
     private static final String SERVER_PREFIX = "server:";
     private static final String MAY_SET = "a repository may set only channel = \"human\" or channel = "
             + "\"server:<name>\" for a role";
@@ -115,8 +123,12 @@ public final class RepoConfigMerge {
                 agents.put(Roles.canonical(role), channelChoice(toml, at, role, server, repo));
             }
         }
+        Map<String, String> wake = new LinkedHashMap<>(server.wake());
+        wake.putAll(WakeTable.read(toml, root));
+        List<NotifyReceiver> notify = new ArrayList<>(server.receivers());
+        notify.addAll(NotifyTables.read(toml, root, repo.fullName(), null));
         return new AgentxConfig(workflow, roles, maintainers, agents, server.autonomy(), labels, server.channels(),
-                workflows);
+                workflows, wake, notify);
     }
 
     /** The autonomy of the server's workflow {@code name}, which an override of it keeps; null when none. */

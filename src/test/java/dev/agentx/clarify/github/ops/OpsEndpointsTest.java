@@ -17,6 +17,7 @@ import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.files.FileDeliveryQueue;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.TestReceiver;
 import dev.agentx.clarify.support.Scrape;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,16 +40,34 @@ class OpsEndpointsTest {
     MutableClock clock;
     GitHubRig rig;
 
+    /** Receivers of the flow's notifications: one takes them, one refuses them for good (410). */
+    final TestReceiver takes = TestReceiver.started();
+    final TestReceiver refuses = TestReceiver.started();
+
     @BeforeEach
     void setUp() {
         clock = MutableClock.at("2026-02-26T10:00:00Z");
         rig = new GitHubRig(dir.resolve("data"), clock);
+        refuses.answer = n -> TestReceiver.Answer.status(410);
+        rig.writeConfig(GitHubRig.CONFIG + """
+                [[notify]]
+                url = "%s"
+                events = ["answered"]
+                allow_private = true
+
+                [[notify]]
+                url = "%s"
+                events = ["answered"]
+                allow_private = true
+                """.formatted(takes.url(), refuses.url()));
         rig.start();
     }
 
     @AfterEach
     void tearDown() {
         rig.close();
+        takes.close();
+        refuses.close();
     }
 
     @Test
@@ -131,6 +150,11 @@ class OpsEndpointsTest {
         assertTrue(value(m, OUTBOX_EFFECT_AGE + "_count{type=\"comment\"}") >= 3, m);
         assertTrue(value(m, ServerMetrics.LOCK_WAIT + "_count") > 0, m);
         assertEquals(4, value(m, ServerMetrics.MONITOR_PASS + "_count"));
+        assertEquals(1, value(m, ServerMetrics.NOTIFICATION_ATTEMPTS + "{event=\"answered\",outcome=\"sent\"}"), m);
+        assertEquals(1, value(m, ServerMetrics.NOTIFICATION_ATTEMPTS + "{event=\"answered\",outcome=\"error\"}"), m);
+        assertEquals(1, value(m, ServerMetrics.NOTIFICATIONS_FAILED + "{event=\"answered\"}"), m);
+        assertEquals(2, value(m, ServerMetrics.NOTIFICATION_ATTEMPT + "_count{outcome=\"sent\"}")
+                + value(m, ServerMetrics.NOTIFICATION_ATTEMPT + "_count{outcome=\"error\"}"), m);
         for (String histogram : List.of(WEBHOOK_ACK, ServerMetrics.WEBHOOK_QUEUE,
                 DELIVERY_PROCESSING, GITHUB_CALL, OUTBOX_EFFECT_AGE,
                 ServerMetrics.LOCK_WAIT, ServerMetrics.MONITOR_PASS)) {

@@ -1,8 +1,5 @@
 package dev.agentx.clarify.github.repoconfig;
 
-import static com.github.tomakehurst.wiremock.client.WireMock.get;
-import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
-import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,10 +11,8 @@ import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.workflow.WorkflowCatalog;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -79,10 +74,7 @@ class RepoConfigTest {
     }
 
     static void serveFile(GitHubRig rig, String sha, String toml) {
-        String b64 = Base64.getEncoder().encodeToString(toml.getBytes(StandardCharsets.UTF_8));
-        rig.wiremock.stubFor(get(urlPathEqualTo(CONTENTS)).willReturn(okJson("{\"type\":\"file\",\"encoding\":"
-                + "\"base64\",\"name\":\"agentx.toml\",\"path\":\".github/agentx.toml\",\"sha\":\"" + sha
-                + "\",\"size\":" + toml.length() + ",\"content\":\"" + b64 + "\"}")));
+        rig.serveRepoConfig(sha, toml);
     }
 
     @Test

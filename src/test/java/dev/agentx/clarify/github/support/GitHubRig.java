@@ -195,6 +195,15 @@ public final class GitHubRig implements AutoCloseable {
                 "[{\"login\":\"team-arch\",\"id\":9}]")));
     }
 
+    /** GitHub's contents API serves {@code toml} as the repository's .github/agentx.toml at blob {@code sha}. */
+    public void serveRepoConfig(String sha, String toml) {
+        String b64 = java.util.Base64.getEncoder().encodeToString(toml.getBytes(StandardCharsets.UTF_8));
+        wiremock.stubFor(get(urlPathEqualTo(API_REPO + "/contents/.github/agentx.toml")).willReturn(okJson(
+                "{\"type\":\"file\",\"encoding\":\"base64\",\"name\":\"agentx.toml\",\"path\":"
+                + "\".github/agentx.toml\",\"sha\":\"" + sha + "\",\"size\":" + toml.length() + ",\"content\":\""
+                + b64 + "\"}")));
+    }
+
     public void permission(String login, String permission) {
         wiremock.stubFor(get(urlPathEqualTo(API_REPO + "/collaborators/" + login + "/permission")).atPriority(1)
                 .willReturn(okJson("{\"permission\":\"" + permission + "\",\"user\":{\"login\":\"" + login + "\"}}")));
