@@ -18,9 +18,9 @@ import picocli.CommandLine.Option;
 /** {@code agentx setup}: registers the GitHub App through GitHub's manifest flow (docs/github-app.md). */
 @Command(name = "setup", mixinStandardHelpOptions = true,
         description = {"Register the GitHub App in one step: serves a page on 127.0.0.1 whose button "
-                + "creates the App on GitHub from app-manifest.yml, then writes its id, private key and "
-                + "webhook secret into the data dir (agentx.env and github-app.pem, mode 0600) for "
-                + "'agentx serve', and prints the link that installs it.",
+                + "creates the App on GitHub from app-manifest.yml, then writes the App's id, key and "
+                + "webhook secret into the data dir for 'agentx serve' (in agentx.env and "
+                + "github-app.pem, mode 0600), and prints the link that installs it.",
                 "The data dir is $AGENTX_DATA_DIR, else ./agentx-data, as for 'agentx serve'."},
         footer = {"", "Examples:",
                 "  agentx setup --url https://agentx.example.com",

@@ -41,8 +41,8 @@ import picocli.CommandLine.Option;
 @Command(name = "sync", mixinStandardHelpOptions = true,
         description = {"Rebuild or verify the server's ledgers of a repository from the comments the GitHub App "
                 + "posted: their hidden markers carry every field of the ledger. It works on the server's store: "
-                + "PostgreSQL when AGENTX_DATABASE_URL is set (read as 'agentx serve' reads it, also from the data "
-                + "dir's agentx.env), else the files under $AGENTX_DATA_DIR/repos/.",
+                + "PostgreSQL when AGENTX_DATABASE_URL is set (read as 'agentx serve' reads it, also from the "
+                + "agentx.env of the data dir), else the files under $AGENTX_DATA_DIR/repos/.",
                 "Only comments written by the app's bot user (<app-slug>[bot]) are trusted. Differences are "
                         + "reported per record and field; nothing is written without --write, which is refused "
                         + "while a server runs on the store. --write leaves alone an issue the server's outbox "
