@@ -46,15 +46,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Who is last: a process enters the folder ({@link #enter}) before it makes anything in it,
  * taking a shared OS lock on {@code in-use} that it holds until it exits. Leaving, it lets go and
- * tries for the exclusive lock: the process that gets it is the last one out, and clears the folder
- * (status mirrors still waiting for a holder excepted: the next process applies them), then
- * removes {@code in-use} and the folder. A process that arrives meanwhile waits for its shared lock
- * until the clearing is done, finds that the file it locked is no longer {@code in-use} (the JVM
- * tells whether two channels are of one file: {@link #sameFileAt}), and makes the folder again;
- * one whose folder is removed between making it and opening {@code in-use} makes it again too.
- * Only the holder of a file's exclusive lock removes it, so a file found to be {@code in-use}
- * while its shared lock is held stays so. The kernel drops a killed process's lock, so the next
- * process that leaves last sweeps what a killed one left, a last one out killed half-way included.
+ * tries for the exclusive lock: the process that gets it, and finds that the file it locked is
+ * still {@code in-use}, is the last one out, and clears the folder (status mirrors still waiting
+ * for a holder excepted: the next process applies them), then removes {@code in-use} and the
+ * folder. A process that arrives meanwhile waits for its shared lock until the clearing is done,
+ * finds that the file it locked is no longer {@code in-use} (the JVM tells whether two channels
+ * are of one file: {@link #sameFileAt}), and makes the folder again; one whose folder is removed
+ * between making it and opening {@code in-use} makes it again too. Only the holder of a file's
+ * exclusive lock removes it, and only while the file is {@code in-use}, so a file found to be
+ * {@code in-use} while its shared lock is held stays so. The exclusive lock alone does not make a
+ * process last: between letting go and locking it is not in, so another may leave last meanwhile
+ * and remove the file, and others enter a new one; its lock is then on a removed file, and the
+ * folder is theirs. The kernel drops a killed process's lock, so the next process that leaves
+ * last sweeps what a killed one left, a last one out killed half-way included.
  * Across hosts on a shared file system this counts only the processes of hosts whose OS locks the
  * file system passes between them, as the lock's queue does.
  */
@@ -190,18 +194,23 @@ public final class RuntimeFolder {
         try (FileChannel ch = p.channel(); FileChannel probe = p.probe()) {
             p.shared().release();
             FileLock alone = ch.tryLock();
-            if (alone != null) {
+            if (alone == null) {
+                return; // others are in
+            }
+            // Between letting go and the exclusive lock, another process may have been last out
+            // and removed this in-use, and others entered a new one: the lock is then on a
+            // removed file, and says nothing of who is in now. Last only if it is still in-use.
+            try (FileChannel still = sameFileAt(key.resolve(IN_USE))) {
+                if (still == null) {
+                    return; // cleared by another last one out; the folder is theirs now
+                }
                 clear(key);
-                try (FileChannel still = sameFileAt(key.resolve(IN_USE))) {
-                    if (still != null) { // ours, as it must be unless someone removed it by hand
-                        Files.delete(key.resolve(IN_USE));
-                    }
-                }
-                try {
-                    Files.delete(key);
-                } catch (DirectoryNotEmptyException | NoSuchFileException e) {
-                    // status mirrors kept, or a process that came meanwhile made its in-use: theirs now
-                }
+                Files.delete(key.resolve(IN_USE)); // closing still lets go of the lock: removed first
+            }
+            try {
+                Files.delete(key);
+            } catch (DirectoryNotEmptyException | NoSuchFileException e) {
+                // status mirrors kept, or a process that came meanwhile made its in-use: theirs now
             }
         } catch (IOException | OverlappingFileLockException e) {
             LoggerFactory.getLogger(RuntimeFolder.class).debug("could not clear {}: {}", key, e.toString());

@@ -89,6 +89,37 @@ class RuntimeFolderTest {
     }
 
     /**
+     * A process leaving lets go of its shared lock on {@code in-use} before it tries for the
+     * exclusive one. In between, another process may leave last and remove that file, and another
+     * enter a new one and work in the folder: the exclusive lock this process then gets is on the
+     * removed file, and it is not the last one out. Here the file is removed by hand while this
+     * process is in, which leaves it in the state it finds then; the process in the folder now is
+     * a real one, and keeps what it made.
+     */
+    @Test
+    @Timeout(120)
+    void aProcessWhoseInUseWasRemovedBeforeItLeftClearsNothingOfTheProcessesInTheNewOne() throws Exception {
+        Path runtime = RuntimeFolder.enter(RuntimeFolder.in(dir));
+        Files.delete(runtime.resolve("in-use")); // what another last one out did while this one let go
+        Process other = Jvm.builder(RuntimeFolderWorker.class, "present", runtime.toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8));
+            assertEquals("held", out.readLine());
+            Files.writeString(runtime.resolve("issue-1.json.tmp-4e0434030ca4f5a5"), "{}"); // the other one's write
+            RuntimeFolder.leave(runtime); // gets the exclusive lock: on the removed file
+            assertEquals(List.of(".runtime", ".runtime/in-use", ".runtime/issue-1.json.tmp-4e0434030ca4f5a5"),
+                    names(dir), "the other process is in the folder");
+        } finally {
+            other.getOutputStream().close();
+            assertTrue(other.waitFor(30, TimeUnit.SECONDS));
+        }
+        RuntimeFolder.enter(runtime);
+        RuntimeFolder.leave(runtime);
+        assertEquals(List.of(), names(dir), "swept by the last one out");
+    }
+
+    /**
      * One process clears the folder as the last one out while another is entering it: the one
      * entering opened the old {@code in-use} and waits for its shared lock (seen in /proc/locks)
      * while the first holds it exclusively and removes it and the folder. It finds that the file it

@@ -15,6 +15,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,12 +32,19 @@ import org.junit.jupiter.api.io.TempDir;
  * carried out by whichever of them holds the lock, and one of them is killed at a random moment,
  * twenty times (a holder in the middle of its batch, between its ledger write and its replies, a
  * waiter whose change another carries out). Every question acknowledged is in the ledger with its
- * own id and its event in the event log once, and no question is there twice.
+ * own id and its event in the event log once, and no question is there twice. Each kill waits
+ * for new acknowledgements since the one before, then a random 300-800 ms, so that every kill
+ * lands in work going on, whatever the machine's load.
  */
 @ExtendWith(OnlyDocumentedState.class)
 class GroupCommitKillTest {
     @TempDir
     Path root;
+
+    /** How many more questions are acknowledged before each kill: 20 kills, so more than the 50 checked. */
+    private static final int PROGRESS = 3;
+    /** How long the workers may go without that progress (JVMs starting on a loaded machine) before the test fails. */
+    private static final Duration PROGRESS_CAP = Duration.ofSeconds(180);
 
     private record Worker(Process process, Thread reader) {
     }
@@ -51,7 +59,9 @@ class GroupCommitKillTest {
             for (; started < 4; started++) {
                 workers.add(start("w" + started, acknowledged));
             }
+            int seen = 0;
             for (int kill = 0; kill < 20; kill++) {
+                seen = awaitProgress(acknowledged, seen, kill);
                 long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300 + random.nextInt(500));
                 while (System.nanoTime() < until) {
                     Thread.sleep(10);
@@ -96,6 +106,23 @@ class GroupCommitKillTest {
         for (String name : left == null ? new String[0] : left) {
             assertTrue(name.endsWith(".out") || name.startsWith("."), "left in the queue: " + name);
         }
+    }
+
+    /**
+     * Waits until the workers acknowledged {@link #PROGRESS} more questions than the {@code seen}
+     * of the previous kill, and returns how many they have now: each kill comes a random time after
+     * the work went on, however slowly the JVMs start on a loaded machine (wall time alone could
+     * kill each worker before it ever asked). Killing one worker must not stop the others, so no
+     * progress within {@link #PROGRESS_CAP} fails the test.
+     */
+    private static int awaitProgress(Map<String, String> acknowledged, int seen, int kill) throws InterruptedException {
+        long cap = System.nanoTime() + PROGRESS_CAP.toNanos();
+        while (acknowledged.size() < seen + PROGRESS) {
+            assertTrue(System.nanoTime() < cap, "fewer than " + PROGRESS + " questions acknowledged in "
+                    + PROGRESS_CAP.toSeconds() + "s before kill " + (kill + 1) + ": " + acknowledged.size() + " in all");
+            Thread.sleep(10);
+        }
+        return acknowledged.size();
     }
 
     private Worker start(String name, Map<String, String> acknowledged) throws Exception {
