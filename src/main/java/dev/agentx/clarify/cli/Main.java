@@ -83,7 +83,8 @@ public final class Main {
     }
 
     /**
-     * @param shortcuts whether the list may run without picocli ({@link QuickList}) and other
+     * @param shortcuts whether the list and show may run without picocli ({@link QuickList},
+     *                  {@link QuickShow}) and other
      *                  commands on a model of just the commands they name ({@link Commands#lazy});
      *                  tests run command lines both ways and compare. This class names no picocli
      *                  type: picocli's classes are too old for the AppCDS archive to hold all of
@@ -104,6 +105,14 @@ public final class Main {
         // a --root that is no folder is a usage error, which only picocli reports
         if (list != null && (list.root() == null || java.nio.file.Files.isDirectory(ctx.cwd.resolve(list.root())))) {
             return QuickList.run(ctx, list);
+        }
+        QuickShow.Args show = shortcuts && list == null ? QuickShow.parse(args) : null;
+        if (show != null && (show.root() == null || java.nio.file.Files.isDirectory(ctx.cwd.resolve(show.root())))) {
+            try {
+                return QuickShow.run(ctx, show);
+            } finally {
+                ctx.close();
+            }
         }
         try {
             return Commands.execute(args, ctx, shortcuts);

@@ -94,7 +94,7 @@ final class QuickList {
         return new Args(dir, json, issue == null ? null : Integer.valueOf(issue));
     }
 
-    private static boolean plainValue(String v) {
+    static boolean plainValue(String v) {
         return !v.isEmpty() && v.charAt(0) != '-' && v.charAt(0) != '@' && !COMMANDS.contains(v);
     }
 

@@ -26,7 +26,7 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 
 /** Ledgers as {@code <state>/clarifications/issue-N.json}, one file per issue, written atomically under lock. */
-public final class FileLedgerStore implements LedgerStore {
+public final class FileLedgerStore implements LedgerStore, OpenRecords {
     private static final String PREFIX = "issue-";
     private static final String SUFFIX = ".json";
 
@@ -36,6 +36,7 @@ public final class FileLedgerStore implements LedgerStore {
     private final LockManager locks;
     private final LedgerCodec codec = new LedgerCodec();
     private final ChangeQueue queue;
+    private final OpenRecordMarks marks;
     /**
      * The ledgers this process last wrote or read, with the file's signature at the time: a read
      * that finds the file unchanged (every write is a rename, which changes the signature: see
@@ -72,6 +73,7 @@ public final class FileLedgerStore implements LedgerStore {
         this.runtime = RuntimeFolder.in(stateDir);
         this.locks = locks;
         this.queue = new ChangeQueue(runtime, locks.identity(), locks.clock());
+        this.marks = new OpenRecordMarks(stateDir);
     }
 
     public Path directory() {
@@ -467,6 +469,9 @@ public final class FileLedgerStore implements LedgerStore {
         }
         Path file = fileOf(issue);
         LedgerCodec.Encoded encoded = codec.encode(next, current);
+        // the agents the ledger holds open are marked before it is in place, unmarked after (OpenRecordMarks)
+        Set<String> heldOpen = OpenRecordMarks.agentsHeldOpen(next);
+        marks.mark(issue, heldOpen);
         // the temp file in the runtime folder, renamed into clarifications/, which is fsynced
         Path temp = AtomicFiles.prepare(file, RuntimeFolder.enter(runtime), encoded.bytes(), true);
         try {
@@ -475,6 +480,9 @@ public final class FileLedgerStore implements LedgerStore {
         } finally {
             AtomicFiles.discard(temp);
         }
+        Set<String> released = OpenRecordMarks.agentsHeldOpen(current == null ? null : current.ledger());
+        released.removeAll(heldOpen);
+        marks.unmark(issue, released);
         // still under the lock: the file is the one just written
         ActiveLedgerIndex.Signature written = signatureOf(issue);
         if (written != null) {
@@ -493,6 +501,24 @@ public final class FileLedgerStore implements LedgerStore {
             read(issue).ifPresent(codec::encode);
             warm = true;
         }
+    }
+
+    /**
+     * The ledgers that hold a record open for {@code agent} (and perhaps a few that no longer do),
+     * found through its marks ({@link OpenRecordMarks}) without looking at any other ledger. A
+     * damaged ledger is left out: the commands on its issue say so.
+     */
+    @Override
+    public List<Ledger> openFor(String agent) {
+        List<Ledger> out = new ArrayList<>();
+        for (int issue : marks.issuesOf(agent)) {
+            try {
+                read(issue).ifPresent(out::add);
+            } catch (ClarifyException damaged) {
+                // named by every command on that issue and by the monitor
+            }
+        }
+        return out;
     }
 
     /** The issue number of a ledger file name ({@code issue-N.json}), or empty if it is not one. */

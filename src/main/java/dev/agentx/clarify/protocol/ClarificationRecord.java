@@ -85,6 +85,18 @@ public record ClarificationRecord(
         return ClarificationId.parse(id);
     }
 
+    /**
+     * Whether this record keeps {@code agent} from working: it is the target of a question
+     * awaiting its answer, or the blocking requester of one awaiting an answer or escalated.
+     */
+    public boolean holdsOpen(String agent) {
+        boolean requester = from.equals(agent) && blocking;
+        if (!requester && !to.equals(agent)) {
+            return false;
+        }
+        return status.awaitingAnswer() || requester && status == Status.ESCALATED;
+    }
+
     public Optional<ThreadEntry> lastOf(EntryType type) {
         for (int i = thread.size() - 1; i >= 0; i--) {
             if (thread.get(i).type() == type) {

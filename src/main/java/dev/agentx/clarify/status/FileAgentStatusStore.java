@@ -4,7 +4,7 @@ import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.RecycledFile;
 import dev.agentx.clarify.files.RuntimeFolder;
-import dev.agentx.clarify.ledger.ActiveLedgers;
+import dev.agentx.clarify.ledger.OpenRecords;
 import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.lock.LockManager;
@@ -41,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * file in line with the issue's ledger as it is when the write takes the file's lock
  * ({@link StatusRules#reconcile}), reading the ledger under that lock: a write that comes late
  * never puts back a status the ledger has moved past, whichever process writes first (and where
- * a change ends an agent's clarification, it reads the active ledgers for what is still open for
- * the agent on other issues: {@link StatusRules.Elsewhere}). Threads of
+ * a change ends an agent's clarification, it reads the ledgers that hold records open for the
+ * agent, and no other, for what is still open for it on other issues: {@link StatusRules.Elsewhere}). Threads of
  * one process combine: whoever takes the combiner applies every change queued so far in one
  * read-modify-write under the file lock.
  *
@@ -67,7 +67,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     private final RecycledFile writes;
     private final LockManager locks;
     private final LedgerStore ledgers;
-    private final ActiveLedgers active;
+    private final OpenRecords open;
     private final AgentStatusCodec codec = new AgentStatusCodec();
     private final ReentrantLock combiner = new ReentrantLock();
     private final Queue<Change> waiting = new ConcurrentLinkedQueue<>();
@@ -121,15 +121,15 @@ public final class FileAgentStatusStore implements AgentStatusStore {
     }
 
     /**
-     * @param active the active ledgers, read when an agent's clarification on one issue ends, for
-     *               what its other issues still hold open for it ({@link StatusRules.Elsewhere})
+     * @param open the ledgers holding records open for an agent, read when its clarification on one
+     *             issue ends, for what its other issues still hold open for it ({@link StatusRules.Elsewhere})
      */
-    public FileAgentStatusStore(Path stateDir, LockManager locks, LedgerStore ledgers, ActiveLedgers active) {
+    public FileAgentStatusStore(Path stateDir, LockManager locks, LedgerStore ledgers, OpenRecords open) {
         this.file = stateDir.resolve("agent-status.json");
         this.writes = new RecycledFile(file);
         this.locks = locks;
         this.ledgers = ledgers;
-        this.active = active;
+        this.open = open;
         this.handOff = new StatusHandOff(stateDir);
     }
 
@@ -328,7 +328,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
         for (StatusHandOff.Pending p : left) {
             add(mirrors, p.issue(), p.agents());
         }
-        StatusRules.Elsewhere elsewhere = StatusRules.elsewhere(() -> active.scan().active());
+        StatusRules.Elsewhere elsewhere = StatusRules.elsewhere(open::openFor);
         for (Map.Entry<Integer, Set<String>> e : mirrors.entrySet()) {
             int issue = e.getKey();
             try {

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -60,20 +61,33 @@ public final class StatusRules {
                 if (ledgers == null) {
                     ledgers = active.get();
                 }
-                AgentStatus newest = null;
-                for (Ledger l : ledgers) {
-                    if (l.issueNumber() == issue) {
-                        continue;
-                    }
-                    AgentStatus s = fromRecords(l, agent);
-                    if (s != null && s.status() != AgentState.WORKING
-                            && (newest == null || s.lastActivity().isAfter(newest.lastActivity()))) {
-                        newest = s;
-                    }
-                }
-                return newest;
+                return newestOpen(ledgers, agent, issue);
             }
         };
+    }
+
+    /**
+     * {@link Elsewhere} over the ledgers {@code openFor} gives for an agent: at least every ledger
+     * with a record that holds it open ({@link ClarificationRecord#holdsOpen}), so that the look-up
+     * costs what is open for that agent, not every ledger there is.
+     */
+    public static Elsewhere elsewhere(Function<String, ? extends Collection<Ledger>> openFor) {
+        return (agent, issue) -> newestOpen(openFor.apply(agent), agent, issue);
+    }
+
+    private static AgentStatus newestOpen(Collection<Ledger> ledgers, String agent, int issue) {
+        AgentStatus newest = null;
+        for (Ledger l : ledgers) {
+            if (l.issueNumber() == issue) {
+                continue;
+            }
+            AgentStatus s = fromRecords(l, agent);
+            if (s != null && s.status() != AgentState.WORKING
+                    && (newest == null || s.lastActivity().isAfter(newest.lastActivity()))) {
+                newest = s;
+            }
+        }
+        return newest;
     }
 
     /**
@@ -163,7 +177,7 @@ public final class StatusRules {
             if (at == null || t.isAfter(at)) {
                 at = t;
             }
-            boolean waits = r.status().awaitingAnswer() || requester && r.status() == Status.ESCALATED;
+            boolean waits = r.holdsOpen(agent);
             if (waits && (open == null || !t.isBefore(openAt))) { // ledger order breaks ties: the later record
                 open = r;
                 openAt = t;

@@ -116,6 +116,35 @@ class CliShortcutsTest {
     }
 
     @Test
+    void theShowGivesTheSameOutputWithAndWithoutPicocli() {
+        Twin t = new Twin("show");
+        List<List<String>> lines = List.of(
+                List.of("clarify", "show", "CLR-1-001"), List.of("--json", "clarify", "show", "CLR-2-001"),
+                List.of("clarify", "--json", "show", "CLR-3-001"), List.of("clarify", "show", "CLR-9-001"),
+                List.of("clarify", "show", "CLR-1-999"), List.of("clarify", "show", "nonsense"),
+                List.of("clarify", "show", "CLR-1-001", "--json"), List.of("clarify", "show"),
+                List.of("clarify", "show", "-h"), List.of("clarify", "show", "@nofile"),
+                List.of("clarify", "show", "CLR-1-001", "CLR-2-001"), List.of("--json", "--json", "clarify", "show", "CLR-1-001"),
+                List.of("clarify", "show", "--", "CLR-1-001"), List.of("clarify", "show", "ask"));
+        for (List<String> line : lines) {
+            t.same(line.toArray(String[]::new));
+        }
+        t.clock.advance(Duration.ofMinutes(31));
+        Result stale = t.same("clarify", "show", "CLR-1-001");
+        assertTrue(stale.err().contains("monitor: CLR-1-001 stale"), stale.err());
+    }
+
+    @Test
+    void quickShowTakesOnlyPlainShowCommandLines() {
+        assertEquals("CLR-1-001", QuickShow.parse(new String[] {"clarify", "show", "CLR-1-001"}).id());
+        assertTrue(QuickShow.parse(new String[] {"--json", "--root=x", "clarify", "show", "CLR-1-001"}).json());
+        assertNull(QuickShow.parse(new String[] {"clarify", "show", "CLR-1-001", "--json"}));
+        assertNull(QuickShow.parse(new String[] {"clarify", "show", "--database-url", "u", "CLR-1-001"}));
+        assertNull(QuickShow.parse(new String[] {"clarify", "show", "-x"}));
+        assertNull(QuickShow.parse(new String[] {"clarify", "list"}));
+    }
+
+    @Test
     void theRootOptionAnywhereAndItsOddValues() throws Exception {
         Twin t = new Twin("root");
         for (TestRoot r : List.of(t.fast, t.full)) {

@@ -40,8 +40,7 @@ class FileAgentStatusStoreTest {
     private static FileAgentStatusStore store(Path dir) {
         LockManager locks = LockManager.standard(Clock.systemUTC());
         FileLedgerStore ledgers = new FileLedgerStore(dir, locks);
-        return new FileAgentStatusStore(dir, locks, ledgers,
-                new dev.agentx.clarify.ledger.ActiveLedgerIndex(ledgers, dir.resolve("monitor-index.json")));
+        return new FileAgentStatusStore(dir, locks, ledgers, ledgers);
     }
 
     private static Map<String, AgentStatus> with(Map<String, AgentStatus> m, String agent, int issue) {

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * After each test, every {@code .agentx/state/} under the test's {@code @TempDir} folders holds
  * only what docs/protocol.md lists under "State on disk" (its {@code state/} lines, {@code N} for
- * a number), and the runtime folder {@code .runtime/} whose contents it does not look into: what
+ * a number, {@code AGENT} a name without a slash), and the runtime folder {@code .runtime/} whose contents it does not look into: what
  * a user sees with {@code ls -a} is documented. Fails naming each file that is not.
  * {@code @ExtendWith(OnlyDocumentedState.class)} on a test class.
  */
@@ -117,9 +117,10 @@ public final class OnlyDocumentedState implements AfterEachCallback {
             StringBuilder prefix = new StringBuilder();
             for (String part : path.split("(?<=/)")) {
                 prefix.append(part);
-                // N (a word of its own) is a number: issue-N.json
+                // N (a word of its own) is a number: issue-N.json; AGENT a folder's name: open-records/AGENT/N
                 out.add(Pattern.compile(Pattern.quote(prefix.toString()).replaceAll("(?<![A-Za-z])N(?![A-Za-z])",
-                        "\\\\E\\\\d+\\\\Q")));
+                        "\\\\E\\\\d+\\\\Q").replaceAll("(?<![A-Za-z])AGENT(?![A-Za-z])",
+                        "\\\\E[^/]+\\\\Q")));
             }
         }
         assertTrue(out.size() > 3, "docs/protocol.md lists no state/ files: " + out);

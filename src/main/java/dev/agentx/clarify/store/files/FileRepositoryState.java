@@ -25,7 +25,7 @@ public final class FileRepositoryState implements RepositoryState {
         this.state = stateDir;
         this.ledgers = new FileLedgerStore(stateDir, locks);
         this.activeLedgers = new ActiveLedgerIndex(ledgers, stateDir.resolve("monitor-index.json"));
-        this.statuses = new FileAgentStatusStore(stateDir, locks, ledgers, activeLedgers);
+        this.statuses = new FileAgentStatusStore(stateDir, locks, ledgers, ledgers);
         this.events = new JsonlEventLog(stateDir.resolve("events.jsonl"));
     }
 
