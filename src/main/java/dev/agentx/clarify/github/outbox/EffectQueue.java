@@ -131,13 +131,17 @@ final class EffectQueue {
         }
     }
 
-    /** The queue an effect goes into: its issue's. Effects of one queue are sent in the order queued. */
+    /**
+     * The queue an effect goes into: its issue's. Effects of one queue are sent in the order queued.
+     * By the repository's id where known, so an issue's effects stay one queue across a rename, a
+     * transfer or the App installed again.
+     */
     static String issueKey(Effect e) {
         return issueKey(e.installation(), e.repo(), e.issue());
     }
 
     static String issueKey(long installation, RepoRef repo, int issue) {
-        return installation + "/" + repo + "#" + issue;
+        return repo.id() > 0 ? "repository " + repo.id() + "#" + issue : installation + "/" + repo + "#" + issue;
     }
 
     OutboxNotes notes() {

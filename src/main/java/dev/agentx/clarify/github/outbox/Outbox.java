@@ -63,6 +63,8 @@ public final class Outbox {
     private final RateLimitHolds holds;
     private final CommentSender comments;
     private final SendLoop loop;
+    /** Where each effect goes now, and which wait ({@link #follow}). */
+    private volatile Destinations destinations = Destinations.AS_QUEUED;
 
     /** The result of one flush. */
     public record Flush(int done, int failed, int waiting) {
@@ -91,8 +93,19 @@ public final class Outbox {
         this.claims = new ReplicaClaims(replicas, queue, clock);
         this.inUnit = new EffectsInUnit(unit, queue, claims);
         this.holds = new RateLimitHolds(replicas, clock);
-        this.comments = new CommentSender(github);
-        this.loop = new SendLoop(queue, claims, holds, EffectSenders.gitHub(github, comments), metrics, clock);
+        GitHubGateway addressed = Addressed.gateway(github, () -> destinations);
+        this.comments = new CommentSender(addressed);
+        this.loop = new SendLoop(queue, claims, holds, EffectSenders.gitHub(addressed, comments), metrics, clock,
+                () -> destinations);
+    }
+
+    /**
+     * Sends each effect where {@code d} says its repository is now (its current name and
+     * installation), and holds back the effects of repositories that may not be posted to, up to
+     * {@link Destinations#RETENTION}. Without it every effect goes where it was queued.
+     */
+    public void follow(Destinations d) {
+        this.destinations = d;
     }
 
     /** Sets who is told of each comment posted, with its id (the dashboard links to it); never fails a send. */

@@ -30,9 +30,11 @@ final class SendLoop {
     private final EffectSenders senders;
     private final ServerMetrics metrics;
     private final Clock clock;
+    private final java.util.function.Supplier<Destinations> destinations;
 
     SendLoop(EffectQueue queue, ReplicaClaims claims, RateLimitHolds holds, EffectSenders senders,
-             ServerMetrics metrics, Clock clock) {
+             ServerMetrics metrics, Clock clock, java.util.function.Supplier<Destinations> destinations) {
+        this.destinations = destinations;
         this.queue = queue;
         this.claims = claims;
         this.holds = holds;
@@ -76,6 +78,25 @@ final class SendLoop {
             if (holds.holds(e, now) || (entry.notBefore() != null && now.isBefore(entry.notBefore()))) {
                 q.recheck = null; // a retry's or rate limit's wait: the tick takes it up
                 return new Outbox.Flush(ok, bad, q.size());
+            }
+            if (destinations.get().of(e.installation(), e.repo()) instanceof Destinations.Held held) {
+                Instant from = entry.queuedAt() == null || held.since().isAfter(entry.queuedAt()) ? held.since()
+                        : entry.queuedAt();
+                if (!now.isAfter(from.plus(Destinations.RETENTION))) {
+                    q.recheck = null; // its repository may not be posted to: the tick looks again
+                    return new Outbox.Flush(ok, bad, q.size());
+                }
+                putContext(entry);
+                try {
+                    LOG.warn("outbox: dropping {}: {} since {}, and it has waited past GitHub's retention of {} days",
+                            e.key(), held.why(), held.since(), Destinations.RETENTION.toDays());
+                    giveUp(q, slot, entry.retried(entry.attempts(), null, entry.uncertain(), held.why() + " since "
+                            + held.since()), e.getClass().getSimpleName().toLowerCase(Locale.ROOT));
+                } finally {
+                    clearContext();
+                }
+                bad++;
+                continue;
             }
             queue.syncTo(slot.mark()); // never send what a machine crash could make us forget we queued
             if (entry.after() != null) {

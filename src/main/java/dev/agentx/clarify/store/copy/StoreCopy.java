@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import dev.agentx.clarify.store.RepositoryRecords;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -106,7 +107,9 @@ public final class StoreCopy {
                 Side destination = Side.open(to, PostgresDatabase.Schema.MIGRATE, locks, dataDirStates)) {
             List<String> held = source.repositories();
             Acknowledged acknowledged = DeliveryCarry.read(source, from);
-            List<String> repos = chosen(held, from, only, acknowledged);
+            Map<String, RepositoryRecords.Repository> records = new java.util.HashMap<>();
+            source.records().repositories().forEach(r -> records.put(r.stateKey(), r));
+            List<String> repos = chosen(held, records, from, only, acknowledged);
             refuseOccupied(destination, to, repos);
             // every repository read and checked before anything is written
             Map<String, Tally> before = new LinkedHashMap<>();
@@ -126,6 +129,9 @@ public final class StoreCopy {
                     current = repo;
                     written.add(repo, states.get(repo).keySet());
                     RepositoryState dst = destination.repository(repo);
+                    if (records.containsKey(repo)) {
+                        destination.records().put(records.get(repo)); // which repository, under which name
+                    }
                     copy(source.repository(repo), dst);
                     destination.handOver(repo, states.get(repo));
                     Copied c = new Copied(repo, before.get(repo), Tally.of(repo, dst), states.get(repo).size());
@@ -151,24 +157,29 @@ public final class StoreCopy {
     }
 
     /**
-     * The repositories to copy of those the source holds ({@code repos}): all of them, or the one
-     * named {@code only} (in any case, as GitHub names repositories); NOT_FOUND when there is
-     * nothing to copy (a source with no repository but waiting deliveries has those to copy).
+     * The repositories to copy of those the source holds ({@code repos}, their keys): all of
+     * them, or the one named {@code only} now (in any case, as GitHub names repositories; {@code
+     * records} says which name each key was last seen with); NOT_FOUND when there is nothing to
+     * copy (a source with no repository but waiting deliveries has those to copy).
      */
-    private static List<String> chosen(List<String> repos, Location from, Optional<String> only,
-                                       Acknowledged acknowledged) {
+    private static List<String> chosen(List<String> repos, Map<String, RepositoryRecords.Repository> records,
+                                       Location from, Optional<String> only, Acknowledged acknowledged) {
         if (repos.isEmpty() && (only.isPresent() || acknowledged.waiting().isEmpty())) {
             throw new ClarifyException(ErrorCode.NOT_FOUND, from + " holds no repository state" + (from
-                    instanceof Location.Files ? " (a data folder keeps it under repos/OWNER/NAME/.agentx/state/)" : "")
+                    instanceof Location.Files ? " (a data folder keeps it under repos/<id>/.agentx/state/)" : "")
                     + "; nothing to copy.");
         }
         if (only.isEmpty()) {
             return repos;
         }
-        Optional<String> named = repos.stream().filter(r -> r.equalsIgnoreCase(only.get())).findFirst();
+        Optional<String> named = repos.stream().filter(r -> records.containsKey(r)
+                && records.get(r).fullName().equalsIgnoreCase(only.get()))
+                .max(java.util.Comparator.comparing(r -> records.get(r).since()));
         if (named.isEmpty()) {
+            List<String> names = repos.stream().map(r -> records.containsKey(r) ? records.get(r).fullName()
+                    : "id " + r).toList();
             throw new ClarifyException(ErrorCode.NOT_FOUND, from + " holds nothing for " + only.get()
-                    + (repos.isEmpty() ? "" : "; it holds " + String.join(", ", repos)) + ".");
+                    + (names.isEmpty() ? "" : "; it holds " + String.join(", ", names)) + ".");
         }
         return List.of(named.get());
     }
