@@ -259,7 +259,7 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
     void theLedgerIsARowOfTheDatabaseAndNoFile() {
         assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")).status());
         assertEquals(Status.PENDING, rig.ledger(1).clarifications().get(0).status());
-        assertFalse(Files.exists(dir.resolve("data/repos/Codertocat/Hello-World/.agentx/state/clarifications")),
+        assertFalse(Files.exists(dir.resolve("data/repos/186853002/.agentx/state/clarifications")),
                 "no ledger file");
         try (PostgresDatabase direct = PostgresDatabase.open(DatabaseUrl.parse(db.url(), Map.of()), 1)) {
             assertEquals(java.util.List.of("Codertocat/Hello-World"), direct.repositories());

@@ -105,6 +105,6 @@ class RepositoryNameCaseTest {
     void moveAside() throws Exception {
         Path aside = dir.resolve("aside");
         Files.createDirectories(aside);
-        Files.move(rig.data.resolve("repos/Codertocat/Hello-World"), aside.resolve("Hello-World"));
+        Files.move(rig.data.resolve("repos/186853002"), aside.resolve("Hello-World"));
     }
 }

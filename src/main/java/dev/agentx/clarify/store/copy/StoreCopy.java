@@ -41,7 +41,7 @@ import java.util.function.Function;
  */
 public final class StoreCopy {
     /**
-     * One repository copied: the source's tally and the destination's, read back, and how many
+     * One repository copied ({@code repo}: its name as last seen): the source's tally and the destination's, read back, and how many
      * issues' GitHub states (what the server posted on each) were handed over with it.
      */
     public record Copied(String repo, Tally source, Tally destination, int issueStates) {
@@ -126,7 +126,9 @@ public final class StoreCopy {
             String current = null;
             try {
                 for (String repo : repos) {
-                    current = repo;
+                    // shown by the name it was last seen with; its state is kept by GitHub's id of it
+                    String shown = records.containsKey(repo) ? records.get(repo).fullName() : "id " + repo;
+                    current = shown;
                     written.add(repo, states.get(repo).keySet());
                     RepositoryState dst = destination.repository(repo);
                     if (records.containsKey(repo)) {
@@ -134,11 +136,11 @@ public final class StoreCopy {
                     }
                     copy(source.repository(repo), dst);
                     destination.handOver(repo, states.get(repo));
-                    Copied c = new Copied(repo, before.get(repo), Tally.of(repo, dst), states.get(repo).size());
+                    Copied c = new Copied(shown, before.get(repo), Tally.of(repo, dst), states.get(repo).size());
                     out.add(c);
                     progress.accept(c);
                     if (!c.same()) {
-                        differ.add(repo);
+                        differ.add(shown);
                     }
                 }
             } catch (RuntimeException e) {

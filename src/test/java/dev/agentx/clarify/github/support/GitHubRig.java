@@ -53,8 +53,9 @@ public final class GitHubRig implements AutoCloseable {
     public static final String SECRET = "test-secret";
     public static final String OLD_SECRET = "old-secret";
     public static final long APP_ID = 4242;
-    public static final RepoRef REPO = new RepoRef("Codertocat", "Hello-World");
-    public static final String API_REPO = "/repos/Codertocat/Hello-World";
+    /** The repository of the fixtures, with GitHub's id of it as they give it. */
+    public static final RepoRef REPO = new RepoRef("Codertocat", "Hello-World", 186853002);
+    public static final String API_REPO = "/repos/186853002";
     public static final String CONFIG = """
             [roles]
             engineer = ["eng"]
@@ -431,7 +432,7 @@ public final class GitHubRig implements AutoCloseable {
         wiremock.stubFor(get(urlPathEqualTo(apiRepo + "/installation")).willReturn(okJson(
                 "{\"id\":1,\"app_id\":" + APP_ID + ",\"account\":{\"login\":\"Codertocat\"}}")));
         wiremock.stubFor(get(urlPathEqualTo(apiRepo)).willReturn(okJson(
-                "{\"id\":5,\"name\":\"Hello-World\",\"full_name\":\"Codertocat/Hello-World\","
+                "{\"id\":" + REPO.id() + ",\"name\":\"Hello-World\",\"full_name\":\"Codertocat/Hello-World\","
                         + "\"owner\":{\"login\":\"Codertocat\"},\"url\":\"" + wiremock.baseUrl() + apiRepo
                         + "\"}")));
         com.fasterxml.jackson.databind.node.ArrayNode issues = json.createArrayNode();

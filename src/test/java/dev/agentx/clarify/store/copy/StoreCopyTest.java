@@ -13,6 +13,8 @@ import dev.agentx.clarify.support.TestPostgres;
 import dev.agentx.clarify.support.TestRoot;
 import dev.agentx.clarify.support.TestRoot.Run;
 import java.nio.charset.StandardCharsets;
+import dev.agentx.clarify.store.RepositoryRecords;
+import dev.agentx.clarify.store.files.FileRepositoryRecords;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,6 +35,9 @@ class StoreCopyTest {
     Path tmp;
     private final MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
     private Path data;
+    /** GitHub's ids of acme/shop and acme/web: their state is kept under them. */
+    private static final long SHOP = 1001;
+    private static final long WEB = 1002;
     private TestRoot shop;
     private TestRoot web;
     private TestRoot cwd;
@@ -40,8 +45,12 @@ class StoreCopyTest {
     @BeforeEach
     void state() throws Exception {
         data = tmp.resolve("data");
-        shop = new TestRoot(data.resolve("repos/acme/shop"), clock);
-        web = new TestRoot(data.resolve("repos/acme/web"), clock);
+        shop = new TestRoot(data.resolve("repos/" + SHOP), clock);
+        web = new TestRoot(data.resolve("repos/" + WEB), clock);
+        // which repository each id's state is of, as a server records it at the first delivery
+        FileRepositoryRecords records = new FileRepositoryRecords(data);
+        records.put(new RepositoryRecords.Repository(SHOP, "acme", "shop", clock.instant(), 1, null, null));
+        records.put(new RepositoryRecords.Repository(WEB, "acme", "web", clock.instant(), 1, null, null));
         cwd = new TestRoot(Files.createDirectories(tmp.resolve("cwd")), clock);
         ok(shop, "clarify", "ask", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "Auth",
                 "JWT or sessions?");
@@ -92,7 +101,7 @@ class StoreCopyTest {
         Path back = tmp.resolve("back");
         Run restore = ok(cwd, "store", "copy", "--from", db.url(), "--to", "files:" + back);
         assertTrue(restore.out().contains("every count and checksum read back"), restore.out());
-        TestRoot restored = new TestRoot(back.resolve("repos/acme/shop"), clock);
+        TestRoot restored = new TestRoot(back.resolve("repos/" + SHOP), clock);
         assertEquals(ok(shop, "clarify", "--issue", "43").out(), ok(restored, "clarify", "--issue", "43").out());
         assertEquals(ok(shop, "state").out(), ok(restored, "state").out());
         assertEquals(Files.readString(shop.state().resolve("clarifications/issue-42.json")),
@@ -169,7 +178,7 @@ class StoreCopyTest {
      */
     @Test
     void aSourceThatCannotBeReadWholeWritesNothingAndNamesTheRepository() throws Exception {
-        Path events = data.resolve("repos/acme/web/.agentx/state/events.jsonl");
+        Path events = data.resolve("repos/" + WEB + "/.agentx/state/events.jsonl");
         String good = Files.readString(events);
         Files.writeString(events, good + "{\"type\":\"x\"}\n");
         TestPostgres.Database db = TestPostgres.newDatabase();
@@ -216,7 +225,7 @@ class StoreCopyTest {
         assertTrue(again.out().contains("every count and checksum read back"), again.out());
         // and from the database to a folder that fails the same way: the folder is left as it was
         Path folder = tmp.resolve("back");
-        Path webState = Files.createDirectories(folder.resolve("repos/acme/web/.agentx/state"));
+        Path webState = Files.createDirectories(folder.resolve("repos/" + WEB + "/.agentx/state"));
         // an event log that reads as empty and cannot be written: a link into a folder that is not there
         Files.createSymbolicLink(webState.resolve("events.jsonl"), tmp.resolve("gone/events.jsonl"));
         Run back = cwd.cli("store", "copy", "--from", empty.url(), "--to", "files:" + folder);
@@ -355,7 +364,7 @@ class StoreCopyTest {
         assertTrue(into.err().contains("carrying the deliveries to files:" + back + " failed: invalid delivery id "
                 + "'not a file name'") && into.err().contains("removed again"), into.err());
         assertEquals(before, files(back.resolve("inbox")), "the inbox as it was");
-        assertFalse(Files.exists(back.resolve("repos/acme/shop/.agentx/state/clarifications/issue-42.json")));
+        assertFalse(Files.exists(back.resolve("repos/" + SHOP + "/.agentx/state/clarifications/issue-42.json")));
 
         // an inbox whose journal is damaged before its end: nothing is copied
         Path journal = data.resolve("inbox/journal");
