@@ -86,7 +86,7 @@ public final class RepositoryNames implements Destinations {
             return ref;
         }
         Repository now = known;
-        if (!known.fullName().equals(ref.fullName()) && receivedAt.isAfter(known.since())) {
+        if (!known.fullName().equals(ref.fullName()) && !receivedAt.isBefore(known.since())) {
             LOG.info("repository id {} was {} and is now {}: its threads and clarification ids go on under the new "
                     + "name", id, known.fullName(), ref.fullName());
             now = new Repository(id, ref.owner(), ref.name(), receivedAt, now.installation(), now.archived(),

@@ -10,7 +10,7 @@ class ApiRoutesTest {
     void pathsAreNamedByTheirRouteOnGitHubAndOnEnterpriseServer() {
         for (String prefix : new String[] {"", "/api/v3"}) {
             assertEquals("/repos/{owner}/{repo}/issues/{issue_number}/comments",
-                    ApiRoutes.of(prefix, prefix + "/repos/186853002/issues/12/comments"));
+                    ApiRoutes.of(prefix, prefix + "/repos/Codertocat/Hello-World/issues/12/comments"));
             assertEquals("/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
                     ApiRoutes.of(prefix, prefix + "/repos/o/r/issues/comments/5001/reactions"));
             assertEquals("/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}",

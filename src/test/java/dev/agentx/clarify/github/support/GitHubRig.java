@@ -55,7 +55,7 @@ public final class GitHubRig implements AutoCloseable {
     public static final long APP_ID = 4242;
     /** The repository of the fixtures, with GitHub's id of it as they give it. */
     public static final RepoRef REPO = new RepoRef("Codertocat", "Hello-World", 186853002);
-    public static final String API_REPO = "/repos/186853002";
+    public static final String API_REPO = "/repos/Codertocat/Hello-World";
     public static final String CONFIG = """
             [roles]
             engineer = ["eng"]
