@@ -111,8 +111,8 @@ final class SyncCommand implements Callable<Integer> {
         SyncReport report;
         try {
             // the server keeps a repository's state by GitHub's id of it, which GitHub tells
-            RepoRef named = ref;
-            ref = source.repository(named);
+            source.appLogin(); // the App first: a wrong GITHUB_APP_ID or an unreachable API said as such
+            ref = source.repository(ref);
         } catch (GitHubApiException e) {
             String hint = e.status() != 404 ? "" : " Is the app installed on " + ref + ", and GITHUB_APP_ID right?";
             String reach = e.status() > 0 ? "" : " Is GITHUB_API_URL (" + settings.apiUrl() + ") right, and GitHub "
@@ -191,7 +191,7 @@ final class SyncCommand implements Callable<Integer> {
             if (write) {
                 recordRepository(db.records(), ref);
             }
-            return new Opened(MirrorStore.postgres(db, ref.stateKey(), ref.rootIn(settings.dataDir()),
+            return new Opened(MirrorStore.postgres(db, ref, ref.rootIn(settings.dataDir()),
                     labels, ctx.clock), db);
         } catch (RuntimeException e) {
             db.close();

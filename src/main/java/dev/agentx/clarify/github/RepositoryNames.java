@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -101,9 +100,22 @@ public final class RepositoryNames implements Destinations {
         return new RepoRef(now.owner(), now.name(), id);
     }
 
-    /** The repository with the name {@code fullName} now (in any case): the id that took the name last. */
+    /**
+     * The repository with the name {@code fullName} now (in any case): the id that took the name
+     * last. A name not known here is looked up in the store once more (a record written by another
+     * process: {@code agentx sync --write}, a store copy).
+     */
     public Optional<RepoRef> byName(String fullName) {
         fresh();
+        Optional<RepoRef> found = named(fullName);
+        if (found.isEmpty()) {
+            load();
+            found = named(fullName);
+        }
+        return found;
+    }
+
+    private Optional<RepoRef> named(String fullName) {
         return repositories.values().stream().filter(r -> r.fullName().equalsIgnoreCase(fullName))
                 .max(Comparator.comparing(Repository::since))
                 .map(r -> new RepoRef(r.owner(), r.name(), r.id()));
@@ -125,9 +137,9 @@ public final class RepositoryNames implements Destinations {
         return Optional.ofNullable(repositories.get(id));
     }
 
-    /** Every repository recorded, by current name. */
+    /** Every repository recorded, by current name, as the store has them now (read again: pages list them). */
     public List<Repository> all() {
-        fresh();
+        load();
         return repositories.values().stream().sorted(Comparator.comparing(Repository::fullName)).toList();
     }
 
@@ -198,10 +210,5 @@ public final class RepositoryNames implements Destinations {
     private void put(Repository r) {
         records.put(r);
         repositories.put(r.id(), r);
-    }
-
-    /** {@code fullName} in lower case: how names compare. */
-    static String folded(String fullName) {
-        return fullName.toLowerCase(Locale.ROOT);
     }
 }

@@ -262,10 +262,10 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
         assertFalse(Files.exists(dir.resolve("data/repos/186853002/.agentx/state/clarifications")),
                 "no ledger file");
         try (PostgresDatabase direct = PostgresDatabase.open(DatabaseUrl.parse(db.url(), Map.of()), 1)) {
-            assertEquals(java.util.List.of("Codertocat/Hello-World"), direct.repositories());
-            assertEquals(Status.PENDING, direct.repository("Codertocat/Hello-World").ledgers().read(1).orElseThrow()
+            assertEquals(java.util.List.of(GitHubRig.REPO.stateKey()), direct.repositories(), "kept by its id");
+            assertEquals(Status.PENDING, direct.repository(GitHubRig.REPO.stateKey()).ledgers().read(1).orElseThrow()
                     .clarifications().get(0).status());
-            assertTrue(direct.repository("Codertocat/Hello-World").statuses().read().containsKey("engineer"));
+            assertTrue(direct.repository(GitHubRig.REPO.stateKey()).statuses().read().containsKey("engineer"));
         }
     }
 

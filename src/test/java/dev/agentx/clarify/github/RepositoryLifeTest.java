@@ -125,9 +125,11 @@ class RepositoryLifeTest {
         }
     }
 
-    private List<String> stateFolders() throws Exception {
+    /** The keys the store holds repositories' state under: the folders under repos/ (PostgreSQL: the rows' keys). */
+    List<String> stateFolders() throws Exception {
         try (Stream<Path> keys = Files.list(rig.data.resolve("repos"))) {
-            return keys.map(p -> p.getFileName().toString()).sorted().toList();
+            return keys.filter(p -> Files.isDirectory(p.resolve(".agentx/state")))
+                    .map(p -> p.getFileName().toString()).sorted().toList();
         }
     }
 

@@ -30,10 +30,10 @@ class CommentLinksTest {
             links.record("1296269", 1, "comment:CLR-1-001:1", 777);
             links.record("1296269", 1, "comment:CLR-1-001:2", 778);
             links.record("1296269", 2, "comment:CLR-2-001:1", 900);
-            links.record("octo/other", 1, "comment:CLR-1-001:1", 901);
+            links.record("1296270", 1, "comment:CLR-1-001:1", 901);
             assertEquals(Map.of("comment:CLR-1-001:1", 777L, "comment:CLR-1-001:2", 778L), links.of("1296269", 1));
             assertEquals(Map.of("comment:CLR-2-001:1", 900L), links.of("1296269", 2));
-            assertEquals(Map.of("comment:CLR-1-001:1", 901L), open().of("octo/other", 1), "seen by another view");
+            assertEquals(Map.of("comment:CLR-1-001:1", 901L), open().of("1296270", 1), "seen by another view");
         }
 
         @Test

@@ -110,15 +110,20 @@ public final class StoreCopy {
             Map<String, RepositoryRecords.Repository> records = new java.util.HashMap<>();
             source.records().repositories().forEach(r -> records.put(r.stateKey(), r));
             List<String> repos = chosen(held, records, from, only, acknowledged);
-            refuseOccupied(destination, to, repos);
+            // each shown by the name it was last seen with; its state is kept by GitHub's id of it
+            java.util.function.Function<String, String> shown = r -> records.containsKey(r)
+                    ? records.get(r).fullName() : "id " + r;
+            refuseOccupied(destination, to, repos, shown);
             // every repository read and checked before anything is written
             Map<String, Tally> before = new LinkedHashMap<>();
             Map<String, SortedMap<Integer, String>> states = new LinkedHashMap<>();
             for (String repo : repos) {
-                before.put(repo, Tally.of(repo, source.repository(repo)));
+                before.put(repo, Tally.of(shown.apply(repo), source.repository(repo)));
                 states.put(repo, source.issueStates(repo));
             }
-            DeliveryCarry deliveries = DeliveryCarry.choose(acknowledged, destination, to, only, repos);
+            // a delivery's order key names its repository as the delivery did
+            DeliveryCarry deliveries = DeliveryCarry.choose(acknowledged, destination, to, only,
+                    repos.stream().map(shown).toList());
             checked.run();
             List<Copied> out = new ArrayList<>();
             List<String> differ = new ArrayList<>();
@@ -126,23 +131,21 @@ public final class StoreCopy {
             String current = null;
             try {
                 for (String repo : repos) {
-                    // shown by the name it was last seen with; its state is kept by GitHub's id of it
-                    String shown = records.containsKey(repo) ? records.get(repo).fullName() : "id " + repo;
-                    current = shown;
+                    String name = shown.apply(repo);
+                    current = name;
                     written.add(repo, states.get(repo).keySet());
                     RepositoryState dst = destination.repository(repo);
-                    if (records.containsKey(repo)) {
-                        destination.records().put(records.get(repo)); // which repository, under which name
-                    }
                     copy(source.repository(repo), dst);
                     destination.handOver(repo, states.get(repo));
-                    Copied c = new Copied(shown, before.get(repo), Tally.of(repo, dst), states.get(repo).size());
+                    Copied c = new Copied(name, before.get(repo), Tally.of(name, dst), states.get(repo).size());
                     out.add(c);
                     progress.accept(c);
                     if (!c.same()) {
-                        differ.add(shown);
+                        differ.add(name);
                     }
                 }
+                // which repository each key is, under which name: once all of them are there
+                repos.stream().filter(records::containsKey).forEach(r -> destination.records().put(records.get(r)));
             } catch (RuntimeException e) {
                 String undone = written.remove(null);
                 throw new ClarifyException(ErrorCode.INTERNAL, "copying " + current + " to " + to + " failed: "
@@ -187,13 +190,14 @@ public final class StoreCopy {
     }
 
     /** USAGE when the destination holds a ledger, a status or an event of a repository to copy. */
-    private static void refuseOccupied(Side destination, Location to, List<String> repos) {
+    private static void refuseOccupied(Side destination, Location to, List<String> repos,
+                                       java.util.function.Function<String, String> shown) {
         List<String> occupied = new ArrayList<>();
         for (String repo : repos) {
             RepositoryState s = destination.repository(repo);
             if (!s.ledgers().issues().isEmpty() || !s.statuses().read().isEmpty()
                     || !s.events().all().events().isEmpty()) {
-                occupied.add(repo);
+                occupied.add(shown.apply(repo));
             }
         }
         if (!occupied.isEmpty()) {

@@ -89,7 +89,7 @@ class SyncCommandTest {
         rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO + "/installation")).willReturn(okJson(
                 "{\"id\":1,\"app_id\":" + GitHubRig.APP_ID + ",\"account\":{\"login\":\"Codertocat\"}}")));
         rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO)).willReturn(okJson(
-                "{\"id\":5,\"name\":\"Hello-World\",\"full_name\":\"Codertocat/Hello-World\","
+                "{\"id\":" + GitHubRig.REPO.id() + ",\"name\":\"Hello-World\",\"full_name\":\"Codertocat/Hello-World\","
                         + "\"owner\":{\"login\":\"Codertocat\"},\"url\":\"" + rig.wiremock.baseUrl() + GitHubRig.API_REPO
                         + "\"}")));
         rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO + "/issues/1")).willReturn(okJson(

@@ -210,12 +210,12 @@ class StoreCopyTest {
         empty.open(1).close(); // migrated, so the trigger has its table
         sql(empty, "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
                 + "$$ BEGIN RAISE EXCEPTION 'no room for events of %', NEW.repo; END $$");
-        sql(empty, "CREATE TRIGGER refuse BEFORE INSERT ON events FOR EACH ROW WHEN (NEW.repo = 'acme/web') "
+        sql(empty, "CREATE TRIGGER refuse BEFORE INSERT ON events FOR EACH ROW WHEN (NEW.repo = '" + WEB + "') "
                 + "EXECUTE FUNCTION refuse()");
         Run copy = cwd.cli("store", "copy", "--from", "files:" + data, "--to", empty.url());
         assertEquals(1, copy.code(), copy.out() + copy.err());
         assertTrue(copy.err().contains("copying acme/web to ") && copy.err().contains("no room for events of "
-                + "acme/web") && copy.err().contains("removed again, so the copy can be run again"), copy.err());
+                + WEB) && copy.err().contains("removed again, so the copy can be run again"), copy.err());
         assertTrue(copy.out().contains("acme/shop: 2 ledgers"), "acme/shop was copied first: " + copy.out());
         assertEquals(0, rows(empty, "SELECT count(*) FROM ledgers") + rows(empty, "SELECT count(*) FROM "
                 + "agent_statuses") + rows(empty, "SELECT count(*) FROM events") + rows(empty,
