@@ -236,7 +236,7 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
             long commentId = twoAsks.path("comment").path("id").asLong();
             assertEquals(202, rig.deliver("issue_comment", twoAsks, "tx-1").status());
             assertFalse(rig.hasLedger(1), "the failed attempt's clarifications were rolled back");
-            assertFalse(direct.repository("Codertocat/Hello-World").statuses().read().containsKey("engineer"),
+            assertFalse(direct.repository(GitHubRig.REPO.stateKey()).statuses().read().containsKey("engineer"),
                     "and the statuses they changed");
             assertEquals(0, rig.requests("POST", GitHubRig.API_REPO + "/issues/1/comments").size(),
                     "nothing posted for changes that did not commit");

@@ -91,7 +91,7 @@ class AppPermissionsTest {
         assertTrue(manifest.at("/hook_attributes/url").asText().endsWith(GitHubSettings.DEFAULT_PATH));
         List<String> events = new ArrayList<>();
         manifest.get("default_events").forEach(e -> events.add(e.asText()));
-        assertEquals(List.of("issue_comment", "issues"), events, "the events the handlers act on");
+        assertEquals(List.of("issue_comment", "issues", "repository"), events, "the events the handlers act on");
         assertTrue(manifest.get("redirect_url").asText().endsWith("/callback"), "GitHub returns to agentx setup's page");
     }
 }
