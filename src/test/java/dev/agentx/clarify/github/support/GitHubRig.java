@@ -100,8 +100,9 @@ public final class GitHubRig implements AutoCloseable {
     public GitHubRig(Path data, MutableClock clock, boolean requestJournal) {
         this.data = data;
         this.clock = clock;
+        // every request the App makes is kept for the contract check against GitHub's description
         this.wiremock = new WireMockServer(requestJournal
-                ? wireMockConfig().dynamicPort().extensions(new RateLimitHeaders())
+                ? wireMockConfig().dynamicPort().extensions(new RateLimitHeaders(), new RequestJournal())
                 : wireMockConfig().dynamicPort().extensions(new RateLimitHeaders()).disableRequestJournal());
         wiremock.start();
         stubGitHub();
