@@ -14,6 +14,27 @@ class GitHubContractTest {
     void aDocumentedRequestPasses() {
         assertEquals("", contract.check("POST", "/repos/acme/widgets/issues/42/comments", "{\"body\":\"hi\"}"));
         assertEquals("", contract.check("GET", "/app/hook/deliveries?per_page=100", null));
+        assertEquals("", contract.check("GET", "/repos/acme/widgets/contents/.github/agentx.toml", null),
+                "a file's path with its slashes, as GitHub takes it");
+        assertEquals("", contract.check("GET", "/orgs/acme/teams/architects/members?per_page=100&page=2", null));
+    }
+
+    @Test
+    void theOAuthCodeExchangeIsHeldToWhatGitHubDocumentsOfIt() {
+        assertEquals("", contract.check("POST", "/login/oauth/access_token",
+                "client_id=Iv1.abc&client_secret=s&code=c&redirect_uri=http%3A%2F%2Fx%2Fdashboard%2Fcallback"));
+        String missing = contract.check("POST", "/login/oauth/access_token", "client_id=Iv1.abc&code=c");
+        assertTrue(missing.contains("oauth.body.missing: [client_secret]"), missing);
+        String unknown = contract.check("POST", "/login/oauth/access_token",
+                "client_id=Iv1.abc&client_secret=s&code=c&scope=repo");
+        assertTrue(unknown.contains("oauth.body.unknown: [scope]"), unknown);
+        assertTrue(contract.check("GET", "/login/oauth/access_token?code=c", null).startsWith("oauth.method"));
+    }
+
+    @Test
+    void theTeamByItsIdsIsNoPathGitHubDocuments() {
+        String wrong = contract.check("GET", "/organizations/77/team/88/members?role=all", null);
+        assertTrue(wrong.contains("validation.request.path.missing"), wrong);
     }
 
     @Test

@@ -5,7 +5,13 @@ import com.atlassian.oai.validator.model.Request;
 import com.atlassian.oai.validator.model.SimpleRequest;
 import com.atlassian.oai.validator.report.LevelResolver;
 import com.atlassian.oai.validator.report.ValidationReport;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * GitHub's contract as its REST description states it, for the operations and webhooks the App
@@ -24,18 +30,42 @@ public final class GitHubContract {
                     .build())
             .build();
 
+    /**
+     * The App's one request that is no REST API operation: the OAuth web flow's exchange of a code
+     * for a user's token, on github.com (the dashboard's sign-in), which GitHub documents in
+     * "Authorizing OAuth apps" and not in the REST description. Its form's fields are checked
+     * against that page instead: the three it requires, and none it does not name.
+     */
+    static final String OAUTH_TOKEN = "/login/oauth/access_token";
+    private static final Set<String> OAUTH_REQUIRED = Set.of("client_id", "client_secret", "code");
+    private static final Set<String> OAUTH_FIELDS = Set.of("client_id", "client_secret", "code",
+            "redirect_uri", "code_verifier");
+    /**
+     * A file's path in the contents API holds slashes ({@code .github/agentx.toml}), which GitHub takes
+     * as they are, while an OpenAPI path parameter stops at one: checked with them encoded.
+     */
+    private static final Pattern CONTENTS = Pattern.compile(
+            "(/repos/[^/]+/[^/]+/contents/)(.+)");
+
     /** What is wrong with {@code method path} (with its query) carrying {@code body} (JSON, or null); empty when nothing. */
     public String check(String method, String pathAndQuery, String body) {
         int q = pathAndQuery.indexOf('?');
         String path = q < 0 ? pathAndQuery : pathAndQuery.substring(0, q);
+        if (path.equals(OAUTH_TOKEN)) {
+            return oauthToken(method, body);
+        }
+        Matcher contents = CONTENTS.matcher(path);
+        if (contents.matches()) {
+            path = contents.group(1) + contents.group(2).replace("/", "%2F");
+        }
         SimpleRequest.Builder b = new SimpleRequest.Builder(Request.Method.valueOf(method), path);
         if (q >= 0) {
             for (String pair : pathAndQuery.substring(q + 1).split("&")) {
                 int eq = pair.indexOf('=');
-                String name = java.net.URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq),
-                        java.nio.charset.StandardCharsets.UTF_8);
-                String value = eq < 0 ? "" : java.net.URLDecoder.decode(pair.substring(eq + 1),
-                        java.nio.charset.StandardCharsets.UTF_8);
+                String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq),
+                        StandardCharsets.UTF_8);
+                String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1),
+                        StandardCharsets.UTF_8);
                 b.withQueryParam(name, value);
             }
         }
@@ -48,5 +78,23 @@ public final class GitHubContract {
                 .forEach(m -> out.append(out.isEmpty() ? "" : "; ").append(m.getKey()).append(": ")
                         .append(m.getMessage()));
         return out.toString();
+    }
+
+    private static String oauthToken(String method, String form) {
+        if (!method.equals("POST")) {
+            return "oauth.method: GitHub documents POST " + OAUTH_TOKEN + ", not " + method;
+        }
+        Set<String> fields = new TreeSet<>();
+        for (String pair : (form == null ? "" : form).split("&")) {
+            if (!pair.isEmpty()) {
+                fields.add(URLDecoder.decode(pair.split("=", 2)[0], StandardCharsets.UTF_8));
+            }
+        }
+        Set<String> missing = new TreeSet<>(OAUTH_REQUIRED);
+        missing.removeAll(fields);
+        Set<String> unknown = new TreeSet<>(fields);
+        unknown.removeAll(OAUTH_FIELDS);
+        return (missing.isEmpty() ? "" : "oauth.body.missing: " + missing)
+                + (unknown.isEmpty() ? "" : (missing.isEmpty() ? "" : "; ") + "oauth.body.unknown: " + unknown);
     }
 }
