@@ -34,8 +34,6 @@ OPERATIONS = [
     ("delete", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"),
     ("get", "/repos/{owner}/{repo}/collaborators/{username}/permission"),
     ("get", "/repos/{owner}/{repo}/contents/{path}"),
-    ("get", "/orgs/{org}"),
-    ("get", "/orgs/{org}/teams/{team_slug}"),
     ("get", "/orgs/{org}/teams/{team_slug}/members"),
     ("get", "/user"),
     ("get", "/user/installations"),

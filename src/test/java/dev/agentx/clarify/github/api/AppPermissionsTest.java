@@ -45,10 +45,7 @@ class AppPermissionsTest {
             Map.entry("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", "issues:write"),
             Map.entry("GET /repos/{owner}/{repo}/collaborators/{username}/permission", "metadata:read"),
             Map.entry("GET /repos/{owner}/{repo}/contents/{path}", "contents:read"),
-            Map.entry("GET /orgs/{org}", ""),
-            Map.entry("GET /orgs/{org}/teams/{team_slug}", "members:read"),
-            Map.entry("GET /orgs/{org}/teams/{team_slug}/members", "members:read"),
-            Map.entry("GET /organizations/{org_id}/team/{team_id}/members", "members:read"));
+            Map.entry("GET /orgs/{org}/teams/{team_slug}/members", "members:read"));
 
     @TempDir
     Path dir;

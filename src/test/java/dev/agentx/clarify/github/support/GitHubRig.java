@@ -5,7 +5,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.delete;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
-import static com.github.tomakehurst.wiremock.client.WireMock.urlMatching;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
@@ -190,10 +189,7 @@ public final class GitHubRig implements AutoCloseable {
                 .willReturn(okJson("{\"permission\":\"read\",\"user\":{\"login\":\"someone\"}}")));
         permission("boss", "admin");
         permission("writer", "write");
-        wiremock.stubFor(get(urlPathEqualTo("/orgs/acme")).willReturn(okJson("{\"login\":\"acme\",\"id\":77}")));
-        wiremock.stubFor(get(urlPathEqualTo("/orgs/acme/teams/architects")).willReturn(okJson(
-                "{\"id\":88,\"slug\":\"architects\",\"name\":\"Architects\"}")));
-        wiremock.stubFor(get(urlMatching("/organizations/77/team/88/members.*")).willReturn(okJson(
+        wiremock.stubFor(get(urlPathEqualTo("/orgs/acme/teams/architects/members")).willReturn(okJson(
                 "[{\"login\":\"team-arch\",\"id\":9}]")));
     }
 
