@@ -121,9 +121,8 @@ public final class StoreCopy {
                 before.put(repo, Tally.of(shown.apply(repo), source.repository(repo)));
                 states.put(repo, source.issueStates(repo));
             }
-            // a delivery's order key names its repository as the delivery did
-            DeliveryCarry deliveries = DeliveryCarry.choose(acknowledged, destination, to, only,
-                    repos.stream().map(shown).toList());
+            // a delivery's order key names its repository by id, as the state is kept
+            DeliveryCarry deliveries = DeliveryCarry.choose(acknowledged, destination, to, only, repos);
             checked.run();
             List<Copied> out = new ArrayList<>();
             List<String> differ = new ArrayList<>();

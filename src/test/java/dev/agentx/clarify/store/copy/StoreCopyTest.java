@@ -241,18 +241,19 @@ class StoreCopyTest {
     }
 
     /**
-     * The data dir's inbox as a server stopped with deliveries in it leaves it: acme/shop#42's
-     * comment acknowledged and failed once (retried in 10 s), acme/web#7's acknowledged, a ping
+     * The data dir's inbox as a server stopped with deliveries in it leaves it (each delivery's order
+     * key names its repository by id): acme/shop#42's comment acknowledged and failed once
+     * (retried in 10 s), acme/web#7's acknowledged, a ping
      * about no issue acknowledged, and one delivery done with (its id must stay a duplicate).
      */
     private void inboxWithDeliveriesWaiting(Path data) {
         FileDeliveryQueue inbox = new FileDeliveryQueue(data.resolve("inbox"), clock);
-        inbox.accept("done-1", "issue_comment", "{\"n\":1}".getBytes(StandardCharsets.UTF_8), "acme/shop#42");
+        inbox.accept("done-1", "issue_comment", "{\"n\":1}".getBytes(StandardCharsets.UTF_8), SHOP + "#42");
         inbox.done(inbox.queued().get(0));
-        inbox.accept("shop-2", "issue_comment", "{\"n\":2}".getBytes(StandardCharsets.UTF_8), "acme/shop#42");
+        inbox.accept("shop-2", "issue_comment", "{\"n\":2}".getBytes(StandardCharsets.UTF_8), SHOP + "#42");
         inbox.saveProgress(inbox.queued().get(0), new DeliveryQueue.Progress(0, false, 1,
                 clock.instant().plusSeconds(10)));
-        inbox.accept("web-3", "issues", "{\"n\":3}".getBytes(StandardCharsets.UTF_8), "acme/web#7");
+        inbox.accept("web-3", "issues", "{\"n\":3}".getBytes(StandardCharsets.UTF_8), WEB + "#7");
         inbox.accept("ping-4", "ping", "{\"n\":4}".getBytes(StandardCharsets.UTF_8), "");
         inbox.close();
     }
@@ -295,8 +296,8 @@ class StoreCopyTest {
         assertEquals(inboxBefore, files(data.resolve("inbox")), "the source's inbox as it was");
 
         // in the database: queued in their order, held by the data dir's server, as received
-        assertEquals("shop-2 acme/shop#42 1 host-a-1a2b3c {\"n\":2}|ping-4  0 host-a-1a2b3c {\"n\":4}|"
-                + "web-3 acme/web#7 0 host-a-1a2b3c {\"n\":3}", text(db, "SELECT string_agg(h.id || ' ' || d.order_key "
+        assertEquals("shop-2 " + SHOP + "#42 1 host-a-1a2b3c {\"n\":2}|ping-4  0 host-a-1a2b3c {\"n\":4}|"
+                + "web-3 " + WEB + "#7 0 host-a-1a2b3c {\"n\":3}", text(db, "SELECT string_agg(h.id || ' ' || d.order_key "
                 + "|| ' ' || d.attempts || ' ' || d.replica || ' ' || convert_from(d.body, 'UTF8'), '|' ORDER BY d.seq) "
                 + "FROM delivery_queue d JOIN deliveries h ON h.seq = d.seq"));
         assertEquals("processed", text(db, "SELECT state FROM deliveries WHERE id = 'done-1'"));
@@ -320,7 +321,7 @@ class StoreCopyTest {
         assertEquals(List.of("shop-2", "ping-4", "web-3"), inbox.queued().stream().map(DeliveryQueue.Queued::id)
                 .toList());
         DeliveryQueue.Queued first = inbox.queued().get(0);
-        assertEquals("acme/shop#42", first.key());
+        assertEquals(SHOP + "#42", first.key());
         assertEquals("{\"n\":2}", new String(inbox.read(first).body(), StandardCharsets.UTF_8));
         assertEquals(1, inbox.progress(first).attempts());
         assertEquals(clock.instant().plusSeconds(10), inbox.progress(first).notBefore());
