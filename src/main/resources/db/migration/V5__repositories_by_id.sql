@@ -30,3 +30,4 @@ COMMENT ON COLUMN agent_statuses.repo IS 'GitHub''s id of the repository, in dec
 COMMENT ON COLUMN status_changes.repo IS 'GitHub''s id of the repository, in decimal (repositories.id)';
 COMMENT ON COLUMN events.repo IS 'GitHub''s id of the repository, in decimal (repositories.id)';
 COMMENT ON COLUMN comment_links.repo IS 'GitHub''s id of the repository, in decimal (repositories.id)';
+COMMENT ON COLUMN delivery_queue.order_key IS 'GitHub''s id of the repository and the issue number, <id>#<N> (a rename keeps a line), or empty';

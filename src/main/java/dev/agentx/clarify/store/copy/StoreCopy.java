@@ -9,13 +9,13 @@ import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.status.AgentStatus;
 import dev.agentx.clarify.store.Acknowledged;
+import dev.agentx.clarify.store.RepositoryRecords;
 import dev.agentx.clarify.store.RepositoryState;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import dev.agentx.clarify.store.RepositoryRecords;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -143,8 +143,11 @@ public final class StoreCopy {
                         differ.add(name);
                     }
                 }
-                // which repository each key is, under which name: once all of them are there
-                repos.stream().filter(records::containsKey).forEach(r -> destination.records().put(records.get(r)));
+                // which repository each key is, under which name, and the installations not to post
+                // through: once all of them are there
+                if (!carryRecords(source.records(), destination.records(), repos, records, only.isEmpty())) {
+                    differ.add("the repositories' and installations' records");
+                }
             } catch (RuntimeException e) {
                 String undone = written.remove(null);
                 throw new ClarifyException(ErrorCode.INTERNAL, "copying " + current + " to " + to + " failed: "
@@ -158,6 +161,46 @@ public final class StoreCopy {
             Deliveries carried = deliveries.carry(source, destination, to, written);
             return new Result(out, carried, Recovery.handOver(source, destination));
         }
+    }
+
+    /**
+     * Writes the records of the repositories copied ({@code repos}, with {@code records} the
+     * source's) and of the installations recorded deleted or suspended to the destination's
+     * records ({@code repository.json} of each, {@code installations.json}; the tables
+     * {@code repositories} and {@code installations}): every installation on a whole copy, those
+     * the repositories copied were last seen through with {@code --repo}. False when they do not
+     * read back as written.
+     */
+    private static boolean carryRecords(RepositoryRecords from, RepositoryRecords to, List<String> repos,
+                                        Map<String, RepositoryRecords.Repository> records, boolean whole) {
+        List<RepositoryRecords.Repository> repositories = repos.stream().filter(records::containsKey)
+                .map(records::get).toList();
+        java.util.Set<Long> through = new java.util.HashSet<>();
+        repositories.forEach(r -> through.add(r.installation()));
+        List<RepositoryRecords.Installation> installations = from.installations().stream()
+                .filter(i -> whole || through.contains(i.id())).toList();
+        repositories.forEach(to::put);
+        installations.forEach(to::put);
+        // compared to the microsecond, as PostgreSQL keeps times
+        java.util.Set<RepositoryRecords.Repository> reposThere = new java.util.HashSet<>();
+        to.repositories().forEach(r -> reposThere.add(micros(r)));
+        java.util.Set<RepositoryRecords.Installation> installationsThere = new java.util.HashSet<>();
+        to.installations().forEach(i -> installationsThere.add(micros(i)));
+        return repositories.stream().map(StoreCopy::micros).allMatch(reposThere::contains)
+                && installations.stream().map(StoreCopy::micros).allMatch(installationsThere::contains);
+    }
+
+    private static RepositoryRecords.Repository micros(RepositoryRecords.Repository r) {
+        return new RepositoryRecords.Repository(r.id(), r.owner(), r.name(), micros(r.since()), r.installation(),
+                micros(r.archived()), micros(r.removed()));
+    }
+
+    private static RepositoryRecords.Installation micros(RepositoryRecords.Installation i) {
+        return new RepositoryRecords.Installation(i.id(), i.state(), micros(i.since()));
+    }
+
+    private static java.time.Instant micros(java.time.Instant t) {
+        return t == null ? null : t.truncatedTo(java.time.temporal.ChronoUnit.MICROS);
     }
 
     /**

@@ -50,7 +50,11 @@ class StoreCopyTest {
         // which repository each id's state is of, as a server records it at the first delivery
         FileRepositoryRecords records = new FileRepositoryRecords(data);
         records.put(new RepositoryRecords.Repository(SHOP, "acme", "shop", clock.instant(), 1, null, null));
-        records.put(new RepositoryRecords.Repository(WEB, "acme", "web", clock.instant(), 1, null, null));
+        records.put(new RepositoryRecords.Repository(WEB, "acme", "web", clock.instant(), 1,
+                clock.instant().plusMillis(1), null));
+        // an installation recorded as suspended, whose effects wait
+        records.put(new RepositoryRecords.Installation(1, RepositoryRecords.Installation.SUSPENDED,
+                clock.instant().plusMillis(2)));
         cwd = new TestRoot(Files.createDirectories(tmp.resolve("cwd")), clock);
         ok(shop, "clarify", "ask", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "Auth",
                 "JWT or sessions?");
@@ -106,6 +110,15 @@ class StoreCopyTest {
         assertEquals(ok(shop, "state").out(), ok(restored, "state").out());
         assertEquals(Files.readString(shop.state().resolve("clarifications/issue-42.json")),
                 Files.readString(restored.state().resolve("clarifications/issue-42.json")));
+        // the repositories' records (names, installation, archived) and the installations' through the tables
+        FileRepositoryRecords before = new FileRepositoryRecords(data);
+        FileRepositoryRecords after = new FileRepositoryRecords(back);
+        assertEquals(2, after.repositories().size(), after.repositories().toString());
+        assertEquals(new java.util.HashSet<>(before.repositories()), new java.util.HashSet<>(after.repositories()));
+        assertEquals(1, after.installations().size(), after.installations().toString());
+        assertEquals(before.installations(), after.installations());
+        assertTrue(Files.isRegularFile(back.resolve("repos/" + WEB + "/repository.json")));
+        assertTrue(Files.isRegularFile(back.resolve("installations.json")));
 
         // days later: over the database monitor says, in its own output, what the pass over the folder then does
         clock.advance(Duration.ofDays(3));
@@ -287,6 +300,10 @@ class StoreCopyTest {
                 + "with; checksum "), shop.out());
         assertTrue(shop.out().contains(" read back; 1 delivery of other repositories left for their repository's "
                 + "copy\n"), shop.out());
+        assertEquals(SHOP + " acme/shop 1 false|1 suspended", text(db, "SELECT (SELECT string_agg(id || ' ' || owner || '/' "
+                + "|| name || ' ' || installation || ' ' || (archived IS NOT NULL), ',') FROM repositories) || '|' || "
+                + "(SELECT string_agg(id || ' ' || state, ',') FROM installations)"),
+                "the copied repository's record, and that of the installation it was last seen through");
         Run web = ok(cwd, "--json", "store", "copy", "--from", "files:" + data, "--to", db.url(), "--repo", "acme/web");
         JsonNode carried = JsonSupport.mapper().readTree(web.out()).get("deliveries");
         assertEquals(1, carried.get("source").get("waiting").asInt(), carried.toString());
