@@ -93,9 +93,8 @@ public final class Outbox {
         this.claims = new ReplicaClaims(replicas, queue, clock);
         this.inUnit = new EffectsInUnit(unit, queue, claims);
         this.holds = new RateLimitHolds(replicas, clock);
-        GitHubGateway addressed = Addressed.gateway(github, () -> destinations);
-        this.comments = new CommentSender(addressed);
-        this.loop = new SendLoop(queue, claims, holds, EffectSenders.gitHub(addressed, comments), metrics, clock,
+        this.comments = new CommentSender(github);
+        this.loop = new SendLoop(queue, claims, holds, EffectSenders.gitHub(github, comments), metrics, clock,
                 () -> destinations);
     }
 

@@ -145,7 +145,7 @@ final class SendLoop {
                     q.replace(slot.with(entry));
                     return waitForReplica(q, ok, bad);
                 }
-                sender.send(e, new EffectSender.Attempt(entry.queuedAt(), entry.uncertain(),
+                sender.send(addressed(e), new EffectSender.Attempt(entry.queuedAt(), entry.uncertain(),
                         () -> claims.lapsedSince(term)));
                 Instant at = queue.markDone(q, slot);
                 claims.finished(slot.hash());
@@ -185,6 +185,17 @@ final class SendLoop {
                 clearContext();
             }
         }
+    }
+
+    /**
+     * {@code e} as it is sent now: to its repository's current name, as the installation its
+     * repository is now reached through ({@link Destinations}, asked right before the send: a
+     * rename or a new installation since the effect was queued is followed). One held since the
+     * check before this effect is sent as queued; the check holds back the issue's next effect.
+     */
+    private Effect addressed(Effect e) {
+        return destinations.get().of(e.installation(), e.repo()) instanceof Destinations.To to
+                ? e.addressedTo(to.installation(), to.repo()) : e;
     }
 
     /** Moves the effect to {@code failed/}; its claim is done too: another replica's copy would fail as well. */
