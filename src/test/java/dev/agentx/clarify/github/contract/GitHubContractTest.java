@@ -29,6 +29,10 @@ class GitHubContractTest {
                 "client_id=Iv1.abc&client_secret=s&code=c&scope=repo");
         assertTrue(unknown.contains("oauth.body.unknown: [scope]"), unknown);
         assertTrue(contract.check("GET", "/login/oauth/access_token?code=c", null).startsWith("oauth.method"));
+        assertEquals("", contract.check("GET", "/login/oauth/authorize?client_id=Iv1.abc&redirect_uri=http%3A%2F%2Fx"
+                + "&state=s&allow_signup=false", null));
+        String noClient = contract.check("GET", "/login/oauth/authorize?state=s&colour=red", null);
+        assertTrue(noClient.contains("oauth.body.missing: [client_id]") && noClient.contains("[colour]"), noClient);
     }
 
     @Test

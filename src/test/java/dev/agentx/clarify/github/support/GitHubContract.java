@@ -31,11 +31,15 @@ public final class GitHubContract {
             .build();
 
     /**
-     * The App's one request that is no REST API operation: the OAuth web flow's exchange of a code
-     * for a user's token, on github.com (the dashboard's sign-in), which GitHub documents in
-     * "Authorizing OAuth apps" and not in the REST description. Its form's fields are checked
-     * against that page instead: the three it requires, and none it does not name.
+     * The App's requests that are no REST API operation: the OAuth web flow of the dashboard's
+     * sign-in on github.com (the page a user's browser is sent to, and the exchange of its code for
+     * the user's token), which GitHub documents in "Authorizing OAuth apps" and not in the REST
+     * description. Their fields are checked against that page instead: those it requires, and none
+     * it does not name.
      */
+    static final String OAUTH_AUTHORIZE = "/login/oauth/authorize";
+    private static final Set<String> AUTHORIZE_FIELDS = Set.of("client_id", "redirect_uri", "login", "scope",
+            "state", "allow_signup", "prompt", "code_challenge", "code_challenge_method");
     static final String OAUTH_TOKEN = "/login/oauth/access_token";
     private static final Set<String> OAUTH_REQUIRED = Set.of("client_id", "client_secret", "code");
     private static final Set<String> OAUTH_FIELDS = Set.of("client_id", "client_secret", "code",
@@ -52,7 +56,11 @@ public final class GitHubContract {
         int q = pathAndQuery.indexOf('?');
         String path = q < 0 ? pathAndQuery : pathAndQuery.substring(0, q);
         if (path.equals(OAUTH_TOKEN)) {
-            return oauthToken(method, body);
+            return oauth("POST", method, body, OAUTH_REQUIRED, OAUTH_FIELDS);
+        }
+        if (path.equals(OAUTH_AUTHORIZE)) {
+            return oauth("GET", method, q < 0 ? "" : pathAndQuery.substring(q + 1), Set.of("client_id"),
+                    AUTHORIZE_FIELDS);
         }
         Matcher contents = CONTENTS.matcher(path);
         if (contents.matches()) {
@@ -80,9 +88,10 @@ public final class GitHubContract {
         return out.toString();
     }
 
-    private static String oauthToken(String method, String form) {
-        if (!method.equals("POST")) {
-            return "oauth.method: GitHub documents POST " + OAUTH_TOKEN + ", not " + method;
+    private static String oauth(String documented, String method, String form, Set<String> required,
+                                Set<String> named) {
+        if (!method.equals(documented)) {
+            return "oauth.method: GitHub documents " + documented + " for it, not " + method;
         }
         Set<String> fields = new TreeSet<>();
         for (String pair : (form == null ? "" : form).split("&")) {
@@ -90,10 +99,10 @@ public final class GitHubContract {
                 fields.add(URLDecoder.decode(pair.split("=", 2)[0], StandardCharsets.UTF_8));
             }
         }
-        Set<String> missing = new TreeSet<>(OAUTH_REQUIRED);
+        Set<String> missing = new TreeSet<>(required);
         missing.removeAll(fields);
         Set<String> unknown = new TreeSet<>(fields);
-        unknown.removeAll(OAUTH_FIELDS);
+        unknown.removeAll(named);
         return (missing.isEmpty() ? "" : "oauth.body.missing: " + missing)
                 + (unknown.isEmpty() ? "" : (missing.isEmpty() ? "" : "; ") + "oauth.body.unknown: " + unknown);
     }
