@@ -64,29 +64,33 @@ public final class ServerStore {
     }
 
     /**
-     * The repository to read: {@code repo} as the database spells it (GitHub's names are not case
-     * sensitive), or with no {@code repo} the only one it holds. A name it holds nothing of is a
-     * USAGE error listing what it holds, never an empty answer that reads as "nothing open".
+     * The key of the repository to read: the one named {@code repo} now (in any case, as GitHub's
+     * names are; the database keeps each repository's state by GitHub's id and records the name
+     * it was last seen with), or with no {@code repo} the only one it holds. A name it holds
+     * nothing of is a USAGE error listing what it holds, never an empty answer that reads as
+     * "nothing open".
      */
     private static String chosen(PostgresDatabase db, String repo) {
-        List<String> repos = db.repositories();
+        java.util.Set<String> keys = new java.util.HashSet<>(db.repositories());
+        List<dev.agentx.clarify.store.RepositoryRecords.Repository> held = db.records().repositories().stream()
+                .filter(r -> keys.contains(r.stateKey()))
+                .sorted(java.util.Comparator.comparing(dev.agentx.clarify.store.RepositoryRecords.Repository::fullName))
+                .toList();
+        List<String> names = held.stream().map(dev.agentx.clarify.store.RepositoryRecords.Repository::fullName)
+                .toList();
         if (repo != null) {
-            if (repos.contains(repo)) {
-                return repo;
-            }
-            List<String> alike = repos.stream().filter(r -> r.equalsIgnoreCase(repo)).toList();
-            if (alike.size() == 1) {
-                return alike.get(0);
-            }
-            throw new ClarifyException(ErrorCode.USAGE, "--repo " + repo + ": " + db.describe() + " holds nothing of "
-                    + "that repository" + (repos.isEmpty() ? " (it holds no repository yet)." : "; it holds "
-                    + String.join(", ", repos) + "."));
+            return held.stream().filter(r -> r.fullName().equalsIgnoreCase(repo))
+                    .max(java.util.Comparator.comparing(dev.agentx.clarify.store.RepositoryRecords.Repository::since))
+                    .map(dev.agentx.clarify.store.RepositoryRecords.Repository::stateKey)
+                    .orElseThrow(() -> new ClarifyException(ErrorCode.USAGE, "--repo " + repo + ": " + db.describe()
+                            + " holds nothing of that repository" + (names.isEmpty() ? " (it holds no repository yet)."
+                            : "; it holds " + String.join(", ", names) + ".")));
         }
-        if (repos.size() != 1) {
-            throw new ClarifyException(ErrorCode.USAGE, repos.isEmpty() ? db.describe() + " holds no "
+        if (held.size() != 1) {
+            throw new ClarifyException(ErrorCode.USAGE, held.isEmpty() ? db.describe() + " holds no "
                     + "repository yet." : "--repo OWNER/NAME is needed: " + db.describe() + " holds "
-                    + String.join(", ", repos) + ".");
+                    + String.join(", ", names) + ".");
         }
-        return repos.get(0);
+        return held.get(0).stateKey();
     }
 }

@@ -105,9 +105,21 @@ final class SyncCommand implements Callable<Integer> {
         // the status label names as the server's agentx.toml gives them (a repository's own
         // [labels] is not read here: the server replaces any other names at its next event)
         Labels labels = ConfigLoader.load(settings.dataDir().resolve("agentx.toml")).labels();
-        MirrorSync sync = new MirrorSync(new Hub4jCommentSource(settings.apiUrl(),
-                new AppJwt(settings.appId(), settings.privateKey(), ctx.clock)));
+        Hub4jCommentSource source = new Hub4jCommentSource(settings.apiUrl(),
+                new AppJwt(settings.appId(), settings.privateKey(), ctx.clock));
+        MirrorSync sync = new MirrorSync(source);
         SyncReport report;
+        try {
+            // the server keeps a repository's state by GitHub's id of it, which GitHub tells
+            source.appLogin(); // the App first: a wrong GITHUB_APP_ID or an unreachable API said as such
+            ref = source.repository(ref);
+        } catch (GitHubApiException e) {
+            String hint = e.status() != 404 ? "" : " Is the app installed on " + ref + ", and GITHUB_APP_ID right?";
+            String reach = e.status() > 0 ? "" : " Is GITHUB_API_URL (" + settings.apiUrl() + ") right, and GitHub "
+                    + "reachable from here?";
+            return ctx.error(e.retryable() ? ErrorCode.UNAVAILABLE : ErrorCode.INTERNAL, e.getMessage() + "." + hint
+                    + reach);
+        }
         try (Opened store = open(settings, ref, labels)) {
             // the outbox is the data dir's on either store; what it still holds, GitHub does not show yet
             Map<Integer, Integer> unsent = MirrorSync.unsentByIssue(
@@ -151,6 +163,9 @@ final class SyncCommand implements Callable<Integer> {
     private Opened open(GitHubSettings settings, RepoRef ref, Labels labels) {
         if (settings.database() == null) {
             AutoCloseable held = write ? DataDirectory.lockForSync(settings.dataDir()) : () -> { };
+            if (write) {
+                recordRepository(new DataDirectory(settings.dataDir(), null).records(), ref);
+            }
             return new Opened(MirrorStore.files(settings.dataDir(), ref, LockManager.standard(ctx.clock), labels),
                     held);
         }
@@ -173,7 +188,10 @@ final class SyncCommand implements Callable<Integer> {
                             + PgDeliveryQueue.GONE_AFTER.toSeconds() + " s).");
                 }
             }
-            return new Opened(MirrorStore.postgres(db, stored(db.repositories(), ref), ref.rootIn(settings.dataDir()),
+            if (write) {
+                recordRepository(db.records(), ref);
+            }
+            return new Opened(MirrorStore.postgres(db, ref, ref.rootIn(settings.dataDir()),
                     labels, ctx.clock), db);
         } catch (RuntimeException e) {
             db.close();
@@ -182,16 +200,14 @@ final class SyncCommand implements Callable<Integer> {
     }
 
     /**
-     * {@code ref} as the database names the repository (GitHub's names are not case sensitive, and
-     * the server keys its rows by the name the webhooks give), or as given when it holds nothing of it.
+     * Records which repository the state of {@code ref}'s id is, under its name as GitHub gives it,
+     * unless the store knows that id already: a server started on what sync rebuilt then serves it.
      */
-    private static String stored(List<String> repositories, RepoRef ref) {
-        String given = ref.fullName();
-        if (repositories.contains(given)) {
-            return given;
+    private void recordRepository(dev.agentx.clarify.store.RepositoryRecords records, RepoRef ref) {
+        if (records.repositories().stream().noneMatch(r -> r.id() == ref.id())) {
+            records.put(new dev.agentx.clarify.store.RepositoryRecords.Repository(ref.id(), ref.owner(), ref.name(),
+                    ctx.clock.instant(), 0, null, null));
         }
-        List<String> alike = repositories.stream().filter(r -> r.equalsIgnoreCase(given)).toList();
-        return alike.size() == 1 ? alike.get(0) : given;
     }
 
     private ObjectNode json(SyncReport report) {

@@ -65,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * The composition root of GitHub Mode ({@code agentx serve}): the webhook server, the
  * management server ({@code /metrics}, {@code /readyz}, {@code /healthz} on a port of its own), the durable
  * inbox and outbox under {@code $AGENTX_DATA_DIR}, the worker, and one Local Mode composition per
- * repository under {@code $AGENTX_DATA_DIR/repos/<owner>/<repo>/} sharing the server's config
+ * repository under {@code $AGENTX_DATA_DIR/repos/<id>/} (GitHub's id of it) sharing the server's config
  * ({@code $AGENTX_DATA_DIR/agentx.toml}), lock manager and clock. Each repository's ledgers,
  * statuses and events live in files there, or with {@code AGENTX_DATABASE_URL} in PostgreSQL.
  */
@@ -103,7 +103,10 @@ public final class GitHubMode implements AutoCloseable {
     private final AnswerChannel channel;
     /** What the answer channels get of the server's environment: all but the App's secrets. */
     private final Map<String, String> agentEnvironment;
-    private final Map<RepoRef, LocalMode> repositories = new ConcurrentHashMap<>();
+    /** Each repository's composition, by GitHub's id of it: a rename keeps it, a reused name gets another. */
+    private final Map<Long, LocalMode> repositories = new ConcurrentHashMap<>();
+    /** The repositories by id: the name each was last seen with, and where the server may post. */
+    private final RepositoryNames names;
     private final RepoConfigs repoConfigs;
     private final DeliveryQueue inbox;
     private final Outbox outbox;
@@ -170,6 +173,10 @@ public final class GitHubMode implements AutoCloseable {
         this.inbox = database == null ? new FileDeliveryQueue(data.resolve("inbox"), clock)
                 : database.deliveries(replica, clock);
         this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics, replicas, unit);
+        // each effect goes to its repository's current name and installation, or waits while it may not be posted
+        this.names = new RepositoryNames(database == null ? files.records() : database.records(), clock,
+                database != null);
+        outbox.follow(names);
         Actors actors = new Actors(config, github, clock);
         this.repoConfigs = new RepoConfigs(config,
                 ref -> new WorkflowCatalog(ref.rootIn(data).resolve(".agentx").resolve("workflows")), github, clock,
@@ -204,7 +211,7 @@ public final class GitHubMode implements AutoCloseable {
                     (delay, pass) -> pacedPasses.schedule(pass, delay.toMillis(), TimeUnit.MILLISECONDS));
         }
         this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs,
-                new RepositoryNames(data, shared, this::servedRepositories), this::repository, actors,
+                names, this::repository, actors,
                 mirror, outbox, timed, pacing, metrics, unit);
         this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics, replicas, unit);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
@@ -213,12 +220,13 @@ public final class GitHubMode implements AutoCloseable {
             // on PostgreSQL every replica's dashboard links the comments any replica posted
             CommentLinks links = database == null ? new FileCommentLinks(files) : database.commentLinks();
             this.dashboard = new ServerDashboard(settings.apiUrl(), settings.clientId(), settings.clientSecret(), clock,
-                    this::servedRepositories, repo -> stateOf(repo).changeSignature(), ref -> {
+                    this::servedNames, name -> stateOf(names.current(RepoRef.parse(name)).stateKey())
+                    .changeSignature(), ref -> {
                         LocalMode repo = repository(ref);
                         return Dashboard.of(ref.fullName(), clock, repo.ledgers(), repo.activeLedgers(),
                                 repo.statuses(), repo.eventLog(), repo::upstreamOrder);
                     }, links, database == null ? DashboardSessions.inMemory() : database.dashboardSessions());
-            outbox.onCommentPosted((c, id) -> links.record(c.repo().fullName(), c.issue(), c.key(), id));
+            outbox.onCommentPosted((c, id) -> links.record(c.repo().stateKey(), c.issue(), c.key(), id));
             dashboard.refuseWhile(() -> databaseProblem);
             server.withRoutes(dashboard::routes);
         } else {
@@ -288,11 +296,17 @@ public final class GitHubMode implements AutoCloseable {
      * that config changes.
      */
     public LocalMode repository(RepoRef ref) {
-        AgentxConfig wanted = repoConfigs.current(ref);
+        RepoRef repo = names.current(ref); // a name alone: the repository that has it now
+        AgentxConfig wanted = repoConfigs.current(repo);
         // channel null: each role's channel from agentx.toml [agents.<role>], as in Local Mode
-        return repositories.compute(ref, (r, known) -> known != null && known.config() == wanted ? known
-                : new LocalMode(r.rootIn(settings.dataDir()), clock, locks, stateOf(r.fullName()), channel, wanted,
-                agentEnvironment));
+        return repositories.compute(Long.parseLong(repo.stateKey()), (id, known) -> known != null
+                && known.config() == wanted ? known : new LocalMode(repo.rootIn(settings.dataDir()), clock, locks,
+                stateOf(repo.stateKey()), channel, wanted, agentEnvironment));
+    }
+
+    /** The repositories served, by id: the name each was last seen with, and where the server may post. */
+    public RepositoryNames names() {
+        return names;
     }
 
     /** Where a repository's ledgers, statuses and events live: its rows in PostgreSQL, or its state folder. */
@@ -300,9 +314,16 @@ public final class GitHubMode implements AutoCloseable {
         return database != null ? database.repository(repo) : files.repository(repo);
     }
 
-    /** {@code owner/name} of every repository with state, sorted. */
+    /** The keys (GitHub's ids) of every repository with state. */
     private java.util.List<String> servedRepositories() {
         return database != null ? database.repositories() : files.repositories();
+    }
+
+    /** Every repository with state, by the name each was last seen with, sorted by it. */
+    private java.util.List<RepoRef> servedNames() {
+        java.util.Set<String> keys = new java.util.HashSet<>(servedRepositories());
+        return names.all().stream().filter(r -> keys.contains(r.stateKey()))
+                .map(r -> new RepoRef(r.owner(), r.name(), r.id())).toList();
     }
 
     /** A scheduler of one daemon thread named {@code name}, at {@code priority}. */
@@ -369,14 +390,13 @@ public final class GitHubMode implements AutoCloseable {
         }
     }
 
-    private void catchUp(String fullName) {
-        RepoRef ref;
-        try {
-            ref = RepoRef.parse(fullName);
-        } catch (IllegalArgumentException e) {
-            LOG.warn("skipping {} under repos/: {}", fullName, e.getMessage());
+    private void catchUp(String key) {
+        Optional<dev.agentx.clarify.store.RepositoryRecords.Repository> known = names.record(Long.parseLong(key));
+        if (known.isEmpty()) {
+            LOG.warn("skipping the state of repository id {}: no record says which repository it is", key);
             return;
         }
+        RepoRef ref = new RepoRef(known.get().owner(), known.get().name(), known.get().id());
         LocalMode repo = repository(ref);
         for (int issue : repo.ledgers().issues()) {
             Optional<Long> installation = mirror.installationOf(repo, ref, issue);

@@ -42,26 +42,25 @@ public final class Payloads {
 
     /**
      * What orders deliveries: those with the same key are processed one after another in the order
-     * received; others may run side by side. The repository and issue the payload is about, or ""
-     * for one about no issue (ping, installation).
+     * received; others may run side by side. The repository (by GitHub's id of it, which a rename
+     * or a transfer keeps) and the issue the payload is about, as {@code <id>#<number>}, or "" for
+     * one about no issue (ping, installation) or about no repository with an id.
      */
     public static String orderKey(JsonNode payload) {
-        return orderKey(payload.path("repository").path("full_name"), issueNumber(payload));
+        return orderKey(payload.path("repository").path("id"), issueNumber(payload));
     }
 
-    private static String orderKey(JsonNode fullName, int issue) {
-        // in lower case: one repository whatever case a payload spells it in (GitHub's names are the same in any case)
-        String repo = fullName.asText("").toLowerCase(java.util.Locale.ROOT);
-        return repo.isEmpty() || issue <= 0 ? "" : repo + "#" + issue;
+    private static String orderKey(JsonNode repositoryId, int issue) {
+        long repo = id(repositoryId);
+        return repo == 0 || issue <= 0 ? "" : repo + "#" + issue;
     }
 
     /**
-     * What the acknowledgement reads of a payload: its {@code action}, {@code
-     * repository.full_name}, {@code issue.number} and {@code installation} (null when absent),
-     * each as the payload's tree would give it (a missing one as a missing node, a name given
-     * twice as its last).
+     * What the acknowledgement reads of a payload: its {@code action}, {@code repository.id},
+     * {@code issue.number} and {@code installation} (null when absent), each as the payload's tree
+     * would give it (a missing one as a missing node, a name given twice as its last).
      */
-    public record Head(JsonNode action, JsonNode fullName, JsonNode issueNumber, JsonNode installation) {
+    public record Head(JsonNode action, JsonNode repositoryId, JsonNode issueNumber, JsonNode installation) {
         /** As {@link Payloads#issueNumber}. */
         public int issue() {
             return number(issueNumber);
@@ -69,7 +68,7 @@ public final class Payloads {
 
         /** As {@link Payloads#orderKey}. */
         public String orderKey() {
-            return Payloads.orderKey(fullName, issue());
+            return Payloads.orderKey(repositoryId, issue());
         }
     }
 
@@ -91,7 +90,7 @@ public final class Payloads {
                 return null;
             }
             JsonNode action = MissingNode.getInstance();
-            JsonNode fullName = MissingNode.getInstance();
+            JsonNode repositoryId = MissingNode.getInstance();
             JsonNode number = MissingNode.getInstance();
             JsonNode installation = null;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -100,13 +99,13 @@ public final class Payloads {
                 switch (name) {
                     case "action" -> action = JSON.readTree(p);
                     case "installation" -> installation = JSON.readTree(p);
-                    case "repository" -> fullName = member(p, "full_name");
+                    case "repository" -> repositoryId = member(p, "id");
                     case "issue" -> number = member(p, "number");
                     default -> p.skipChildren();
                 }
             }
             trailing(p);
-            return new Head(action, fullName, number, installation);
+            return new Head(action, repositoryId, number, installation);
         }
     }
 

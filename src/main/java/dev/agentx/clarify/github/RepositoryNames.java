@@ -1,130 +1,214 @@
 package dev.agentx.clarify.github;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.agentx.clarify.files.AtomicFiles;
-import dev.agentx.clarify.files.JsonSupport;
-import dev.agentx.clarify.store.Notes;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
+import dev.agentx.clarify.github.outbox.Destinations;
+import dev.agentx.clarify.store.RepositoryRecords;
+import dev.agentx.clarify.store.RepositoryRecords.Installation;
+import dev.agentx.clarify.store.RepositoryRecords.Repository;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The repository a delivery names, as the server keeps its state: by name. Two things about a
- * name are GitHub's and not the payload's spelling. Owner and repository names are the same in
- * any case ({@link #known}): a repository renamed to another case arrives so spelt, and without
- * this its state would start again under a second folder or key, with clarification ids issued
- * a second time. And a name can pass to another repository (the first deleted or renamed, a new
- * one created under its name), whose deliveries must not act on, or show, the first one's
- * threads ({@link #conflict}): the repository's id, which never changes, is recorded with the
- * first delivery that names it (on files {@code .agentx/state/github/repository.json} under the
- * repository's root, on PostgreSQL the shared note {@code repository/<owner>/<name>}), and a
- * delivery whose repository has another id is refused until the old state is moved aside
- * (docs/operations.md).
+ * The repositories the server serves, by GitHub's id, which a rename or a transfer does not
+ * change: their state is kept by id ({@link RepoRef#stateKey}), and this says which name each id
+ * was last seen with and whether the server may post there. A delivery names its repository by id
+ * and name ({@link #seen}): a name newer than the one recorded (the delivery was received after
+ * the record's) is the repository's name from then on, whether a {@code repository.renamed} or
+ * {@code transferred} event brought it or any other delivery; a new id under a name another id
+ * had is a repository of its own, with state of its own. Names are looked up in any case ({@link
+ * #byName}: the id that took the name last). The outbox asks where an effect goes now ({@link
+ * #of}): the current name and installation of its repository, or that it waits (an installation
+ * deleted or suspended, a repository archived or taken out of its installation).
+ *
+ * <p>The records live in the store ({@link RepositoryRecords}); this keeps them in memory, and on
+ * a store shared by replicas reads them again when they are older than {@link #REFRESH}, so
+ * another replica's change is followed within that time (a delivery's own id and name always are).
  */
-public final class RepositoryNames {
-    private static final ObjectMapper JSON = JsonSupport.mapper();
-    private final Path dataDir;
-    private final Notes notes;
-    private final Supplier<List<String>> served;
-    /** Repositories by their names in lower case, as the server keeps them. */
-    private final Map<String, RepoRef> spelt = new ConcurrentHashMap<>();
-    /** Names whose recorded id was read or written by this process. */
-    private final Map<String, Long> seen = new ConcurrentHashMap<>();
+public final class RepositoryNames implements Destinations {
+    private static final Logger LOG = LoggerFactory.getLogger(RepositoryNames.class);
+    /** How old the records kept in memory may get on a store that replicas share. */
+    public static final Duration REFRESH = Duration.ofSeconds(10);
+    private final RepositoryRecords records;
+    private final Clock clock;
+    private final boolean shared;
+    private final Map<Long, Repository> repositories = new ConcurrentHashMap<>();
+    private final Map<Long, Installation> installations = new ConcurrentHashMap<>();
+    private volatile Instant loaded;
 
-    /**
-     * {@code notes}: the shared notes on PostgreSQL, or null for the file store under {@code
-     * dataDir}; {@code served}: {@code owner/name} of every repository the store holds state of.
-     */
-    public RepositoryNames(Path dataDir, Notes notes, Supplier<List<String>> served) {
-        this.dataDir = dataDir;
-        this.notes = notes;
-        this.served = served;
+    /** {@code shared}: other replicas change the records too (PostgreSQL). */
+    public RepositoryNames(RepositoryRecords records, Clock clock, boolean shared) {
+        this.records = records;
+        this.clock = clock;
+        this.shared = shared;
+        load();
+    }
+
+    private synchronized void load() {
+        Map<Long, Repository> r = new java.util.HashMap<>();
+        records.repositories().forEach(x -> r.put(x.id(), x));
+        Map<Long, Installation> i = new java.util.HashMap<>();
+        records.installations().forEach(x -> i.put(x.id(), x));
+        repositories.keySet().retainAll(r.keySet());
+        repositories.putAll(r);
+        installations.keySet().retainAll(i.keySet());
+        installations.putAll(i);
+        loaded = clock.instant();
+    }
+
+    private void fresh() {
+        if (shared && clock.instant().isAfter(loaded.plus(REFRESH))) {
+            load();
+        }
     }
 
     /**
-     * {@code ref} spelt as the store already keeps it; a name the store holds nothing of yet is
-     * kept as first seen. The store is listed once per name and process.
+     * The repository a delivery received at {@code receivedAt} names, {@code ref} with its id, as
+     * installation {@code installation} (0: none given): recorded when new; its name recorded when
+     * newer than the one recorded (logged as a rename or transfer), its installation when another.
      */
-    public RepoRef known(RepoRef ref) {
-        return spelt.computeIfAbsent(ref.fullName().toLowerCase(Locale.ROOT), k -> served.get().stream()
-                .filter(name -> name.equalsIgnoreCase(ref.fullName())).findFirst()
-                .map(RepoRef::parse).orElse(ref));
-    }
-
-    /**
-     * Why a delivery about {@code ref} with GitHub's repository id {@code id} must not be acted on,
-     * or empty: the id recorded for the name is another. An id of 0 (a payload without one) is not
-     * checked. The first id seen for a name is recorded.
-     */
-    public Optional<String> conflict(RepoRef ref, long id) {
+    public synchronized RepoRef seen(RepoRef ref, long installation, Instant receivedAt) {
+        long id = ref.id();
         if (id <= 0) {
-            return Optional.empty();
+            throw new IllegalArgumentException("repository " + ref + " has no GitHub id");
         }
-        String name = ref.fullName();
-        long known = seen.computeIfAbsent(name, k -> {
-            OptionalLong recorded = read(ref);
-            if (recorded.isPresent()) {
-                return recorded.getAsLong();
-            }
-            write(ref, id);
-            return id;
-        });
-        if (known == id) {
-            return Optional.empty();
+        Repository known = repositories.get(id);
+        if (known == null) {
+            put(new Repository(id, ref.owner(), ref.name(), receivedAt, installation, null, null));
+            LOG.info("repository {} (id {}): first seen; its state is kept under its id", ref, id);
+            return ref;
         }
-        return Optional.of("repository " + name + " is now another GitHub repository (id " + id + "); the state kept "
-                + "under its name is of repository id " + known + ", deleted or renamed since. Its deliveries are not "
-                + "acted on, so that its threads are not shown to the new one: move the old state aside and restart "
-                + "the server (docs/operations.md, \"A repository name used again\")");
+        Repository now = known;
+        if (!known.fullName().equals(ref.fullName()) && !receivedAt.isBefore(known.since())) {
+            LOG.info("repository id {} was {} and is now {}: its threads and clarification ids go on under the new "
+                    + "name", id, known.fullName(), ref.fullName());
+            now = new Repository(id, ref.owner(), ref.name(), receivedAt, now.installation(), now.archived(),
+                    now.removed());
+        }
+        if (installation > 0 && installation != now.installation() && !deleted(installation)) {
+            now = new Repository(id, now.owner(), now.name(), now.since(), installation, now.archived(), now.removed());
+        }
+        if (now != known) {
+            put(now);
+        }
+        return new RepoRef(now.owner(), now.name(), id);
     }
 
-    private OptionalLong read(RepoRef ref) {
-        if (notes != null) {
-            return notes.get(noteName(ref), JsonNode.class).map(n -> n.path("id").asLong(0)).filter(v -> v > 0)
-                    .map(OptionalLong::of).orElse(OptionalLong.empty());
+    /**
+     * The repository with the name {@code fullName} now (in any case): the id that took the name
+     * last. A name not known here is looked up in the store once more (a record written by another
+     * process: {@code agentx sync --write}, a store copy).
+     */
+    public Optional<RepoRef> byName(String fullName) {
+        fresh();
+        Optional<RepoRef> found = named(fullName);
+        if (found.isEmpty()) {
+            load();
+            found = named(fullName);
         }
-        try {
-            long v = JSON.readTree(Files.readAllBytes(fileOf(ref))).path("id").asLong(0);
-            return v > 0 ? OptionalLong.of(v) : OptionalLong.empty();
-        } catch (NoSuchFileException e) {
-            return OptionalLong.empty();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + fileOf(ref), e);
-        }
+        return found;
     }
 
-    private void write(RepoRef ref, long id) {
-        if (notes != null) {
-            notes.put(noteName(ref), Map.of("id", id));
-            return;
-        }
-        Path file = fileOf(ref);
-        try {
-            Files.createDirectories(file.getParent());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + file.getParent(), e);
-        }
-        AtomicFiles.write(file, ("{\"id\":" + id + "}\n").getBytes(StandardCharsets.UTF_8));
+    private Optional<RepoRef> named(String fullName) {
+        return repositories.values().stream().filter(r -> r.fullName().equalsIgnoreCase(fullName))
+                .max(Comparator.comparing(Repository::since))
+                .map(r -> new RepoRef(r.owner(), r.name(), r.id()));
     }
 
-    /** The note of {@code ref}'s id on PostgreSQL. */
-    static String noteName(RepoRef ref) {
-        return "repository/" + ref.fullName();
+    /** {@code ref} by its current name when its id is recorded, else as given. */
+    public RepoRef current(RepoRef ref) {
+        if (ref.id() <= 0) {
+            return byName(ref.fullName()).orElse(ref);
+        }
+        fresh();
+        Repository r = repositories.get(ref.id());
+        return r == null ? ref : new RepoRef(r.owner(), r.name(), r.id());
     }
 
-    /** The file of {@code ref}'s id on the file store. */
-    Path fileOf(RepoRef ref) {
-        return ref.rootIn(dataDir).resolve(".agentx/state/github/repository.json");
+    /** The record of the repository with id {@code id}. */
+    public Optional<Repository> record(long id) {
+        fresh();
+        return Optional.ofNullable(repositories.get(id));
+    }
+
+    /** Every repository recorded, by current name, as the store has them now (read again: pages list them). */
+    public List<Repository> all() {
+        load();
+        return repositories.values().stream().sorted(Comparator.comparing(Repository::fullName)).toList();
+    }
+
+    @Override
+    public Destination of(long installation, RepoRef repo) {
+        if (repo.id() <= 0) {
+            return new To(installation, repo);
+        }
+        fresh();
+        Repository r = repositories.get(repo.id());
+        if (r == null) {
+            return new To(installation, repo);
+        }
+        long through = r.installation() > 0 ? r.installation() : installation;
+        Installation gone = installations.get(through);
+        if (gone != null) {
+            return new Held("installation " + through + " is " + gone.state(), gone.since());
+        }
+        if (r.archived() != null) {
+            return new Held("repository " + r.fullName() + " is archived", r.archived());
+        }
+        if (r.removed() != null) {
+            return new Held("repository " + r.fullName() + " was taken out of installation " + through, r.removed());
+        }
+        return new To(through, new RepoRef(r.owner(), r.name(), r.id()));
+    }
+
+    /** Whether {@code repo} may be posted to now (logged by the caller when not). */
+    public boolean posting(RepoRef repo) {
+        return of(0, repo) instanceof To;
+    }
+
+    /** Repository {@code ref} was archived ({@code archived} true) or unarchived at {@code at}. */
+    public synchronized void archived(RepoRef ref, long installation, boolean archived, Instant at) {
+        Repository r = repositories.get(seen(ref, installation, at).id());
+        put(new Repository(r.id(), r.owner(), r.name(), r.since(), r.installation(), archived ? at : null,
+                r.removed()));
+    }
+
+    /**
+     * Repository {@code ref} was taken out of installation {@code installation} ({@code removed}
+     * true) or added to it, at {@code at}.
+     */
+    public synchronized void removed(RepoRef ref, long installation, boolean removed, Instant at) {
+        Repository r = repositories.get(seen(ref, removed ? 0 : installation, at).id());
+        put(new Repository(r.id(), r.owner(), r.name(), r.since(), removed ? r.installation() : installation,
+                r.archived(), removed ? at : null));
+    }
+
+    /** Installation {@code id} was deleted or suspended ({@link Installation#DELETED}, {@link Installation#SUSPENDED}) at {@code at}. */
+    public synchronized void installationGone(long id, String state, Instant at) {
+        Installation i = new Installation(id, state, at);
+        records.put(i);
+        installations.put(id, i);
+    }
+
+    /** Installation {@code id} may be posted through again (unsuspended, or created). */
+    public synchronized void installationBack(long id) {
+        records.forgetInstallation(id);
+        installations.remove(id);
+    }
+
+    private boolean deleted(long installation) {
+        Installation i = installations.get(installation);
+        return i != null && Installation.DELETED.equals(i.state());
+    }
+
+    private void put(Repository r) {
+        records.put(r);
+        repositories.put(r.id(), r);
     }
 }

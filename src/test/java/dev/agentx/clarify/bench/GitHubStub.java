@@ -61,11 +61,7 @@ final class GitHubStub implements AutoCloseable {
                 answer(ctx, 200, "{\"permission\":\"" + permission + "\",\"user\":{\"login\":\""
                         + ("boss".equals(login) || "writer".equals(login) ? login : "someone") + "\"}}");
             });
-            cfg.routes.addHttpHandler(HandlerType.GET, "/orgs/acme", ctx -> answer(ctx, 200,
-                    "{\"login\":\"acme\",\"id\":77}"));
-            cfg.routes.addHttpHandler(HandlerType.GET, "/orgs/acme/teams/architects", ctx -> answer(ctx, 200,
-                    "{\"id\":88,\"slug\":\"architects\",\"name\":\"Architects\"}"));
-            cfg.routes.addHttpHandler(HandlerType.GET, "/organizations/77/team/88/members", ctx -> answer(ctx, 200,
+            cfg.routes.addHttpHandler(HandlerType.GET, "/orgs/acme/teams/architects/members", ctx -> answer(ctx, 200,
                     "[{\"login\":\"team-arch\",\"id\":9}]"));
             // the repository has no .github/agentx.toml: GitHub's 404 for a missing file
             cfg.routes.addHttpHandler(HandlerType.GET, repo + "/contents/.github/agentx.toml",

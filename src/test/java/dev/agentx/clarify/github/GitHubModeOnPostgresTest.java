@@ -236,7 +236,7 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
             long commentId = twoAsks.path("comment").path("id").asLong();
             assertEquals(202, rig.deliver("issue_comment", twoAsks, "tx-1").status());
             assertFalse(rig.hasLedger(1), "the failed attempt's clarifications were rolled back");
-            assertFalse(direct.repository("Codertocat/Hello-World").statuses().read().containsKey("engineer"),
+            assertFalse(direct.repository(GitHubRig.REPO.stateKey()).statuses().read().containsKey("engineer"),
                     "and the statuses they changed");
             assertEquals(0, rig.requests("POST", GitHubRig.API_REPO + "/issues/1/comments").size(),
                     "nothing posted for changes that did not commit");
@@ -259,13 +259,13 @@ class GitHubModeOnPostgresTest extends GitHubModeTest {
     void theLedgerIsARowOfTheDatabaseAndNoFile() {
         assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")).status());
         assertEquals(Status.PENDING, rig.ledger(1).clarifications().get(0).status());
-        assertFalse(Files.exists(dir.resolve("data/repos/Codertocat/Hello-World/.agentx/state/clarifications")),
+        assertFalse(Files.exists(dir.resolve("data/repos/186853002/.agentx/state/clarifications")),
                 "no ledger file");
         try (PostgresDatabase direct = PostgresDatabase.open(DatabaseUrl.parse(db.url(), Map.of()), 1)) {
-            assertEquals(java.util.List.of("Codertocat/Hello-World"), direct.repositories());
-            assertEquals(Status.PENDING, direct.repository("Codertocat/Hello-World").ledgers().read(1).orElseThrow()
+            assertEquals(java.util.List.of(GitHubRig.REPO.stateKey()), direct.repositories(), "kept by its id");
+            assertEquals(Status.PENDING, direct.repository(GitHubRig.REPO.stateKey()).ledgers().read(1).orElseThrow()
                     .clarifications().get(0).status());
-            assertTrue(direct.repository("Codertocat/Hello-World").statuses().read().containsKey("engineer"));
+            assertTrue(direct.repository(GitHubRig.REPO.stateKey()).statuses().read().containsKey("engineer"));
         }
     }
 

@@ -277,7 +277,7 @@ class GitHubResilienceTest {
         });
         rig.start();
         rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Q?"));
-        assertEquals(List.of(rig.data.resolve("repos/Codertocat/Hello-World")), roots);
+        assertEquals(List.of(rig.data.resolve("repos/186853002")), roots);
         assertEquals(1, rig.comments(1).size());
 
         clock.advance(Duration.ofMinutes(31));

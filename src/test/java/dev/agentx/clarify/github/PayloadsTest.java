@@ -66,16 +66,18 @@ class PayloadsTest {
     void oddShapesReadAsTheTreeReadsThem() throws Exception {
         String[] bodies = {
             "{}",
-            "{\"issue\":{\"number\":7},\"repository\":{\"full_name\":\"o/r\"},\"action\":\"created\"}",
+            "{\"issue\":{\"number\":7},\"repository\":{\"id\":1296269,\"full_name\":\"o/r\"},\"action\":\"created\"}",
             // a name given twice counts as its last, also when the last lacks what the first had
-            "{\"issue\":{\"number\":7},\"issue\":{\"title\":\"x\"},\"repository\":{\"full_name\":\"o/r\"}}",
-            "{\"issue\":{\"number\":7,\"number\":8},\"repository\":{\"full_name\":\"a/b\",\"full_name\":\"o/r\"}}",
+            "{\"issue\":{\"number\":7},\"issue\":{\"title\":\"x\"},\"repository\":{\"id\":1296269}}",
+            "{\"issue\":{\"number\":7,\"number\":8},\"repository\":{\"id\":1,\"id\":1296269}}",
             "{\"action\":\"a\",\"action\":\"b\",\"installation\":{\"id\":1},\"installation\":{\"id\":2}}",
             // wrong types: read as the tree gives them, checked by the caller
             "{\"issue\":7,\"repository\":\"o/r\",\"action\":5,\"installation\":\"seven\"}",
-            "{\"issue\":{\"number\":\"7\"},\"repository\":{\"full_name\":42}}",
-            "{\"issue\":{\"number\":null},\"repository\":{\"full_name\":null},\"action\":null,\"installation\":null}",
-            "{\"issue\":{\"number\":4294967303},\"repository\":{\"full_name\":\"o/r\"}}",
+            "{\"issue\":{\"number\":\"7\"},\"repository\":{\"id\":\"42\"}}",
+            "{\"issue\":{\"number\":7},\"repository\":{\"id\":-42}}",
+            "{\"issue\":{\"number\":7},\"repository\":{\"id\":18446744073709551658}}",
+            "{\"issue\":{\"number\":null},\"repository\":{\"id\":null},\"action\":null,\"installation\":null}",
+            "{\"issue\":{\"number\":4294967303},\"repository\":{\"id\":1296269}}",
             "{\"issue\":{\"number\":7.5}}",
             "{\"issue\":{\"number\":-7}}",
             "{\"issue\":[{\"number\":7}],\"repository\":[]}",
@@ -88,6 +90,25 @@ class PayloadsTest {
         Payloads.Head head = Payloads.head(bodies[2].getBytes(StandardCharsets.UTF_8));
         assertEquals(0, head.issue(), "the last issue has no number");
         assertEquals("", head.orderKey());
+        // the repository by its id, whatever name the payload gives it: a rename keeps the line
+        assertEquals("1296269#7", Payloads.head(bodies[1].getBytes(StandardCharsets.UTF_8)).orderKey());
+        assertEquals("1296269#8", Payloads.head(bodies[3].getBytes(StandardCharsets.UTF_8)).orderKey());
+        assertEquals("", Payloads.head(bodies[7].getBytes(StandardCharsets.UTF_8)).orderKey(), "a negative id");
+    }
+
+    /** GitHub's comment before and after its repository is renamed and transferred: one line, by the repository's id. */
+    @Test
+    void aRenamedRepositorysDeliveriesStayInOneLine() throws Exception {
+        byte[] before = Files.readAllBytes(FIXTURES.resolve("github-webhooks/issue_comment.created.payload.json"));
+        com.fasterxml.jackson.databind.node.ObjectNode after = (com.fasterxml.jackson.databind.node.ObjectNode)
+                TREE.readTree(before);
+        ((com.fasterxml.jackson.databind.node.ObjectNode) after.get("repository")).put("name", "Renamed")
+                .put("full_name", "Elsewhere/Renamed");
+        String key = Payloads.head(before).orderKey();
+        assertEquals(TREE.readTree(before).at("/repository/id").asLong() + "#"
+                + TREE.readTree(before).at("/issue/number").asInt(), key);
+        assertEquals(key, Payloads.head(TREE.writeValueAsBytes(after)).orderKey());
+        assertEquals(key, Payloads.orderKey(after));
     }
 
     @Test
@@ -139,6 +160,7 @@ class PayloadsTest {
         assertEquals(tree.path("action").asText(""), head.action().asText(""), text);
         assertEquals(Payloads.issueNumber(tree), head.issue(), text);
         assertEquals(tree.path("issue").path("number"), head.issueNumber(), text);
+        assertEquals(tree.path("repository").path("id"), head.repositoryId(), text);
         assertEquals(Payloads.orderKey(tree), head.orderKey(), text);
         assertEquals(tree.get("installation"), head.installation(), text);
         return head;

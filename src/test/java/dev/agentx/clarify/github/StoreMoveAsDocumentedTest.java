@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("postgres")
 class StoreMoveAsDocumentedTest {
-    static final String STATE = "repos/Codertocat/Hello-World/.agentx/state";
+    static final String STATE = "repos/186853002/.agentx/state";
 
     @TempDir
     Path dir;

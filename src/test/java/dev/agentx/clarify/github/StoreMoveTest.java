@@ -176,7 +176,7 @@ class StoreMoveTest {
         assertTrue(copy.out().contains("deliveries: 1 acknowledged and not done with, 1 id of deliveries done with"),
                 copy.out());
         // as docs/storage.md says: the state folders and the inbox go into the data dir
-        Path state = Path.of("repos/Codertocat/Hello-World/.agentx/state");
+        Path state = Path.of("repos/186853002/.agentx/state");
         java.nio.file.Files.createDirectories(data.resolve(state).getParent());
         java.nio.file.Files.move(back.resolve(state), data.resolve(state));
         java.nio.file.Files.move(back.resolve("inbox"), data.resolve("inbox"));
@@ -217,7 +217,7 @@ class StoreMoveTest {
                 Location.parse(db.url(), Map.of()), Location.parse("files:" + back, Map.of()),
                 Optional.empty(), c -> { }).repositories();
         assertEquals(1, copied.get(0).issueStates(), copied.toString());
-        Path state = Path.of("repos/Codertocat/Hello-World/.agentx/state");
+        Path state = Path.of("repos/186853002/.agentx/state");
         java.nio.file.Files.createDirectories(data.resolve(state).getParent());
         java.nio.file.Files.move(back.resolve(state), data.resolve(state));
 

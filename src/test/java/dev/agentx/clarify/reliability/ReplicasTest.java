@@ -358,7 +358,7 @@ class ReplicasTest {
                                                              String logs) {
         try (PostgresDatabase db = PostgresDatabase.open(DatabaseUrl.parse(url, Map.of()), 1)) {
             for (int issue = 1; issue <= issues; issue++) {
-                Ledger ledger = db.repository(GitHubRig.REPO.fullName()).ledgers().read(issue).orElseThrow(
+                Ledger ledger = db.repository(GitHubRig.REPO.stateKey()).ledgers().read(issue).orElseThrow(
                         () -> new AssertionError("no ledger"));
                 assertEquals(1, ledger.clarifications().size(), "one clarification on #" + ledger.issueNumber());
                 assertEquals(answered ? 2 : 1, ledger.clarifications().get(0).thread().size(),

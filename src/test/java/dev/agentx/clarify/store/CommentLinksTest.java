@@ -26,22 +26,22 @@ class CommentLinksTest {
         @Test
         void recordsEachCommentOfAnIssueByItsEffectKey() {
             CommentLinks links = open();
-            assertEquals(Map.of(), links.of("octo/repo", 1));
-            links.record("octo/repo", 1, "comment:CLR-1-001:1", 777);
-            links.record("octo/repo", 1, "comment:CLR-1-001:2", 778);
-            links.record("octo/repo", 2, "comment:CLR-2-001:1", 900);
-            links.record("octo/other", 1, "comment:CLR-1-001:1", 901);
-            assertEquals(Map.of("comment:CLR-1-001:1", 777L, "comment:CLR-1-001:2", 778L), links.of("octo/repo", 1));
-            assertEquals(Map.of("comment:CLR-2-001:1", 900L), links.of("octo/repo", 2));
-            assertEquals(Map.of("comment:CLR-1-001:1", 901L), open().of("octo/other", 1), "seen by another view");
+            assertEquals(Map.of(), links.of("1296269", 1));
+            links.record("1296269", 1, "comment:CLR-1-001:1", 777);
+            links.record("1296269", 1, "comment:CLR-1-001:2", 778);
+            links.record("1296269", 2, "comment:CLR-2-001:1", 900);
+            links.record("1296270", 1, "comment:CLR-1-001:1", 901);
+            assertEquals(Map.of("comment:CLR-1-001:1", 777L, "comment:CLR-1-001:2", 778L), links.of("1296269", 1));
+            assertEquals(Map.of("comment:CLR-2-001:1", 900L), links.of("1296269", 2));
+            assertEquals(Map.of("comment:CLR-1-001:1", 901L), open().of("1296270", 1), "seen by another view");
         }
 
         @Test
         void aCommentPostedAgainTakesItsNewId() {
             CommentLinks links = open();
-            links.record("octo/repo", 3, "k", 1);
-            open().record("octo/repo", 3, "k", 2);
-            assertEquals(Map.of("k", 2L), links.of("octo/repo", 3));
+            links.record("1296269", 3, "k", 1);
+            open().record("1296269", 3, "k", 2);
+            assertEquals(Map.of("k", 2L), links.of("1296269", 3));
         }
     }
 
@@ -57,8 +57,8 @@ class CommentLinksTest {
 
         @Test
         void keepsThemBesideTheRepositorysState() {
-            open().record("octo/repo", 4, "k", 5);
-            assertEquals(true, Files.isRegularFile(data.resolve("repos/octo/repo/.agentx/state/github/comments/"
+            open().record("1296269", 4, "k", 5);
+            assertEquals(true, Files.isRegularFile(data.resolve("repos/1296269/.agentx/state/github/comments/"
                     + "issue-4.json")));
         }
     }

@@ -32,10 +32,7 @@ final class ApiRoutes {
         route(repo + "/issues/\\d+/labels/.+", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}");
         route(repo + "/collaborators/" + SEGMENT + "/permission", "/repos/{owner}/{repo}/collaborators/{username}/permission");
         route(repo + "/contents(/.*)?", "/repos/{owner}/{repo}/contents/{path}");
-        route("/orgs/" + SEGMENT, "/orgs/{org}");
-        route("/orgs/" + SEGMENT + "/teams/" + SEGMENT, "/orgs/{org}/teams/{team_slug}");
         route("/orgs/" + SEGMENT + "/teams/" + SEGMENT + "/members", "/orgs/{org}/teams/{team_slug}/members");
-        route("/organizations/\\d+/team/\\d+/members", "/organizations/{org_id}/team/{team_id}/members");
     }
 
     private static void route(String regex, String template) {

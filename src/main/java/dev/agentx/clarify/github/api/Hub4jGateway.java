@@ -29,7 +29,6 @@ import org.kohsuke.github.GHEventPayload;
 import org.kohsuke.github.GHIOException;
 import org.kohsuke.github.GHException;
 import org.kohsuke.github.GHIssueComment;
-import org.kohsuke.github.GHUser;
 import org.kohsuke.github.GitHub;
 import org.kohsuke.github.GitHubAbuseLimitHandler;
 import org.kohsuke.github.GitHubBuilder;
@@ -511,14 +510,30 @@ public final class Hub4jGateway implements GitHubGateway {
         }
     }
 
+    /**
+     * The team's members, at {@code GET /orgs/{org}/teams/{team_slug}/members}, a hundred a page. The
+     * pages are asked for by number on that path: the {@code next} link GitHub answers with names
+     * the team by ids on a path its REST description leaves out; it only says whether there is one.
+     */
     @Override
     public Set<String> teamMembers(long installation, String org, String slug) {
-        return call(installation, "members of team @" + org + "/" + slug, () -> {
+        String what = "members of team @" + org + "/" + slug;
+        return call(installation, what, () -> {
             Set<String> out = new HashSet<>();
-            for (GHUser u : client(installation).getOrganization(org).getTeamBySlug(slug).listMembers()) {
-                out.add(u.getLogin().toLowerCase(Locale.ROOT));
+            for (int page = 1; ; page++) {
+                ApiHttp.Answer r = exchange(what, "GET", "/orgs/" + segment(org) + "/teams/" + segment(slug)
+                        + "/members?per_page=100&page=" + page, "token " + token(installation), null, installation);
+                JsonNode members = json.readTree(r.body());
+                if (!members.isArray()) {
+                    throw new GitHubApiException(what + ": GitHub's answer is no list: " + brief(text(r)), r.status(),
+                            null, false, null);
+                }
+                members.forEach(u -> out.add(u.path("login").asText().toLowerCase(Locale.ROOT)));
+                String link = r.header("Link");
+                if (members.isEmpty() || link == null || !link.contains("rel=\"next\"")) {
+                    return out;
+                }
             }
-            return out;
         });
     }
 }

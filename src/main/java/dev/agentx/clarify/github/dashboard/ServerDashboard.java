@@ -49,7 +49,7 @@ public final class ServerDashboard implements AutoCloseable {
     private final GitHubUsers users;
     private final SignedCookies cookies;
     private final Clock clock;
-    private final Supplier<List<String>> served;
+    private final Supplier<List<RepoRef>> served;
     private final Function<String, String> signature;
     private final Function<RepoRef, Supplier<Dashboard.Snapshot>> snapshots;
     private final DashboardPages pages = new DashboardPages();
@@ -62,14 +62,14 @@ public final class ServerDashboard implements AutoCloseable {
     private final ScheduledExecutorService poller;
 
     /**
-     * @param served    {@code owner/name} of the repositories the server serves
+     * @param served    the repositories the server serves, by their current names and ids
      * @param signature a value of a repository's state that changes whenever its ledgers or statuses do
      * @param snapshots a repository's snapshot, computed per request
      * @param links     the ids of the comments the App posted, for linking each thread entry to its comment
      * @param sessions  the signed-in users (shared by replicas on PostgreSQL)
      */
     public ServerDashboard(String apiUrl, String clientId, String clientSecret, Clock clock,
-                           Supplier<List<String>> served, Function<String, String> signature,
+                           Supplier<List<RepoRef>> served, Function<String, String> signature,
                            Function<RepoRef, Supplier<Dashboard.Snapshot>> snapshots, CommentLinks links,
                            DashboardSessions sessions) {
         this.links = links;
@@ -147,7 +147,8 @@ public final class ServerDashboard implements AutoCloseable {
             signIn(ctx, "/dashboard");
             return;
         }
-        List<String> visible = served.get().stream().filter(session.get().repositories()::contains).toList();
+        List<String> visible = served.get().stream().map(RepoRef::fullName)
+                .filter(session.get().repositories()::contains).sorted().toList();
         pages.html(ctx, "dashboard/index.jte", new Index(session.get().login(), visible));
     }
 
@@ -243,8 +244,8 @@ public final class ServerDashboard implements AutoCloseable {
         Map<Integer, Map<String, Long>> comments = new java.util.HashMap<>();
         Dashboard.Snapshot s = snapshots.apply(r).get().onGitHub("/dashboard/" + r.fullName(),
                 users.webUrl() + "/" + r.fullName() + "/issues/", (issue, record, index) -> comments
-                        .computeIfAbsent(issue, n -> links.of(r.fullName(), n)).get(r.fullName() + "#" + issue + "/" + record + "/"
-                                + index));
+                        .computeIfAbsent(issue, n -> links.of(r.stateKey(), n)).get(r.stateKey() + "#" + issue + "/"
+                                + record + "/" + index));
         render.accept(s, ctx);
     }
 
@@ -263,11 +264,13 @@ public final class ServerDashboard implements AutoCloseable {
             return Optional.empty();
         }
         // owner and repository names are GitHub's in any case: the served one's is the one shown
-        Optional<String> name = served.get().stream().filter(n -> n.equalsIgnoreCase(ref.fullName())).findFirst();
-        if (name.isEmpty() || session.get().repositories().stream().noneMatch(n -> n.equalsIgnoreCase(name.get()))) {
+        Optional<RepoRef> known = served.get().stream().filter(n -> n.fullName().equalsIgnoreCase(ref.fullName()))
+                .findFirst();
+        if (known.isEmpty() || session.get().repositories().stream()
+                .noneMatch(n -> n.equalsIgnoreCase(known.get().fullName()))) {
             return Optional.empty();
         }
-        return Optional.of(RepoRef.parse(name.get()));
+        return known;
     }
 
     private Optional<Session> session(Context ctx) {

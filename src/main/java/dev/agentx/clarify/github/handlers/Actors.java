@@ -110,7 +110,7 @@ public final class Actors {
     }
 
     private String permission(long installation, RepoRef repo, String login) {
-        String key = installation + ":" + repo + ":" + login.toLowerCase(Locale.ROOT);
+        String key = installation + ":" + repo.id() + ":" + repo + ":" + login.toLowerCase(Locale.ROOT);
         Instant now = clock.instant();
         Cached<String> c = permissions.get(key);
         if (c == null || !now.isBefore(c.until())) {

@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * Processes one delivery from the inbox: {@code issue_comment} created (commands), {@code issues}
  * opened (commands in the body), labeled (the {@code clarify:<role>} trigger, or the prefix the
  * repository's {@code [labels]} names), closed (abandon the issue's active clarifications),
- * {@code ping} and {@code installation} (logged); everything else is acknowledged and ignored.
+ * {@code ping} (logged); {@code repository}, {@code installation} and {@code
+ * installation_repositories}: a repository's life ({@link RepositoryEvents}); everything else is
+ * acknowledged and ignored.
  *
  * <p>Top to bottom: {@link #prepare} parses the delivery and looks up what needs the network;
  * the changes it returns carry out the commands, bring the issue in step with its ledger and
@@ -61,8 +63,9 @@ public final class DeliveryHandler implements DeliveryProcessor {
     public static final int MAX_COMMANDS = 20;
 
     private final long appId;
-    /** A payload's repository as the server keeps it, and whether it is the one the state is of. */
+    /** The repositories by GitHub's id: the name each was last seen with, where the server may post. */
     private final RepositoryNames names;
+    private final RepositoryEvents life;
     private final RepoConfigs repoConfigs;
     private final Function<RepoRef, LocalMode> repos;
     private final Actors actors;
@@ -81,6 +84,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
                            IssueMirror mirror, Outbox outbox, RepositoryMonitor monitor, MonitorPacing pacing,
                            ServerMetrics metrics, UnitOfWork unit) {
         this.names = names;
+        this.life = new RepositoryEvents(names);
         this.pacing = pacing;
         this.unit = unit;
         this.metrics = metrics;
@@ -117,10 +121,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
         switch (d.event()) {
             case "ping" -> LOG.info("ping from hook {} of app {}: {}", p.path("hook_id").asText("?"),
                     p.path("hook").path("app_id").asText("?"), p.path("zen").asText(""));
-            case "installation", "installation_repositories" -> LOG.info("{} {}: installation {} on {} ({} repositories)",
-                    d.event(), action, p.path("installation").path("id").asText("?"),
-                    p.path("installation").path("account").path("login").asText("?"),
-                    p.path("repositories").size() + p.path("repositories_added").size());
+            case "repository", "installation", "installation_repositories" -> life.record(d, p, action);
             case "issue_comment", "issues" -> {
                 return onIssueEvent(d, p, action);
             }
@@ -137,13 +138,19 @@ public final class DeliveryHandler implements DeliveryProcessor {
                     d.id(), d.event(), action);
             return NONE;
         }
-        RepoRef ref;
+        RepoRef named;
         int issueNumber = Payloads.issueNumber(p);
+        long repositoryId = Payloads.id(p.path("repository").get("id"));
         try {
-            ref = names.known(new RepoRef(p.path("repository").path("owner").path("login").asText(null),
-                    p.path("repository").path("name").asText(null)));
+            named = new RepoRef(p.path("repository").path("owner").path("login").asText(null),
+                    p.path("repository").path("name").asText(null), repositoryId);
         } catch (IllegalArgumentException e) {
             LOG.warn("delivery {} ({}.{}): {}; ignored", d.id(), d.event(), action, e.getMessage());
+            return NONE;
+        }
+        if (repositoryId <= 0) {
+            LOG.warn("delivery {} ({}.{}): repository {} has no id, and a repository's state is kept by its id; "
+                    + "ignored", d.id(), d.event(), action, named);
             return NONE;
         }
         if (issueNumber == Payloads.INVALID) {
@@ -151,21 +158,18 @@ public final class DeliveryHandler implements DeliveryProcessor {
                     p.path("issue").path("number"));
             return NONE;
         }
-        Optional<String> another = names.conflict(ref, Payloads.id(p.path("repository").get("id")));
-        if (another.isPresent()) {
-            LOG.error("delivery {} ({}.{}): {}", d.id(), d.event(), action, another.get());
-            return NONE;
-        }
+        long installationId = Payloads.id(installation.get("id"));
+        // the name a repository is kept under follows the newest delivery: a rename or transfer carries on
+        RepoRef ref = names.seen(named, installationId, d.receivedAt());
         if (issueNumber < 1) {
             LOG.warn("delivery {} ({}.{}) names no issue; ignored", d.id(), d.event(), action);
             return NONE;
         }
-        long installationId = Payloads.id(installation.get("id"));
         // a broken .github/agentx.toml is reported once per blob sha (the outbox key), on this issue
         // looked up only for events that may act, so that the rest cost no API call
         RepoConfigs.Resolved config = mayAct(d.event() + "." + action, p) ? repoConfigs.resolve(installationId, ref)
                 : new RepoConfigs.Resolved(repoConfigs.current(ref), null, java.util.Optional.empty());
-        Optional<Effect> broken = config.problem().map(problem -> new Effect.Comment(ref.fullName() + "/"
+        Optional<Effect> broken = config.problem().map(problem -> new Effect.Comment(ref.stateKey() + "/"
                 + RepoConfigMerge.PATH + "/" + config.sha(), installationId, ref, issueNumber, brokenConfig(problem)));
         List<String> labels = new ArrayList<>();
         p.path("issue").path("labels").forEach(l -> labels.add(l.path("name").asText("")));
@@ -247,7 +251,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
             // no channel recorded or said anything, the delivery's own sync left the issue in step
             mirror.sync(ctx.local(), ctx.repo(), ctx.issue(), ctx.installation(), () -> replies.forEach(outbox::enqueue));
         }
-        pacing.after(ctx.repo().fullName(), () -> {
+        pacing.after(ctx.repo().stateKey(), () -> {
             runMonitor(ctx);
             outbox.sync(); // what the pass queued is on disk before it is sent (files; nothing on PostgreSQL)
         });

@@ -156,9 +156,18 @@ public final class IssueMirror {
         return root.resolve(".agentx/state/github");
     }
 
+    /**
+     * What the keys of the effects the mirror queues for an issue start with: {@code <id>#<issue>/},
+     * by the repository's id, so a renamed repository's keys go on and a new repository under a
+     * reused name never meets the old one's.
+     */
+    public static String effectPrefix(RepoRef ref, int issue) {
+        return ref.stateKey() + "#" + issue + "/";
+    }
+
     /** The outbox note holding the issue's state. */
     static String noteName(RepoRef ref, int issue) {
-        return Notes.issueNote(ref.fullName(), issue);
+        return Notes.issueNote(ref.stateKey(), issue);
     }
 
     /** The issue's state; {@code lock}: the shared note locked until the calling thread's unit ends. */
@@ -212,7 +221,7 @@ public final class IssueMirror {
             SortedMap<Integer, String> out = new TreeMap<>();
             notes.forEach((name, state) -> Notes.issueOf(repo, name).ifPresent(issue -> out.put(issue,
                     state.toString())));
-            Path github = stateFolderIn(RepoRef.parse(repo).rootIn(dataDir));
+            Path github = stateFolderIn(dataDir.resolve("repos").resolve(repo));
             if (!Files.isDirectory(github)) {
                 return out;
             }
@@ -281,7 +290,7 @@ public final class IssueMirror {
             outbox.after(installation, ref, issue, state.last().effects());
         }
         Map<String, Integer> posted = new LinkedHashMap<>(state.posted());
-        String prefix = ref.fullName() + "#" + issue + "/";
+        String prefix = effectPrefix(ref, issue);
 
         record Item(ClarificationRecord record, ThreadEntry entry, int index) {
         }
@@ -472,7 +481,7 @@ public final class IssueMirror {
                 || !clock.instant().isBefore(r.reaskedAt().plus(STALE_NOTICE_WINDOW))) {
             return Optional.empty();
         }
-        return Optional.of(new Effect.Comment(ref.fullName() + "#" + issue + "/" + r.id() + "/stale/" + r.round()
+        return Optional.of(new Effect.Comment(effectPrefix(ref, issue) + r.id() + "/stale/" + r.round()
                 + "/" + r.staleAfter(), installation, ref, issue, renderer.stale(r, actors.mentions(r.to()))));
     }
 }

@@ -26,22 +26,46 @@ public sealed interface Effect {
 
     int issue();
 
+    /**
+     * The same effect sent as installation {@code installation} to {@code repo}: where its
+     * repository is now ({@link Destinations}), which a rename, a transfer or a new installation
+     * changes; its key stays the one it was queued with.
+     */
+    Effect addressedTo(long installation, RepoRef repo);
+
     /** An issue comment. */
     record Comment(String key, long installation, RepoRef repo, int issue, String body) implements Effect {
+        @Override
+        public Comment addressedTo(long installation, RepoRef repo) {
+            return new Comment(key, installation, repo, issue, body);
+        }
     }
 
     /** A reaction on a comment, or on the issue itself when {@code commentId} is null. */
     record Reaction(String key, long installation, RepoRef repo, int issue, Long commentId, String content)
             implements Effect {
+        @Override
+        public Reaction addressedTo(long installation, RepoRef repo) {
+            return new Reaction(key, installation, repo, issue, commentId, content);
+        }
     }
 
     record AddLabels(String key, long installation, RepoRef repo, int issue, List<String> labels) implements Effect {
         public AddLabels {
             labels = List.copyOf(labels);
         }
+
+        @Override
+        public AddLabels addressedTo(long installation, RepoRef repo) {
+            return new AddLabels(key, installation, repo, issue, labels);
+        }
     }
 
     record RemoveLabel(String key, long installation, RepoRef repo, int issue, String label) implements Effect {
+        @Override
+        public RemoveLabel addressedTo(long installation, RepoRef repo) {
+            return new RemoveLabel(key, installation, repo, issue, label);
+        }
     }
 
     /**
@@ -60,6 +84,12 @@ public sealed interface Effect {
         public String toString() {
             return "Notification[" + key + ", " + event + " of " + clarification + " to "
                     + dev.agentx.clarify.config.NotifyReceiver.shown(url) + ", delivery " + delivery + "]";
+        }
+
+        /** Unchanged: a notification goes to its receiver, wherever the repository is now. */
+        @Override
+        public Notification addressedTo(long installation, RepoRef repo) {
+            return this;
         }
     }
 }

@@ -133,7 +133,9 @@ final class EffectQueue {
 
     /**
      * The queue an effect goes into: its issue's, or for a notification its receiver's ({@link
-     * #NOTIFY_LINE}). Effects of one queue are sent in the order queued.
+     * #NOTIFY_LINE}). Effects of one queue are sent in the order queued. An issue's queue is known
+     * by its repository's id where known, so an issue's effects stay one queue across a rename, a
+     * transfer or the App installed again.
      */
     static String issueKey(Effect e) {
         if (e instanceof Effect.Notification n) {
@@ -142,7 +144,7 @@ final class EffectQueue {
         return issueKey(e.installation(), e.repo(), e.issue());
     }
 
-    /** The start of a receiver's line of notifications; an issue's key starts with its installation's number. */
+    /** The start of a receiver's line of notifications; no issue's key starts with it. */
     static final String NOTIFY_LINE = "notify/";
 
     /** Whether the queue {@code key} is a receiver's line of notifications. */
@@ -151,7 +153,7 @@ final class EffectQueue {
     }
 
     static String issueKey(long installation, RepoRef repo, int issue) {
-        return installation + "/" + repo + "#" + issue;
+        return repo.id() > 0 ? "repository " + repo.id() + "#" + issue : installation + "/" + repo + "#" + issue;
     }
 
     OutboxNotes notes() {

@@ -35,10 +35,11 @@ interface EffectSender<E extends Effect> {
     }
 
     /**
-     * Whether the effect waits while its installation is held back by a rate limit GitHub set
-     * ({@link RateLimitHolds}): true for the calls to GitHub, false for calls to others.
+     * Whether the effect is a call to GitHub: it then waits while its installation is held back by
+     * a rate limit GitHub set ({@link RateLimitHolds}), and goes where its repository is now, held
+     * while the App may not post there ({@link Destinations}). False for calls to others.
      */
-    default boolean heldByGitHubRateLimits() {
+    default boolean toGitHub() {
         return true;
     }
 

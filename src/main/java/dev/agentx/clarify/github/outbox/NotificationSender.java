@@ -112,7 +112,7 @@ final class NotificationSender implements EffectSender<Effect.Notification> {
     }
 
     @Override
-    public boolean heldByGitHubRateLimits() {
+    public boolean toGitHub() {
         return false;
     }
 

@@ -82,6 +82,8 @@ public final class Outbox {
     private final Object notifiersMade = new Object();
     /** Receivers' lines sent side by side, at most: one thread each while it waits for its receiver. */
     static final int NOTIFIERS = 32;
+    /** Where each effect goes now, and which wait ({@link #follow}). */
+    private volatile Destinations destinations = Destinations.AS_QUEUED;
 
     /** The result of one flush. */
     public record Flush(int done, int failed, int waiting) {
@@ -121,7 +123,16 @@ public final class Outbox {
         NotificationSender notifications = new NotificationSender(receivers, new NotificationLog(dir), metrics, clock,
                 NotificationRetry.STANDARD);
         this.loop = new SendLoop(queue, claims, holds, EffectSenders.gitHub(github, comments, notifications),
-                metrics, clock);
+                metrics, clock, () -> destinations);
+    }
+
+    /**
+     * Sends each effect where {@code d} says its repository is now (its current name and
+     * installation), and holds back the effects of repositories that may not be posted to, up to
+     * {@link Destinations#RETENTION}. Without it every effect goes where it was queued.
+     */
+    public void follow(Destinations d) {
+        this.destinations = d;
     }
 
     /** Sets who is told of each comment posted, with its id (the dashboard links to it); never fails a send. */

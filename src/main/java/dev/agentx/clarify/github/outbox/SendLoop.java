@@ -30,9 +30,11 @@ final class SendLoop {
     private final EffectSenders senders;
     private final ServerMetrics metrics;
     private final Clock clock;
+    private final java.util.function.Supplier<Destinations> destinations;
 
     SendLoop(EffectQueue queue, ReplicaClaims claims, RateLimitHolds holds, EffectSenders senders,
-             ServerMetrics metrics, Clock clock) {
+             ServerMetrics metrics, Clock clock, java.util.function.Supplier<Destinations> destinations) {
+        this.destinations = destinations;
         this.queue = queue;
         this.claims = claims;
         this.holds = holds;
@@ -74,10 +76,29 @@ final class SendLoop {
             Effect e = entry.effect();
             EffectSender<Effect> sender = senders.of(e);
             Instant now = clock.instant();
-            if ((sender.heldByGitHubRateLimits() && holds.holds(e, now))
+            if ((sender.toGitHub() && holds.holds(e, now))
                     || (entry.notBefore() != null && now.isBefore(entry.notBefore()))) {
                 q.recheck = null; // a retry's or rate limit's wait: the tick takes it up
                 return new Outbox.Flush(ok, bad, q.size());
+            }
+            if (sender.toGitHub() && destinations.get().of(e.installation(), e.repo()) instanceof Destinations.Held held) {
+                Instant from = entry.queuedAt() == null || held.since().isAfter(entry.queuedAt()) ? held.since()
+                        : entry.queuedAt();
+                if (!now.isAfter(from.plus(Destinations.RETENTION))) {
+                    q.recheck = null; // its repository may not be posted to: the tick looks again
+                    return new Outbox.Flush(ok, bad, q.size());
+                }
+                putContext(entry);
+                try {
+                    LOG.warn("outbox: dropping {}: {} since {}, and it has waited past GitHub's retention of {} days",
+                            e.key(), held.why(), held.since(), Destinations.RETENTION.toDays());
+                    giveUp(q, slot, entry.retried(entry.attempts(), null, entry.uncertain(), held.why() + " since "
+                            + held.since()), e.getClass().getSimpleName().toLowerCase(Locale.ROOT), sender);
+                } finally {
+                    clearContext();
+                }
+                bad++;
+                continue;
             }
             queue.syncTo(slot.mark()); // never send what a machine crash could make us forget we queued
             if (entry.after() != null) {
@@ -125,7 +146,7 @@ final class SendLoop {
                     q.replace(slot.with(entry));
                     return waitForReplica(q, ok, bad);
                 }
-                sender.send(e, new EffectSender.Attempt(entry.queuedAt(), entry.uncertain(),
+                sender.send(sender.toGitHub() ? addressed(e) : e, new EffectSender.Attempt(entry.queuedAt(), entry.uncertain(),
                         () -> claims.lapsedSince(term), entry.attempts() + 1));
                 Instant at = queue.markDone(q, slot);
                 claims.finished(slot.hash());
@@ -167,6 +188,17 @@ final class SendLoop {
                 clearContext();
             }
         }
+    }
+
+    /**
+     * {@code e} as it is sent now: to its repository's current name, as the installation its
+     * repository is now reached through ({@link Destinations}, asked right before the send: a
+     * rename or a new installation since the effect was queued is followed). One held since the
+     * check before this effect is sent as queued; the check holds back the issue's next effect.
+     */
+    private Effect addressed(Effect e) {
+        return destinations.get().of(e.installation(), e.repo()) instanceof Destinations.To to
+                ? e.addressedTo(to.installation(), to.repo()) : e;
     }
 
     /** Moves the effect to {@code failed/}; its claim is done too: another replica's copy would fail as well. */

@@ -8,6 +8,12 @@ public interface CommentSource {
     /** The app's bot login, {@code <app-slug>[bot]}: the author of every comment the app posts. */
     String appLogin();
 
+    /**
+     * {@code repo} as GitHub has it now: its name and GitHub's id of it, under which the server
+     * keeps its state.
+     */
+    RepoRef repository(RepoRef repo);
+
     /** The id of the app's installation on {@code repo}. */
     long installation(RepoRef repo);
 

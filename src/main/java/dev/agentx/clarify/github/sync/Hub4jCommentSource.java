@@ -90,6 +90,14 @@ public final class Hub4jCommentSource implements CommentSource {
     }
 
     @Override
+    public RepoRef repository(RepoRef repo) {
+        return call("read repository " + repo, () -> {
+            org.kohsuke.github.GHRepository r = client(repo).getRepository(repo.fullName());
+            return new RepoRef(r.getOwnerName(), r.getName(), r.getId());
+        });
+    }
+
+    @Override
     public List<Integer> issuesWithComments(RepoRef repo) {
         return call("list issues of " + repo, () -> {
             TreeSet<Integer> out = new TreeSet<>();

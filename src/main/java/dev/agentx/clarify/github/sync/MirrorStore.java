@@ -18,7 +18,7 @@ import java.util.Optional;
 /**
  * One repository's state where the server keeps it, as {@code agentx sync} compares and rebuilds
  * it: the ledgers, and what the server records as already posted on GitHub for each issue. The
- * file store keeps both under {@code $AGENTX_DATA_DIR/repos/<owner>/<repo>/.agentx/state/}; on
+ * file store keeps both under {@code $AGENTX_DATA_DIR/repos/<id>/.agentx/state/}; on
  * PostgreSQL ({@code AGENTX_DATABASE_URL}) they are the repository's ledger rows and the issues'
  * shared notes.
  */
@@ -42,7 +42,7 @@ public interface MirrorStore {
 
     /**
      * The file store of the data dir {@code dataDir}: the ledgers in
-     * {@code repos/<owner>/<repo>/.agentx/state/clarifications/} under {@code locks}, each written
+     * {@code repos/<id>/.agentx/state/clarifications/} under {@code locks}, each written
      * issue recorded as posted in {@code state/github/issue-N.json}, which the server prefers to
      * its outbox's note until it replaces it with a note at the issue's next change.
      *
@@ -77,15 +77,15 @@ public interface MirrorStore {
     }
 
     /**
-     * The repository {@code repo} ({@code owner/name} as the database names it) of the server's
-     * database {@code db}: each issue's ledger row and its shared note (what the server posted)
+     * The repository {@code repo} (its rows keyed by its id) of the server's database {@code db}: each issue's ledger row and its shared note (what the server posted)
      * written in one transaction, under the issue's lock, as a delivery writes them. A state file
      * of the file store for that issue under {@code root} (the repository's folder in the data dir)
      * would outrank the note, so it is removed once the transaction committed.
      *
      * @param labels the status label names the server sets, recorded as set for a rewritten issue
      */
-    static MirrorStore postgres(PostgresDatabase db, String repo, Path root, Labels labels, Clock clock) {
+    static MirrorStore postgres(PostgresDatabase db, RepoRef ref, Path root, Labels labels, Clock clock) {
+        String repo = ref.stateKey();
         PostgresRepositoryState state = db.repository(repo);
         Notes notes = db.notes(clock);
         return new MirrorStore() {
@@ -112,7 +112,7 @@ public interface MirrorStore {
 
             @Override
             public String describe() {
-                return state.describe();
+                return ref.fullName() + " in " + db.describe();
             }
         };
     }

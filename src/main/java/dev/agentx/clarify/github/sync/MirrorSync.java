@@ -34,12 +34,12 @@ public final class MirrorSync {
 
     /**
      * The effects of {@code pending} (the outbox's queue) for issues of {@code repo}, counted per
-     * issue. Repository names are compared as GitHub does, ignoring case.
+     * issue: by the repository's id (queued under whatever name it had then).
      */
     public static Map<Integer, Integer> unsentByIssue(List<Effect> pending, RepoRef repo) {
         Map<Integer, Integer> out = new TreeMap<>();
         for (Effect e : pending) {
-            if (e.repo().fullName().equalsIgnoreCase(repo.fullName())) {
+            if (e.repo().id() == repo.id()) {
                 out.merge(e.issue(), 1, Integer::sum);
             }
         }

@@ -48,6 +48,11 @@ final class DataDirSide implements Side {
     }
 
     @Override
+    public dev.agentx.clarify.store.RepositoryRecords records() {
+        return dir.records();
+    }
+
+    @Override
     public List<String> repositories() {
         return dir.repositories();
     }

@@ -58,6 +58,11 @@ final class DatabaseSide implements Side {
     }
 
     @Override
+    public dev.agentx.clarify.store.RepositoryRecords records() {
+        return db.records();
+    }
+
+    @Override
     public List<String> repositories() {
         return db.repositories();
     }

@@ -61,14 +61,17 @@ final class DeliveryCarry {
                 atSource.waiting().size() - waiting.size());
     }
 
-    /** Whether a delivery with the order key {@code key} goes with a copy of {@code repos}: it is about one of them, or about none. */
+    /**
+     * Whether a delivery with the order key {@code key} ({@code <repository id>#<issue>}) goes with
+     * a copy of {@code repos} (their state keys, GitHub's ids of them): it is about one of them, or
+     * about none.
+     */
     private static boolean aboutOneOf(String key, List<String> repos) {
         int hash = key.lastIndexOf('#');
         if (key.isEmpty() || hash < 0) {
             return true;
         }
-        String repo = key.substring(0, hash);
-        return repos.stream().anyMatch(repo::equalsIgnoreCase);
+        return repos.contains(key.substring(0, hash));
     }
 
     /**

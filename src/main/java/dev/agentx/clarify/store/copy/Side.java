@@ -32,9 +32,13 @@ interface Side extends AutoCloseable {
         return DatabaseSide.open((Location.Database) where, schema);
     }
 
+    /** The keys (GitHub's ids) of the repositories it holds state of. */
     List<String> repositories();
 
     RepositoryState repository(String repo);
+
+    /** Which repository each key is, under which name; where the server may post. */
+    dev.agentx.clarify.store.RepositoryRecords records();
 
     /**
      * What the server put on GitHub for each issue of {@code repo} (the comments posted per

@@ -9,6 +9,7 @@ import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.status.AgentStatus;
 import dev.agentx.clarify.store.Acknowledged;
+import dev.agentx.clarify.store.RepositoryRecords;
 import dev.agentx.clarify.store.RepositoryState;
 import dev.agentx.clarify.store.postgres.PostgresDatabase;
 import java.nio.file.Path;
@@ -40,7 +41,7 @@ import java.util.function.Function;
  */
 public final class StoreCopy {
     /**
-     * One repository copied: the source's tally and the destination's, read back, and how many
+     * One repository copied ({@code repo}: its name as last seen): the source's tally and the destination's, read back, and how many
      * issues' GitHub states (what the server posted on each) were handed over with it.
      */
     public record Copied(String repo, Tally source, Tally destination, int issueStates) {
@@ -106,15 +107,21 @@ public final class StoreCopy {
                 Side destination = Side.open(to, PostgresDatabase.Schema.MIGRATE, locks, dataDirStates)) {
             List<String> held = source.repositories();
             Acknowledged acknowledged = DeliveryCarry.read(source, from);
-            List<String> repos = chosen(held, from, only, acknowledged);
-            refuseOccupied(destination, to, repos);
+            Map<String, RepositoryRecords.Repository> records = new java.util.HashMap<>();
+            source.records().repositories().forEach(r -> records.put(r.stateKey(), r));
+            List<String> repos = chosen(held, records, from, only, acknowledged);
+            // each shown by the name it was last seen with; its state is kept by GitHub's id of it
+            java.util.function.Function<String, String> shown = r -> records.containsKey(r)
+                    ? records.get(r).fullName() : "id " + r;
+            refuseOccupied(destination, to, repos, shown);
             // every repository read and checked before anything is written
             Map<String, Tally> before = new LinkedHashMap<>();
             Map<String, SortedMap<Integer, String>> states = new LinkedHashMap<>();
             for (String repo : repos) {
-                before.put(repo, Tally.of(repo, source.repository(repo)));
+                before.put(repo, Tally.of(shown.apply(repo), source.repository(repo)));
                 states.put(repo, source.issueStates(repo));
             }
+            // a delivery's order key names its repository by id, as the state is kept
             DeliveryCarry deliveries = DeliveryCarry.choose(acknowledged, destination, to, only, repos);
             checked.run();
             List<Copied> out = new ArrayList<>();
@@ -123,17 +130,23 @@ public final class StoreCopy {
             String current = null;
             try {
                 for (String repo : repos) {
-                    current = repo;
+                    String name = shown.apply(repo);
+                    current = name;
                     written.add(repo, states.get(repo).keySet());
                     RepositoryState dst = destination.repository(repo);
                     copy(source.repository(repo), dst);
                     destination.handOver(repo, states.get(repo));
-                    Copied c = new Copied(repo, before.get(repo), Tally.of(repo, dst), states.get(repo).size());
+                    Copied c = new Copied(name, before.get(repo), Tally.of(name, dst), states.get(repo).size());
                     out.add(c);
                     progress.accept(c);
                     if (!c.same()) {
-                        differ.add(repo);
+                        differ.add(name);
                     }
+                }
+                // which repository each key is, under which name, and the installations not to post
+                // through: once all of them are there
+                if (!carryRecords(source.records(), destination.records(), repos, records, only.isEmpty())) {
+                    differ.add("the repositories' and installations' records");
                 }
             } catch (RuntimeException e) {
                 String undone = written.remove(null);
@@ -151,36 +164,82 @@ public final class StoreCopy {
     }
 
     /**
-     * The repositories to copy of those the source holds ({@code repos}): all of them, or the one
-     * named {@code only} (in any case, as GitHub names repositories); NOT_FOUND when there is
-     * nothing to copy (a source with no repository but waiting deliveries has those to copy).
+     * Writes the records of the repositories copied ({@code repos}, with {@code records} the
+     * source's) and of the installations recorded deleted or suspended to the destination's
+     * records ({@code repository.json} of each, {@code installations.json}; the tables
+     * {@code repositories} and {@code installations}): every installation on a whole copy, those
+     * the repositories copied were last seen through with {@code --repo}. False when they do not
+     * read back as written.
      */
-    private static List<String> chosen(List<String> repos, Location from, Optional<String> only,
-                                       Acknowledged acknowledged) {
+    private static boolean carryRecords(RepositoryRecords from, RepositoryRecords to, List<String> repos,
+                                        Map<String, RepositoryRecords.Repository> records, boolean whole) {
+        List<RepositoryRecords.Repository> repositories = repos.stream().filter(records::containsKey)
+                .map(records::get).toList();
+        java.util.Set<Long> through = new java.util.HashSet<>();
+        repositories.forEach(r -> through.add(r.installation()));
+        List<RepositoryRecords.Installation> installations = from.installations().stream()
+                .filter(i -> whole || through.contains(i.id())).toList();
+        repositories.forEach(to::put);
+        installations.forEach(to::put);
+        // compared to the microsecond, as PostgreSQL keeps times
+        java.util.Set<RepositoryRecords.Repository> reposThere = new java.util.HashSet<>();
+        to.repositories().forEach(r -> reposThere.add(micros(r)));
+        java.util.Set<RepositoryRecords.Installation> installationsThere = new java.util.HashSet<>();
+        to.installations().forEach(i -> installationsThere.add(micros(i)));
+        return repositories.stream().map(StoreCopy::micros).allMatch(reposThere::contains)
+                && installations.stream().map(StoreCopy::micros).allMatch(installationsThere::contains);
+    }
+
+    private static RepositoryRecords.Repository micros(RepositoryRecords.Repository r) {
+        return new RepositoryRecords.Repository(r.id(), r.owner(), r.name(), micros(r.since()), r.installation(),
+                micros(r.archived()), micros(r.removed()));
+    }
+
+    private static RepositoryRecords.Installation micros(RepositoryRecords.Installation i) {
+        return new RepositoryRecords.Installation(i.id(), i.state(), micros(i.since()));
+    }
+
+    private static java.time.Instant micros(java.time.Instant t) {
+        return t == null ? null : t.truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+    }
+
+    /**
+     * The repositories to copy of those the source holds ({@code repos}, their keys): all of
+     * them, or the one named {@code only} now (in any case, as GitHub names repositories; {@code
+     * records} says which name each key was last seen with); NOT_FOUND when there is nothing to
+     * copy (a source with no repository but waiting deliveries has those to copy).
+     */
+    private static List<String> chosen(List<String> repos, Map<String, RepositoryRecords.Repository> records,
+                                       Location from, Optional<String> only, Acknowledged acknowledged) {
         if (repos.isEmpty() && (only.isPresent() || acknowledged.waiting().isEmpty())) {
             throw new ClarifyException(ErrorCode.NOT_FOUND, from + " holds no repository state" + (from
-                    instanceof Location.Files ? " (a data folder keeps it under repos/OWNER/NAME/.agentx/state/)" : "")
+                    instanceof Location.Files ? " (a data folder keeps it under repos/<id>/.agentx/state/)" : "")
                     + "; nothing to copy.");
         }
         if (only.isEmpty()) {
             return repos;
         }
-        Optional<String> named = repos.stream().filter(r -> r.equalsIgnoreCase(only.get())).findFirst();
+        Optional<String> named = repos.stream().filter(r -> records.containsKey(r)
+                && records.get(r).fullName().equalsIgnoreCase(only.get()))
+                .max(java.util.Comparator.comparing(r -> records.get(r).since()));
         if (named.isEmpty()) {
+            List<String> names = repos.stream().map(r -> records.containsKey(r) ? records.get(r).fullName()
+                    : "id " + r).toList();
             throw new ClarifyException(ErrorCode.NOT_FOUND, from + " holds nothing for " + only.get()
-                    + (repos.isEmpty() ? "" : "; it holds " + String.join(", ", repos)) + ".");
+                    + (names.isEmpty() ? "" : "; it holds " + String.join(", ", names)) + ".");
         }
         return List.of(named.get());
     }
 
     /** USAGE when the destination holds a ledger, a status or an event of a repository to copy. */
-    private static void refuseOccupied(Side destination, Location to, List<String> repos) {
+    private static void refuseOccupied(Side destination, Location to, List<String> repos,
+                                       java.util.function.Function<String, String> shown) {
         List<String> occupied = new ArrayList<>();
         for (String repo : repos) {
             RepositoryState s = destination.repository(repo);
             if (!s.ledgers().issues().isEmpty() || !s.statuses().read().isEmpty()
                     || !s.events().all().events().isEmpty()) {
-                occupied.add(repo);
+                occupied.add(shown.apply(repo));
             }
         }
         if (!occupied.isEmpty()) {

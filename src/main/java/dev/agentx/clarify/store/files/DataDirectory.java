@@ -22,10 +22,14 @@ import java.util.stream.Stream;
 
 /**
  * The server's data folder ({@code AGENTX_DATA_DIR}) as the file store: each repository's state
- * under {@code repos/<owner>/<name>/.agentx/state/}.
+ * under {@code repos/<id>/.agentx/state/}, by GitHub's id of the repository (which a rename or a
+ * transfer does not change), with the name it was last seen under in {@code repos/<id>/repository.json}
+ * ({@link FileRepositoryRecords}).
  */
 public final class DataDirectory {
     private static final String PART = "[A-Za-z0-9][A-Za-z0-9._-]{0,99}";
+    /** A state key: a GitHub repository id in decimal. */
+    private static final String KEY = "[1-9][0-9]{0,18}";
     /**
      * The file of the recovery pass: where it stopped asking GitHub for missed deliveries and what
      * it asked for (on PostgreSQL the note {@code Notes.RECOVERY}).
@@ -49,28 +53,35 @@ public final class DataDirectory {
         return dir.resolve(RECOVERY);
     }
 
-    /** {@code owner/name} of each repository that has a state folder, sorted. */
+    /** The key (GitHub's id) of each repository that has a state folder, in numeric order. */
     public List<String> repositories() {
         Path repos = dir.resolve("repos");
         List<String> out = new ArrayList<>();
         if (!Files.isDirectory(repos)) {
             return out;
         }
-        try (Stream<Path> owners = Files.list(repos)) {
-            for (Path owner : owners.filter(Files::isDirectory).sorted().toList()) {
-                try (Stream<Path> names = Files.list(owner)) {
-                    for (Path name : names.filter(Files::isDirectory).sorted().toList()) {
-                        String repo = owner.getFileName() + "/" + name.getFileName();
-                        if (isRepository(repo) && Files.isDirectory(name.resolve(".agentx").resolve("state"))) {
-                            out.add(repo);
-                        }
-                    }
+        try (Stream<Path> keys = Files.list(repos)) {
+            for (Path key : keys.filter(Files::isDirectory).toList()) {
+                String name = key.getFileName().toString();
+                if (isKey(name) && Files.isDirectory(key.resolve(".agentx").resolve("state"))) {
+                    out.add(name);
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + repos + ": " + e.getMessage(), e);
         }
+        out.sort(java.util.Comparator.comparingLong(Long::parseLong));
         return out;
+    }
+
+    /** Whether {@code key} is a state key: a GitHub repository id in decimal. */
+    public static boolean isKey(String key) {
+        return key.matches(KEY);
+    }
+
+    /** The records of which repository each key is, under which name ({@code repos/<id>/repository.json}). */
+    public FileRepositoryRecords records() {
+        return new FileRepositoryRecords(dir);
     }
 
     /** Whether {@code repo} is {@code owner/name} with names GitHub allows. */
@@ -215,18 +226,16 @@ public final class DataDirectory {
         }
     }
 
-    /** The state of {@code owner/name} (its folders are made on the first write). */
-    public FileRepositoryState repository(String repo) {
-        return new FileRepositoryState(stateDirOf(repo), locks);
+    /** The state of the repository with key {@code key} (its folders are made on the first write). */
+    public FileRepositoryState repository(String key) {
+        return new FileRepositoryState(stateDirOf(key), locks);
     }
 
-    /** {@code repos/<owner>/<name>/.agentx/state} of {@code owner/name}: where its state files are. */
-    public Path stateDirOf(String repo) {
-        if (!isRepository(repo)) {
-            throw new IllegalArgumentException("not a GitHub repository name: '" + repo + "'");
+    /** {@code repos/<key>/.agentx/state} of the repository with key {@code key}: where its state files are. */
+    public Path stateDirOf(String key) {
+        if (!isKey(key)) {
+            throw new IllegalArgumentException("not a repository's state key (GitHub's id of it): '" + key + "'");
         }
-        int slash = repo.indexOf('/');
-        return dir.resolve("repos").resolve(repo.substring(0, slash)).resolve(repo.substring(slash + 1))
-                .resolve(".agentx").resolve("state");
+        return dir.resolve("repos").resolve(key).resolve(".agentx").resolve("state");
     }
 }

@@ -145,7 +145,12 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         return description;
     }
 
-    /** The state of one repository ({@code owner/name}). */
+    /** Which repository each state key is, under which name, and where the server may post; every replica sees them. */
+    public PgRepositoryRecords records() {
+        return new PgRepositoryRecords(this);
+    }
+
+    /** The state of one repository, by its key (GitHub's id of it, in decimal). */
     public PostgresRepositoryState repository(String repo) {
         return new PostgresRepositoryState(this, repo);
     }
@@ -188,7 +193,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         return new PgCommentLinks(this);
     }
 
-    /** The repositories that have any state here, sorted. */
+    /** The keys of the repositories that have any state here, sorted as text. */
     public List<String> repositories() {
         return inTransaction(c -> {
             List<String> out = new ArrayList<>();

@@ -21,9 +21,8 @@ class ApiRoutesTest {
                     ApiRoutes.of(prefix, prefix + "/repos/o/r/contents/.github/agentx.toml"));
             assertEquals("/app/installations/{installation_id}/access_tokens",
                     ApiRoutes.of(prefix, prefix + "/app/installations/42/access_tokens"));
-            assertEquals("/organizations/{org_id}/team/{team_id}/members",
-                    ApiRoutes.of(prefix, prefix + "/organizations/77/team/88/members"));
-            assertEquals("/orgs/{org}/teams/{team_slug}", ApiRoutes.of(prefix, prefix + "/orgs/acme/teams/architects"));
+            assertEquals("/orgs/{org}/teams/{team_slug}/members",
+                    ApiRoutes.of(prefix, prefix + "/orgs/acme/teams/architects/members"));
         }
     }
 

@@ -45,10 +45,7 @@ class AppPermissionsTest {
             Map.entry("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", "issues:write"),
             Map.entry("GET /repos/{owner}/{repo}/collaborators/{username}/permission", "metadata:read"),
             Map.entry("GET /repos/{owner}/{repo}/contents/{path}", "contents:read"),
-            Map.entry("GET /orgs/{org}", ""),
-            Map.entry("GET /orgs/{org}/teams/{team_slug}", "members:read"),
-            Map.entry("GET /orgs/{org}/teams/{team_slug}/members", "members:read"),
-            Map.entry("GET /organizations/{org_id}/team/{team_id}/members", "members:read"));
+            Map.entry("GET /orgs/{org}/teams/{team_slug}/members", "members:read"));
 
     @TempDir
     Path dir;
@@ -91,7 +88,7 @@ class AppPermissionsTest {
         assertTrue(manifest.at("/hook_attributes/url").asText().endsWith(GitHubSettings.DEFAULT_PATH));
         List<String> events = new ArrayList<>();
         manifest.get("default_events").forEach(e -> events.add(e.asText()));
-        assertEquals(List.of("issue_comment", "issues"), events, "the events the handlers act on");
+        assertEquals(List.of("issue_comment", "issues", "repository"), events, "the events the handlers act on");
         assertTrue(manifest.get("redirect_url").asText().endsWith("/callback"), "GitHub returns to agentx setup's page");
     }
 }

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("postgres")
 class ServerDashboardTest {
-    private static final RepoRef WIDGETS = new RepoRef("acme", "widgets");
+    private static final RepoRef WIDGETS = new RepoRef("acme", "widgets", 4_242_001);
 
     @TempDir
     Path dir;
@@ -119,6 +119,9 @@ class ServerDashboardTest {
                 .oauth("Iv1.abc123", "client-secret-1")) {
             int port = rig.start().port();
             assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 1, "/clarify @architect Which DB?")).status());
+            new dev.agentx.clarify.store.files.FileRepositoryRecords(rig.data).put(
+                    new dev.agentx.clarify.store.RepositoryRecords.Repository(WIDGETS.id(), WIDGETS.owner(),
+                            WIDGETS.name(), rig.clock.instant(), 1, null, null));
             LocalMode widgets = new LocalMode(WIDGETS.rootIn(rig.data), rig.clock, rig.locks(), new HumanChannel());
             widgets.engine().execute(new ClarifyCommand.Ask(5, "engineer", "architect", null, "Widget size?", true,
                     List.of(), null));

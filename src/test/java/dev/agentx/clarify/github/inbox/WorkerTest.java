@@ -29,7 +29,8 @@ class WorkerTest {
     private final MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
 
     private static byte[] comment(int issue, String text) {
-        return ("{\"action\":\"created\",\"repository\":{\"full_name\":\"o/r\"},\"issue\":{\"number\":" + issue
+        return ("{\"action\":\"created\",\"repository\":{\"id\":1296269,\"full_name\":\"o/r\"},"
+                + "\"issue\":{\"number\":" + issue
                 + "},\"comment\":{\"body\":\"" + text + "\"}}").getBytes(StandardCharsets.UTF_8);
     }
 
@@ -52,8 +53,8 @@ class WorkerTest {
         Outbox outbox = new Outbox(dir.resolve("outbox"), null, clock, ServerMetrics.create());
         try (Worker worker = new Worker(handOver, TestProcessors.of((d, payload, progress, save) -> handled.add(text(d))),
                 outbox, clock, true, ServerMetrics.create())) {
-            inbox.accept("d-1", "issue_comment", comment(1, "answer"), "o/r#1");
-            inbox.accept("d-2", "issue_comment", comment(1, "resolve"), "o/r#1");
+            inbox.accept("d-1", "issue_comment", comment(1, "answer"), "1296269#1");
+            inbox.accept("d-2", "issue_comment", comment(1, "resolve"), "1296269#1");
             handOver.listener.accept(queued.get(1));
             handOver.listener.accept(queued.get(0));
             worker.drain();
@@ -99,7 +100,7 @@ class WorkerTest {
             // every other issue is processed while issue 1 is stuck in its first delivery
             assertTrue(others.await(30, TimeUnit.SECONDS), handled.toString());
             assertTrue(handled.stream().noneMatch(t -> t.startsWith("1-")), handled.toString());
-            assertEquals(6, inbox.queued().stream().filter(q -> q.key().equals("o/r#1")).count(),
+            assertEquals(6, inbox.queued().stream().filter(q -> q.key().equals("1296269#1")).count(),
                     "issue 1's deliveries wait in the inbox");
             release.countDown();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

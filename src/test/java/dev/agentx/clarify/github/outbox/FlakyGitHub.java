@@ -24,11 +24,14 @@ public final class FlakyGitHub implements GitHubGateway {
     /** The comments on GitHub now, by id: those created and not deleted. */
     final java.util.concurrent.ConcurrentSkipListMap<Long, String> comments =
             new java.util.concurrent.ConcurrentSkipListMap<>();
+    /** Each write, as {@code <call> <installation> <owner/name>#<issue>}, in order. */
+    final List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Runs with each comment's body before it is created (a test holds a send there). */
     public volatile java.util.function.Consumer<String> beforePost = body -> { };
 
     @Override
     public long createComment(long installation, RepoRef repo, int issue, String body) {
+        calls.add("comment " + installation + " " + repo.fullName() + "#" + issue);
         beforePost.accept(body);
         if (body.endsWith("-fail")) {
             throw new GitHubApiException("422 Unprocessable", 422, null, false, null);
@@ -55,18 +58,22 @@ public final class FlakyGitHub implements GitHubGateway {
 
     @Override
     public void reactToComment(long installation, RepoRef repo, int issue, long commentId, String content) {
+        calls.add("reactToComment " + installation + " " + repo.fullName() + "#" + issue);
     }
 
     @Override
     public void reactToIssue(long installation, RepoRef repo, int issue, String content) {
+        calls.add("reactToIssue " + installation + " " + repo.fullName() + "#" + issue);
     }
 
     @Override
     public void addLabels(long installation, RepoRef repo, int issue, List<String> labels) {
+        calls.add("addLabels " + installation + " " + repo.fullName() + "#" + issue);
     }
 
     @Override
     public void removeLabel(long installation, RepoRef repo, int issue, String label) {
+        calls.add("removeLabel " + installation + " " + repo.fullName() + "#" + issue);
     }
 
     @Override

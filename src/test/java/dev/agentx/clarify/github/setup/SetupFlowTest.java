@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.agentx.clarify.cli.Main;
 import dev.agentx.clarify.github.support.Keys;
+import dev.agentx.clarify.github.support.RequestJournal;
 import dev.agentx.clarify.support.Jvm;
 import dev.agentx.clarify.support.ProcessLog;
 import java.io.IOException;
@@ -56,7 +57,8 @@ class SetupFlowTest {
 
     @BeforeEach
     void startGitHub() {
-        github = new WireMockServer(wireMockConfig().dynamicPort());
+        // the App's requests are kept for the contract check against GitHub's description
+        github = new WireMockServer(wireMockConfig().dynamicPort().extensions(new RequestJournal()));
         github.start();
     }
 

@@ -5,7 +5,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.delete;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
-import static com.github.tomakehurst.wiremock.client.WireMock.urlMatching;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
@@ -53,7 +52,8 @@ public final class GitHubRig implements AutoCloseable {
     public static final String SECRET = "test-secret";
     public static final String OLD_SECRET = "old-secret";
     public static final long APP_ID = 4242;
-    public static final RepoRef REPO = new RepoRef("Codertocat", "Hello-World");
+    /** The repository of the fixtures, with GitHub's id of it as they give it. */
+    public static final RepoRef REPO = new RepoRef("Codertocat", "Hello-World", 186853002);
     public static final String API_REPO = "/repos/Codertocat/Hello-World";
     public static final String CONFIG = """
             [roles]
@@ -99,8 +99,9 @@ public final class GitHubRig implements AutoCloseable {
     public GitHubRig(Path data, MutableClock clock, boolean requestJournal) {
         this.data = data;
         this.clock = clock;
+        // every request the App makes is kept for the contract check against GitHub's description
         this.wiremock = new WireMockServer(requestJournal
-                ? wireMockConfig().dynamicPort().extensions(new RateLimitHeaders())
+                ? wireMockConfig().dynamicPort().extensions(new RateLimitHeaders(), new RequestJournal())
                 : wireMockConfig().dynamicPort().extensions(new RateLimitHeaders()).disableRequestJournal());
         wiremock.start();
         stubGitHub();
@@ -188,10 +189,7 @@ public final class GitHubRig implements AutoCloseable {
                 .willReturn(okJson("{\"permission\":\"read\",\"user\":{\"login\":\"someone\"}}")));
         permission("boss", "admin");
         permission("writer", "write");
-        wiremock.stubFor(get(urlPathEqualTo("/orgs/acme")).willReturn(okJson("{\"login\":\"acme\",\"id\":77}")));
-        wiremock.stubFor(get(urlPathEqualTo("/orgs/acme/teams/architects")).willReturn(okJson(
-                "{\"id\":88,\"slug\":\"architects\",\"name\":\"Architects\"}")));
-        wiremock.stubFor(get(urlMatching("/organizations/77/team/88/members.*")).willReturn(okJson(
+        wiremock.stubFor(get(urlPathEqualTo("/orgs/acme/teams/architects/members")).willReturn(okJson(
                 "[{\"login\":\"team-arch\",\"id\":9}]")));
     }
 
@@ -440,7 +438,7 @@ public final class GitHubRig implements AutoCloseable {
         wiremock.stubFor(get(urlPathEqualTo(apiRepo + "/installation")).willReturn(okJson(
                 "{\"id\":1,\"app_id\":" + APP_ID + ",\"account\":{\"login\":\"Codertocat\"}}")));
         wiremock.stubFor(get(urlPathEqualTo(apiRepo)).willReturn(okJson(
-                "{\"id\":5,\"name\":\"Hello-World\",\"full_name\":\"Codertocat/Hello-World\","
+                "{\"id\":" + REPO.id() + ",\"name\":\"Hello-World\",\"full_name\":\"Codertocat/Hello-World\","
                         + "\"owner\":{\"login\":\"Codertocat\"},\"url\":\"" + wiremock.baseUrl() + apiRepo
                         + "\"}")));
         com.fasterxml.jackson.databind.node.ArrayNode issues = json.createArrayNode();

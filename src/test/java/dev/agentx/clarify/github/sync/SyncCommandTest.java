@@ -72,7 +72,7 @@ class SyncCommandTest {
         }
         posted = rig.comments(1);
         assertEquals(8, posted.size(), posted.toString());
-        ledgerFile = rig.data.resolve("repos/Codertocat/Hello-World/.agentx/state/clarifications/issue-1.json");
+        ledgerFile = rig.data.resolve("repos/186853002/.agentx/state/clarifications/issue-1.json");
         original = Files.readAllBytes(ledgerFile);
         rig.mode().close();
     }
@@ -89,7 +89,7 @@ class SyncCommandTest {
         rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO + "/installation")).willReturn(okJson(
                 "{\"id\":1,\"app_id\":" + GitHubRig.APP_ID + ",\"account\":{\"login\":\"Codertocat\"}}")));
         rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO)).willReturn(okJson(
-                "{\"id\":5,\"name\":\"Hello-World\",\"full_name\":\"Codertocat/Hello-World\","
+                "{\"id\":" + GitHubRig.REPO.id() + ",\"name\":\"Hello-World\",\"full_name\":\"Codertocat/Hello-World\","
                         + "\"owner\":{\"login\":\"Codertocat\"},\"url\":\"" + rig.wiremock.baseUrl() + GitHubRig.API_REPO
                         + "\"}")));
         rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO + "/issues/1")).willReturn(okJson(
@@ -199,7 +199,7 @@ class SyncCommandTest {
      */
     @Test
     void aStateWrittenBySyncOutranksTheServersOlderNoteUntilTheServerTakesItOver() throws Exception {
-        Path state = rig.data.resolve("repos/Codertocat/Hello-World/.agentx/state/github/issue-1.json");
+        Path state = rig.data.resolve("repos/186853002/.agentx/state/github/issue-1.json");
         assertFalse(Files.exists(state), "the server writes no state file: its state is in the outbox journal");
         Path journal = rig.data.resolve("outbox/journal");
         byte[] journalBackup = Files.readAllBytes(journal);
@@ -258,7 +258,7 @@ class SyncCommandTest {
         assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 8,
                 "/clarify resolve CLR-8-001 going with option 2")).status());
         rig.mode().close();
-        Path ledger8 = rig.data.resolve("repos/Codertocat/Hello-World/.agentx/state/clarifications/issue-8.json");
+        Path ledger8 = rig.data.resolve("repos/186853002/.agentx/state/clarifications/issue-8.json");
         byte[] resolved = Files.readAllBytes(ledger8);
         assertEquals("resolved", new LedgerCodec().decode(resolved).clarifications().get(0).status().toString()
                 .toLowerCase(java.util.Locale.ROOT));
@@ -274,7 +274,7 @@ class SyncCommandTest {
         assertEquals("unsent", report.at("/issues/0/outcome").asText(), write.out());
         assertFalse(report.path("clean").asBoolean(), write.out());
         assertArrayEquals(resolved, Files.readAllBytes(ledger8), "the ledger is left as it is");
-        assertFalse(Files.exists(rig.data.resolve("repos/Codertocat/Hello-World/.agentx/state/github/issue-8.json")),
+        assertFalse(Files.exists(rig.data.resolve("repos/186853002/.agentx/state/github/issue-8.json")),
                 "nothing recorded as posted");
 
         // the server starts again, GitHub takes the comment: the resolution is posted, and then in sync
@@ -372,7 +372,7 @@ class SyncCommandTest {
         assertEquals(0, write.code(), write.out() + write.err());
         assertArrayEquals(original, Files.readAllBytes(ledgerFile));
         assertTrue(write.out().contains("State: files under " + rig.data.resolve(
-                "repos/Codertocat/Hello-World/.agentx/state")), write.out());
+                "repos/186853002/.agentx/state")), write.out());
     }
 
     @Test

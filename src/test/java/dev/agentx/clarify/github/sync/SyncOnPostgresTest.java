@@ -185,7 +185,7 @@ class SyncOnPostgresTest {
 
         // what a sync on the file store leaves: a state that the server, reading the data dir, would
         // prefer to the database's note of the issue
-        Path stale = rig.data.resolve("repos/Codertocat/Hello-World/.agentx/state/github/issue-46.json");
+        Path stale = rig.data.resolve("repos/186853002/.agentx/state/github/issue-46.json");
         Files.createDirectories(stale.getParent());
         Files.writeString(stale, "{\"installation\":1,\"posted\":{\"CLR-46-001\":1},\"labels\":[],\"generation\":0}");
 

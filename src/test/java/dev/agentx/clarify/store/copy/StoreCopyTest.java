@@ -13,6 +13,8 @@ import dev.agentx.clarify.support.TestPostgres;
 import dev.agentx.clarify.support.TestRoot;
 import dev.agentx.clarify.support.TestRoot.Run;
 import java.nio.charset.StandardCharsets;
+import dev.agentx.clarify.store.RepositoryRecords;
+import dev.agentx.clarify.store.files.FileRepositoryRecords;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,6 +35,9 @@ class StoreCopyTest {
     Path tmp;
     private final MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
     private Path data;
+    /** GitHub's ids of acme/shop and acme/web: their state is kept under them. */
+    private static final long SHOP = 1001;
+    private static final long WEB = 1002;
     private TestRoot shop;
     private TestRoot web;
     private TestRoot cwd;
@@ -40,8 +45,16 @@ class StoreCopyTest {
     @BeforeEach
     void state() throws Exception {
         data = tmp.resolve("data");
-        shop = new TestRoot(data.resolve("repos/acme/shop"), clock);
-        web = new TestRoot(data.resolve("repos/acme/web"), clock);
+        shop = new TestRoot(data.resolve("repos/" + SHOP), clock);
+        web = new TestRoot(data.resolve("repos/" + WEB), clock);
+        // which repository each id's state is of, as a server records it at the first delivery
+        FileRepositoryRecords records = new FileRepositoryRecords(data);
+        records.put(new RepositoryRecords.Repository(SHOP, "acme", "shop", clock.instant(), 1, null, null));
+        records.put(new RepositoryRecords.Repository(WEB, "acme", "web", clock.instant(), 1,
+                clock.instant().plusMillis(1), null));
+        // an installation recorded as suspended, whose effects wait
+        records.put(new RepositoryRecords.Installation(1, RepositoryRecords.Installation.SUSPENDED,
+                clock.instant().plusMillis(2)));
         cwd = new TestRoot(Files.createDirectories(tmp.resolve("cwd")), clock);
         ok(shop, "clarify", "ask", "--issue", "42", "--from", "engineer", "--to", "architect", "--topic", "Auth",
                 "JWT or sessions?");
@@ -92,11 +105,20 @@ class StoreCopyTest {
         Path back = tmp.resolve("back");
         Run restore = ok(cwd, "store", "copy", "--from", db.url(), "--to", "files:" + back);
         assertTrue(restore.out().contains("every count and checksum read back"), restore.out());
-        TestRoot restored = new TestRoot(back.resolve("repos/acme/shop"), clock);
+        TestRoot restored = new TestRoot(back.resolve("repos/" + SHOP), clock);
         assertEquals(ok(shop, "clarify", "--issue", "43").out(), ok(restored, "clarify", "--issue", "43").out());
         assertEquals(ok(shop, "state").out(), ok(restored, "state").out());
         assertEquals(Files.readString(shop.state().resolve("clarifications/issue-42.json")),
                 Files.readString(restored.state().resolve("clarifications/issue-42.json")));
+        // the repositories' records (names, installation, archived) and the installations' through the tables
+        FileRepositoryRecords before = new FileRepositoryRecords(data);
+        FileRepositoryRecords after = new FileRepositoryRecords(back);
+        assertEquals(2, after.repositories().size(), after.repositories().toString());
+        assertEquals(new java.util.HashSet<>(before.repositories()), new java.util.HashSet<>(after.repositories()));
+        assertEquals(1, after.installations().size(), after.installations().toString());
+        assertEquals(before.installations(), after.installations());
+        assertTrue(Files.isRegularFile(back.resolve("repos/" + WEB + "/repository.json")));
+        assertTrue(Files.isRegularFile(back.resolve("installations.json")));
 
         // days later: over the database monitor says, in its own output, what the pass over the folder then does
         clock.advance(Duration.ofDays(3));
@@ -169,7 +191,7 @@ class StoreCopyTest {
      */
     @Test
     void aSourceThatCannotBeReadWholeWritesNothingAndNamesTheRepository() throws Exception {
-        Path events = data.resolve("repos/acme/web/.agentx/state/events.jsonl");
+        Path events = data.resolve("repos/" + WEB + "/.agentx/state/events.jsonl");
         String good = Files.readString(events);
         Files.writeString(events, good + "{\"type\":\"x\"}\n");
         TestPostgres.Database db = TestPostgres.newDatabase();
@@ -201,12 +223,12 @@ class StoreCopyTest {
         empty.open(1).close(); // migrated, so the trigger has its table
         sql(empty, "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
                 + "$$ BEGIN RAISE EXCEPTION 'no room for events of %', NEW.repo; END $$");
-        sql(empty, "CREATE TRIGGER refuse BEFORE INSERT ON events FOR EACH ROW WHEN (NEW.repo = 'acme/web') "
+        sql(empty, "CREATE TRIGGER refuse BEFORE INSERT ON events FOR EACH ROW WHEN (NEW.repo = '" + WEB + "') "
                 + "EXECUTE FUNCTION refuse()");
         Run copy = cwd.cli("store", "copy", "--from", "files:" + data, "--to", empty.url());
         assertEquals(1, copy.code(), copy.out() + copy.err());
         assertTrue(copy.err().contains("copying acme/web to ") && copy.err().contains("no room for events of "
-                + "acme/web") && copy.err().contains("removed again, so the copy can be run again"), copy.err());
+                + WEB) && copy.err().contains("removed again, so the copy can be run again"), copy.err());
         assertTrue(copy.out().contains("acme/shop: 2 ledgers"), "acme/shop was copied first: " + copy.out());
         assertEquals(0, rows(empty, "SELECT count(*) FROM ledgers") + rows(empty, "SELECT count(*) FROM "
                 + "agent_statuses") + rows(empty, "SELECT count(*) FROM events") + rows(empty,
@@ -216,7 +238,7 @@ class StoreCopyTest {
         assertTrue(again.out().contains("every count and checksum read back"), again.out());
         // and from the database to a folder that fails the same way: the folder is left as it was
         Path folder = tmp.resolve("back");
-        Path webState = Files.createDirectories(folder.resolve("repos/acme/web/.agentx/state"));
+        Path webState = Files.createDirectories(folder.resolve("repos/" + WEB + "/.agentx/state"));
         // an event log that reads as empty and cannot be written: a link into a folder that is not there
         Files.createSymbolicLink(webState.resolve("events.jsonl"), tmp.resolve("gone/events.jsonl"));
         Run back = cwd.cli("store", "copy", "--from", empty.url(), "--to", "files:" + folder);
@@ -232,18 +254,19 @@ class StoreCopyTest {
     }
 
     /**
-     * The data dir's inbox as a server stopped with deliveries in it leaves it: acme/shop#42's
-     * comment acknowledged and failed once (retried in 10 s), acme/web#7's acknowledged, a ping
+     * The data dir's inbox as a server stopped with deliveries in it leaves it (each delivery's order
+     * key names its repository by id): acme/shop#42's comment acknowledged and failed once
+     * (retried in 10 s), acme/web#7's acknowledged, a ping
      * about no issue acknowledged, and one delivery done with (its id must stay a duplicate).
      */
     private void inboxWithDeliveriesWaiting(Path data) {
         FileDeliveryQueue inbox = new FileDeliveryQueue(data.resolve("inbox"), clock);
-        inbox.accept("done-1", "issue_comment", "{\"n\":1}".getBytes(StandardCharsets.UTF_8), "acme/shop#42");
+        inbox.accept("done-1", "issue_comment", "{\"n\":1}".getBytes(StandardCharsets.UTF_8), SHOP + "#42");
         inbox.done(inbox.queued().get(0));
-        inbox.accept("shop-2", "issue_comment", "{\"n\":2}".getBytes(StandardCharsets.UTF_8), "acme/shop#42");
+        inbox.accept("shop-2", "issue_comment", "{\"n\":2}".getBytes(StandardCharsets.UTF_8), SHOP + "#42");
         inbox.saveProgress(inbox.queued().get(0), new DeliveryQueue.Progress(0, false, 1,
                 clock.instant().plusSeconds(10)));
-        inbox.accept("web-3", "issues", "{\"n\":3}".getBytes(StandardCharsets.UTF_8), "acme/web#7");
+        inbox.accept("web-3", "issues", "{\"n\":3}".getBytes(StandardCharsets.UTF_8), WEB + "#7");
         inbox.accept("ping-4", "ping", "{\"n\":4}".getBytes(StandardCharsets.UTF_8), "");
         inbox.close();
     }
@@ -277,6 +300,10 @@ class StoreCopyTest {
                 + "with; checksum "), shop.out());
         assertTrue(shop.out().contains(" read back; 1 delivery of other repositories left for their repository's "
                 + "copy\n"), shop.out());
+        assertEquals(SHOP + " acme/shop 1 false|1 suspended", text(db, "SELECT (SELECT string_agg(id || ' ' || owner || '/' "
+                + "|| name || ' ' || installation || ' ' || (archived IS NOT NULL), ',') FROM repositories) || '|' || "
+                + "(SELECT string_agg(id || ' ' || state, ',') FROM installations)"),
+                "the copied repository's record, and that of the installation it was last seen through");
         Run web = ok(cwd, "--json", "store", "copy", "--from", "files:" + data, "--to", db.url(), "--repo", "acme/web");
         JsonNode carried = JsonSupport.mapper().readTree(web.out()).get("deliveries");
         assertEquals(1, carried.get("source").get("waiting").asInt(), carried.toString());
@@ -286,8 +313,8 @@ class StoreCopyTest {
         assertEquals(inboxBefore, files(data.resolve("inbox")), "the source's inbox as it was");
 
         // in the database: queued in their order, held by the data dir's server, as received
-        assertEquals("shop-2 acme/shop#42 1 host-a-1a2b3c {\"n\":2}|ping-4  0 host-a-1a2b3c {\"n\":4}|"
-                + "web-3 acme/web#7 0 host-a-1a2b3c {\"n\":3}", text(db, "SELECT string_agg(h.id || ' ' || d.order_key "
+        assertEquals("shop-2 " + SHOP + "#42 1 host-a-1a2b3c {\"n\":2}|ping-4  0 host-a-1a2b3c {\"n\":4}|"
+                + "web-3 " + WEB + "#7 0 host-a-1a2b3c {\"n\":3}", text(db, "SELECT string_agg(h.id || ' ' || d.order_key "
                 + "|| ' ' || d.attempts || ' ' || d.replica || ' ' || convert_from(d.body, 'UTF8'), '|' ORDER BY d.seq) "
                 + "FROM delivery_queue d JOIN deliveries h ON h.seq = d.seq"));
         assertEquals("processed", text(db, "SELECT state FROM deliveries WHERE id = 'done-1'"));
@@ -311,7 +338,7 @@ class StoreCopyTest {
         assertEquals(List.of("shop-2", "ping-4", "web-3"), inbox.queued().stream().map(DeliveryQueue.Queued::id)
                 .toList());
         DeliveryQueue.Queued first = inbox.queued().get(0);
-        assertEquals("acme/shop#42", first.key());
+        assertEquals(SHOP + "#42", first.key());
         assertEquals("{\"n\":2}", new String(inbox.read(first).body(), StandardCharsets.UTF_8));
         assertEquals(1, inbox.progress(first).attempts());
         assertEquals(clock.instant().plusSeconds(10), inbox.progress(first).notBefore());
@@ -356,7 +383,7 @@ class StoreCopyTest {
         assertTrue(into.err().contains("carrying the deliveries to files:" + back + " failed: invalid delivery id "
                 + "'not a file name'") && into.err().contains("removed again"), into.err());
         assertEquals(before, files(back.resolve("inbox")), "the inbox as it was");
-        assertFalse(Files.exists(back.resolve("repos/acme/shop/.agentx/state/clarifications/issue-42.json")));
+        assertFalse(Files.exists(back.resolve("repos/" + SHOP + "/.agentx/state/clarifications/issue-42.json")));
 
         // an inbox whose journal is damaged before its end: nothing is copied
         Path journal = data.resolve("inbox/journal");
