@@ -46,7 +46,10 @@ public final class Payloads {
      * for one about no issue (ping, installation).
      */
     public static String orderKey(JsonNode payload) {
-        return orderKey(payload.path("repository").path("full_name"), issueNumber(payload));
+        JsonNode issue = payload.path("issue").path("number");
+        // a pull request's events line up with its conversation's: GitHub numbers both alike
+        return orderKey(payload.path("repository").path("full_name"), number(issue.isMissingNode()
+                ? payload.path("pull_request").path("number") : issue));
     }
 
     private static String orderKey(JsonNode fullName, int issue) {
@@ -57,7 +60,8 @@ public final class Payloads {
 
     /**
      * What the acknowledgement reads of a payload: its {@code action}, {@code
-     * repository.full_name}, {@code issue.number} and {@code installation} (null when absent),
+     * repository.full_name}, {@code issue.number} (else {@code pull_request.number}) and {@code
+     * installation} (null when absent),
      * each as the payload's tree would give it (a missing one as a missing node, a name given
      * twice as its last).
      */
@@ -93,6 +97,7 @@ public final class Payloads {
             JsonNode action = MissingNode.getInstance();
             JsonNode fullName = MissingNode.getInstance();
             JsonNode number = MissingNode.getInstance();
+            JsonNode pull = MissingNode.getInstance();
             JsonNode installation = null;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
@@ -102,11 +107,12 @@ public final class Payloads {
                     case "installation" -> installation = JSON.readTree(p);
                     case "repository" -> fullName = member(p, "full_name");
                     case "issue" -> number = member(p, "number");
+                    case "pull_request" -> pull = member(p, "number");
                     default -> p.skipChildren();
                 }
             }
             trailing(p);
-            return new Head(action, fullName, number, installation);
+            return new Head(action, fullName, number.isMissingNode() ? pull : number, installation);
         }
     }
 

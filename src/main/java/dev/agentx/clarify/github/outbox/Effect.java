@@ -15,7 +15,8 @@ import java.util.List;
         @JsonSubTypes.Type(value = Effect.Comment.class, name = "comment"),
         @JsonSubTypes.Type(value = Effect.Reaction.class, name = "reaction"),
         @JsonSubTypes.Type(value = Effect.AddLabels.class, name = "add-labels"),
-        @JsonSubTypes.Type(value = Effect.RemoveLabel.class, name = "remove-label")})
+        @JsonSubTypes.Type(value = Effect.RemoveLabel.class, name = "remove-label"),
+        @JsonSubTypes.Type(value = Effect.CheckRun.class, name = "check-run")})
 public sealed interface Effect {
     String key();
 
@@ -41,5 +42,15 @@ public sealed interface Effect {
     }
 
     record RemoveLabel(String key, long installation, RepoRef repo, int issue, String label) implements Effect {
+    }
+
+    /**
+     * The merge gate's check run on a pull request's head commit, as one evaluation left it:
+     * {@code issue} is the pull request's number, {@code sequence} the evaluation's number (the
+     * pull request's evaluations count up), so of two sends on one commit the newer wins ({@link
+     * CheckRunSender}). {@code conclusion} as the Checks API names it; {@code summary} Markdown.
+     */
+    record CheckRun(String key, long installation, RepoRef repo, int issue, String headSha, long sequence,
+                    String conclusion, String title, String summary, String detailsUrl) implements Effect {
     }
 }

@@ -20,9 +20,10 @@ final class EffectSenders {
     /**
      * The effects on GitHub, as the App's installation: comments by {@code comments} (with their
      * hidden tag), reactions and labels by one call each, which GitHub applies once however often
-     * it is made (one reaction per user and content, a label once).
+     * it is made (one reaction per user and content, a label once); the merge gate's check runs by
+     * {@link CheckRunSender} (one run per pull request and commit, the newest evaluation kept).
      */
-    static EffectSenders gitHub(GitHubGateway github, CommentSender comments) {
+    static EffectSenders gitHub(GitHubGateway github, CommentSender comments, java.time.Clock clock) {
         Map<Class<?>, EffectSender<?>> senders = new HashMap<>();
         put(senders, Effect.Comment.class, comments);
         put(senders, Effect.Reaction.class, (r, attempt) -> {
@@ -36,6 +37,7 @@ final class EffectSenders {
                 a.labels()));
         put(senders, Effect.RemoveLabel.class, (r, attempt) -> github.removeLabel(r.installation(), r.repo(),
                 r.issue(), r.label()));
+        put(senders, Effect.CheckRun.class, new CheckRunSender(github, clock));
         return new EffectSenders(senders);
     }
 

@@ -95,8 +95,8 @@ public final class Outbox {
         this.holds = new RateLimitHolds(replicas, clock);
         GitHubGateway addressed = Addressed.gateway(github, () -> destinations);
         this.comments = new CommentSender(addressed);
-        this.loop = new SendLoop(queue, claims, holds, EffectSenders.gitHub(addressed, comments), metrics, clock,
-                () -> destinations);
+        this.loop = new SendLoop(queue, claims, holds, EffectSenders.gitHub(addressed, comments, clock), metrics,
+                clock, () -> destinations);
     }
 
     /**
