@@ -1,7 +1,10 @@
 package dev.agentx.clarify.github;
 
+import dev.agentx.clarify.app.ServerStore;
 import dev.agentx.clarify.github.support.GitHubRig;
+import dev.agentx.clarify.routing.ClarifyCommand;
 import dev.agentx.clarify.support.TestPostgres;
+import java.util.Map;
 import org.junit.jupiter.api.Tag;
 
 /**
@@ -11,8 +14,20 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag("postgres")
 class PullRequestGateOnPostgresTest extends PullRequestGateTest {
+    private String url;
+
     @Override
     GitHubRig configure(GitHubRig r) {
-        return r.database(TestPostgres.newDatabase().url());
+        url = TestPostgres.newDatabase().url();
+        return r.database(url);
+    }
+
+    /** Resolves CLR-42-001 in the database as the CLI would with {@code --database-url}, the server stopped. */
+    @Override
+    void changeWhileDown() {
+        try (ServerStore.Opened opened = ServerStore.open(GitHubRig.REPO.rootIn(rig.data), rig.clock, url, null,
+                Map.of())) {
+            opened.local().engine().execute(new ClarifyCommand.Resolve("CLR-42-001", "engineer", "sessions", true));
+        }
     }
 }

@@ -198,6 +198,31 @@ class PullRequestGateTest {
         checkRequestsAreGitHubs();
     }
 
+    /**
+     * A clarification resolved in Local Mode on the data dir while the server was down (as an
+     * agent's {@code agentx resolve} would): the restart's catch-up brings the issue in step, and
+     * with it the pull request's run.
+     */
+    @Test
+    void aChangeMadeWhileTheServerWasDownReachesTheRunAtTheRestart() {
+        deliver("pull_request", rig.pullRequest("opened", 2, "Fixes #42", A));
+        comment("eng", 42, "/clarify @architect Which auth method?");
+        assertEquals("action_required", conclusion(A));
+        rig.mode().close();
+        changeWhileDown();
+        rig.start();
+        assertEquals("success", conclusion(A));
+        assertEquals("agentx-gate:2:3", run(A).path("external_id").asText());
+    }
+
+    /** Resolves CLR-42-001 as the CLI would, with the server stopped. */
+    void changeWhileDown() {
+        dev.agentx.clarify.app.LocalMode local = dev.agentx.clarify.app.LocalMode.open(GitHubRig.REPO.rootIn(rig.data),
+                rig.clock);
+        local.engine().execute(new dev.agentx.clarify.routing.ClarifyCommand.Resolve("CLR-42-001", "engineer",
+                "sessions", true));
+    }
+
     @Test
     void aRunAnOlderEvaluationLeftIsUpdatedAndANewerOneIsLeftAlone() {
         deliver("pull_request", rig.pullRequest("opened", 2, "Fixes #42", A));
