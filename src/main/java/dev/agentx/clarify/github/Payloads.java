@@ -46,10 +46,17 @@ public final class Payloads {
      * for one about no issue (ping, installation).
      */
     public static String orderKey(JsonNode payload) {
-        JsonNode issue = payload.path("issue").path("number");
-        // a pull request's events line up with its conversation's: GitHub numbers both alike
-        return orderKey(payload.path("repository").path("full_name"), number(issue.isMissingNode()
-                ? payload.path("pull_request").path("number") : issue));
+        return orderKey(payload.path("repository").path("full_name"), orderNumber(payload.path("issue").path("number"),
+                payload.path("pull_request").path("number")));
+    }
+
+    /**
+     * The number a delivery is lined up by: its issue's, or for a {@code pull_request} event (no
+     * {@code issue}) its pull request's, so a pull request's events line up with its
+     * conversation's (GitHub numbers both alike).
+     */
+    private static int orderNumber(JsonNode issue, JsonNode pull) {
+        return number(issue.isMissingNode() ? pull : issue);
     }
 
     private static String orderKey(JsonNode fullName, int issue) {
@@ -60,12 +67,12 @@ public final class Payloads {
 
     /**
      * What the acknowledgement reads of a payload: its {@code action}, {@code
-     * repository.full_name}, {@code issue.number} (else {@code pull_request.number}) and {@code
-     * installation} (null when absent),
-     * each as the payload's tree would give it (a missing one as a missing node, a name given
+     * repository.full_name}, {@code issue.number}, {@code installation} (null when absent) and
+     * {@code pull_request.number}, each as the payload's tree would give it (a missing one as a missing node, a name given
      * twice as its last).
      */
-    public record Head(JsonNode action, JsonNode fullName, JsonNode issueNumber, JsonNode installation) {
+    public record Head(JsonNode action, JsonNode fullName, JsonNode issueNumber, JsonNode installation,
+                       JsonNode pullNumber) {
         /** As {@link Payloads#issueNumber}. */
         public int issue() {
             return number(issueNumber);
@@ -73,7 +80,7 @@ public final class Payloads {
 
         /** As {@link Payloads#orderKey}. */
         public String orderKey() {
-            return Payloads.orderKey(fullName, issue());
+            return Payloads.orderKey(fullName, orderNumber(issueNumber, pullNumber));
         }
     }
 
@@ -112,7 +119,7 @@ public final class Payloads {
                 }
             }
             trailing(p);
-            return new Head(action, fullName, number.isMissingNode() ? pull : number, installation);
+            return new Head(action, fullName, number, installation, pull);
         }
     }
 
