@@ -56,7 +56,7 @@ class PullRequestGateTest {
     }
 
     /** The one gate run on {@code sha}: there is never more than one. */
-    private ObjectNode run(String sha) {
+    ObjectNode run(String sha) {
         List<ObjectNode> runs = rig.checkRuns.on(sha);
         assertEquals(1, runs.size(), "runs on " + sha + ": " + runs);
         ObjectNode r = runs.get(0);
