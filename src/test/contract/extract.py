@@ -34,6 +34,9 @@ OPERATIONS = [
     ("delete", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"),
     ("get", "/repos/{owner}/{repo}/collaborators/{username}/permission"),
     ("get", "/repos/{owner}/{repo}/contents/{path}"),
+    ("get", "/repos/{owner}/{repo}/commits/{ref}/check-runs"),
+    ("post", "/repos/{owner}/{repo}/check-runs"),
+    ("patch", "/repos/{owner}/{repo}/check-runs/{check_run_id}"),
     ("get", "/orgs/{org}/teams/{team_slug}/members"),
     ("get", "/user"),
     ("get", "/user/installations"),
@@ -47,6 +50,7 @@ WEBHOOKS = [
     "issue-comment-created", "issue-comment-deleted", "issue-comment-edited",
     "issues-labeled", "issues-opened", "issues-reopened", "issues-unlabeled",
     "repository-renamed", "repository-transferred", "repository-archived", "repository-unarchived",
+    "pull-request-opened", "pull-request-synchronize", "pull-request-edited", "check-run-rerequested",
 ]
 
 

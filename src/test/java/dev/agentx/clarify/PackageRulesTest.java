@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  */
 class PackageRulesTest {
     private static final Path SRC = Path.of("src/main/java/dev/agentx/clarify");
-    private static final List<String> ENGINE = List.of("protocol", "routing", "monitor", "render", "workflow");
+    private static final List<String> ENGINE = List.of("protocol", "routing", "monitor", "render", "workflow", "gate");
     private static final List<String> NOT_IN_ENGINE = List.of("import io.javalin", "import org.kohsuke",
             "import picocli", "import java.sql", "import javax.sql", "import gg.jte", "import io.modelcontextprotocol",
             "import dev.agentx.clarify.cli", "import dev.agentx.clarify.github", "import dev.agentx.clarify.mcp",

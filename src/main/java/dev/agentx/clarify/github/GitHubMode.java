@@ -11,6 +11,7 @@ import dev.agentx.clarify.github.auth.AppJwt;
 import dev.agentx.clarify.github.dashboard.ServerDashboard;
 import dev.agentx.clarify.github.handlers.Actors;
 import dev.agentx.clarify.github.handlers.DeliveryHandler;
+import dev.agentx.clarify.github.gate.PullRequestGate;
 import dev.agentx.clarify.github.handlers.IssueMirror;
 import dev.agentx.clarify.github.inbox.DeliveryProcessor;
 import dev.agentx.clarify.github.inbox.Worker;
@@ -213,6 +214,10 @@ public final class GitHubMode implements AutoCloseable {
         this.handler = new DeliveryHandler(settings.appIdNumber(), repoConfigs,
                 names, this::repository, actors,
                 mirror, outbox, timed, pacing, metrics, unit);
+        // the merge gate: its record of pull requests beside the issues' (notes), its check runs in the outbox
+        PullRequestGate gate = new PullRequestGate(outbox, shared);
+        mirror.gate(gate);
+        handler.gate(gate);
         this.worker = new Worker(inbox, handler, outbox, clock, options.synchronous(), metrics, replicas, unit);
         this.server = new WebhookServer(settings.webhookPath(), settings.maxBodyBytes(),
                 new SignatureVerifier(settings.webhookSecrets()), inbox, outbox, worker, metrics);

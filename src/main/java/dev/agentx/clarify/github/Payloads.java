@@ -47,7 +47,17 @@ public final class Payloads {
      * one about no issue (ping, installation) or about no repository with an id.
      */
     public static String orderKey(JsonNode payload) {
-        return orderKey(payload.path("repository").path("id"), issueNumber(payload));
+        return orderKey(payload.path("repository").path("id"), orderNumber(payload.path("issue").path("number"),
+                payload.path("pull_request").path("number")));
+    }
+
+    /**
+     * The number a delivery is lined up by: its issue's, or for a {@code pull_request} event (no
+     * {@code issue}) its pull request's, so a pull request's events line up with its
+     * conversation's (GitHub numbers both alike).
+     */
+    private static int orderNumber(JsonNode issue, JsonNode pull) {
+        return number(issue.isMissingNode() ? pull : issue);
     }
 
     private static String orderKey(JsonNode repositoryId, int issue) {
@@ -57,10 +67,12 @@ public final class Payloads {
 
     /**
      * What the acknowledgement reads of a payload: its {@code action}, {@code repository.id},
-     * {@code issue.number} and {@code installation} (null when absent), each as the payload's tree
-     * would give it (a missing one as a missing node, a name given twice as its last).
+     * {@code issue.number}, {@code installation} (null when absent) and {@code
+     * pull_request.number}, each as the payload's tree would give it (a missing one as a missing
+     * node, a name given twice as its last).
      */
-    public record Head(JsonNode action, JsonNode repositoryId, JsonNode issueNumber, JsonNode installation) {
+    public record Head(JsonNode action, JsonNode repositoryId, JsonNode issueNumber, JsonNode installation,
+                       JsonNode pullNumber) {
         /** As {@link Payloads#issueNumber}. */
         public int issue() {
             return number(issueNumber);
@@ -68,7 +80,7 @@ public final class Payloads {
 
         /** As {@link Payloads#orderKey}. */
         public String orderKey() {
-            return Payloads.orderKey(repositoryId, issue());
+            return Payloads.orderKey(repositoryId, orderNumber(issueNumber, pullNumber));
         }
     }
 
@@ -92,6 +104,7 @@ public final class Payloads {
             JsonNode action = MissingNode.getInstance();
             JsonNode repositoryId = MissingNode.getInstance();
             JsonNode number = MissingNode.getInstance();
+            JsonNode pull = MissingNode.getInstance();
             JsonNode installation = null;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
@@ -101,11 +114,12 @@ public final class Payloads {
                     case "installation" -> installation = JSON.readTree(p);
                     case "repository" -> repositoryId = member(p, "id");
                     case "issue" -> number = member(p, "number");
+                    case "pull_request" -> pull = member(p, "number");
                     default -> p.skipChildren();
                 }
             }
             trailing(p);
-            return new Head(action, repositoryId, number, installation);
+            return new Head(action, repositoryId, number, installation, pull);
         }
     }
 

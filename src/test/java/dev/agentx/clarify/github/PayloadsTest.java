@@ -63,6 +63,17 @@ class PayloadsTest {
     }
 
     @Test
+    void aPullRequestsEventsLineUpWithItsConversation() throws Exception {
+        byte[] pr = "{\"pull_request\":{\"number\":7},\"repository\":{\"full_name\":\"O/R\"}}".getBytes(
+                StandardCharsets.UTF_8);
+        assertEquals("o/r#7", agrees(pr).orderKey());
+        assertEquals(0, Payloads.head(pr).issue(), "a pull request's number is no issue number");
+        byte[] comment = "{\"issue\":{\"number\":7},\"repository\":{\"full_name\":\"o/r\"}}".getBytes(
+                StandardCharsets.UTF_8);
+        assertEquals("o/r#7", agrees(comment).orderKey());
+    }
+
+    @Test
     void oddShapesReadAsTheTreeReadsThem() throws Exception {
         String[] bodies = {
             "{}",

@@ -31,6 +31,9 @@ final class ApiRoutes {
         route(repo + "/issues/\\d+/labels", "/repos/{owner}/{repo}/issues/{issue_number}/labels");
         route(repo + "/issues/\\d+/labels/.+", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}");
         route(repo + "/collaborators/" + SEGMENT + "/permission", "/repos/{owner}/{repo}/collaborators/{username}/permission");
+        route(repo + "/check-runs", "/repos/{owner}/{repo}/check-runs");
+        route(repo + "/check-runs/\\d+", "/repos/{owner}/{repo}/check-runs/{check_run_id}");
+        route(repo + "/commits/" + SEGMENT + "/check-runs", "/repos/{owner}/{repo}/commits/{ref}/check-runs");
         route(repo + "/contents(/.*)?", "/repos/{owner}/{repo}/contents/{path}");
         route("/orgs/" + SEGMENT + "/teams/" + SEGMENT + "/members", "/orgs/{org}/teams/{team_slug}/members");
     }

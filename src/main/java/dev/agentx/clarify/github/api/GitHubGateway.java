@@ -59,4 +59,22 @@ public interface GitHubGateway {
 
     /** The logins (lower case) of the members of the team {@code org/slug}. */
     Set<String> teamMembers(long installation, String org, String slug);
+
+    /** One check run on a commit as GitHub lists it: its id and the {@code external_id} its maker gave it (null: none). */
+    record CheckRunSeen(long id, String externalId) {
+    }
+
+    /** What a check run is created or updated with: completed, with its conclusion and output. */
+    record CheckRunOutput(String name, String headSha, String externalId, String conclusion, String title,
+                          String summary, String detailsUrl, Instant completedAt) {
+    }
+
+    /** The check runs named {@code name} on commit {@code sha}, as the installation sees them (at most 100). */
+    List<CheckRunSeen> checkRuns(long installation, RepoRef repo, String sha, String name);
+
+    /** Creates a completed check run on {@code run.headSha()}; returns its id. */
+    long createCheckRun(long installation, RepoRef repo, CheckRunOutput run);
+
+    /** Updates check run {@code id} to {@code run}'s conclusion and output. */
+    void updateCheckRun(long installation, RepoRef repo, long id, CheckRunOutput run);
 }

@@ -536,4 +536,60 @@ public final class Hub4jGateway implements GitHubGateway {
             }
         });
     }
+
+    // ---- the merge gate's check runs ---------------------------------------------------------------
+
+    @Override
+    public List<CheckRunSeen> checkRuns(long installation, RepoRef repo, String sha, String name) {
+        String what = "check runs of " + repo + "@" + sha;
+        return call(installation, what, () -> {
+            String answer = write(installation, what, "GET", repoPath(repo) + "/commits/" + segment(sha)
+                    + "/check-runs?check_name=" + segment(name) + "&filter=all&per_page=100", null);
+            List<CheckRunSeen> out = new java.util.ArrayList<>();
+            for (JsonNode r : json.readTree(answer).path("check_runs")) {
+                JsonNode external = r.path("external_id");
+                out.add(new CheckRunSeen(r.path("id").asLong(), external.isTextual() ? external.asText() : null));
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public long createCheckRun(long installation, RepoRef repo, CheckRunOutput run) {
+        String what = "create check run on " + repo + "@" + run.headSha();
+        return call(installation, what, () -> {
+            Map<String, Object> body = checkRunBody(run);
+            body.put("name", run.name());
+            body.put("head_sha", run.headSha());
+            String answer = write(installation, what, "POST", repoPath(repo) + "/check-runs", body);
+            JsonNode id = json.readTree(answer).path("id");
+            if (!id.canConvertToLong()) {
+                throw new GitHubApiException(what + ": GitHub's answer names no check run id: " + brief(answer), 200,
+                        null, false, null);
+            }
+            return id.asLong();
+        });
+    }
+
+    @Override
+    public void updateCheckRun(long installation, RepoRef repo, long id, CheckRunOutput run) {
+        String what = "update check run " + id + " on " + repo;
+        call(installation, what, () -> write(installation, what, "PATCH", repoPath(repo) + "/check-runs/" + id,
+                checkRunBody(run)));
+    }
+
+    /** What a create and an update both send: completed, the conclusion, the output, the evaluation's id. */
+    private static Map<String, Object> checkRunBody(CheckRunOutput run) {
+        Map<String, Object> body = new java.util.LinkedHashMap<>();
+        body.put("external_id", run.externalId());
+        if (run.detailsUrl() != null) {
+            body.put("details_url", run.detailsUrl());
+        }
+        body.put("status", "completed");
+        body.put("conclusion", run.conclusion());
+        body.put("completed_at", java.time.format.DateTimeFormatter.ISO_INSTANT.format(
+                run.completedAt().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
+        body.put("output", Map.of("title", run.title(), "summary", run.summary()));
+        return body;
+    }
 }

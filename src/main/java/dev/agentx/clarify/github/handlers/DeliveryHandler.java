@@ -11,6 +11,7 @@ import dev.agentx.clarify.github.RepositoryMonitor;
 import dev.agentx.clarify.github.RepositoryNames;
 import dev.agentx.clarify.github.commands.CommandParser;
 import dev.agentx.clarify.github.commands.CommentCommand;
+import dev.agentx.clarify.github.gate.PullRequestGate;
 import dev.agentx.clarify.github.inbox.DeliveryProcessor;
 import dev.agentx.clarify.github.outbox.Effect;
 import dev.agentx.clarify.github.outbox.Outbox;
@@ -44,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * opened (commands in the body), labeled (the {@code clarify:<role>} trigger, or the prefix the
  * repository's {@code [labels]} names), closed (abandon the issue's active clarifications),
  * {@code ping} (logged); {@code repository}, {@code installation} and {@code
- * installation_repositories}: a repository's life ({@link RepositoryEvents}); everything else is
+ * installation_repositories}: a repository's life ({@link RepositoryEvents}); {@code pull_request}
+ * and {@code check_run}: the merge gate ({@link PullRequestEvents}); everything else is
  * acknowledged and ignored.
  *
  * <p>Top to bottom: {@link #prepare} parses the delivery and looks up what needs the network;
@@ -78,6 +80,8 @@ public final class DeliveryHandler implements DeliveryProcessor {
     /** When the pass after an event runs: at once, or with the repository's next paced pass. */
     private final MonitorPacing pacing;
     private final ServerMetrics metrics;
+    /** The merge gate's events ({@code pull_request}, {@code check_run}); null: no gate. */
+    private volatile PullRequestEvents pulls;
 
     public DeliveryHandler(long appId, RepoConfigs repoConfigs, RepositoryNames names,
                            Function<RepoRef, LocalMode> repos, Actors actors,
@@ -96,6 +100,14 @@ public final class DeliveryHandler implements DeliveryProcessor {
         this.mirror = mirror;
         this.outbox = outbox;
         this.monitor = monitor;
+    }
+
+    /**
+     * Has {@code gate} keep its record of pull requests from their events, and evaluate them and
+     * answer re-requested runs; the issue mirror tells it of each clarification's change.
+     */
+    public void gate(PullRequestGate gate) {
+        this.pulls = new PullRequestEvents(appId, names, repos, gate);
     }
 
     /** A delivery that changes nothing and leaves nothing to do. */
@@ -124,6 +136,12 @@ public final class DeliveryHandler implements DeliveryProcessor {
             case "repository", "installation", "installation_repositories" -> life.record(d, p, action);
             case "issue_comment", "issues" -> {
                 return onIssueEvent(d, p, action);
+            }
+            case "pull_request" -> {
+                return pulls == null ? NONE : pulls.pullRequest(d, p, action);
+            }
+            case "check_run" -> {
+                return pulls == null ? NONE : pulls.checkRun(d, p, action);
             }
             default -> LOG.debug("delivery {}: event '{}' is not one GitHub Mode acts on; acknowledged", d.id(), d.event());
         }

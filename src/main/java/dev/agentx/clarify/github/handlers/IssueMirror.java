@@ -8,6 +8,7 @@ import dev.agentx.clarify.config.Labels;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.github.gate.PullRequestGate;
 import dev.agentx.clarify.github.notify.Notifier;
 import dev.agentx.clarify.github.outbox.Effect;
 import dev.agentx.clarify.github.outbox.Outbox;
@@ -75,6 +76,8 @@ public final class IssueMirror {
     private final MarkdownRenderer renderer = new MarkdownRenderer();
     private final Notifier notifier;
     private final ObjectMapper json = JsonSupport.mapper();
+    /** The merge gate, told of each issue whose clarifications changed; null: none. */
+    private volatile PullRequestGate gate;
     /** One issue is brought in step by one thread at a time (a lane and another's monitor pass may meet). */
     private final Object[] stripes = new Object[STRIPES];
 
@@ -137,6 +140,11 @@ public final class IssueMirror {
         for (int i = 0; i < STRIPES; i++) {
             stripes[i] = new Object();
         }
+    }
+
+    /** Tells {@code g} of each issue whose clarifications changed, in the same unit as the issue's sync. */
+    public void gate(PullRequestGate g) {
+        this.gate = g;
     }
 
     static Path stateFile(LocalMode repo, int issue) {
@@ -338,6 +346,11 @@ public final class IssueMirror {
             });
         }
         thenQueue.run();
+        if (gate != null && (!items.isEmpty() || generation != state.generation())) {
+            // a clarification changed (every change adds a thread entry): the pull requests it gates are
+            // evaluated again, their check runs queued and recorded in this unit, before this state's sync
+            gate.issueChanged(repo, ref, issue, installation);
+        }
         Last last = state.last();
         if (shared != null) {
             List<String> queued = outbox.queuedInUnit(installation, ref, issue);

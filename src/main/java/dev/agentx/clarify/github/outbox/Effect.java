@@ -16,7 +16,8 @@ import java.util.List;
         @JsonSubTypes.Type(value = Effect.Reaction.class, name = "reaction"),
         @JsonSubTypes.Type(value = Effect.AddLabels.class, name = "add-labels"),
         @JsonSubTypes.Type(value = Effect.RemoveLabel.class, name = "remove-label"),
-        @JsonSubTypes.Type(value = Effect.Notification.class, name = "notification")})
+        @JsonSubTypes.Type(value = Effect.Notification.class, name = "notification"),
+        @JsonSubTypes.Type(value = Effect.CheckRun.class, name = "check-run")})
 public sealed interface Effect {
     String key();
 
@@ -90,6 +91,21 @@ public sealed interface Effect {
         @Override
         public Notification addressedTo(long installation, RepoRef repo) {
             return this;
+        }
+    }
+
+    /**
+     * The merge gate's check run on a pull request's head commit, as one evaluation left it:
+     * {@code issue} is the pull request's number, {@code sequence} the evaluation's number (the
+     * pull request's evaluations count up), so of two sends on one commit the newer wins ({@link
+     * CheckRunSender}). {@code conclusion} as the Checks API names it; {@code summary} Markdown.
+     */
+    record CheckRun(String key, long installation, RepoRef repo, int issue, String headSha, long sequence,
+                    String conclusion, String title, String summary, String detailsUrl) implements Effect {
+        @Override
+        public CheckRun addressedTo(long installation, RepoRef repo) {
+            return new CheckRun(key, installation, repo, issue, headSha, sequence, conclusion, title, summary,
+                    detailsUrl);
         }
     }
 }

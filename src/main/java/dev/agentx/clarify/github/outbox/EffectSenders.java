@@ -20,10 +20,12 @@ final class EffectSenders {
     /**
      * The effects on GitHub, as the App's installation: comments by {@code comments} (with their
      * hidden tag), reactions and labels by one call each, which GitHub applies once however often
-     * it is made (one reaction per user and content, a label once); and notifications to their
-     * receivers by {@code notifications}.
+     * it is made (one reaction per user and content, a label once); the merge gate's check runs by
+     * {@link CheckRunSender} (one run per pull request and commit, the newest evaluation kept); and
+     * notifications to their receivers by {@code notifications}.
      */
-    static EffectSenders gitHub(GitHubGateway github, CommentSender comments, NotificationSender notifications) {
+    static EffectSenders gitHub(GitHubGateway github, CommentSender comments, NotificationSender notifications,
+                                java.time.Clock clock) {
         Map<Class<?>, EffectSender<?>> senders = new HashMap<>();
         put(senders, Effect.Notification.class, notifications);
         put(senders, Effect.Comment.class, comments);
@@ -38,6 +40,7 @@ final class EffectSenders {
                 a.labels()));
         put(senders, Effect.RemoveLabel.class, (r, attempt) -> github.removeLabel(r.installation(), r.repo(),
                 r.issue(), r.label()));
+        put(senders, Effect.CheckRun.class, new CheckRunSender(github, clock));
         return new EffectSenders(senders);
     }
 

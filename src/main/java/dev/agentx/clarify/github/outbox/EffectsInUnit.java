@@ -53,7 +53,12 @@ final class EffectsInUnit {
         if (!unit.open() || hashes.isEmpty()) {
             return;
         }
-        pending().after.put(EffectQueue.issueKey(installation, repo, issue), List.copyOf(hashes));
+        // the issue's mirror and the merge gate may each name what they wait for: the first effect waits for all
+        pending().after.merge(EffectQueue.issueKey(installation, repo, issue), List.copyOf(hashes), (a, b) -> {
+            java.util.LinkedHashSet<String> both = new java.util.LinkedHashSet<>(a);
+            both.addAll(b);
+            return List.copyOf(both);
+        });
     }
 
     /** The key hashes of the effects of the issue queued in the calling thread's open unit so far, in order. */

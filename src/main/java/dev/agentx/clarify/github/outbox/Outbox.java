@@ -122,7 +122,7 @@ public final class Outbox {
         this.receivers = receivers;
         NotificationSender notifications = new NotificationSender(receivers, new NotificationLog(dir), metrics, clock,
                 NotificationRetry.STANDARD);
-        this.loop = new SendLoop(queue, claims, holds, EffectSenders.gitHub(github, comments, notifications),
+        this.loop = new SendLoop(queue, claims, holds, EffectSenders.gitHub(github, comments, notifications, clock),
                 metrics, clock, () -> destinations);
     }
 

@@ -45,7 +45,14 @@ class AppPermissionsTest {
             Map.entry("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", "issues:write"),
             Map.entry("GET /repos/{owner}/{repo}/collaborators/{username}/permission", "metadata:read"),
             Map.entry("GET /repos/{owner}/{repo}/contents/{path}", "contents:read"),
+            Map.entry("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", "checks:read"),
+            Map.entry("POST /repos/{owner}/{repo}/check-runs", "checks:write"),
+            Map.entry("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", "checks:write"),
             Map.entry("GET /orgs/{org}/teams/{team_slug}/members", "members:read"));
+
+    /** The events the handlers act on -> the permission GitHub requires to send them. */
+    static final Map<String, String> EVENTS = Map.of("issue_comment", "issues:read", "issues", "issues:read",
+            "repository", "metadata:read", "pull_request", "pull_requests:read", "check_run", "checks:read");
 
     @TempDir
     Path dir;
@@ -63,6 +70,9 @@ class AppPermissionsTest {
             rig.deliver("issue_comment", rig.comment("eng", 3, "/clarify status"));
             rig.clock.advance(Duration.ofMinutes(31));
             rig.deliver("issues", rig.issueEvent("closed", "eng", 2));
+            String sha = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
+            rig.deliver("pull_request", rig.pullRequest("opened", 4, "Fixes #1", sha));
+            rig.deliver("check_run", rig.rerequested(4, sha, "agentx-gate:4:1"));
             for (ServeEvent e : rig.wiremock.getAllServeEvents()) {
                 calls.add(e.getRequest().getMethod().getName() + " " + ApiRoutes.of("", e.getRequest().getUrl()
                         .replaceAll("\\?.*", "")));
@@ -80,6 +90,14 @@ class AppPermissionsTest {
             }
         }
         assertEquals(List.of(), unknown, "calls with no row in REQUIRED: look up the permission GitHub documents");
+        JsonNode subscribed = new ObjectMapper(new YAMLFactory()).readTree(Path.of("app-manifest.yml").toFile())
+                .get("default_events");
+        for (JsonNode event : subscribed) {
+            String[] p = EVENTS.get(event.asText()).split(":");
+            derived.merge(p[0], p[1], (a, b) -> a.equals("write") || b.equals("write") ? "write" : "read");
+        }
+        assertTrue(calls.stream().anyMatch(c -> c.startsWith("PATCH") && c.contains("/check-runs/")),
+                "the scenario updates a check run");
         assertTrue(calls.stream().anyMatch(c -> c.contains("/contents/")), "the scenario reads the repository's config");
         JsonNode manifest = new ObjectMapper(new YAMLFactory()).readTree(Path.of("app-manifest.yml").toFile());
         Map<String, String> asked = new TreeMap<>();
@@ -88,7 +106,8 @@ class AppPermissionsTest {
         assertTrue(manifest.at("/hook_attributes/url").asText().endsWith(GitHubSettings.DEFAULT_PATH));
         List<String> events = new ArrayList<>();
         manifest.get("default_events").forEach(e -> events.add(e.asText()));
-        assertEquals(List.of("issue_comment", "issues", "repository"), events, "the events the handlers act on");
+        assertEquals(List.of("issue_comment", "issues", "repository", "pull_request", "check_run"), events,
+                "the events the handlers act on");
         assertTrue(manifest.get("redirect_url").asText().endsWith("/callback"), "GitHub returns to agentx setup's page");
     }
 }

@@ -49,7 +49,13 @@ class GitHubWebhookSchemasTest {
                 "installation.suspend.payload.json", "installation.unsuspend.payload.json",
                 "installation_repositories.added.payload.json", "installation_repositories.removed.payload.json",
                 "issue_comment.created.payload.json", "issue_comment.created.with-installation.payload.json",
-                "issue_comment.deleted.payload.json", "issue_comment.edited.payload.json");
+                "issue_comment.deleted.payload.json", "issue_comment.edited.payload.json",
+                // the same for the merge gate's: fields the schema added later (node_id, details_url,
+                // has_discussions, disabled, an App's events and permissions), custom_properties it does
+                // not list, an App's timestamps without the T
+                "check_run.rerequested.with-installation.payload.json", "pull_request.edited.derived.payload.json",
+                "pull_request.opened.with-installation.payload.json",
+                "pull_request.synchronize.with-installation.payload.json");
         List<String> unexpected = problems.stream().filter(p -> known.stream().noneMatch(p::startsWith)).toList();
         assertEquals(List.of(), unexpected);
     }

@@ -100,4 +100,18 @@ public final class FlakyGitHub implements GitHubGateway {
     public void redeliver(long id) {
         throw new UnsupportedOperationException("not in these tests");
     }
+
+    @Override
+    public List<CheckRunSeen> checkRuns(long installation, RepoRef repo, String sha, String name) {
+        return List.of();
+    }
+
+    @Override
+    public long createCheckRun(long installation, RepoRef repo, CheckRunOutput run) {
+        return ids.incrementAndGet();
+    }
+
+    @Override
+    public void updateCheckRun(long installation, RepoRef repo, long id, CheckRunOutput run) {
+    }
 }

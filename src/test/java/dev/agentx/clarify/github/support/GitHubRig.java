@@ -4,6 +4,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.delete;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.patch;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
@@ -72,6 +73,8 @@ public final class GitHubRig implements AutoCloseable {
     public final MutableClock clock;
     public final WireMockServer wiremock;
     public final ObjectMapper json = new ObjectMapper();
+    /** The check runs the App made, as GitHub keeps them. */
+    public final CheckRunsStub checkRuns = new CheckRunsStub();
     private final HttpClient http = HttpClient.newHttpClient();
     private final AtomicInteger deliveries = new AtomicInteger();
     /** GitHub's comment ids are unique everywhere: shared by every rig, so one on another's data dir issues new ones. */
@@ -101,8 +104,8 @@ public final class GitHubRig implements AutoCloseable {
         this.clock = clock;
         // every request the App makes is kept for the contract check against GitHub's description
         this.wiremock = new WireMockServer(requestJournal
-                ? wireMockConfig().dynamicPort().extensions(new RateLimitHeaders(), new RequestJournal())
-                : wireMockConfig().dynamicPort().extensions(new RateLimitHeaders()).disableRequestJournal());
+                ? wireMockConfig().dynamicPort().extensions(new RateLimitHeaders(), new RequestJournal(), checkRuns)
+                : wireMockConfig().dynamicPort().extensions(new RateLimitHeaders(), checkRuns).disableRequestJournal());
         wiremock.start();
         stubGitHub();
         writeConfig(CONFIG);
@@ -189,6 +192,12 @@ public final class GitHubRig implements AutoCloseable {
                 .willReturn(okJson("{\"permission\":\"read\",\"user\":{\"login\":\"someone\"}}")));
         permission("boss", "admin");
         permission("writer", "write");
+        wiremock.stubFor(post(urlPathEqualTo(API_REPO + "/check-runs")).willReturn(aResponse()
+                .withTransformers(CheckRunsStub.NAME)));
+        wiremock.stubFor(patch(urlPathMatching(API_REPO + "/check-runs/\\d+")).willReturn(aResponse()
+                .withTransformers(CheckRunsStub.NAME)));
+        wiremock.stubFor(get(urlPathMatching(API_REPO + "/commits/[0-9a-f]{40}/check-runs")).willReturn(aResponse()
+                .withTransformers(CheckRunsStub.NAME)));
         wiremock.stubFor(get(urlPathEqualTo("/orgs/acme/teams/architects/members")).willReturn(okJson(
                 "[{\"login\":\"team-arch\",\"id\":9}]")));
     }
@@ -333,6 +342,43 @@ public final class GitHubRig implements AutoCloseable {
         ((ObjectNode) p.get("label")).put("name", label);
         p.withArray("/issue/labels").addObject().put("name", label);
         user((ObjectNode) p.get("sender"), login);
+        return p;
+    }
+
+    /**
+     * pull_request.{@code action} (opened, synchronize, edited, reopened, ready_for_review, closed)
+     * of pull request {@code number} with {@code body} at head commit {@code sha}, from GitHub's
+     * example of that action (edited: the derived one, its body's change).
+     */
+    public ObjectNode pullRequest(String action, int number, String body, String sha) {
+        ObjectNode p = fixture(switch (action) {
+            case "synchronize" -> "pull_request.synchronize.with-installation";
+            case "edited" -> "pull_request.edited.derived";
+            default -> "pull_request.opened.with-installation";
+        });
+        p.put("action", action);
+        p.put("number", number);
+        ObjectNode pr = (ObjectNode) p.get("pull_request");
+        pr.put("number", number);
+        pr.put("body", body);
+        pr.put("state", action.equals("closed") ? "closed" : "open");
+        ((ObjectNode) pr.get("head")).put("sha", sha);
+        return p;
+    }
+
+    /**
+     * check_run.rerequested of the run GitHub's example describes, made this App's merge gate run
+     * on {@code sha} for pull request {@code pull} (its external id as the App wrote it).
+     */
+    public ObjectNode rerequested(int pull, String sha, String externalId) {
+        ObjectNode p = fixture("check_run.rerequested.with-installation");
+        p.set("repository", fixture("pull_request.opened.with-installation").get("repository"));
+        ObjectNode run = (ObjectNode) p.get("check_run");
+        run.put("name", "AgentX Clarify");
+        run.put("head_sha", sha);
+        run.put("external_id", externalId);
+        ((ObjectNode) run.get("app")).put("id", APP_ID);
+        ((ObjectNode) run.get("check_suite")).put("head_sha", sha);
         return p;
     }
 
