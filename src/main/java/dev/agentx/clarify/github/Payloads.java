@@ -23,9 +23,14 @@ public final class Payloads {
     private Payloads() {
     }
 
-    /** The payload's {@code issue.number}: 0 when there is none, {@link #INVALID} when it is out of range or not whole. */
+    /**
+     * The payload's {@code issue.number}, or for an event of a pull request (a review comment) its
+     * {@code pull_request.number}, which is its issue's: 0 when there is none, {@link #INVALID}
+     * when it is out of range or not whole.
+     */
     public static int issueNumber(JsonNode payload) {
-        return number(payload.path("issue").path("number"));
+        JsonNode issue = payload.path("issue").path("number");
+        return number(issue.isMissingNode() ? payload.path("pull_request").path("number") : issue);
     }
 
     private static int number(JsonNode n) {
@@ -57,7 +62,7 @@ public final class Payloads {
 
     /**
      * What the acknowledgement reads of a payload: its {@code action}, {@code
-     * repository.full_name}, {@code issue.number} and {@code installation} (null when absent),
+     * repository.full_name}, {@code issue.number} (else {@code pull_request.number}) and {@code installation} (null when absent),
      * each as the payload's tree would give it (a missing one as a missing node, a name given
      * twice as its last).
      */
@@ -93,6 +98,7 @@ public final class Payloads {
             JsonNode action = MissingNode.getInstance();
             JsonNode fullName = MissingNode.getInstance();
             JsonNode number = MissingNode.getInstance();
+            JsonNode pull = MissingNode.getInstance();
             JsonNode installation = null;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
@@ -102,11 +108,12 @@ public final class Payloads {
                     case "installation" -> installation = JSON.readTree(p);
                     case "repository" -> fullName = member(p, "full_name");
                     case "issue" -> number = member(p, "number");
+                    case "pull_request" -> pull = member(p, "number");
                     default -> p.skipChildren();
                 }
             }
             trailing(p);
-            return new Head(action, fullName, number, installation);
+            return new Head(action, fullName, number.isMissingNode() ? pull : number, installation);
         }
     }
 

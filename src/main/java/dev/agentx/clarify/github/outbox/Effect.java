@@ -13,6 +13,7 @@ import java.util.List;
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
         @JsonSubTypes.Type(value = Effect.Comment.class, name = "comment"),
+        @JsonSubTypes.Type(value = Effect.ReviewReply.class, name = "review-reply"),
         @JsonSubTypes.Type(value = Effect.Reaction.class, name = "reaction"),
         @JsonSubTypes.Type(value = Effect.AddLabels.class, name = "add-labels"),
         @JsonSubTypes.Type(value = Effect.RemoveLabel.class, name = "remove-label")})
@@ -27,6 +28,14 @@ public sealed interface Effect {
 
     /** An issue comment. */
     record Comment(String key, long installation, RepoRef repo, int issue, String body) implements Effect {
+    }
+
+    /**
+     * A reply in a pull request's review thread: {@code issue} is the pull request's number,
+     * {@code thread} the id of the review comment that starts the thread.
+     */
+    record ReviewReply(String key, long installation, RepoRef repo, int issue, long thread, String body)
+            implements Effect {
     }
 
     /** A reaction on a comment, or on the issue itself when {@code commentId} is null. */

@@ -18,13 +18,14 @@ final class EffectSenders {
     }
 
     /**
-     * The effects on GitHub, as the App's installation: comments by {@code comments} (with their
-     * hidden tag), reactions and labels by one call each, which GitHub applies once however often
+     * The effects on GitHub, as the App's installation: comments by {@code comments} and replies in
+     * review threads (both with their hidden tag), reactions and labels by one call each, which GitHub applies once however often
      * it is made (one reaction per user and content, a label once).
      */
-    static EffectSenders gitHub(GitHubGateway github, CommentSender comments) {
+    static EffectSenders gitHub(GitHubGateway github, CommentSender<Effect.Comment> comments) {
         Map<Class<?>, EffectSender<?>> senders = new HashMap<>();
         put(senders, Effect.Comment.class, comments);
+        put(senders, Effect.ReviewReply.class, CommentSender.reviewThread(github));
         put(senders, Effect.Reaction.class, (r, attempt) -> {
             if (r.commentId() == null) {
                 github.reactToIssue(r.installation(), r.repo(), r.issue(), r.content());

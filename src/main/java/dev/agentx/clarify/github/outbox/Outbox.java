@@ -61,7 +61,7 @@ public final class Outbox {
     private final EffectsInUnit inUnit;
     private final ReplicaClaims claims;
     private final RateLimitHolds holds;
-    private final CommentSender comments;
+    private final CommentSender<Effect.Comment> comments;
     private final SendLoop loop;
     /** Where each effect goes now, and which wait ({@link #follow}). */
     private volatile Destinations destinations = Destinations.AS_QUEUED;
@@ -94,7 +94,7 @@ public final class Outbox {
         this.inUnit = new EffectsInUnit(unit, queue, claims);
         this.holds = new RateLimitHolds(replicas, clock);
         GitHubGateway addressed = Addressed.gateway(github, () -> destinations);
-        this.comments = new CommentSender(addressed);
+        this.comments = CommentSender.conversation(addressed);
         this.loop = new SendLoop(queue, claims, holds, EffectSenders.gitHub(addressed, comments), metrics, clock,
                 () -> destinations);
     }
