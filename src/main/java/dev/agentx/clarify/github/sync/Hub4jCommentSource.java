@@ -16,6 +16,7 @@ import org.kohsuke.github.GHException;
 import org.kohsuke.github.GHIssue;
 import org.kohsuke.github.GHIssueComment;
 import org.kohsuke.github.GHIssueState;
+import org.kohsuke.github.GHPullRequestReviewComment;
 import org.kohsuke.github.GitHub;
 import org.kohsuke.github.GitHubBuilder;
 import org.kohsuke.github.HttpException;
@@ -116,12 +117,26 @@ public final class Hub4jCommentSource implements CommentSource {
         // two requests, each named in its failure: a 404 of the issue (deleted, moved) is not one of its comments
         org.kohsuke.github.GHIssue found = call("read issue " + repo + "#" + issue,
                 () -> client(repo).getRepository(repo.fullName()).getIssue(issue));
-        return call("list comments of " + repo + "#" + issue, () -> {
-            List<IssueComment> out = new ArrayList<>();
+        List<IssueComment> out = call("list comments of " + repo + "#" + issue, () -> {
+            List<IssueComment> comments = new ArrayList<>();
             for (GHIssueComment c : found.listComments()) {
-                out.add(new IssueComment(c.getId(), c.getUserName() == null ? "" : c.getUserName(), c.getBody()));
+                comments.add(new IssueComment(c.getId(), c.getUserName() == null ? "" : c.getUserName(), c.getBody()));
             }
-            return out;
+            return comments;
         });
+        if (found.isPullRequest()) {
+            // a clarification asked in review has every comment in its review thread, none on the
+            // conversation: after the issue's comments, each record's comments are still oldest first
+            out.addAll(call("list review comments of " + repo + "#" + issue, () -> {
+                List<IssueComment> comments = new ArrayList<>();
+                for (GHPullRequestReviewComment c : client(repo).getRepository(repo.fullName()).getPullRequest(issue)
+                        .listReviewComments()) {
+                    comments.add(new IssueComment(c.getId(), c.getUser() == null || c.getUser().getLogin() == null
+                            ? "" : c.getUser().getLogin(), c.getBody()));
+                }
+                return comments;
+            }));
+        }
+        return out;
     }
 }
