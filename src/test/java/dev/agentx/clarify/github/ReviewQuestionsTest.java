@@ -52,13 +52,11 @@ class ReviewQuestionsTest {
     Path dir;
     MutableClock clock;
     GitHubRig rig;
-    long nextReply = 90_000;
 
     @BeforeEach
     void start() {
         clock = MutableClock.at("2026-02-26T10:00:00Z");
         rig = new GitHubRig(dir.resolve("data"), clock);
-        stubReviewThreads();
         rig.start();
     }
 
@@ -67,24 +65,8 @@ class ReviewQuestionsTest {
         rig.close();
     }
 
-    private void stubReviewThreads() {
-        rig.wiremock.stubFor(post(urlPathMatching(THREAD_REPLIES)).willReturn(aResponse().withStatus(201)
-                .withHeader("Content-Type", "application/json").withBody("{\"id\": 90001, \"body\": \"posted\"}")));
-        rig.wiremock.stubFor(get(urlPathEqualTo(REVIEW_COMMENTS)).willReturn(okJson("[]")));
-    }
-
-    /** pull_request_review_comment.created by {@code login} with {@code body}; {@code inReplyTo} 0: a thread's first. */
     private ObjectNode reviewComment(String login, long id, long inReplyTo, String body) {
-        ObjectNode p = rig.fixture("pull_request_review_comment.created.with-installation");
-        ObjectNode c = (ObjectNode) p.get("comment");
-        c.put("id", id);
-        c.put("body", body);
-        if (inReplyTo > 0) {
-            c.put("in_reply_to_id", inReplyTo);
-        }
-        ((ObjectNode) c.get("user")).put("login", login);
-        ((ObjectNode) p.get("sender")).put("login", login);
-        return p;
+        return rig.reviewComment(login, PULL, id, inReplyTo, body);
     }
 
     /** The replies posted in review threads: the thread's comment id and the body, in order. */

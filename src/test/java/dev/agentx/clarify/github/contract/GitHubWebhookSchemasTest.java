@@ -49,7 +49,9 @@ class GitHubWebhookSchemasTest {
                 "installation.suspend.payload.json", "installation.unsuspend.payload.json",
                 "installation_repositories.added.payload.json", "installation_repositories.removed.payload.json",
                 "issue_comment.created.payload.json", "issue_comment.created.with-installation.payload.json",
-                "issue_comment.deleted.payload.json", "issue_comment.edited.payload.json");
+                "issue_comment.deleted.payload.json", "issue_comment.edited.payload.json",
+                // its repositories carry custom_properties, which the schema leaves out, and lack has_discussions
+                "pull_request_review_comment.created.with-installation.payload.json");
         List<String> unexpected = problems.stream().filter(p -> known.stream().noneMatch(p::startsWith)).toList();
         assertEquals(List.of(), unexpected);
     }
