@@ -30,6 +30,9 @@ OPERATIONS = [
     ("delete", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),
     ("post", "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"),
     ("post", "/repos/{owner}/{repo}/issues/{issue_number}/reactions"),
+    ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/comments"),
+    ("post", "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies"),
+    ("delete", "/repos/{owner}/{repo}/pulls/comments/{comment_id}"),
     ("post", "/repos/{owner}/{repo}/issues/{issue_number}/labels"),
     ("delete", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"),
     ("get", "/repos/{owner}/{repo}/collaborators/{username}/permission"),
@@ -49,6 +52,7 @@ WEBHOOKS = [
     "installation-repositories-added", "installation-repositories-removed",
     "issue-comment-created", "issue-comment-deleted", "issue-comment-edited",
     "issues-labeled", "issues-opened", "issues-reopened", "issues-unlabeled",
+    "pull-request-review-comment-created",
     "repository-renamed", "repository-transferred", "repository-archived", "repository-unarchived",
     "pull-request-opened", "pull-request-synchronize", "pull-request-edited", "check-run-rerequested",
 ]

@@ -60,6 +60,7 @@ final class Commands {
             new Node("init", InitCommand.class),
             new Node("state", StateCommand.class),
             new Node("ready", ReadyCommand.class),
+            new Node("gate", GateCommand.class),
             new Node("monitor", MonitorCommand.class),
             new Node("serve", ServeCommand.class),
             new Node("setup", SetupCommand.class),

@@ -97,7 +97,8 @@ public final class Dashboard {
                             comment == null ? "" : newIssueUrl + t.issue() + "#issuecomment-" + comment));
                 }
                 linked.add(new ThreadView(t.id(), t.issue(), t.from(), t.to(), t.topic(), t.status(), t.round(),
-                        t.maxRounds(), t.blocking(), t.age(), t.slaLeft(), t.overdue(), t.options(), entries));
+                        t.maxRounds(), t.blocking(), t.age(), t.slaLeft(), t.overdue(), t.options(), t.code(),
+                        entries));
             }
             return new Snapshot(title, at, agents, graph, linked, onIssues, digest, warnings, newBase, newIssueUrl);
         }
@@ -131,10 +132,10 @@ public final class Dashboard {
     public record Cycle(String path, List<String> ids, String victim, String why) {
     }
 
-    /** An open clarification and its whole thread. */
+    /** An open clarification and its whole thread; {@code code}: the line of code it was asked on, or "". */
     public record ThreadView(String id, int issue, String from, String to, String topic, String status, int round,
                              int maxRounds, boolean blocking, String age, String slaLeft, boolean overdue,
-                             List<String> options, List<EntryView> entries) {
+                             List<String> options, String code, List<EntryView> entries) {
     }
 
     /** A thread entry; {@code link}: its comment on GitHub, or "" where there is none (Local Mode). */
@@ -216,7 +217,8 @@ public final class Dashboard {
             entries.add(new EntryView(kind, e.round(), e.from(), e.body(), seconds(e.timestamp()), choice, ""));
         }
         return new ThreadView(r.id(), issue, r.from(), r.to(), r.topic(), r.status().wire(), r.round(), r.maxRounds(),
-                r.blocking(), age(r.created(), now), sla, waiting && left.isNegative(), r.options(), entries);
+                r.blocking(), age(r.created(), now), sla, waiting && left.isNegative(), r.options(),
+                r.codeLine() == null ? "" : r.codeLine().describe(), entries);
     }
 
     private static ThreadEntry lastOf(ClarificationRecord r, EntryType type) {

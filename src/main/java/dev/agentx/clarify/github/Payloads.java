@@ -23,9 +23,14 @@ public final class Payloads {
     private Payloads() {
     }
 
-    /** The payload's {@code issue.number}: 0 when there is none, {@link #INVALID} when it is out of range or not whole. */
+    /**
+     * The payload's {@code issue.number}, or for an event of a pull request (a review comment) its
+     * {@code pull_request.number}, which is its issue's: 0 when there is none, {@link #INVALID}
+     * when it is out of range or not whole.
+     */
     public static int issueNumber(JsonNode payload) {
-        return number(payload.path("issue").path("number"));
+        JsonNode issue = payload.path("issue").path("number");
+        return number(issue.isMissingNode() ? payload.path("pull_request").path("number") : issue);
     }
 
     private static int number(JsonNode n) {
@@ -47,17 +52,7 @@ public final class Payloads {
      * one about no issue (ping, installation) or about no repository with an id.
      */
     public static String orderKey(JsonNode payload) {
-        return orderKey(payload.path("repository").path("id"), orderNumber(payload.path("issue").path("number"),
-                payload.path("pull_request").path("number")));
-    }
-
-    /**
-     * The number a delivery is lined up by: its issue's, or for a {@code pull_request} event (no
-     * {@code issue}) its pull request's, so a pull request's events line up with its
-     * conversation's (GitHub numbers both alike).
-     */
-    private static int orderNumber(JsonNode issue, JsonNode pull) {
-        return number(issue.isMissingNode() ? pull : issue);
+        return orderKey(payload.path("repository").path("id"), issueNumber(payload));
     }
 
     private static String orderKey(JsonNode repositoryId, int issue) {
@@ -67,12 +62,11 @@ public final class Payloads {
 
     /**
      * What the acknowledgement reads of a payload: its {@code action}, {@code repository.id},
-     * {@code issue.number}, {@code installation} (null when absent) and {@code
-     * pull_request.number}, each as the payload's tree would give it (a missing one as a missing
-     * node, a name given twice as its last).
+     * {@code issue.number} (else {@code pull_request.number}, as {@link Payloads#issueNumber}) and
+     * {@code installation} (null when absent), each as the payload's tree would give it (a missing
+     * one as a missing node, a name given twice as its last).
      */
-    public record Head(JsonNode action, JsonNode repositoryId, JsonNode issueNumber, JsonNode installation,
-                       JsonNode pullNumber) {
+    public record Head(JsonNode action, JsonNode repositoryId, JsonNode issueNumber, JsonNode installation) {
         /** As {@link Payloads#issueNumber}. */
         public int issue() {
             return number(issueNumber);
@@ -80,7 +74,7 @@ public final class Payloads {
 
         /** As {@link Payloads#orderKey}. */
         public String orderKey() {
-            return Payloads.orderKey(repositoryId, orderNumber(issueNumber, pullNumber));
+            return Payloads.orderKey(repositoryId, issue());
         }
     }
 
@@ -119,7 +113,7 @@ public final class Payloads {
                 }
             }
             trailing(p);
-            return new Head(action, repositoryId, number, installation, pull);
+            return new Head(action, repositoryId, number.isMissingNode() ? pull : number, installation);
         }
     }
 

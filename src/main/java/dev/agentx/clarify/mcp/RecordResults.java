@@ -36,6 +36,9 @@ final class RecordResults {
         data.putAll(extra);
         data.put("clarification", data(r));
         StringBuilder b = new StringBuilder(line.stripTrailing());
+        if (r.codeLine() != null) {
+            b.append("\nasked on the code: ").append(r.codeLine().describe());
+        }
         for (String n : notes) {
             b.append("\nnote: ").append(n);
         }
@@ -58,6 +61,9 @@ final class RecordResults {
         n.put("status", r.status().wire());
         n.put("round", r.round());
         n.put("blocking", r.blocking());
+        if (r.codeLine() != null) {
+            n.put("codeLine", data(r.codeLine()));
+        }
         if (waitsOn != null) {
             n.put("waitsOn", waitsOn);
         }

@@ -17,11 +17,12 @@ import java.util.Optional;
  * One clarification: docs/protocol.md record. {@code options} is present only when the
  * question offered choices; {@code autonomy} only when it is not {@code full} (null means full);
  * {@code reaskedAt} only while the record is {@code stale}: when the monitor asked the target again,
- * which starts the second SLA period. {@code resolvedAt} is written as null while unset; the other
+ * which starts the second SLA period; {@code codeLine} only when the question was asked on a line
+ * of code (a pull request's review comment). {@code resolvedAt} is written as null while unset; the other
  * fields not marked required may be left out. Instances are immutable; transitions return new records.
  */
 @JsonPropertyOrder({"id", "from", "to", "topic", "blocking", "status", "round", "maxRounds",
-        "created", "staleAfter", "reaskedAt", "resolvedAt", "options", "autonomy", "thread"})
+        "created", "staleAfter", "reaskedAt", "resolvedAt", "options", "autonomy", "codeLine", "thread"})
 public record ClarificationRecord(
         @JsonProperty(required = true) String id,
         @JsonProperty(required = true) String from,
@@ -37,7 +38,8 @@ public record ClarificationRecord(
         @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> options,
         @JsonProperty(required = true) List<ThreadEntry> thread,
         @JsonInclude(JsonInclude.Include.NON_NULL) Autonomy autonomy,
-        @JsonInclude(JsonInclude.Include.NON_NULL) Instant reaskedAt) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) Instant reaskedAt,
+        @JsonInclude(JsonInclude.Include.NON_NULL) CodeLine codeLine) {
 
     public ClarificationRecord {
         Objects.requireNonNull(id, "id");
@@ -51,6 +53,14 @@ public record ClarificationRecord(
         thread = thread == null ? List.of() : List.copyOf(thread);
         autonomy = autonomy == Autonomy.FULL ? null : autonomy;
         reaskedAt = status == Status.STALE ? reaskedAt : null;
+    }
+
+    /** A record asked on no line of code. */
+    public ClarificationRecord(String id, String from, String to, String topic, boolean blocking, Status status,
+                               int round, int maxRounds, Instant created, Instant staleAfter, Instant resolvedAt,
+                               List<String> options, List<ThreadEntry> thread, Autonomy autonomy, Instant reaskedAt) {
+        this(id, from, to, topic, blocking, status, round, maxRounds, created, staleAfter, resolvedAt, options,
+                thread, autonomy, reaskedAt, null);
     }
 
     /** A record that was not asked again by the monitor. */
@@ -77,7 +87,13 @@ public record ClarificationRecord(
 
     public ClarificationRecord withAutonomy(Autonomy a) {
         return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created,
-                staleAfter, resolvedAt, options, thread, a, reaskedAt);
+                staleAfter, resolvedAt, options, thread, a, reaskedAt, codeLine);
+    }
+
+    /** The record asked on {@code line} (null: on no line of code). */
+    public ClarificationRecord withCodeLine(CodeLine line) {
+        return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created,
+                staleAfter, resolvedAt, options, thread, autonomy, reaskedAt, line);
     }
 
     @JsonIgnore
@@ -166,34 +182,34 @@ public record ClarificationRecord(
             t.add(entry);
         }
         return new ClarificationRecord(id, from, to, topic, blocking, newStatus, round, maxRounds, created,
-                staleAfter, resolvedAt, options, t, autonomy, reaskedAt);
+                staleAfter, resolvedAt, options, t, autonomy, reaskedAt, codeLine);
     }
 
     /** The record with {@code newThread} as its thread, all else the same. */
     public ClarificationRecord withThread(List<ThreadEntry> newThread) {
         return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created,
-                staleAfter, resolvedAt, options, newThread, autonomy, reaskedAt);
+                staleAfter, resolvedAt, options, newThread, autonomy, reaskedAt, codeLine);
     }
 
     public ClarificationRecord withRound(int newRound, Instant newStaleAfter) {
         return new ClarificationRecord(id, from, to, topic, blocking, status, newRound, maxRounds, created,
-                newStaleAfter, resolvedAt, options, thread, autonomy, reaskedAt);
+                newStaleAfter, resolvedAt, options, thread, autonomy, reaskedAt, codeLine);
     }
 
     public ClarificationRecord withResolvedAt(Instant at) {
         return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created,
-                staleAfter, at, options, thread, autonomy, reaskedAt);
+                staleAfter, at, options, thread, autonomy, reaskedAt, codeLine);
     }
 
     public ClarificationRecord withStaleAfter(Instant at) {
         return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created,
-                at, resolvedAt, options, thread, autonomy, reaskedAt);
+                at, resolvedAt, options, thread, autonomy, reaskedAt, codeLine);
     }
 
     /** Marked stale and asked again at {@code at}: the second SLA period runs from then. */
     public ClarificationRecord reasked(Instant at) {
         return new ClarificationRecord(id, from, to, topic, blocking, Status.STALE, round, maxRounds, created,
-                staleAfter, resolvedAt, options, thread, autonomy, at);
+                staleAfter, resolvedAt, options, thread, autonomy, at, codeLine);
     }
 
     /**

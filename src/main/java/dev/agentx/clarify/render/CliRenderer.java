@@ -32,6 +32,13 @@ public final class CliRenderer {
                 .append(' ').append(Visible.text(r.from())).append(" -> ").append(Visible.text(r.to()))
                 .append("  \"").append(Visible.text(r.topic())).append("\"  round ").append(r.round()).append('/')
                 .append(r.maxRounds()).append(r.blocking() ? ", blocking" : ", non-blocking").append('\n');
+        if (r.codeLine() != null) {
+            b.append("  On the code: ").append(Visible.text(r.codeLine().describe()));
+            if (r.codeLine().side() != null) {
+                b.append(" (").append(r.codeLine().side().equals("LEFT") ? "old" : "new").append(" version)");
+            }
+            b.append('\n');
+        }
         if (!r.options().isEmpty()) {
             b.append("  Options:");
             List<String> o = r.options();
@@ -145,7 +152,8 @@ public final class CliRenderer {
             pad(b, r.round() + "/" + r.maxRounds(), 6).append(' ');
             pad(b, r.blocking() ? "yes" : "no", 9).append(' ');
             pad(b, age(Duration.between(r.created(), now)), 5).append(' ');
-            String topic = Visible.text(r.topic());
+            String topic = Visible.text(r.codeLine() == null ? r.topic()
+                    : r.topic() + " (" + r.codeLine().describe() + ")");
             b.append(width > 0 ? fit(topic, width - topicAt) : topic).append('\n');
         }
         return b.toString();

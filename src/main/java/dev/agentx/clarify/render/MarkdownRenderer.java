@@ -57,6 +57,9 @@ public final class MarkdownRenderer {
                         .append(r.maxRounds()).append(r.blocking() ? " - blocking" : " - non-blocking").append("\n\n");
                 b.append("**").append(safe(e.from())).append("** asks **").append(safe(r.to())).append("** about: ")
                         .append(inline(r.topic())).append("\n\n");
+                if (r.codeLine() != null) {
+                    b.append("On the code: ").append(inline(r.codeLine().describe())).append("\n\n");
+                }
                 b.append(quote(e.body())).append('\n');
                 if (!r.options().isEmpty() && e.round() == 1) {
                     b.append("\nOptions:\n");
@@ -144,7 +147,11 @@ public final class MarkdownRenderer {
         StringBuilder b = new StringBuilder();
         b.append("**").append(r.id()).append("** `").append(r.status().wire()).append("` ").append(safe(r.from()))
                 .append(" -> ").append(safe(r.to())).append(": ").append(inline(r.topic())).append(" (round ")
-                .append(r.round()).append('/').append(r.maxRounds()).append(")\n\n");
+                .append(r.round()).append('/').append(r.maxRounds()).append(")");
+        if (r.codeLine() != null) {
+            b.append(" on ").append(inline(r.codeLine().describe()));
+        }
+        b.append("\n\n");
         for (ThreadEntry e : r.thread()) {
             String label = switch (e.type()) {
                 case QUESTION -> "Q" + e.round();

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
+import dev.agentx.clarify.protocol.CodeLine;
 import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.protocol.ThreadEntry;
@@ -26,7 +27,8 @@ import java.util.Optional;
  * The hidden marker that ends every comment the app posts:
  * {@code <!-- agentx:{"id":"CLR-N-NNN","round":R,"kind":"...","v":1,"record":{...},"index":I,"entry":{...}} -->}.
  * {@code id}, {@code round} and {@code kind} come first. {@code record} is the record's
- * state when the comment was rendered, without its thread; {@code index} and {@code entry} are the
+ * state when the comment was rendered, without its thread (with {@code codeLine} when the question
+ * was asked on a line of code); {@code index} and {@code entry} are the
  * thread entry the comment shows (absent on stale notices). Together they let {@code agentx sync}
  * rebuild the ledger exactly. The JSON is ASCII: non-ASCII characters and {@code - < > & @} inside
  * strings are written as {@code \\uXXXX} escapes, so user text can never close the HTML comment,
@@ -114,6 +116,9 @@ public record Marker(String id, int round, MarkdownRenderer.Kind kind, Clarifica
         if (r.autonomy() != null) {
             h.put("autonomy", r.autonomy().wire());
         }
+        if (r.codeLine() != null) {
+            h.set("codeLine", JSON.valueToTree(r.codeLine()));
+        }
         return h;
     }
 
@@ -183,7 +188,8 @@ public record Marker(String id, int round, MarkdownRenderer.Kind kind, Clarifica
                 instant(h, "created"), instant(h, "staleAfter"),
                 h.hasNonNull("resolvedAt") ? instant(h, "resolvedAt") : null, options, List.of(),
                 h.hasNonNull("autonomy") ? Autonomy.fromWire(text(h, "autonomy")) : null,
-                h.hasNonNull("reaskedAt") ? instant(h, "reaskedAt") : null);
+                h.hasNonNull("reaskedAt") ? instant(h, "reaskedAt") : null,
+                h.hasNonNull("codeLine") ? codeLine(id, h.get("codeLine")) : null);
         ThreadEntry entry = null;
         int index = -1;
         if (o.has("entry")) {
@@ -197,6 +203,18 @@ public record Marker(String id, int round, MarkdownRenderer.Kind kind, Clarifica
                     e.has("request") ? text(e, "request") : null);
         }
         return Optional.of(new Marker(id, round, kind, record, index, entry));
+    }
+
+    /** The line of code a record was asked on, as {@link #header} writes it. */
+    private static CodeLine codeLine(String id, JsonNode n) {
+        try {
+            return JSON.treeToValue(n, CodeLine.class);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
+            Throwable why = e.getCause() instanceof IllegalArgumentException i ? i : e;
+            throw new IllegalArgumentException("marker of " + id + " has a 'codeLine' that cannot be read: "
+                    + (why instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage()
+                    : why.getMessage()));
+        }
     }
 
     private static String text(JsonNode o, String field) {

@@ -150,7 +150,7 @@ public final class ClarificationEngine {
         Autonomy autonomy = config.autonomyFor(to, wf.autonomy());
         Instant now = now();
         LedgerChange.Ask change = new LedgerChange.Ask(issue, from, to, topic, blocking, maxRounds, now, now.plus(sla),
-                options, question, a.openQuestionId(), autonomy, notes, key(request));
+                options, question, a.openQuestionId(), autonomy, notes, key(request), a.codeLine());
         Outcome outcome = written(from, () -> submit(from, change));
         if (outcome.events().isEmpty()) {
             return outcome; // asked before (the same request or open question): nothing written, nothing routed

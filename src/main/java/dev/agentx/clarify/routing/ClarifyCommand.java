@@ -1,5 +1,6 @@
 package dev.agentx.clarify.routing;
 
+import dev.agentx.clarify.protocol.CodeLine;
 import java.util.List;
 
 /** The operations of the protocol. {@code by} is who acts; null means the natural actor. */
@@ -10,11 +11,18 @@ public sealed interface ClarifyCommand {
     /**
      * @param openQuestionId set by {@code agentx clarify ingest}: the id of the agent's open question
      *                       this asks; a second Ask with the same requester and id on the issue is skipped
+     * @param codeLine the line of code the question was asked on (a pull request's review comment); null: none
      */
     record Ask(int issue, String from, String to, String topic, String question, boolean blocking,
-               List<String> options, String workflow, String openQuestionId) implements ClarifyCommand {
+               List<String> options, String workflow, String openQuestionId, CodeLine codeLine)
+            implements ClarifyCommand {
         public Ask {
             options = options == null ? List.of() : List.copyOf(options);
+        }
+
+        public Ask(int issue, String from, String to, String topic, String question, boolean blocking,
+                   List<String> options, String workflow, String openQuestionId) {
+            this(issue, from, to, topic, question, blocking, options, workflow, openQuestionId, null);
         }
 
         public Ask(int issue, String from, String to, String topic, String question, boolean blocking,

@@ -12,6 +12,7 @@ import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
+import dev.agentx.clarify.protocol.CodeLine;
 import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.protocol.Ledger;
@@ -127,10 +128,18 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
     /** A new question: a new record in round 1. */
     record Ask(int issue, String from, String to, String topic, boolean blocking, int maxRounds, Instant at,
                Instant staleAfter, List<String> options, String question, String openQuestionId, Autonomy autonomy,
-               List<String> notes, String request) implements LedgerChange {
+               List<String> notes, String request, CodeLine codeLine) implements LedgerChange {
         public Ask {
             options = List.copyOf(options);
             notes = List.copyOf(notes);
+        }
+
+        /** A question asked on no line of code. */
+        public Ask(int issue, String from, String to, String topic, boolean blocking, int maxRounds, Instant at,
+                   Instant staleAfter, List<String> options, String question, String openQuestionId,
+                   Autonomy autonomy, List<String> notes, String request) {
+            this(issue, from, to, topic, blocking, maxRounds, at, staleAfter, options, question, openQuestionId,
+                    autonomy, notes, request, null);
         }
 
         @Override
@@ -156,7 +165,8 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
             ClarificationRecord rec = new ClarificationRecord(id, from, to, topic, blocking, Status.PENDING, 1,
                     maxRounds, when, stale, null, options,
                     List.of(new ThreadEntry(1, from, EntryType.QUESTION, question, when)
-                            .withOpenQuestionId(openQuestionId).withRequest(keyed ? request : null)), autonomy);
+                            .withOpenQuestionId(openQuestionId).withRequest(keyed ? request : null)), autonomy, null,
+                    codeLine);
             return Mutation.write(ledger.add(rec), new Outcome(issue, rec,
                     List.of(ClarificationEvent.of(EventType.REQUESTED, issue, rec, when)), notes));
         }

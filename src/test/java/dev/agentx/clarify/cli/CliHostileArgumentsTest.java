@@ -53,7 +53,7 @@ class CliHostileArgumentsTest {
     Arbitrary<List<String>> commandLines() {
         Arbitrary<String> words = Arbitraries.of("clarify", "list", "show", "ask", "answer", "followup", "resolve",
                 "escalate", "abandon", "accept", "ingest", "stale", "digest", "hook", "start", "finish", "state",
-                "ready", "monitor", "sync", "init", "completion", "bash", "--json", "--issue", "--from", "--to",
+                "ready", "gate", "monitor", "sync", "init", "completion", "bash", "--json", "--issue", "--from", "--to",
                 "--topic", "--option", "--choice", "--since", "--agent", "--by", "-m", "--all", "--force",
                 "--non-blocking", "--workflow", "--repo", "--help", "--version", "engineer", "architect", "pm",
                 "CLR-1-001", "CLR-1-001\n", " CLR-1-001", "CLR-0-001", "CLR-99999999999-001", "1", "0", "-1",

@@ -218,7 +218,8 @@ class CliShortcutsTest {
                 List.of("hook", "start", "--agent", "engineer", "--issue", "1"),
                 List.of("hook", "finish", "--agent", "nobody", "--issue", "1"), List.of("hook", "start", "--agent"),
                 List.of("state"), List.of("--json", "state"), List.of("state", "--bogus"), List.of("ready"),
-                List.of("ready", "extra"), List.of("monitor"), List.of("--json", "monitor"), List.of("serve", "--help"),
+                List.of("ready", "extra"), List.of("gate", "--issue", "1"), List.of("--json", "gate", "--issue", "2"),
+                List.of("gate"), List.of("monitor"), List.of("--json", "monitor"), List.of("serve", "--help"),
                 List.of("sync", "--help"), List.of("clarify", "--version"), List.of("--version", "clarify"),
                 List.of("clarify", "ask", "--help", "--issue", "3"), List.of("--", "clarify"), List.of("clarify", "--", "show")));
         for (CommandLine.Model.CommandSpec spec : allCommands()) {

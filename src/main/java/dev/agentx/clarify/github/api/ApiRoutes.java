@@ -30,6 +30,10 @@ final class ApiRoutes {
         route(repo + "/issues/\\d+/reactions", "/repos/{owner}/{repo}/issues/{issue_number}/reactions");
         route(repo + "/issues/\\d+/labels", "/repos/{owner}/{repo}/issues/{issue_number}/labels");
         route(repo + "/issues/\\d+/labels/.+", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}");
+        route(repo + "/pulls/\\d+/comments", "/repos/{owner}/{repo}/pulls/{pull_number}/comments");
+        route(repo + "/pulls/\\d+/comments/\\d+/replies",
+                "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies");
+        route(repo + "/pulls/comments/\\d+", "/repos/{owner}/{repo}/pulls/comments/{comment_id}");
         route(repo + "/collaborators/" + SEGMENT + "/permission", "/repos/{owner}/{repo}/collaborators/{username}/permission");
         route(repo + "/check-runs", "/repos/{owner}/{repo}/check-runs");
         route(repo + "/check-runs/\\d+", "/repos/{owner}/{repo}/check-runs/{check_run_id}");

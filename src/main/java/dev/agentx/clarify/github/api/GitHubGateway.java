@@ -25,6 +25,22 @@ public interface GitHubGateway {
     /** Deletes an issue comment. */
     void deleteComment(long installation, RepoRef repo, long commentId);
 
+    /**
+     * Replies in the review thread of pull request {@code pull} that review comment {@code thread}
+     * starts ({@code POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies});
+     * returns the reply's id.
+     */
+    long replyInReviewThread(long installation, RepoRef repo, int pull, long thread, String body);
+
+    /**
+     * The ids of the review comments of pull request {@code pull} created at or after {@code since}
+     * that contain {@code text}, oldest first ({@code GET /repos/{owner}/{repo}/pulls/{pull_number}/comments}).
+     */
+    List<Long> reviewCommentsContaining(long installation, RepoRef repo, int pull, String text, Instant since);
+
+    /** Deletes a review comment ({@code DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}}). */
+    void deleteReviewComment(long installation, RepoRef repo, long commentId);
+
     /** Adds a reaction ({@code +1}, {@code -1}, {@code confused}, {@code rocket}...) to a comment. */
     void reactToComment(long installation, RepoRef repo, int issue, long commentId, String content);
 

@@ -451,6 +451,58 @@ public final class Hub4jGateway implements GitHubGateway {
     }
 
     @Override
+    public long replyInReviewThread(long installation, RepoRef repo, int pull, long thread, String body) {
+        String what = "reply in review thread " + thread + " of " + repo + "#" + pull;
+        return call(installation, what, () -> {
+            String answer = write(installation, what, "POST", repoPath(repo) + "/pulls/" + pull + "/comments/"
+                    + thread + "/replies", Map.of("body", body));
+            JsonNode id = json.readTree(answer).path("id");
+            if (!id.canConvertToLong()) {
+                throw new GitHubApiException(what + ": GitHub's answer names no comment id: " + brief(answer), 200,
+                        null, false, null);
+            }
+            return id.asLong();
+        });
+    }
+
+    /** At most this many review comments a page: GitHub's largest page. */
+    private static final int REVIEW_PAGE = 100;
+
+    @Override
+    public List<Long> reviewCommentsContaining(long installation, RepoRef repo, int pull, String text, Instant since) {
+        String what = "list review comments of " + repo + "#" + pull;
+        return call(installation, what, () -> {
+            List<Long> ids = new java.util.ArrayList<>();
+            for (int page = 1; ; page++) {
+                String answer = write(installation, what, "GET", repoPath(repo) + "/pulls/" + pull + "/comments?since="
+                        + segment(since.toString()) + "&per_page=" + REVIEW_PAGE + "&page=" + page, null);
+                JsonNode list = json.readTree(answer);
+                if (!list.isArray()) {
+                    throw new GitHubApiException(what + ": GitHub's answer is no list: " + brief(answer), 200, null,
+                            false, null);
+                }
+                for (JsonNode c : list) {
+                    if (c.path("body").asText("").contains(text) && c.path("id").canConvertToLong()) {
+                        ids.add(c.path("id").asLong());
+                    }
+                }
+                if (list.size() < REVIEW_PAGE) {
+                    break;
+                }
+            }
+            ids.sort(null); // ids grow with creation
+            return ids;
+        });
+    }
+
+    @Override
+    public void deleteReviewComment(long installation, RepoRef repo, long commentId) {
+        String what = "delete review comment " + commentId + " on " + repo;
+        call(installation, what, () -> write(installation, what, "DELETE", repoPath(repo) + "/pulls/comments/"
+                + commentId, null));
+    }
+
+    @Override
     public void reactToComment(long installation, RepoRef repo, int issue, long commentId, String content) {
         String what = "react to comment " + commentId + " on " + repo;
         call(installation, what, () -> write(installation, what, "POST", repoPath(repo) + "/issues/comments/"

@@ -140,7 +140,7 @@ public final class CommandRunner {
             // A Markdown list or task list at the end of the question offers its choices.
             OptionsParser.Extracted q = OptionsParser.extract(a.question());
             Outcome o = engine.execute(new ClarifyCommand.Ask(ctx.issue(), from, a.role(), a.topic(), q.question(),
-                    a.blocking(), q.options(), ctx.workflow(), null), request, false);
+                    a.blocking(), q.options(), ctx.workflow(), null, ctx.codeLine()), request, false);
             return unrouted(o);
         }
         if (command instanceof CommentCommand.Answer a) {

@@ -41,7 +41,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Processes one delivery from the inbox: {@code issue_comment} created (commands), {@code issues}
+ * Processes one delivery from the inbox: {@code issue_comment} created (commands),
+ * {@code pull_request_review_comment} created (commands; a question keeps the line of code, and
+ * the replies go to the review thread: {@link ReviewComments}), {@code issues}
  * opened (commands in the body), labeled (the {@code clarify:<role>} trigger, or the prefix the
  * repository's {@code [labels]} names), closed (abandon the issue's active clarifications),
  * {@code ping} (logged); {@code repository}, {@code installation} and {@code
@@ -134,7 +136,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
             case "ping" -> LOG.info("ping from hook {} of app {}: {}", p.path("hook_id").asText("?"),
                     p.path("hook").path("app_id").asText("?"), p.path("zen").asText(""));
             case "repository", "installation", "installation_repositories" -> life.record(d, p, action);
-            case "issue_comment", "issues" -> {
+            case "issue_comment", "issues", "pull_request_review_comment" -> {
                 return onIssueEvent(d, p, action);
             }
             case "pull_request" -> {
@@ -189,10 +191,13 @@ public final class DeliveryHandler implements DeliveryProcessor {
                 : new RepoConfigs.Resolved(repoConfigs.current(ref), null, java.util.Optional.empty());
         Optional<Effect> broken = config.problem().map(problem -> new Effect.Comment(ref.stateKey() + "/"
                 + RepoConfigMerge.PATH + "/" + config.sha(), installationId, ref, issueNumber, brokenConfig(problem)));
+        // a review comment's event is about a pull request, whose issue it is: its title and labels are the issue's
+        JsonNode issue = p.has("issue") ? p.path("issue") : p.path("pull_request");
         List<String> labels = new ArrayList<>();
-        p.path("issue").path("labels").forEach(l -> labels.add(l.path("name").asText("")));
+        issue.path("labels").forEach(l -> labels.add(l.path("name").asText("")));
         IssueContext ctx = new IssueContext(installationId, ref, repos.apply(ref), issueNumber,
-                p.path("issue").path("title").asText(""), labels);
+                issue.path("title").asText(""), labels, d.event().equals("pull_request_review_comment")
+                ? ReviewComments.codeLine(p.path("comment")) : null);
 
         String key = "delivery/" + d.id();
         Step step = switch (d.event() + "." + action) {
@@ -203,6 +208,13 @@ public final class DeliveryHandler implements DeliveryProcessor {
                 // same comment under another X-GitHub-Delivery (a replayed body) carries out nothing again
                 yield commands(ctx, commentId > 0 ? "comment/" + commentId : key, comment.path("user"),
                         comment.path("performed_via_github_app"), comment.path("body").asText(""), commentId);
+            }
+            case "pull_request_review_comment.created" -> {
+                JsonNode comment = p.path("comment");
+                long commentId = Payloads.id(comment.get("id"));
+                // keyed as issue comments are: review comments have ids of their own kind
+                yield commands(ctx, commentId > 0 ? "review-comment/" + commentId : key, comment.path("user"),
+                        comment.path("performed_via_github_app"), comment.path("body").asText(""), null);
             }
             case "issues.opened" -> commands(ctx, Payloads.id(p.path("issue").get("id")) > 0 ? "issue/"
                     + Payloads.id(p.path("issue").get("id")) + "/opened" : key, p.path("issue").path("user"),
@@ -278,7 +290,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
     /** Whether the event may run a command (so the repository's config matters). */
     private boolean mayAct(String eventAction, JsonNode p) {
         return switch (eventAction) {
-            case "issue_comment.created" -> {
+            case "issue_comment.created", "pull_request_review_comment.created" -> {
                 JsonNode c = p.path("comment");
                 String body = c.path("body").asText("");
                 yield c.path("performed_via_github_app").path("id").asLong(-1) != appId && !body.contains(OUR_MARKERS)
@@ -329,11 +341,13 @@ public final class DeliveryHandler implements DeliveryProcessor {
             LOG.warn("delivery {}: {} commands in one comment, over the limit of {}; none carried out", key,
                     commands.size(), MAX_COMMANDS);
             return (progress, save, unrouted) -> {
-                outbox.enqueue(new Effect.Comment(key + "/too-many/reply", ctx.installation(), ctx.repo(), ctx.issue(),
-                        "This comment has " + commands.size() + " `/clarify` commands; at most " + MAX_COMMANDS
-                        + " per comment are carried out, so none of them was. Split them over several comments."));
-                outbox.enqueue(new Effect.Reaction(key + "/reaction", ctx.installation(), ctx.repo(), ctx.issue(),
-                        commentId, "confused"));
+                outbox.enqueue(reply(ctx, key + "/too-many/reply", "This comment has " + commands.size()
+                        + " `/clarify` commands; at most " + MAX_COMMANDS + " per comment are carried out, so none of "
+                        + "them was. Split them over several comments."));
+                Effect confused = reaction(ctx, key, commentId, true);
+                if (confused != null) {
+                    outbox.enqueue(confused);
+                }
             };
         }
         String login = user.path("login").asText();
@@ -355,7 +369,11 @@ public final class DeliveryHandler implements DeliveryProcessor {
         };
     }
 
+    /** The reaction on the comment that gave the commands; null for a review comment's, whose reply says it all. */
     private static Effect reaction(IssueContext ctx, String key, Long commentId, boolean refused) {
+        if (ctx.codeLine() != null) {
+            return null;
+        }
         return new Effect.Reaction(key + "/reaction", ctx.installation(), ctx.repo(), ctx.issue(), commentId,
                 refused ? "confused" : "+1");
     }
@@ -423,7 +441,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
         boolean[] queued = {false};
         Runnable queueReply = () -> {
             if (r.reply() != null) {
-                outbox.enqueue(new Effect.Comment(replyKey, ctx.installation(), ctx.repo(), ctx.issue(), r.reply()));
+                outbox.enqueue(reply(ctx, replyKey, r.reply()));
             }
             if (then != null) {
                 outbox.enqueue(then);
@@ -451,6 +469,13 @@ public final class DeliveryHandler implements DeliveryProcessor {
         if (inStep != null) {
             throw inStep;
         }
+    }
+
+    /** A reply to a command: in the review thread of a review comment's, else on the conversation. */
+    private static Effect reply(IssueContext ctx, String key, String body) {
+        Long thread = ctx.codeLine() == null ? null : ctx.codeLine().reviewComment();
+        return thread != null ? new Effect.ReviewReply(key, ctx.installation(), ctx.repo(), ctx.issue(), thread, body)
+                : new Effect.Comment(key, ctx.installation(), ctx.repo(), ctx.issue(), body);
     }
 
     /** Runs a command as the request {@code request}: carried out again after a crash, it changes nothing. */

@@ -42,7 +42,8 @@ import java.util.TreeMap;
 
 /**
  * Keeps an issue on GitHub in step with its ledger. The ledger is the source of truth: every
- * thread entry not yet posted is queued as a comment (rendered by {@link MarkdownRenderer}), a
+ * thread entry not yet posted is queued as a comment (rendered by {@link MarkdownRenderer}; of a
+ * record asked in a pull request's review, a reply in that review thread), a
  * record the monitor marked stale gets its notice, and the status labels are set to what the
  * ledger says. What was queued is remembered as a note in
  * the outbox's journal ({@link Outbox#note(String, Object)}), written after the effects it
@@ -313,7 +314,7 @@ public final class IssueMirror {
         AgentxConfig config = repo.config();
         Actors roles = actors.with(config);
         for (Item it : items) {
-            outbox.enqueue(new Effect.Comment(prefix + it.record().id() + "/" + it.index(), installation, ref, issue,
+            outbox.enqueue(posted(prefix + it.record().id() + "/" + it.index(), installation, ref, issue, it.record(),
                     comment(roles, it.record(), it.index(), config.wake().get(it.record().from()))));
             // in the same unit as the comment: both are committed with the change, or neither
             notifier.entry(config, ref, issue, installation, it.record(), it.index()).forEach(outbox::enqueue);
@@ -494,7 +495,17 @@ public final class IssueMirror {
                 || !clock.instant().isBefore(r.reaskedAt().plus(STALE_NOTICE_WINDOW))) {
             return Optional.empty();
         }
-        return Optional.of(new Effect.Comment(effectPrefix(ref, issue) + r.id() + "/stale/" + r.round()
-                + "/" + r.staleAfter(), installation, ref, issue, renderer.stale(r, actors.mentions(r.to()))));
+        return Optional.of(posted(effectPrefix(ref, issue) + r.id() + "/stale/" + r.round() + "/" + r.staleAfter(),
+                installation, ref, issue, r, renderer.stale(r, actors.mentions(r.to()))));
+    }
+
+    /**
+     * A comment about record {@code r}: a reply in the review thread the record was asked in, or
+     * for a record asked on no review comment an issue comment.
+     */
+    static Effect posted(String key, long installation, RepoRef ref, int issue, ClarificationRecord r, String body) {
+        Long thread = r.codeLine() == null ? null : r.codeLine().reviewComment();
+        return thread != null ? new Effect.ReviewReply(key, installation, ref, issue, thread, body)
+                : new Effect.Comment(key, installation, ref, issue, body);
     }
 }

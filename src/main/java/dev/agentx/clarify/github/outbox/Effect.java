@@ -13,6 +13,7 @@ import java.util.List;
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
         @JsonSubTypes.Type(value = Effect.Comment.class, name = "comment"),
+        @JsonSubTypes.Type(value = Effect.ReviewReply.class, name = "review-reply"),
         @JsonSubTypes.Type(value = Effect.Reaction.class, name = "reaction"),
         @JsonSubTypes.Type(value = Effect.AddLabels.class, name = "add-labels"),
         @JsonSubTypes.Type(value = Effect.RemoveLabel.class, name = "remove-label"),
@@ -39,6 +40,18 @@ public sealed interface Effect {
         @Override
         public Comment addressedTo(long installation, RepoRef repo) {
             return new Comment(key, installation, repo, issue, body);
+        }
+    }
+
+    /**
+     * A reply in a pull request's review thread: {@code issue} is the pull request's number,
+     * {@code thread} the id of the review comment that starts the thread.
+     */
+    record ReviewReply(String key, long installation, RepoRef repo, int issue, long thread, String body)
+            implements Effect {
+        @Override
+        public ReviewReply addressedTo(long installation, RepoRef repo) {
+            return new ReviewReply(key, installation, repo, issue, thread, body);
         }
     }
 

@@ -104,7 +104,8 @@ final class EffectQueue {
             state.done().forEach(queue.keys::put);
             for (OutboxJournal.Pending p : state.pending()) {
                 QueuedEffect entry = queued(p);
-                if (entry.effect() instanceof Effect.Comment && !entry.uncertain()) {
+                if ((entry.effect() instanceof Effect.Comment || entry.effect() instanceof Effect.ReviewReply)
+                        && !entry.uncertain()) {
                     // it may have been on its way to GitHub when the last process ended: look for its tag
                     // before posting it (one listing of the comments, only for what was pending)
                     entry = entry.asUncertain();

@@ -18,17 +18,19 @@ final class EffectSenders {
     }
 
     /**
-     * The effects on GitHub, as the App's installation: comments by {@code comments} (with their
-     * hidden tag), reactions and labels by one call each, which GitHub applies once however often
-     * it is made (one reaction per user and content, a label once); the merge gate's check runs by
-     * {@link CheckRunSender} (one run per pull request and commit, the newest evaluation kept); and
-     * notifications to their receivers by {@code notifications}.
+     * The effects on GitHub, as the App's installation: comments by {@code comments} and replies in
+     * review threads (both with their hidden tag), reactions and labels by one call each, which
+     * GitHub applies once however often it is made (one reaction per user and content, a label
+     * once); the merge gate's check runs by {@link CheckRunSender} (one run per pull request and
+     * commit, the newest evaluation kept); and notifications to their receivers by {@code
+     * notifications}.
      */
-    static EffectSenders gitHub(GitHubGateway github, CommentSender comments, NotificationSender notifications,
-                                java.time.Clock clock) {
+    static EffectSenders gitHub(GitHubGateway github, CommentSender<Effect.Comment> comments,
+                                NotificationSender notifications, java.time.Clock clock) {
         Map<Class<?>, EffectSender<?>> senders = new HashMap<>();
         put(senders, Effect.Notification.class, notifications);
         put(senders, Effect.Comment.class, comments);
+        put(senders, Effect.ReviewReply.class, CommentSender.reviewThread(github));
         put(senders, Effect.Reaction.class, (r, attempt) -> {
             if (r.commentId() == null) {
                 github.reactToIssue(r.installation(), r.repo(), r.issue(), r.content());

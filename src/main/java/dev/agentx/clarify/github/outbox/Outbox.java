@@ -69,7 +69,7 @@ public final class Outbox {
     private final EffectsInUnit inUnit;
     private final ReplicaClaims claims;
     private final RateLimitHolds holds;
-    private final CommentSender comments;
+    private final CommentSender<Effect.Comment> comments;
     private final SendLoop loop;
     private final ReceiverHttp receivers;
     /**
@@ -118,7 +118,7 @@ public final class Outbox {
         this.claims = new ReplicaClaims(replicas, queue, clock);
         this.inUnit = new EffectsInUnit(unit, queue, claims);
         this.holds = new RateLimitHolds(replicas, clock);
-        this.comments = new CommentSender(github);
+        this.comments = CommentSender.conversation(github);
         this.receivers = receivers;
         NotificationSender notifications = new NotificationSender(receivers, new NotificationLog(dir), metrics, clock,
                 NotificationRetry.STANDARD);

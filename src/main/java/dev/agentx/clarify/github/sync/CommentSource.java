@@ -20,6 +20,9 @@ public interface CommentSource {
     /** Issues and pull requests of {@code repo} (open and closed) that have comments, ascending. */
     List<Integer> issuesWithComments(RepoRef repo);
 
-    /** The comments of an issue, oldest first. */
+    /**
+     * The comments of an issue, oldest first; of a pull request, then its review comments, oldest
+     * first (where the rounds of a clarification asked in review are).
+     */
     List<IssueComment> comments(RepoRef repo, int issue);
 }

@@ -4,8 +4,15 @@ import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.auth.AppJwt;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,13 +30,17 @@ import org.kohsuke.github.HttpException;
 /**
  * {@link CommentSource} with hub4j against {@code GITHUB_API_URL}: the app's slug from
  * {@code GET /app}, the installation from {@code GET /repos/{owner}/{repo}/installation} (both with
- * the app's JWT), then one installation token per repository for the reads.
+ * the app's JWT), then one installation token per repository for the reads; a pull request's
+ * review comments as plain JSON with the same token.
  */
 public final class Hub4jCommentSource implements CommentSource {
     private final String apiUrl;
     private final GitHub app;
     private final Map<RepoRef, GHAppInstallation> installations = new ConcurrentHashMap<>();
     private final Map<RepoRef, GitHub> clients = new ConcurrentHashMap<>();
+    private final Map<RepoRef, String> tokens = new ConcurrentHashMap<>();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).build();
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     public Hub4jCommentSource(String apiUrl, AppJwt jwt) {
         this.apiUrl = apiUrl;
@@ -85,8 +96,54 @@ public final class Hub4jCommentSource implements CommentSource {
     private GitHub client(RepoRef repo) {
         return clients.computeIfAbsent(repo, r -> call("an installation token for " + r, () -> {
             String token = install(r).createToken().create().getToken();
+            tokens.put(r, token);
             return new GitHubBuilder().withEndpoint(apiUrl).withAppInstallationToken(token).build();
         }));
+    }
+
+    /** GitHub's largest page of review comments. */
+    private static final int REVIEW_PAGE = 100;
+
+    /**
+     * The review comments of pull request {@code pull}, oldest first ({@code GET
+     * /repos/{owner}/{repo}/pulls/{pull_number}/comments}), read as plain JSON: hub4j's review
+     * comment looks its author up with a request of its own each.
+     */
+    private List<IssueComment> reviewComments(RepoRef repo, int pull) {
+        String what = "list review comments of " + repo + "#" + pull;
+        client(repo);
+        List<IssueComment> out = new ArrayList<>();
+        for (int page = 1; ; page++) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(apiUrl.replaceAll("/+$", "") + "/repos/"
+                            + repo.owner() + "/" + repo.name() + "/pulls/" + pull + "/comments?per_page=" + REVIEW_PAGE
+                            + "&page=" + page)).timeout(Duration.ofSeconds(30))
+                    .header("Accept", "application/vnd.github+json").header("X-GitHub-Api-Version", "2022-11-28")
+                    .header("Authorization", "token " + tokens.get(repo)).GET().build();
+            JsonNode list;
+            try {
+                HttpResponse<byte[]> r = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                if (r.statusCode() / 100 != 2) {
+                    throw new GitHubApiException(what + ": HTTP " + r.statusCode() + (r.statusCode() == 404
+                            ? " (not found, or the app lacks access)" : ""), r.statusCode(), null, false, null);
+                }
+                list = JSON.readTree(r.body());
+            } catch (IOException e) {
+                throw new GitHubApiException(what + ": no response: " + IoErrors.innermost(e), -1, null, false, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new GitHubApiException(what + ": interrupted", -1, null, false, e);
+            }
+            if (list == null || !list.isArray()) {
+                throw new GitHubApiException(what + ": GitHub's answer is no list", 200, null, false, null);
+            }
+            for (JsonNode c : list) {
+                out.add(new IssueComment(c.path("id").asLong(), c.path("user").path("login").asText(""),
+                        c.path("body").asText("")));
+            }
+            if (list.size() < REVIEW_PAGE) {
+                return out;
+            }
+        }
     }
 
     @Override
@@ -116,12 +173,18 @@ public final class Hub4jCommentSource implements CommentSource {
         // two requests, each named in its failure: a 404 of the issue (deleted, moved) is not one of its comments
         org.kohsuke.github.GHIssue found = call("read issue " + repo + "#" + issue,
                 () -> client(repo).getRepository(repo.fullName()).getIssue(issue));
-        return call("list comments of " + repo + "#" + issue, () -> {
-            List<IssueComment> out = new ArrayList<>();
+        List<IssueComment> out = call("list comments of " + repo + "#" + issue, () -> {
+            List<IssueComment> comments = new ArrayList<>();
             for (GHIssueComment c : found.listComments()) {
-                out.add(new IssueComment(c.getId(), c.getUserName() == null ? "" : c.getUserName(), c.getBody()));
+                comments.add(new IssueComment(c.getId(), c.getUserName() == null ? "" : c.getUserName(), c.getBody()));
             }
-            return out;
+            return comments;
         });
+        if (found.isPullRequest()) {
+            // a clarification asked in review has every comment in its review thread, none on the
+            // conversation: after the issue's comments, each record's comments are still oldest first
+            out.addAll(reviewComments(repo, issue));
+        }
+        return out;
     }
 }

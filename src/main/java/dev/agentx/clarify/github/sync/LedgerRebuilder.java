@@ -89,10 +89,7 @@ public final class LedgerRebuilder {
                 }
                 thread.add(e);
             }
-            ClarificationRecord r = h.getValue();
-            records.add(new ClarificationRecord(r.id(), r.from(), r.to(), r.topic(), r.blocking(), r.status(),
-                    r.round(), r.maxRounds(), r.created(), r.staleAfter(), r.resolvedAt(), r.options(), thread,
-                    r.autonomy(), r.reaskedAt()));
+            records.add(h.getValue().withThread(thread));
         }
         records.sort(Comparator.comparingInt(r -> r.clarificationId().seq()));
         Optional<Ledger> ledger = !problems.isEmpty() || records.isEmpty() ? Optional.empty()

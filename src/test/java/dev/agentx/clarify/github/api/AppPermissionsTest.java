@@ -43,6 +43,10 @@ class AppPermissionsTest {
             Map.entry("POST /repos/{owner}/{repo}/issues/{issue_number}/reactions", "issues:write"),
             Map.entry("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", "issues:write"),
             Map.entry("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", "issues:write"),
+            Map.entry("GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", "pull_requests:read"),
+            Map.entry("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+                    "pull_requests:write"),
+            Map.entry("DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}", "pull_requests:write"),
             Map.entry("GET /repos/{owner}/{repo}/collaborators/{username}/permission", "metadata:read"),
             Map.entry("GET /repos/{owner}/{repo}/contents/{path}", "contents:read"),
             Map.entry("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", "checks:read"),
@@ -68,6 +72,8 @@ class AppPermissionsTest {
             rig.deliver("issue_comment", rig.comment("boss", 1, "/clarify resolve CLR-1-001 Postgres it is"));
             rig.deliver("issues", rig.labeled("eng", 2, "clarify:architect"));
             rig.deliver("issue_comment", rig.comment("eng", 3, "/clarify status"));
+            rig.deliver("pull_request_review_comment", rig.reviewComment("eng", 4, 284312630L, 0,
+                    "/clarify @architect Why this line?"));
             rig.clock.advance(Duration.ofMinutes(31));
             rig.deliver("issues", rig.issueEvent("closed", "eng", 2));
             String sha = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
@@ -106,7 +112,7 @@ class AppPermissionsTest {
         assertTrue(manifest.at("/hook_attributes/url").asText().endsWith(GitHubSettings.DEFAULT_PATH));
         List<String> events = new ArrayList<>();
         manifest.get("default_events").forEach(e -> events.add(e.asText()));
-        assertEquals(List.of("issue_comment", "issues", "repository", "pull_request", "check_run"), events,
+        assertEquals(List.of("issue_comment", "issues", "pull_request_review_comment", "repository", "pull_request", "check_run"), events,
                 "the events the handlers act on");
         assertTrue(manifest.get("redirect_url").asText().endsWith("/callback"), "GitHub returns to agentx setup's page");
     }

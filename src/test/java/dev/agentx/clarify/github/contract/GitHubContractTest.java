@@ -55,4 +55,16 @@ class GitHubContractTest {
         String missing = contract.check("POST", "/repos/acme/widgets/issues/42/comments", "{\"text\":\"hi\"}");
         assertTrue(missing.contains("validation.request.body"), missing);
     }
+
+    @Test
+    void theReviewThreadRequestsAreDocumented() {
+        assertEquals("", contract.check("POST", "/repos/acme/widgets/pulls/2/comments/284312630/replies",
+                "{\"body\":\"hi\"}"));
+        assertEquals("", contract.check("GET", "/repos/acme/widgets/pulls/2/comments?since=2026-02-26T09%3A59%3A00Z"
+                + "&per_page=100&page=1", null));
+        assertEquals("", contract.check("DELETE", "/repos/acme/widgets/pulls/comments/90001", null));
+        String wrong = contract.check("POST", "/repos/acme/widgets/pulls/2/comments/284312630/replies",
+                "{\"body\":\"hi\",\"in_reply_to\":5}");
+        assertTrue(wrong.contains("validation.request.body"), wrong);
+    }
 }

@@ -55,7 +55,9 @@ class GitHubWebhookSchemasTest {
                 // not list, an App's timestamps without the T
                 "check_run.rerequested.with-installation.payload.json", "pull_request.edited.derived.payload.json",
                 "pull_request.opened.with-installation.payload.json",
-                "pull_request.synchronize.with-installation.payload.json");
+                "pull_request.synchronize.with-installation.payload.json",
+                // its repositories carry custom_properties, which the schema leaves out, and lack has_discussions
+                "pull_request_review_comment.created.with-installation.payload.json");
         List<String> unexpected = problems.stream().filter(p -> known.stream().noneMatch(p::startsWith)).toList();
         assertEquals(List.of(), unexpected);
     }

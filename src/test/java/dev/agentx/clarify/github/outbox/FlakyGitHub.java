@@ -57,6 +57,21 @@ public final class FlakyGitHub implements GitHubGateway {
     }
 
     @Override
+    public long replyInReviewThread(long installation, RepoRef repo, int pull, long thread, String body) {
+        return createComment(installation, repo, pull, body);
+    }
+
+    @Override
+    public List<Long> reviewCommentsContaining(long installation, RepoRef repo, int pull, String text, Instant since) {
+        return commentsContaining(installation, repo, pull, text, since);
+    }
+
+    @Override
+    public void deleteReviewComment(long installation, RepoRef repo, long commentId) {
+        deleteComment(installation, repo, commentId);
+    }
+
+    @Override
     public void reactToComment(long installation, RepoRef repo, int issue, long commentId, String content) {
         calls.add("reactToComment " + installation + " " + repo.fullName() + "#" + issue);
     }

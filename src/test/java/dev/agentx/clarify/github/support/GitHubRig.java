@@ -186,6 +186,9 @@ public final class GitHubRig implements AutoCloseable {
                 .withStatus(201).withHeader("Content-Type", "application/json").withBody("{\"id\":1,\"content\":\"+1\"}")));
         wiremock.stubFor(post(urlPathMatching(API_REPO + "/issues/\\d+/reactions")).willReturn(aResponse()
                 .withStatus(201).withHeader("Content-Type", "application/json").withBody("{\"id\":2,\"content\":\"+1\"}")));
+        wiremock.stubFor(post(urlPathMatching(API_REPO + "/pulls/\\d+/comments/\\d+/replies")).willReturn(aResponse()
+                .withStatus(201).withHeader("Content-Type", "application/json").withBody("{\"id\": 90001}")));
+        wiremock.stubFor(get(urlPathMatching(API_REPO + "/pulls/\\d+/comments")).willReturn(okJson("[]")));
         wiremock.stubFor(post(urlPathMatching(API_REPO + "/issues/\\d+/labels")).willReturn(okJson("[]")));
         wiremock.stubFor(delete(urlPathMatching(API_REPO + "/issues/\\d+/labels/.+")).willReturn(okJson("[]")));
         wiremock.stubFor(get(urlPathMatching(API_REPO + "/collaborators/[^/]+/permission")).atPriority(10)
@@ -322,6 +325,25 @@ public final class GitHubRig implements AutoCloseable {
         user((ObjectNode) c.get("user"), login);
         user((ObjectNode) p.get("sender"), login);
         ((ObjectNode) p.get("issue")).put("number", issue);
+        return p;
+    }
+
+    /**
+     * pull_request_review_comment.created by {@code login} on pull request {@code pull}, comment
+     * {@code id} with {@code body}, on GitHub's example's line (README.md, 265); {@code inReplyTo}:
+     * the first comment of the thread it replies in, 0 for a thread's first.
+     */
+    public ObjectNode reviewComment(String login, int pull, long id, long inReplyTo, String body) {
+        ObjectNode p = fixture("pull_request_review_comment.created.with-installation");
+        ObjectNode c = (ObjectNode) p.get("comment");
+        c.put("id", id);
+        c.put("body", body);
+        if (inReplyTo > 0) {
+            c.put("in_reply_to_id", inReplyTo);
+        }
+        user((ObjectNode) c.get("user"), login);
+        user((ObjectNode) p.get("sender"), login);
+        ((ObjectNode) p.get("pull_request")).put("number", pull);
         return p;
     }
 
