@@ -64,13 +64,13 @@ class PayloadsTest {
 
     @Test
     void aPullRequestsEventsLineUpWithItsConversation() throws Exception {
-        byte[] pr = "{\"pull_request\":{\"number\":7},\"repository\":{\"full_name\":\"O/R\"}}".getBytes(
+        byte[] pr = "{\"pull_request\":{\"number\":7},\"repository\":{\"id\":42,\"full_name\":\"O/R\"}}".getBytes(
                 StandardCharsets.UTF_8);
-        assertEquals("o/r#7", agrees(pr).orderKey());
-        assertEquals(0, Payloads.head(pr).issue(), "a pull request's number is no issue number");
-        byte[] comment = "{\"issue\":{\"number\":7},\"repository\":{\"full_name\":\"o/r\"}}".getBytes(
+        assertEquals("42#7", agrees(pr).orderKey());
+        assertEquals(7, Payloads.head(pr).issue(), "a pull request's number is its issue's");
+        byte[] comment = "{\"issue\":{\"number\":7},\"repository\":{\"id\":42,\"full_name\":\"o/r\"}}".getBytes(
                 StandardCharsets.UTF_8);
-        assertEquals("o/r#7", agrees(comment).orderKey());
+        assertEquals("42#7", agrees(comment).orderKey());
     }
 
     @Test

@@ -56,7 +56,8 @@ class AppPermissionsTest {
 
     /** The events the handlers act on -> the permission GitHub requires to send them. */
     static final Map<String, String> EVENTS = Map.of("issue_comment", "issues:read", "issues", "issues:read",
-            "repository", "metadata:read", "pull_request", "pull_requests:read", "check_run", "checks:read");
+            "repository", "metadata:read", "pull_request", "pull_requests:read", "check_run", "checks:read",
+            "pull_request_review_comment", "pull_requests:read");
 
     @TempDir
     Path dir;
