@@ -59,4 +59,16 @@ public interface GitHubGateway {
 
     /** The logins (lower case) of the members of the team {@code org/slug}. */
     Set<String> teamMembers(long installation, String org, String slug);
+
+    /**
+     * The App's installation on the repository ({@code GET /repos/OWNER/NAME/installation}, as the
+     * App itself), or empty when the App is not installed there.
+     */
+    java.util.OptionalLong installationOf(RepoRef repo);
+
+    /**
+     * The login a user token belongs to ({@code GET /user} with that token, not as the App), or
+     * empty when GitHub does not take the token (401). The token is never logged or kept.
+     */
+    Optional<String> loginOf(String userToken);
 }
