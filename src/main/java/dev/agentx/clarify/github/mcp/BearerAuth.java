@@ -16,7 +16,7 @@ final class BearerAuth {
     private static final Logger LOG = LoggerFactory.getLogger(BearerAuth.class);
     /** RFC 6750's token68 characters, at most 8 KiB (GitHub's tokens and its OIDC JWTs are far shorter). */
     private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9._~+/-]{1,8192}=*");
-    private static final Pattern JWT = Pattern.compile("[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+");
+    private static final Pattern JWT = Pattern.compile("[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*");
 
     /** What the header comes to: a caller, or an HTTP refusal with its {@code WWW-Authenticate}. */
     sealed interface Outcome {
