@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.files.RuntimeFolder;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.protocol.ClarifyException;
@@ -87,7 +88,8 @@ public final class FileChannelFailures implements ChannelFailures {
 
     private void write(TreeMap<String, Entry> all) {
         try {
-            AtomicFiles.write(file, (JsonSupport.pretty().writeValueAsString(all) + "\n").getBytes(StandardCharsets.UTF_8));
+            AtomicFiles.write(file, RuntimeFolder.enter(RuntimeFolder.of(file)),
+                    (JsonSupport.pretty().writeValueAsString(all) + "\n").getBytes(StandardCharsets.UTF_8));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

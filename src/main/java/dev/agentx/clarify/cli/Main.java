@@ -29,6 +29,10 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        // the list only reads: its writers would be built for nothing
+        Thread json = new Thread(new PrepareJson(QuickList.parse(args) == null), "prepare-json");
+        json.setDaemon(true);
+        json.start();
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int code = run(args, out, err, System.getenv(), Path.of("").toAbsolutePath(), Clock.systemUTC(),
@@ -42,6 +46,34 @@ public final class Main {
         out.flush();
         err.flush();
         System.exit(code);
+    }
+
+    /**
+     * Builds the data binding of the state files while the command starts: Jackson's first use
+     * (its classes, the records' introspection) is the largest single cost of a command's start,
+     * and on a second core it runs beside the command's own start. Whatever the command needs
+     * before it is built waits for it, not for a second building. {@code writers}: the writers
+     * too, after the readers.
+     */
+    private static final class PrepareJson implements Runnable {
+        private final boolean writers;
+
+        PrepareJson(boolean writers) {
+            this.writers = writers;
+        }
+
+        @Override
+        public void run() {
+            try {
+                dev.agentx.clarify.ledger.LedgerCodec.prepare(writers);
+                if (writers) {
+                    dev.agentx.clarify.status.AgentStatusCodec.prepare();
+                    dev.agentx.clarify.events.JsonlEventLog.prepare();
+                }
+            } catch (RuntimeException | LinkageError e) {
+                // the command meets the same problem where it uses the binding, and reports it there
+            }
+        }
     }
 
     /** Runs one command line and returns its exit code; tests call this in-process. */

@@ -5,6 +5,7 @@ import dev.agentx.clarify.github.EnvFile;
 import dev.agentx.clarify.github.GitHubMode;
 import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.RepositoryMonitor;
+import dev.agentx.clarify.files.RuntimeFolder;
 import dev.agentx.clarify.logging.LogSetup;
 import dev.agentx.clarify.protocol.ErrorCode;
 import dev.agentx.clarify.store.files.DataDirectory;
@@ -80,11 +81,13 @@ public final class ServeCommand implements Callable<Integer> {
         GitHubMode mode = GitHubMode.create(settings, ctx.clock,
                 new GitHubMode.Options(false, monitor, null, null));
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        // at exit, before the process leaves the repositories' runtime folders (RuntimeFolder): the
+        // workers stop writing state before the last process out clears them
+        RuntimeFolder.atExit(() -> {
             log().info("agentx serve: stopping");
             mode.close();
             stopped.countDown();
-        }, "agentx-shutdown"));
+        });
         mode.rolesWarning().ifPresent(w -> {
             ctx.err.println("agentx serve: WARNING: " + w);
             ctx.err.flush();

@@ -1,12 +1,11 @@
 package dev.agentx.clarify.events;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.agentx.clarify.files.Directories;
 import dev.agentx.clarify.files.IoErrors;
-import dev.agentx.clarify.files.JsonSupport;
+import dev.agentx.clarify.files.StateJson;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -27,12 +26,12 @@ import java.util.List;
  * batch, so lines from concurrent processes never interleave. The append is not synced: the log
  * records what the ledgers (written durably first) already hold, so a crash of the machine can
  * lose its last lines, never show an event whose ledger change was lost; a torn last line is
- * skipped by {@link #read}. Every process sees the appended lines at once (the page cache).
+ * skipped by {@link #read}. Every process sees the appended lines at once (the page cache). Each
+ * line is a {@link ClarificationEvent} bound by Jackson through {@link StateJson}.
  */
 public final class JsonlEventLog implements EventLog {
-    private static final JsonFactory JSON = new JsonFactory();
-
     private final Path file;
+
     public JsonlEventLog(Path file) {
         this.file = file;
     }
@@ -65,7 +64,7 @@ public final class JsonlEventLog implements EventLog {
                     continue; // another kind of event: not parsed at all, which keeps a long log cheap
                 }
                 try {
-                    ClarificationEvent e = JsonSupport.shared().readValue(line, ClarificationEvent.class);
+                    ClarificationEvent e = Json.READER.readValue(line);
                     if (e != null && (type == null || e.event() == type)) {
                         out.add(e);
                     } else if (e == null) {
@@ -108,30 +107,27 @@ public final class JsonlEventLog implements EventLog {
 
     /** One event as JSON (no line end), fields in the documented order: the line's text, for other stores too. */
     public static byte[] json(ClarificationEvent e) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        writeLine(out, e);
-        byte[] line = out.toByteArray();
-        return java.util.Arrays.copyOf(line, line.length - 1);
+        try {
+            return Json.WRITER.writeValueAsBytes(e);
+        } catch (JsonProcessingException ex) {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     /** One event as a single JSON line, fields in the documented order. */
     static void writeLine(ByteArrayOutputStream out, ClarificationEvent e) {
-        try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
-            g.writeStartObject();
-            g.writeStringField("event", e.event().wire());
-            g.writeStringField("clarificationId", e.clarificationId());
-            g.writeNumberField("issueNumber", e.issueNumber());
-            g.writeStringField("fromAgent", e.fromAgent());
-            g.writeStringField("toAgent", e.toAgent());
-            g.writeStringField("topic", e.topic());
-            g.writeBooleanField("blocking", e.blocking());
-            g.writeNumberField("round", e.round());
-            g.writeStringField("status", e.status().wire());
-            g.writeStringField("timestamp", e.timestamp().toString());
-            g.writeEndObject();
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
+        out.writeBytes(json(e));
         out.write('\n');
+    }
+
+    /** Builds the writer of a line now, if it is not built yet (see {@code LedgerCodec.prepare}). */
+    public static void prepare() {
+        Json.WRITER.getClass();
+    }
+
+    /** The reader and writer of a line, made on first use. */
+    private static final class Json {
+        static final ObjectReader READER = StateJson.mapper().readerFor(ClarificationEvent.class);
+        static final ObjectWriter WRITER = StateJson.mapper().writerFor(ClarificationEvent.class);
     }
 }

@@ -15,7 +15,9 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Durable replacement of a file: write a temp file beside it, fsync it, rename it over the
  * target atomically, then fsync the directory so the rename itself survives a crash. A reader
- * sees either the old or the new content, never a torn file.
+ * sees either the old or the new content, never a torn file. A state folder's files are written
+ * through its runtime folder instead ({@link RuntimeFolder}): the temp file is made there, in the
+ * same file system, and renamed into the target's folder, which is the one fsynced.
  */
 public final class AtomicFiles {
     private AtomicFiles() {
@@ -24,6 +26,14 @@ public final class AtomicFiles {
     /** Writes {@code target} whole: a temp file, fsynced, renamed over it, the directory fsynced. */
     public static void write(Path target, byte[] content) {
         commit(prepare(target, content), target);
+    }
+
+    /**
+     * As {@link #write(Path, byte[])}, the temp file made in {@code tempDir} (see {@link
+     * #prepare(Path, Path, byte[], boolean)}).
+     */
+    public static void write(Path target, Path tempDir, byte[] content) {
+        commit(prepare(target, tempDir, content, true), target);
     }
 
     /**
@@ -41,11 +51,20 @@ public final class AtomicFiles {
      * lose the last change but a reader still never sees a torn file (the rename is atomic).
      */
     public static Path prepare(Path target, byte[] content, boolean durable) {
-        Path dir = target.toAbsolutePath().getParent();
+        return prepare(target, null, content, durable);
+    }
+
+    /**
+     * As {@link #prepare(Path, byte[], boolean)}, the temp file ({@code <name>.tmp-<hex>}) made in
+     * {@code tempDir}, a folder of the same file system as the target's (a runtime folder): the
+     * rename moves it into the target's folder, which must exist. Null: beside the target, hidden.
+     */
+    public static Path prepare(Path target, Path tempDir, byte[] content, boolean durable) {
+        Path dir = tempDir != null ? tempDir : target.toAbsolutePath().getParent();
         // unique enough with CREATE_NEW (a clash fails the write, never mixes two); UUID.randomUUID
         // would ask SecureRandom, which showed in the webhook's profile
-        Path temp = dir.resolve("." + target.getFileName() + ".tmp-" + Long.toHexString(ThreadLocalRandom.current()
-                .nextLong()));
+        Path temp = dir.resolve((tempDir != null ? "" : ".") + target.getFileName() + ".tmp-"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         try {
             FileChannel opened;
             try {
@@ -70,7 +89,10 @@ public final class AtomicFiles {
         }
     }
 
-    /** The second half of {@link #write}: renames the prepared {@code temp} over {@code target} atomically, durably. */
+    /**
+     * The second half of {@link #write}: renames the prepared {@code temp} over {@code target}
+     * atomically, durably: the target's folder is fsynced, wherever the temp file was made.
+     */
     public static void commit(Path temp, Path target) {
         commit(temp, target, true);
     }

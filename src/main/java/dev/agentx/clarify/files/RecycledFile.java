@@ -19,12 +19,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Atomic, not durable, replacement of a file that is replaced again and again (a mirror such as
  * {@code agent-status.json}) without allocating an inode each time. As with {@link AtomicFiles},
- * the new content is written beside the file and renamed over it. Unlike it, the inode replaced is
+ * the new content is written to another file and renamed over it. Unlike it, the inode replaced is
  * kept for a later replacement: before the rename the file gets a second name, and after it that
- * inode becomes a spare, {@code .<name>.spare.<k>}, which a later writer (of any process) writes
- * over in place. On a file system that allocates inodes slowly while many were freed recently
- * (ext4 without a journal scans past them), the create and the free were most of such a write's
- * cost (bench/README.md).
+ * inode becomes a spare, {@code <name>.spare.<k>} in the state folder's runtime folder
+ * ({@link RuntimeFolder}: the same file system, so the links and renames between the two work),
+ * which a later writer (of any process) writes over in place. On a file system that allocates
+ * inodes slowly while many were freed recently (ext4 without a journal scans past them), the create
+ * and the free were most of such a write's cost (bench/README.md).
  *
  * <p>A reader that opened the file before it was replaced may still be reading that inode when it
  * is a spare. So a spare is written over only once it has been a spare for {@link #GRACE} (its
@@ -42,7 +43,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Call {@link #prepare} and {@link #commit} holding the file's lock: the spares are shared by
  * every process that writes the file. A process killed half-way leaves at worst {@code
- * .<name>.spare-old}, a second name of an inode that the next writer removes; a process that
+ * <name>.spare-old}, a second name of an inode that the next writer removes; a process that
  * knows only the lock-file protocol replaces the file as usual and never sees the spares. Where
  * hard links or change times are not available, each write makes a new file.
  */
@@ -71,6 +72,8 @@ public final class RecycledFile {
     }
 
     private final Path target;
+    /** Where the spares and the new files are made: the runtime folder of the target's state folder. */
+    private final Path runtime;
     private final Path[] spares = new Path[SPARES];
     private final Path replaced;
     private final Duration grace;
@@ -88,10 +91,11 @@ public final class RecycledFile {
     /** {@code grace} and {@code clock}: {@link #GRACE} and the system's, or others for tests. */
     RecycledFile(Path target, Duration grace, Clock clock) {
         this.target = target.toAbsolutePath();
+        this.runtime = RuntimeFolder.of(this.target);
         for (int k = 0; k < SPARES; k++) {
-            spares[k] = this.target.resolveSibling("." + this.target.getFileName() + ".spare." + (k + 1));
+            spares[k] = runtime.resolve(this.target.getFileName() + ".spare." + (k + 1));
         }
-        this.replaced = this.target.resolveSibling("." + this.target.getFileName() + ".spare-old");
+        this.replaced = runtime.resolve(this.target.getFileName() + ".spare-old");
         this.grace = grace;
         this.clock = clock;
     }
@@ -102,6 +106,7 @@ public final class RecycledFile {
      * replace kept as a spare if there are fewer than {@link #SPARES}.
      */
     public Replacement prepare(byte[] content) {
+        RuntimeFolder.enter(runtime);
         Path free = null;
         if (hardLinks) {
             Instant restedSince = clock.instant().minus(grace);
@@ -131,7 +136,7 @@ public final class RecycledFile {
                 }
             }
         }
-        return new Replacement(AtomicFiles.prepare(target, content, false), hardLinks ? free : null);
+        return new Replacement(AtomicFiles.prepare(target, runtime, content, false), hardLinks ? free : null);
     }
 
     /** When {@code spare} became a spare (its change time), or null if there is none by that name. */

@@ -9,6 +9,7 @@ import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.JsonNumbers;
 import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.files.RuntimeFolder;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.Ledger;
 import java.io.ByteArrayOutputStream;
@@ -354,7 +355,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
             // none yet, or unreadable: written below
         }
         try {
-            AtomicFiles.write(indexFile, content);
+            AtomicFiles.write(indexFile, RuntimeFolder.enter(RuntimeFolder.of(indexFile)), content);
         } catch (UncheckedIOException e) {
             log().warn("monitor index not written: {}", e.getMessage());
         }

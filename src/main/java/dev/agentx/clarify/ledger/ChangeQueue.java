@@ -2,6 +2,7 @@ package dev.agentx.clarify.ledger;
 
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.IoErrors;
+import dev.agentx.clarify.files.RuntimeFolder;
 import dev.agentx.clarify.lock.ProcessIdentity;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
@@ -23,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.LoggerFactory;
 
 /**
- * The changes waiting for an issue's lock, as files in {@code <state>/clarifications/.queue/}, so
+ * The changes waiting for an issue's lock, as files in {@code <state>/.runtime/changes/} (see
+ * RuntimeFolder), so
  * that whichever process gets the lock carries out all of them in one ledger write (see
  * FileLedgerStore#submit). One request, named {@code <issue>-<millis>-<pid>-<seq>} (names sort in
  * order of arrival), moves through three files:
@@ -46,12 +48,15 @@ final class ChangeQueue {
     private static final Duration ABANDONED = Duration.ofMinutes(10);
     private static final AtomicLong SEQUENCE = new AtomicLong();
 
+    private final Path runtime;
     private final Path dir;
     private final ProcessIdentity self;
     private final Clock clock;
 
-    ChangeQueue(Path clarificationsDir, ProcessIdentity self, Clock clock) {
-        this.dir = clarificationsDir.resolve(".queue");
+    /** @param runtime the state folder's runtime folder */
+    ChangeQueue(Path runtime, ProcessIdentity self, Clock clock) {
+        this.runtime = runtime;
+        this.dir = runtime.resolve(RuntimeFolder.CHANGES);
         this.self = self;
         this.clock = clock;
     }
@@ -96,6 +101,7 @@ final class ChangeQueue {
                 .getBytes(StandardCharsets.UTF_8);
         byte[] content = Arrays.copyOf(header, header.length + change.length);
         System.arraycopy(change, 0, content, header.length, change.length);
+        RuntimeFolder.enter(runtime);
         publish(dir.resolve(name + WAITING), content);
         return new Request(name);
     }

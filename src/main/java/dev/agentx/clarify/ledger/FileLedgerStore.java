@@ -2,6 +2,7 @@ package dev.agentx.clarify.ledger;
 
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.IoErrors;
+import dev.agentx.clarify.files.RuntimeFolder;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.lock.WaitDeadline;
 import dev.agentx.clarify.protocol.ClarifyException;
@@ -30,6 +31,8 @@ public final class FileLedgerStore implements LedgerStore {
     private static final String SUFFIX = ".json";
 
     private final Path dir;
+    /** The state folder's runtime folder: temp files of ledger writes, changes waiting for a lock. */
+    private final Path runtime;
     private final LockManager locks;
     private final LedgerCodec codec = new LedgerCodec();
     private final ChangeQueue queue;
@@ -66,8 +69,9 @@ public final class FileLedgerStore implements LedgerStore {
     /** @param stateDir the {@code .agentx/state} directory */
     public FileLedgerStore(Path stateDir, LockManager locks) {
         this.dir = stateDir.resolve("clarifications");
+        this.runtime = RuntimeFolder.in(stateDir);
         this.locks = locks;
-        this.queue = new ChangeQueue(dir, locks.identity(), locks.clock());
+        this.queue = new ChangeQueue(runtime, locks.identity(), locks.clock());
     }
 
     public Path directory() {
@@ -463,7 +467,8 @@ public final class FileLedgerStore implements LedgerStore {
         }
         Path file = fileOf(issue);
         LedgerCodec.Encoded encoded = codec.encode(next, current);
-        Path temp = AtomicFiles.prepare(file, encoded.bytes());
+        // the temp file in the runtime folder, renamed into clarifications/, which is fsynced
+        Path temp = AtomicFiles.prepare(file, RuntimeFolder.enter(runtime), encoded.bytes(), true);
         try {
             // the rename only while the lock on disk is still ours: a takeover never loses a write
             locks.commit(file, () -> AtomicFiles.commit(temp, file));

@@ -1,29 +1,24 @@
 package dev.agentx.clarify.ledger;
 
 import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import dev.agentx.clarify.files.IsoInstant;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.exc.IgnoredPropertyException;
 import dev.agentx.clarify.files.JsonErrors;
-import dev.agentx.clarify.files.JsonNumbers;
-import dev.agentx.clarify.protocol.Autonomy;
+import dev.agentx.clarify.files.StateJson;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
-import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.Ledger;
-import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.protocol.ThreadEntry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -31,22 +26,13 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Ledger JSON (docs/protocol.md), pretty-printed with fields in schema order. Written with the
- * streaming API of jackson-core: every command reads ledgers, and the streaming codec keeps the
- * CLI's start-up light. Reading is strict: an unknown field is refused rather than silently dropped
- * on the next write, and every problem names its line and column.
+ * Ledger JSON (docs/protocol.md): the {@link Ledger} record and its records bound by Jackson
+ * through {@link StateJson}, pretty-printed with fields in the order the records declare. Reading
+ * is strict: an unknown field is refused rather than silently dropped on the next write, and
+ * every problem names its line and column. From the bytes a ledger was last read from or written
+ * as, only the records that changed are decoded or encoded again.
  */
 public final class LedgerCodec {
-    private static final Set<String> RECORD_FIELDS = Set.of("id", "from", "to", "topic", "blocking", "status",
-            "round", "maxRounds", "created", "staleAfter", "reaskedAt", "resolvedAt", "options", "autonomy", "thread");
-    private static final List<String> REQUIRED_RECORD_FIELDS = List.of("id", "from", "to", "topic", "blocking",
-            "status", "round", "maxRounds", "created", "staleAfter", "thread");
-    private static final Set<String> ENTRY_FIELDS = Set.of("round", "from", "type", "body", "timestamp", "choice",
-            "proposed", "acceptedBy", "openQuestionId", "request");
-
-    private final JsonFactory factory = JsonFactory.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
-
     /**
      * A ledger with the bytes it was read from or written as, and the offset just past each of its
      * records in them: the base from which a later {@link #decode(byte[], Set, Encoded)} or
@@ -120,87 +106,14 @@ public final class LedgerCodec {
 
     private Whole encodeWhole(Ledger ledger) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
-        int[] ends = new int[ledger.clarifications().size()];
-        int array;
-        try (JsonGenerator g = factory.createGenerator(out, JsonEncoding.UTF8)) {
-            g.setPrettyPrinter(new DefaultPrettyPrinter()
-                    .withObjectIndenter(new DefaultIndenter("  ", "\n"))
-                    .withArrayIndenter(new DefaultIndenter("  ", "\n")));
-            g.writeStartObject();
-            g.writeNumberField("issueNumber", ledger.issueNumber());
-            g.writeArrayFieldStart("clarifications");
-            array = out.size() + g.getOutputBuffered();
-            int i = 0;
-            for (ClarificationRecord r : ledger.clarifications()) {
-                writeRecord(g, r);
-                ends[i++] = out.size() + g.getOutputBuffered();
-            }
-            g.writeEndArray();
-            g.writeEndObject();
+        StateJson.Offsets records = new StateJson.Offsets(out);
+        try (JsonGenerator g = StateJson.mapper().createGenerator(out, JsonEncoding.UTF8)) {
+            Writing.LEDGER.withAttribute(ClarificationRecord.class, records).writeValue(g, ledger);
             g.writeRaw('\n');
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new Whole(out.toByteArray(), ends, array);
-    }
-
-    private static void writeRecord(JsonGenerator g, ClarificationRecord r) throws IOException {
-        g.writeStartObject();
-        g.writeStringField("id", r.id());
-        g.writeStringField("from", r.from());
-        g.writeStringField("to", r.to());
-        g.writeStringField("topic", r.topic());
-        g.writeBooleanField("blocking", r.blocking());
-        g.writeStringField("status", r.status().wire());
-        g.writeNumberField("round", r.round());
-        g.writeNumberField("maxRounds", r.maxRounds());
-        g.writeStringField("created", r.created().toString());
-        g.writeStringField("staleAfter", r.staleAfter().toString());
-        if (r.reaskedAt() != null) {
-            g.writeStringField("reaskedAt", r.reaskedAt().toString());
-        }
-        if (r.resolvedAt() == null) {
-            g.writeNullField("resolvedAt");
-        } else {
-            g.writeStringField("resolvedAt", r.resolvedAt().toString());
-        }
-        if (!r.options().isEmpty()) {
-            g.writeArrayFieldStart("options");
-            for (String o : r.options()) {
-                g.writeString(o);
-            }
-            g.writeEndArray();
-        }
-        if (r.autonomy() != null) {
-            g.writeStringField("autonomy", r.autonomy().wire());
-        }
-        g.writeArrayFieldStart("thread");
-        for (ThreadEntry e : r.thread()) {
-            g.writeStartObject();
-            g.writeNumberField("round", e.round());
-            g.writeStringField("from", e.from());
-            g.writeStringField("type", e.type().wire());
-            g.writeStringField("body", e.body());
-            g.writeStringField("timestamp", e.timestamp().toString());
-            if (e.choice() != null) {
-                g.writeNumberField("choice", e.choice());
-            }
-            if (e.proposed() != null) {
-                g.writeBooleanField("proposed", e.proposed());
-            }
-            if (e.acceptedBy() != null) {
-                g.writeStringField("acceptedBy", e.acceptedBy());
-            }
-            if (e.openQuestionId() != null) {
-                g.writeStringField("openQuestionId", e.openQuestionId());
-            }
-            if (e.request() != null) {
-                g.writeStringField("request", e.request());
-            }
-            g.writeEndObject();
-        }
-        g.writeEndArray();
-        g.writeEndObject();
+        return new Whole(out.toByteArray(), records.ends(), records.firstStart());
     }
 
     /** Decodes and checks a ledger; throws {@link IllegalArgumentException} saying what is wrong and where. */
@@ -228,36 +141,75 @@ public final class LedgerCodec {
      */
     Encoded decode(byte[] bytes, Set<String> unknown, Encoded base) {
         if (base != null) {
-            Encoded changed = decodeChanged(bytes, unknown, base);
+            Encoded changed = decodeChanged(bytes, base);
             if (changed != null) {
                 return changed;
             }
-            if (unknown != null) {
-                unknown.clear();
+        }
+        try {
+            return decodeWhole(bytes, Reading.LEDGER, null);
+        } catch (IgnoredPropertyException e) {
+            if (unknown == null) {
+                throw new IllegalArgumentException(reason(e), e);
             }
         }
-        try (JsonParser p = factory.createParser(bytes)) {
-            Ends ends = new Ends();
-            Ledger ledger = readLedger(p, unknown, ends);
+        // a field this version does not know: read again, skipping and naming such fields
+        try {
+            return decodeWhole(bytes, StateJson.lenient(Reading.LEDGER), unknown);
+        } catch (IgnoredPropertyException e) {
+            throw new IllegalStateException("a lenient read refused a field", e);
+        }
+    }
+
+    /** The whole of {@code bytes}; {@code unknown}: the reader is lenient, and the fields it skips are named there. */
+    private static Encoded decodeWhole(byte[] bytes, ObjectReader reader, Set<String> unknown)
+            throws IgnoredPropertyException {
+        try (JsonParser p = unknown == null ? reader.createParser(bytes)
+                : StateJson.recording(reader.createParser(bytes), unknown)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw JsonErrors.problem(p,
+                        "the file must hold one JSON object {\"issueNumber\": N, \"clarifications\": [...]}");
+            }
+            StateJson.Offsets records = new StateJson.Offsets(null);
+            Ledger ledger = reader.withAttribute(ClarificationRecord.class, records).readValue(p);
             if (p.nextToken() != null) {
                 throw JsonErrors.problem(p, "unexpected content after the ledger object");
             }
             check(ledger);
-            return new Encoded(ledger, bytes, ends.toArray());
+            return new Encoded(ledger, bytes, records.ends());
+        } catch (IgnoredPropertyException e) {
+            throw e;
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(JsonErrors.describe(e), e);
+            throw new IllegalArgumentException(reason(e), e);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
+    /** A problem in the words of the ledger's own fields. */
+    private static String reason(JsonProcessingException e) {
+        if (e instanceof IgnoredPropertyException u) {
+            Class<?> in = u.getReferringClass();
+            return JsonErrors.describe("unknown field '" + u.getPropertyName() + "'" + (in == ClarificationRecord.class
+                    ? " in a clarification record" : in == ThreadEntry.class ? " in a thread entry" : ""), u.getLocation());
+        }
+        if (e instanceof StateJson.FieldProblem f && f.missing()) {
+            String id = f.assigned().get("id");
+            String why = f.type() == ThreadEntry.class ? "a thread entry needs round, from, type, body and timestamp"
+                    : f.type() == ClarificationRecord.class ? "record " + (id == null ? "" : id + " ") + "lacks field '"
+                    + f.field() + "'" : "fields 'issueNumber' and 'clarifications' are required";
+            return JsonErrors.describe(why, f.getLocation());
+        }
+        return JsonErrors.describe(e);
+    }
+
     /**
      * {@code bytes} decoded from {@code base} and the records between the bytes' first and last
      * difference from it; null when that cannot be told (a difference before the first record's
-     * end, anything but records between, any problem: the caller decodes the whole, which also
-     * says where a problem is).
+     * end, anything but records between, any problem, a field this version does not know: the
+     * caller decodes the whole, which also says where a problem is).
      */
-    private Encoded decodeChanged(byte[] b, Set<String> unknown, Encoded base) {
+    private Encoded decodeChanged(byte[] b, Encoded base) {
         byte[] a = base.bytes();
         int[] ends = base.ends();
         int n = ends.length;
@@ -299,10 +251,9 @@ public final class LedgerCodec {
         int stop = j < n ? afterSeparator(a, ends[j - 1]) + delta : -1;
         List<ClarificationRecord> records = new ArrayList<>(n + 4);
         records.addAll(base.ledger().clarifications().subList(0, k));
-        Ends outEnds = new Ends();
-        for (int i = 0; i < k; i++) {
-            outEnds.add(ends[i]);
-        }
+        int[] outEnds = new int[n + 4];
+        System.arraycopy(ends, 0, outEnds, 0, k);
+        int size = k;
         int fresh = records.size();
         int pos = ends[k - 1];
         try {
@@ -316,11 +267,14 @@ public final class LedgerCodec {
                     if (stop >= 0 && pos > stop) {
                         return null;
                     }
-                    try (JsonParser p = factory.createParser(b, pos, b.length - pos)) {
+                    try (JsonParser p = Reading.RECORD.createParser(b, pos, b.length - pos)) {
                         p.nextToken();
-                        records.add(readRecord(p, unknown));
+                        records.add(Reading.RECORD.readValue(p));
                         pos += (int) p.currentLocation().getByteOffset();
-                        outEnds.add(pos);
+                        if (size == outEnds.length) {
+                            outEnds = Arrays.copyOf(outEnds, size * 2);
+                        }
+                        outEnds[size++] = pos;
                     }
                 } else if (stop < 0 && pos < b.length && b[pos] == ']') {
                     pos = skipSpace(b, pos + 1);
@@ -337,8 +291,9 @@ public final class LedgerCodec {
         }
         int changed = records.size() - fresh;
         records.addAll(base.ledger().clarifications().subList(j, n));
+        outEnds = Arrays.copyOf(outEnds, size + n - j);
         for (int i = j; i < n; i++) {
-            outEnds.add(ends[i] + delta);
+            outEnds[size++] = ends[i] + delta;
         }
         Ledger ledger = new Ledger(base.ledger().issueNumber(), records);
         try {
@@ -354,7 +309,7 @@ public final class LedgerCodec {
         } catch (IllegalArgumentException e) {
             return null;
         }
-        return new Encoded(ledger, b, outEnds.toArray());
+        return new Encoded(ledger, b, outEnds);
     }
 
     /** The offset of the value after the separator at or after {@code from}, or -1 if no ',' follows. */
@@ -368,248 +323,6 @@ public final class LedgerCodec {
             pos++;
         }
         return pos;
-    }
-
-    /** The offsets past each record, as a decode meets them. */
-    private static final class Ends {
-        private int[] values = new int[32];
-        private int size;
-
-        void add(int end) {
-            if (size == values.length) {
-                values = Arrays.copyOf(values, size * 2);
-            }
-            values[size++] = end;
-        }
-
-        int[] toArray() {
-            return Arrays.copyOf(values, size);
-        }
-    }
-
-    /** Skips the value of an unknown field when reading leniently; false when reading strictly. */
-    private static boolean skipped(JsonParser p, Set<String> unknown, String where) throws IOException {
-        if (unknown == null) {
-            return false;
-        }
-        unknown.add(where);
-        p.skipChildren();
-        return true;
-    }
-
-    private Ledger readLedger(JsonParser p, Set<String> unknown, Ends ends) throws IOException {
-        if (p.nextToken() != JsonToken.START_OBJECT) {
-            throw JsonErrors.problem(p, "the file must hold one JSON object {\"issueNumber\": N, \"clarifications\": [...]}");
-        }
-        Integer issue = null;
-        List<ClarificationRecord> records = null;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String field = p.currentName();
-            p.nextToken();
-            switch (field) {
-                case "issueNumber" -> issue = integer(p, field);
-                case "clarifications" -> {
-                    expect(p, JsonToken.START_ARRAY, field, "an array");
-                    records = new ArrayList<>();
-                    while (p.nextToken() != JsonToken.END_ARRAY) {
-                        records.add(readRecord(p, unknown));
-                        ends.add((int) p.currentLocation().getByteOffset());
-                    }
-                }
-                default -> {
-                    if (!skipped(p, unknown, field)) {
-                        throw JsonErrors.problem(p, "unknown field '" + field + "'");
-                    }
-                }
-            }
-        }
-        if (issue == null || records == null) {
-            throw JsonErrors.problem(p, "fields 'issueNumber' and 'clarifications' are required");
-        }
-        if (issue < 1) {
-            throw JsonErrors.problem(p, "issueNumber must be positive, got " + issue);
-        }
-        return new Ledger(issue, records);
-    }
-
-    private static ClarificationRecord readRecord(JsonParser p, Set<String> unknown) throws IOException {
-        expect(p, JsonToken.START_OBJECT, "clarifications[]", "an object");
-        Set<String> seen = new HashSet<>();
-        String id = null;
-        String from = null;
-        String to = null;
-        String topic = null;
-        boolean blocking = false;
-        Status status = null;
-        int round = 0;
-        int maxRounds = 0;
-        Instant created = null;
-        Instant staleAfter = null;
-        Instant resolvedAt = null;
-        Instant reaskedAt = null;
-        List<String> options = List.of();
-        Autonomy autonomy = null;
-        List<ThreadEntry> thread = null;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String field = p.currentName();
-            if (!RECORD_FIELDS.contains(field)) {
-                p.nextToken();
-                if (skipped(p, unknown, "clarifications[]." + field)) {
-                    continue;
-                }
-                throw JsonErrors.problem(p, "unknown field '" + field + "' in a clarification record");
-            }
-            seen.add(field);
-            p.nextToken();
-            switch (field) {
-                case "id" -> id = string(p, field);
-                case "from" -> from = string(p, field);
-                case "to" -> to = string(p, field);
-                case "topic" -> topic = string(p, field);
-                case "blocking" -> blocking = bool(p, field);
-                case "status" -> status = status(p);
-                case "round" -> round = integer(p, field);
-                case "maxRounds" -> maxRounds = integer(p, field);
-                case "created" -> created = instant(p, field);
-                case "staleAfter" -> staleAfter = instant(p, field);
-                case "reaskedAt" -> reaskedAt = instant(p, field);
-                case "resolvedAt" -> resolvedAt = p.currentToken() == JsonToken.VALUE_NULL ? null : instant(p, field);
-                case "options" -> options = strings(p, field);
-                case "autonomy" -> autonomy = autonomy(p);
-                case "thread" -> thread = readThread(p, unknown);
-                default -> throw new IllegalStateException(field);
-            }
-        }
-        for (String required : REQUIRED_RECORD_FIELDS) {
-            if (!seen.contains(required)) {
-                throw JsonErrors.problem(p, "record " + (id == null ? "" : id + " ") + "lacks field '" + required + "'");
-            }
-        }
-        return new ClarificationRecord(id, from, to, topic, blocking, status, round, maxRounds, created, staleAfter,
-                resolvedAt, options, thread, autonomy, reaskedAt);
-    }
-
-    private static List<ThreadEntry> readThread(JsonParser p, Set<String> unknown) throws IOException {
-        expect(p, JsonToken.START_ARRAY, "thread", "an array");
-        List<ThreadEntry> out = new ArrayList<>();
-        while (p.nextToken() != JsonToken.END_ARRAY) {
-            expect(p, JsonToken.START_OBJECT, "thread[]", "an object");
-            Integer round = null;
-            String from = null;
-            EntryType type = null;
-            String body = null;
-            Instant at = null;
-            Integer choice = null;
-            Boolean proposed = null;
-            String acceptedBy = null;
-            String openQuestionId = null;
-            String request = null;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String field = p.currentName();
-                if (!ENTRY_FIELDS.contains(field)) {
-                    p.nextToken();
-                    if (skipped(p, unknown, "thread[]." + field)) {
-                        continue;
-                    }
-                    throw JsonErrors.problem(p, "unknown field '" + field + "' in a thread entry");
-                }
-                p.nextToken();
-                switch (field) {
-                    case "round" -> round = integer(p, field);
-                    case "from" -> from = string(p, field);
-                    case "type" -> type = entryType(p);
-                    case "body" -> body = string(p, field);
-                    case "timestamp" -> at = instant(p, field);
-                    case "choice" -> choice = integer(p, field);
-                    case "proposed" -> proposed = bool(p, field);
-                    case "acceptedBy" -> acceptedBy = string(p, field);
-                    case "openQuestionId" -> openQuestionId = string(p, field);
-                    case "request" -> request = string(p, field);
-                    default -> throw new IllegalStateException(field);
-                }
-            }
-            if (round == null || from == null || type == null || body == null || at == null) {
-                throw JsonErrors.problem(p, "a thread entry needs round, from, type, body and timestamp");
-            }
-            if (choice != null && choice < 0) {
-                throw JsonErrors.problem(p, "field 'choice' must be a 0-based option index, got " + choice);
-            }
-            out.add(new ThreadEntry(round, from, type, body, at, choice, proposed, acceptedBy, openQuestionId,
-                    request));
-        }
-        return out;
-    }
-
-    private static void expect(JsonParser p, JsonToken token, String field, String what) throws IOException {
-        if (p.currentToken() != token) {
-            throw JsonErrors.problem(p, "field '" + field + "' must be " + what);
-        }
-    }
-
-    private static String string(JsonParser p, String field) throws IOException {
-        if (p.currentToken() != JsonToken.VALUE_STRING) {
-            throw JsonErrors.problem(p, "field '" + field + "' must be a string");
-        }
-        return p.getText();
-    }
-
-    private static int integer(JsonParser p, String field) throws IOException {
-        if (p.currentToken() != JsonToken.VALUE_NUMBER_INT) {
-            throw JsonErrors.problem(p, "field '" + field + "' must be an integer");
-        }
-        return JsonNumbers.intValue(p);
-    }
-
-    private static boolean bool(JsonParser p, String field) throws IOException {
-        if (!p.currentToken().isBoolean()) {
-            throw JsonErrors.problem(p, "field '" + field + "' must be true or false");
-        }
-        return p.getBooleanValue();
-    }
-
-    private static Instant instant(JsonParser p, String field) throws IOException {
-        String s = string(p, field);
-        try {
-            return IsoInstant.parse(s);
-        } catch (DateTimeParseException e) {
-            throw JsonErrors.problem(p, "field '" + field + "' must be an ISO-8601 instant like 2026-02-26T10:00:00Z, got '" + s + "'");
-        }
-    }
-
-    private static List<String> strings(JsonParser p, String field) throws IOException {
-        expect(p, JsonToken.START_ARRAY, field, "an array of strings");
-        List<String> out = new ArrayList<>();
-        while (p.nextToken() != JsonToken.END_ARRAY) {
-            out.add(string(p, field));
-        }
-        return out;
-    }
-
-    private static Status status(JsonParser p) throws IOException {
-        String s = string(p, "status");
-        try {
-            return Status.fromWire(s);
-        } catch (IllegalArgumentException e) {
-            throw JsonErrors.problem(p, e.getMessage());
-        }
-    }
-
-    private static Autonomy autonomy(JsonParser p) throws IOException {
-        String s = string(p, "autonomy");
-        try {
-            return Autonomy.fromWire(s);
-        } catch (IllegalArgumentException e) {
-            throw JsonErrors.problem(p, e.getMessage());
-        }
-    }
-
-    private static EntryType entryType(JsonParser p) throws IOException {
-        String s = string(p, "type");
-        try {
-            return EntryType.fromWire(s);
-        } catch (IllegalArgumentException e) {
-            throw JsonErrors.problem(p, e.getMessage());
-        }
     }
 
     private static void check(Ledger ledger) {
@@ -636,5 +349,31 @@ public final class LedgerCodec {
             throw new IllegalArgumentException("record " + r.id() + " has round " + r.round()
                     + " and maxRounds " + r.maxRounds() + "; both must be at least 1");
         }
+    }
+
+    /**
+     * Builds the readers and ({@code writer}) then the writer now, if they are not built yet:
+     * Jackson's first use in a new process (its classes, the records' introspection) costs tens of
+     * milliseconds, which a command can spend on a thread of its own while it starts.
+     */
+    public static void prepare(boolean writer) {
+        Reading.RECORD.getClass();
+        if (writer) {
+            Writing.LEDGER.getClass();
+        }
+    }
+
+    /** The readers, made on first use. */
+    private static final class Reading {
+        static final ObjectReader LEDGER = StateJson.mapper().readerFor(Ledger.class)
+                .with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+        static final ObjectReader RECORD = LEDGER.forType(ClarificationRecord.class);
+    }
+
+    /** The writer, made on first use: a command that only reads never builds it. */
+    private static final class Writing {
+        static final ObjectWriter LEDGER = StateJson.mapper().writerFor(Ledger.class).with(new DefaultPrettyPrinter()
+                .withObjectIndenter(new DefaultIndenter("  ", "\n"))
+                .withArrayIndenter(new DefaultIndenter("  ", "\n")));
     }
 }

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * on the ledger folder, so that a waiting ask holds no lock and costs no CPU: its thread sleeps
  * until the ledger it waits on is renamed into place by whichever process answered. A ledger is
  * always written by renaming a finished file over it, so a change is seen as that name being
- * created or modified; the writers' temporary files, lock files and queue files are ignored.
+ * created or modified; anything else in the folder (lock files, other writers' temporary files)
+ * is ignored.
  *
  * <p>A new ledger ({@code issue-N.json} appearing in the folder) is a change like any other. The
  * watcher also keeps each ledger's signature (size, time, file key), so that whenever notifications

@@ -1,30 +1,48 @@
 package dev.agentx.clarify.lock;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import dev.agentx.clarify.files.StateJson;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 
 /**
  * Content of a {@code .lock} file: docs/protocol.md ({@code pid, timestamp, agent}) plus the
  * owner's unique token, host and process start time, so that only the owner releases it and a
- * dead owner on this host is recognised at once, even if its pid was reused. Encoded without data
- * binding: acquiring a lock in a cold process must not first spend its wait budget loading a JSON
- * mapper.
+ * dead owner on this host is recognised at once, even if its pid was reused. Bound by Jackson
+ * through {@link StateJson}; a field left out or null is not written, and reading takes a lock
+ * file of another tool as it comes: fields it does not know are skipped, those it lacks are null
+ * (the pid -1).
  */
+@JsonPropertyOrder({"pid", "timestamp", "agent", "token", "host", "processStart"})
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record LockInfo(long pid, Instant timestamp, String agent, String token, String host, Instant processStart) {
-    private static final JsonFactory JSON = new JsonFactory();
+
+    /** The lock content as read: a pid left out is -1. */
+    @JsonCreator
+    public static LockInfo read(@JsonProperty("pid") @JsonSetter(nulls = Nulls.SKIP) Long pid,
+                         @JsonProperty("timestamp") @JsonSetter(nulls = Nulls.SKIP) Instant timestamp,
+                         @JsonProperty("agent") @JsonSetter(nulls = Nulls.SKIP) String agent,
+                         @JsonProperty("token") @JsonSetter(nulls = Nulls.SKIP) String token,
+                         @JsonProperty("host") @JsonSetter(nulls = Nulls.SKIP) String host,
+                         @JsonProperty("processStart") @JsonSetter(nulls = Nulls.SKIP) Instant processStart) {
+        return new LockInfo(pid == null ? -1 : pid, timestamp, agent, token, host, processStart);
+    }
 
     public byte[] toJson() {
-        StringBuilder b = new StringBuilder(200).append("{\"pid\":").append(pid);
-        field(b, "timestamp", timestamp == null ? null : timestamp.toString());
-        field(b, "agent", agent);
-        field(b, "token", token);
-        field(b, "host", host);
-        field(b, "processStart", processStart == null ? null : processStart.toString());
-        return b.append('}').toString().getBytes(StandardCharsets.UTF_8);
+        try {
+            return Json.WRITER.writeValueAsBytes(this);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**
@@ -47,59 +65,21 @@ public record LockInfo(long pid, Instant timestamp, String agent, String token, 
         return detail.isEmpty() ? b.toString() : b.append(" (").append(detail).append(')').toString();
     }
 
-    private static void field(StringBuilder b, String name, String value) {
-        if (value == null) {
-            return;
-        }
-        b.append(",\"").append(name).append("\":\"");
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c == '"' || c == '\\') {
-                b.append('\\').append(c);
-            } else if (c < 0x20) {
-                b.append(String.format("\\u%04x", (int) c));
-            } else {
-                b.append(c);
-            }
-        }
-        b.append('"');
-    }
-
     /** Parses lock content; null if it is empty, torn or not ours to read (judged by age instead). */
     public static LockInfo parse(byte[] bytes) {
         if (bytes.length == 0) {
             return null;
         }
-        long pid = -1;
-        String timestamp = null;
-        String agent = null;
-        String token = null;
-        String host = null;
-        String start = null;
-        try (JsonParser p = JSON.createParser(bytes)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return null;
-            }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken t = p.nextToken();
-                switch (name) {
-                    case "pid" -> pid = t == JsonToken.VALUE_NUMBER_INT ? p.getLongValue() : -1;
-                    case "timestamp" -> timestamp = p.getValueAsString();
-                    case "agent" -> agent = p.getValueAsString();
-                    case "token" -> token = p.getValueAsString();
-                    case "host" -> host = p.getValueAsString();
-                    case "processStart" -> start = p.getValueAsString();
-                    default -> p.skipChildren();
-                }
-            }
-            if (p.currentToken() != JsonToken.END_OBJECT) {
-                return null;
-            }
-            return new LockInfo(pid, timestamp == null ? null : Instant.parse(timestamp), agent, token, host,
-                    start == null ? null : Instant.parse(start));
+        try {
+            return Json.READER.readValue(bytes);
         } catch (IOException | RuntimeException e) {
             return null;
         }
+    }
+
+    /** The reader and writer, made on first use. */
+    private static final class Json {
+        static final ObjectReader READER = StateJson.lenient(StateJson.mapper().readerFor(LockInfo.class));
+        static final ObjectWriter WRITER = StateJson.mapper().writerFor(LockInfo.class);
     }
 }

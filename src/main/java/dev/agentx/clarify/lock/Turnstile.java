@@ -2,6 +2,7 @@ package dev.agentx.clarify.lock;
 
 import dev.agentx.clarify.files.Directories;
 import dev.agentx.clarify.files.IoErrors;
+import dev.agentx.clarify.files.RuntimeFolder;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
@@ -24,13 +25,13 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * Where our processes wait their turn for a lock file: an OS advisory lock on a hidden sibling,
- * {@code .<file>.queue}, held from before the lock file is created until after it is removed. A
- * waiter sleeps in the kernel, which wakes it the moment the holder lets go (or dies: the kernel
- * drops the locks of a dead process), instead of polling the lock file on a backoff and waking
- * long after it is free. Threads of one JVM queue first on a fair in-process lock per file, so
- * that only one of them at a time waits on the OS lock (the JDK allows one OS lock per file per
- * JVM).
+ * Where our processes wait their turn for a lock file: an OS advisory lock on {@code <file>.queue}
+ * in the state folder's runtime folder (files/RuntimeFolder), held from before the lock file is
+ * created until after it is removed. A waiter sleeps in the kernel, which wakes it the moment the
+ * holder lets go (or dies: the kernel drops the locks of a dead process), instead of polling the
+ * lock file on a backoff and waking long after it is free. Threads of one JVM queue first on a
+ * fair in-process lock per file, so that only one of them at a time waits on the OS lock (the JDK
+ * allows one OS lock per file per JVM).
  *
  * <p>The lock file stays the truth: a process that only knows the lock-file protocol never looks
  * at the queue, and whoever holds the turn still creates the lock file, polling it while such a
@@ -50,9 +51,10 @@ final class Turnstile {
     private Turnstile() {
     }
 
+    /** The queue of the lock {@code lockPath}: {@code <file>.queue} in its state folder's runtime folder. */
     static Path queuePathOf(Path lockPath) {
         String name = lockPath.getFileName().toString();
-        return lockPath.resolveSibling("." + name.substring(0, name.length() - ".lock".length()) + ".queue");
+        return RuntimeFolder.of(lockPath).resolve(name.substring(0, name.length() - ".lock".length()) + ".queue");
     }
 
     /** A turn: held until closed. */

@@ -2,7 +2,10 @@ package dev.agentx.clarify.protocol;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,24 +17,25 @@ import java.util.Optional;
  * One clarification: docs/protocol.md record. {@code options} is present only when the
  * question offered choices; {@code autonomy} only when it is not {@code full} (null means full);
  * {@code reaskedAt} only while the record is {@code stale}: when the monitor asked the target again,
- * which starts the second SLA period. Instances are immutable; transitions return new records.
+ * which starts the second SLA period. {@code resolvedAt} is written as null while unset; the other
+ * fields not marked required may be left out. Instances are immutable; transitions return new records.
  */
 @JsonPropertyOrder({"id", "from", "to", "topic", "blocking", "status", "round", "maxRounds",
         "created", "staleAfter", "reaskedAt", "resolvedAt", "options", "autonomy", "thread"})
 public record ClarificationRecord(
-        String id,
-        String from,
-        String to,
-        String topic,
-        boolean blocking,
-        Status status,
-        int round,
-        int maxRounds,
-        Instant created,
-        Instant staleAfter,
-        @JsonInclude(JsonInclude.Include.ALWAYS) Instant resolvedAt,
+        @JsonProperty(required = true) String id,
+        @JsonProperty(required = true) String from,
+        @JsonProperty(required = true) String to,
+        @JsonProperty(required = true) String topic,
+        @JsonProperty(required = true) boolean blocking,
+        @JsonProperty(required = true) Status status,
+        @JsonProperty(required = true) int round,
+        @JsonProperty(required = true) int maxRounds,
+        @JsonProperty(required = true) Instant created,
+        @JsonProperty(required = true) Instant staleAfter,
+        @JsonInclude(JsonInclude.Include.ALWAYS) @JsonSetter(nulls = Nulls.SKIP) Instant resolvedAt,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> options,
-        List<ThreadEntry> thread,
+        @JsonProperty(required = true) List<ThreadEntry> thread,
         @JsonInclude(JsonInclude.Include.NON_NULL) Autonomy autonomy,
         @JsonInclude(JsonInclude.Include.NON_NULL) Instant reaskedAt) {
 

@@ -1,6 +1,7 @@
 package dev.agentx.clarify.protocol;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -9,10 +10,11 @@ import java.util.Optional;
 
 /** The per-issue ledger: docs/protocol.md. */
 @JsonPropertyOrder({"issueNumber", "clarifications"})
-public record Ledger(int issueNumber, List<ClarificationRecord> clarifications) {
+public record Ledger(@JsonProperty(required = true) int issueNumber,
+                     @JsonProperty(required = true) List<ClarificationRecord> clarifications) {
     public Ledger {
         if (issueNumber < 1) {
-            throw new IllegalArgumentException("issueNumber must be positive: " + issueNumber);
+            throw new IllegalArgumentException("issueNumber must be positive, got " + issueNumber);
         }
         clarifications = clarifications == null ? List.of() : List.copyOf(clarifications);
     }

@@ -2,6 +2,7 @@ package dev.agentx.clarify.protocol;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.time.Instant;
 import java.util.Objects;
@@ -23,15 +24,17 @@ import java.util.Objects;
 @JsonPropertyOrder({"round", "from", "type", "body", "timestamp", "choice", "proposed", "acceptedBy",
         "openQuestionId", "request"})
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record ThreadEntry(int round, String from, EntryType type, String body, Instant timestamp, Integer choice,
-                          Boolean proposed, String acceptedBy, String openQuestionId, String request) {
+public record ThreadEntry(@JsonProperty(required = true) int round, @JsonProperty(required = true) String from,
+                          @JsonProperty(required = true) EntryType type, @JsonProperty(required = true) String body,
+                          @JsonProperty(required = true) Instant timestamp, Integer choice, Boolean proposed,
+                          String acceptedBy, String openQuestionId, String request) {
     public ThreadEntry {
         Objects.requireNonNull(from, "from");
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(body, "body");
         Objects.requireNonNull(timestamp, "timestamp");
         if (choice != null && choice < 0) {
-            throw new IllegalArgumentException("choice must be a 0-based option index, got " + choice);
+            throw new IllegalArgumentException("field 'choice' must be a 0-based option index, got " + choice);
         }
         proposed = Boolean.TRUE.equals(proposed) ? Boolean.TRUE : null;
     }

@@ -1,5 +1,9 @@
 package dev.agentx.clarify.routing;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.agentx.clarify.events.ClarificationEvent;
 import dev.agentx.clarify.events.EventType;
 import dev.agentx.clarify.ledger.LedgerStore.Mutation;
@@ -34,7 +38,21 @@ import java.util.Optional;
  * hub made up for a local command ({@link #LOCAL}) is written only when another process carries
  * the change out, since only then can its submitter outlive a holder that wrote the ledger and
  * died before its reply. A ledger written by one process at a time so keeps SPEC-1's fields.
+ *
+ * <p>As text for another process ({@link LedgerChangeCodec}), a change is one flat JSON object
+ * named by its {@code kind}; the text of an answer, a follow-up, a resolution, an escalation or an
+ * abandonment is its {@code text}.
  */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "kind")
+@JsonSubTypes({@JsonSubTypes.Type(value = LedgerChange.Ask.class, name = "ask"),
+        @JsonSubTypes.Type(value = LedgerChange.Answer.class, name = "answer"),
+        @JsonSubTypes.Type(value = LedgerChange.FollowUp.class, name = "followup"),
+        @JsonSubTypes.Type(value = LedgerChange.Resolve.class, name = "resolve"),
+        @JsonSubTypes.Type(value = LedgerChange.Escalate.class, name = "escalate"),
+        @JsonSubTypes.Type(value = LedgerChange.Abandon.class, name = "abandon"),
+        @JsonSubTypes.Type(value = LedgerChange.Accept.class, name = "accept"),
+        @JsonSubTypes.Type(value = LedgerChange.Propose.class, name = "propose")})
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public sealed interface LedgerChange extends SharedChange<Outcome> {
     /** How the keys the hub makes up for local commands begin. */
     String LOCAL = "local/";
@@ -221,7 +239,8 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
      * The requester's next question, opening the next round; at the round limit the record is
      * escalated instead (the engine then refuses the follow-up with MAX_ROUNDS_EXCEEDED).
      */
-    record FollowUp(String id, String by, String question, Instant at, String request) implements OnRecord {
+    record FollowUp(String id, String by, @JsonProperty("text") String question, Instant at, String request)
+            implements OnRecord {
         @Override
         public OnRecord at(Instant when) {
             return new FollowUp(id, by, question, when, request);
@@ -259,7 +278,8 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
      * requester and the record is not escalated (checked here, so that an escalation made after the
      * caller read the record is not closed behind the person it waits for).
      */
-    record Resolve(String id, String by, String note, Instant at, String request, boolean asRequester)
+    record Resolve(String id, String by, @JsonProperty("text") String note, Instant at, String request,
+                   boolean asRequester)
             implements OnRecord {
         @Override
         public OnRecord at(Instant when) {
@@ -291,7 +311,8 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
     }
 
     /** Hands the record to a human. {@code by} null: "human". */
-    record Escalate(String id, String by, String reason, Instant at, String request) implements OnRecord {
+    record Escalate(String id, String by, @JsonProperty("text") String reason, Instant at, String request)
+            implements OnRecord {
         @Override
         public OnRecord at(Instant when) {
             return new Escalate(id, by, reason, when, request);
@@ -311,7 +332,8 @@ public sealed interface LedgerChange extends SharedChange<Outcome> {
     }
 
     /** Closes the record as abandoned. {@code by} null: "human". */
-    record Abandon(String id, String by, String reason, Instant at, String request) implements OnRecord {
+    record Abandon(String id, String by, @JsonProperty("text") String reason, Instant at, String request)
+            implements OnRecord {
         @Override
         public OnRecord at(Instant when) {
             return new Abandon(id, by, reason, when, request);

@@ -3,6 +3,7 @@ package dev.agentx.clarify.status;
 import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.RecycledFile;
+import dev.agentx.clarify.files.RuntimeFolder;
 import dev.agentx.clarify.ledger.ActiveLedgers;
 import dev.agentx.clarify.ledger.LedgerStore;
 import dev.agentx.clarify.protocol.Ledger;
@@ -373,7 +374,8 @@ public final class FileAgentStatusStore implements AgentStatusStore {
                 Collections.newSetFromMap(new WeakHashMap<>()));
 
         static {
-            Runtime.getRuntime().addShutdownHook(new Thread(new Runnable() {
+            // before the process leaves the runtime folder: the last one out clears it after this
+            RuntimeFolder.atExit(new Runnable() {
                 @Override
                 public void run() {
                     List<FileAgentStatusStore> all;
@@ -388,7 +390,7 @@ public final class FileAgentStatusStore implements AgentStatusStore {
                         }
                     }
                 }
-            }, "agent-status-flush"));
+            });
         }
 
         static void schedule(FileAgentStatusStore store) {

@@ -2,6 +2,7 @@ package dev.agentx.clarify.status;
 
 import dev.agentx.clarify.files.Directories;
 import dev.agentx.clarify.files.IoErrors;
+import dev.agentx.clarify.files.RuntimeFolder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -21,8 +22,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Mirrors left for whoever holds {@code agent-status.json}'s lock: a process that finds the lock
- * held by one of ours does not wait for it, it leaves a file in {@code <state>/.agent-status.pending/}
- * naming the issue and the agents to mirror, and the holder applies it before it lets go, or
+ * held by one of ours does not wait for it, it leaves a file in {@code
+ * <state>/.runtime/agent-status.pending/} (see RuntimeFolder, which keeps them when it clears the
+ * folder) naming the issue and the agents to mirror, and the holder applies it before it lets go, or
  * straight after (see FileAgentStatusStore). Each file is written under a temporary name and
  * renamed into place, so that a holder never reads half of one. Nothing here is fsynced: the
  * ledgers are the truth, and a lost file only leaves the statuses a step behind until the next
@@ -34,6 +36,7 @@ final class StatusHandOff {
     private static final AtomicLong SEQUENCE = new AtomicLong();
     private static final String PROCESS = Long.toString(ProcessHandle.current().pid());
 
+    private final Path runtime;
     private final Path dir;
 
     /** One mirror left to do: {@code file} names it. */
@@ -41,7 +44,8 @@ final class StatusHandOff {
     }
 
     StatusHandOff(Path stateDir) {
-        this.dir = stateDir.resolve(".agent-status.pending");
+        this.runtime = RuntimeFolder.in(stateDir);
+        this.dir = runtime.resolve(RuntimeFolder.PENDING_STATUSES);
     }
 
     Path directory() {
@@ -53,6 +57,7 @@ final class StatusHandOff {
         String name = issue + "-" + PROCESS + "-" + SEQUENCE.incrementAndGet();
         byte[] content = (String.join("\n", agents) + "\n").getBytes(StandardCharsets.UTF_8);
         Path temp = dir.resolve(name + TEMP);
+        RuntimeFolder.enter(runtime);
         try {
             try {
                 Files.write(temp, content);

@@ -7,15 +7,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.support.ChannelRoot;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import dev.agentx.clarify.support.TestRoot.Run;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The CLI's answer-channel parts: ingest, accept, --choice. */
+@ExtendWith(OnlyDocumentedState.class)
 class ChannelCliTest {
     @TempDir
     Path dir;

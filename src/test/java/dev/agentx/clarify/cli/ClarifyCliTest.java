@@ -8,8 +8,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.support.MutableClock;
-import dev.agentx.clarify.support.TestRoot;
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import dev.agentx.clarify.support.TestRoot.Run;
+import dev.agentx.clarify.support.TestRoot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,8 +18,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+@ExtendWith(OnlyDocumentedState.class)
 class ClarifyCliTest {
     @TempDir
     Path dir;

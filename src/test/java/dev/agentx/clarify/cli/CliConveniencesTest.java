@@ -5,8 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.support.MutableClock;
-import dev.agentx.clarify.support.TestRoot;
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import dev.agentx.clarify.support.TestRoot.Run;
+import dev.agentx.clarify.support.TestRoot;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,9 +15,11 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What makes the CLI easy to pick up: completion, suggestions, clear errors for bad values. */
+@ExtendWith(OnlyDocumentedState.class)
 class CliConveniencesTest {
     @TempDir
     Path dir;

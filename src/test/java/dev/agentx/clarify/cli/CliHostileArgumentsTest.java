@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import dev.agentx.clarify.support.TempDirs;
 import dev.agentx.clarify.support.TestRoot;
 import java.io.IOException;
@@ -40,8 +41,12 @@ class CliHostileArgumentsTest {
     }
 
     @AfterContainer
-    static void remove() {
-        TempDirs.delete(dir);
+    static void remove() throws IOException {
+        try {
+            OnlyDocumentedState.assertOnlyDocumentedUnder(dir);
+        } finally {
+            TempDirs.delete(dir);
+        }
     }
 
     @Provide

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import dev.agentx.clarify.support.TestRoot;
 import dev.agentx.clarify.support.Workflows;
 import java.io.PrintWriter;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
@@ -30,6 +32,7 @@ import picocli.CommandLine;
  * stdout, stderr and files whether the list runs without picocli ({@link QuickList}) and other
  * commands on the lazy model ({@link Commands#lazy}), or everything on the full model.
  */
+@ExtendWith(OnlyDocumentedState.class)
 class CliShortcutsTest {
     @TempDir
     Path dir;

@@ -6,8 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.support.MutableClock;
-import dev.agentx.clarify.support.TestRoot;
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import dev.agentx.clarify.support.TestRoot.Run;
+import dev.agentx.clarify.support.TestRoot;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * error's code and what to do), that the other issues are still served, and that nothing is
  * written to a ledger a command could not read.
  */
+@ExtendWith(OnlyDocumentedState.class)
 class DamagedLedgerTest {
     @TempDir
     Path dir;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentx.clarify.support.Jvm;
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -14,9 +15,11 @@ import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code agentx dashboard} as a real process: what its user reads when the page cannot be had as asked. */
+@ExtendWith(OnlyDocumentedState.class)
 class DashboardCommandTest {
     @TempDir
     Path dir;

@@ -8,8 +8,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.support.ChannelRoot;
 import dev.agentx.clarify.support.MutableClock;
-import dev.agentx.clarify.support.TestRoot;
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import dev.agentx.clarify.support.TestRoot.Run;
+import dev.agentx.clarify.support.TestRoot;
 import dev.agentx.clarify.support.Workflows;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,9 +18,11 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The monitor's commands, in-process: text, JSON, exit codes, and the pass that follows the trigger commands. */
+@ExtendWith(OnlyDocumentedState.class)
 class MonitorCliTest {
     @TempDir
     Path dir;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.channel.HumanChannel;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import dev.agentx.clarify.support.TestRoot;
 import dev.agentx.clarify.support.Workflows;
 import java.io.PrintWriter;
@@ -17,12 +18,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The monitor pass after a read-only command works on the ledgers that command read (one scan per
  * command), and acts exactly as a pass that reads them itself.
  */
+@ExtendWith(OnlyDocumentedState.class)
 class MonitorReuseTest {
     @TempDir
     Path dir;

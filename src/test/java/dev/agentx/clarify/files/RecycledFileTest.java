@@ -38,7 +38,7 @@ class RecycledFileTest {
         }
         // the first write makes the file and the second the spare; from then on the two take turns
         assertEquals(2, inodes.size(), "inodes the file had: " + inodes);
-        assertEquals(List.of(".agent-status.json.spare.1", "agent-status.json"), names());
+        assertEquals(List.of(".runtime/agent-status.json.spare.1", "agent-status.json"), names());
     }
 
     @Test
@@ -93,7 +93,7 @@ class RecycledFileTest {
             assertEquals("one", new String(opened.readAllBytes(), StandardCharsets.UTF_8));
         }
         assertEquals("four", Files.readString(target));
-        assertEquals(List.of(".agent-status.json.spare.1", ".agent-status.json.spare.2", ".agent-status.json.spare.3",
+        assertEquals(List.of(".runtime/agent-status.json.spare.1", ".runtime/agent-status.json.spare.2", ".runtime/agent-status.json.spare.3",
                 "agent-status.json"), names(), "one, two and three are spares; no new file is left");
     }
 
@@ -116,7 +116,7 @@ class RecycledFileTest {
         assertEquals(5, names().size(), "four spares and the file: " + names());
         clock.advance(Duration.ofMinutes(2));
         for (int i = 0; i < 4; i++) {
-            Object spare = Files.getAttribute(dir.resolve(".agent-status.json.spare." + (i + 1)), "unix:ino");
+            Object spare = Files.getAttribute(dir.resolve(".runtime/agent-status.json.spare." + (i + 1)), "unix:ino");
             write(file, "rested " + i);
             assertEquals("rested " + i, Files.readString(target));
             assertEquals(spare, Files.getAttribute(target, "unix:ino"), "spare " + (i + 1) + " is the file now");
@@ -137,7 +137,7 @@ class RecycledFileTest {
         assertEquals("write " + (RecycledFile.SPARES + 4), Files.readString(target));
         List<String> names = names();
         assertEquals(RecycledFile.SPARES + 1, names.size(), "the spares and the file: " + names);
-        assertEquals("write 0", Files.readString(dir.resolve(".agent-status.json.spare.1")), "the first spare kept");
+        assertEquals("write 0", Files.readString(dir.resolve(".runtime/agent-status.json.spare.1")), "the first spare kept");
     }
 
     /**
@@ -173,17 +173,17 @@ class RecycledFileTest {
         write(file, "one");
         write(file, "two");
         // killed after giving the file its second name, before the rename: the live file has two names
-        Files.createLink(dir.resolve(".agent-status.json.spare-old"), target);
+        Files.createLink(dir.resolve(".runtime/agent-status.json.spare-old"), target);
         write(file, "three");
         assertEquals("three", Files.readString(target));
-        assertEquals(List.of(".agent-status.json.spare.1", "agent-status.json"), names());
+        assertEquals(List.of(".runtime/agent-status.json.spare.1", "agent-status.json"), names());
         // killed after the rename, before the replaced inode became the spare: no spare, an old name
-        Files.move(dir.resolve(".agent-status.json.spare.1"), dir.resolve(".agent-status.json.spare-old"));
+        Files.move(dir.resolve(".runtime/agent-status.json.spare.1"), dir.resolve(".runtime/agent-status.json.spare-old"));
         write(file, "four");
         assertEquals("four", Files.readString(target));
         List<String> names = names();
         assertEquals(2, names.size(), "one spare and the file: " + names);
-        assertTrue(names.get(0).matches("\\.agent-status\\.json\\.spare\\.\\d+"), names.get(0));
+        assertTrue(names.get(0).matches("\\.runtime/agent-status\\.json\\.spare\\.\\d+"), names.get(0));
     }
 
     @Test
@@ -196,7 +196,7 @@ class RecycledFileTest {
         assertEquals("kept still", Files.readString(target));
         write(file, "next");
         assertEquals("next", Files.readString(target));
-        assertFalse(Files.exists(dir.resolve(".agent-status.json.spare-old")));
+        assertFalse(Files.exists(dir.resolve(".runtime/agent-status.json.spare-old")));
     }
 
     @Test
@@ -211,9 +211,12 @@ class RecycledFileTest {
         file.commit(file.prepare(text.getBytes(StandardCharsets.UTF_8)));
     }
 
+    /** The files of the folder and of its runtime folder (the spares), but the runtime folder's own {@code in-use}. */
     private List<String> names() throws Exception {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.map(p -> p.getFileName().toString()).sorted().toList();
+        try (Stream<Path> files = Files.list(dir); Stream<Path> runtime = Files.list(dir.resolve(".runtime"))) {
+            return Stream.concat(files.filter(p -> !p.getFileName().toString().equals(".runtime")),
+                    runtime.filter(p -> !p.getFileName().toString().equals("in-use")))
+                    .map(p -> dir.relativize(p).toString()).sorted().toList();
         }
     }
 }

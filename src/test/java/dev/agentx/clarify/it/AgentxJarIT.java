@@ -1,8 +1,10 @@
 package dev.agentx.clarify.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,9 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The packaged jar and the launchers, run as a user runs them (after 'mvn package'). */
+@ExtendWith(OnlyDocumentedState.class)
 class AgentxJarIT {
     @TempDir
     Path dir;
@@ -56,6 +60,7 @@ class AgentxJarIT {
         assertEquals("", bad.out());
         Result usage = run(dir, jar("clarify", "ask"));
         assertEquals(2, usage.code());
+        assertFalse(Files.exists(dir.resolve(".agentx/state/.runtime")), "removed by the last process that used it");
     }
 
     @Test
@@ -68,6 +73,7 @@ class AgentxJarIT {
         assertTrue(demo.out().contains("exit code: 3"), demo.out());
         assertTrue(demo.err().contains("SCOPE_VIOLATION: Agent 'engineer' cannot clarify with 'reviewer'"), demo.err());
         assertTrue(Files.exists(dir.resolve("demo/.agentx/state/clarifications/issue-42.json")));
+        assertFalse(Files.exists(dir.resolve("demo/.agentx/state/.runtime")), "removed by the last process that used it");
     }
 
     @Test

@@ -11,10 +11,13 @@ import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.protocol.Status;
 import dev.agentx.clarify.protocol.ThreadEntry;
+import dev.agentx.clarify.support.DamagedStateFiles;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -177,5 +180,34 @@ class LedgerCodecTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> codec.decode(json.getBytes(StandardCharsets.UTF_8)));
         assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+
+    /**
+     * Every damaged ledger of {@link DamagedStateFiles} reads as it did: the same ledger written
+     * back byte for byte, or the same problem at the same line and column; read leniently, the
+     * same fields skipped.
+     */
+    @Test
+    void aDamagedLedgerReadsAsTheCasesSay() {
+        List<String> wrong = new ArrayList<>();
+        List<DamagedStateFiles.Case> cases = DamagedStateFiles.of("ledger");
+        for (DamagedStateFiles.Case c : cases) {
+            String strict = read(c.bytes(), null);
+            String lenient = read(c.bytes(), new TreeSet<>());
+            if (!strict.equals(c.read()) || !lenient.equals(c.lenient())) {
+                wrong.add(c + "\n  expected " + c.read() + " | " + c.lenient() + "\n  got      " + strict + " | " + lenient);
+            }
+        }
+        assertTrue(cases.size() > 2000, "cases: " + cases.size());
+        assertEquals(List.of(), wrong);
+    }
+
+    private String read(byte[] bytes, Set<String> unknown) {
+        try {
+            String ok = "OK " + DamagedStateFiles.digest(codec.encode(codec.decode(bytes, unknown)));
+            return unknown == null ? ok : ok + " " + unknown;
+        } catch (IllegalArgumentException e) {
+            return "ERR " + e.getMessage();
+        }
     }
 }

@@ -65,7 +65,7 @@ class LedgerGroupCommitTest {
     }
 
     private static Path queueDir(LocalMode local) {
-        return local.root().resolve(".agentx/state/clarifications/.queue");
+        return local.root().resolve(".agentx/state/.runtime/changes");
     }
 
     private static int waiting(Path queue) {
@@ -148,7 +148,7 @@ class LedgerGroupCommitTest {
                 Instant.parse("2026-11-26T10:00:00Z"), LedgerChange.LOCAL + "abc123");
         // the dead holder's work: the answer in the ledger, with its key; the request still claimed
         local.ledgers().update(ISSUE, "holder", ledger -> answer.forAnother().apply(ledger));
-        ChangeQueue queue = new ChangeQueue(dir.resolve(".agentx/state/clarifications"), ProcessIdentity.current(),
+        ChangeQueue queue = new ChangeQueue(dir.resolve(".agentx/state/.runtime"), ProcessIdentity.current(),
                 Clock.systemUTC());
         ChangeQueue.Request request = queue.enqueue(ISSUE, codec.writeChange(answer), 0);
         Files.move(queue.directory().resolve(request.name() + ".req"), queue.directory().resolve(request.name() + ".taken"));
@@ -278,7 +278,7 @@ class LedgerGroupCommitTest {
         };
         // made a minute ago by a process that has since exited
         Clock past = Clock.fixed(Instant.now().minus(Duration.ofMinutes(1)), ZoneOffset.UTC);
-        ChangeQueue queue = new ChangeQueue(dir.resolve(".agentx/state/clarifications"), dead, past);
+        ChangeQueue queue = new ChangeQueue(dir.resolve(".agentx/state/.runtime"), dead, past);
         LedgerChangeCodec codec = new LedgerChangeCodec((issue, outcomes) -> { });
         ChangeQueue.Request request = queue.enqueue(ISSUE, codec.writeChange(new LedgerChange.Answer(
                 asked.record().id(), null, "never", null, Instant.now(), LedgerChange.LOCAL + "dead")), 0);

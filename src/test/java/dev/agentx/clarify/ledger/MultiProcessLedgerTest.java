@@ -125,7 +125,7 @@ class MultiProcessLedgerTest {
     /** Read from the file itself, not through a store (whose read applies what was left). */
     private void assertEndWithBothAgentsAtWork() throws Exception {
         Path state = root.resolve(".agentx/state");
-        Path pending = state.resolve(".agent-status.pending");
+        Path pending = state.resolve(".runtime/agent-status.pending");
         try (Stream<Path> left = Files.exists(pending) ? Files.list(pending) : Stream.empty()) {
             assertEquals(List.of(), left.toList(), "mirrors left with no holder to apply them");
         }

@@ -35,6 +35,8 @@ class FileLockTest {
     LockManager locks;
     Path ledger;
     Path lockFile;
+    /** The runtime folder: queue, guard, lock content files, temp files (files/RuntimeFolder). */
+    Path runtime;
     final ObjectMapper json = JsonSupport.mapper();
 
     @BeforeEach
@@ -49,6 +51,7 @@ class FileLockTest {
         locks = new LockManager(clock, LockSettings.defaults(), fake, ProcessIdentity.current(), LockObserver.NONE);
         ledger = dir.resolve("issue-42.json");
         lockFile = dir.resolve("issue-42.json.lock");
+        runtime = dir.resolve(".runtime");
     }
 
     private void foreignLock(String host, long pid, Instant at) throws Exception {
@@ -80,7 +83,7 @@ class FileLockTest {
         locks.withLock(ledger, "engineer", () -> null);
         assertTrue(sleeps.isEmpty(), "taken over at once");
         assertFalse(Files.exists(lockFile));
-        try (Stream<Path> files = Files.list(dir)) {
+        try (Stream<Path> files = Stream.concat(Files.list(dir), Files.list(runtime))) {
             assertTrue(files.noneMatch(p -> p.getFileName().toString().contains(".stale-")),
                     "the renamed-away stale lock is cleaned up");
         }
@@ -88,9 +91,10 @@ class FileLockTest {
 
     @Test
     void takingOverAStaleLockSweepsOldTempLockFiles() throws Exception {
-        Path old = dir.resolve(".issue-42.json.lock.dead-token");
-        Path young = dir.resolve(".issue-42.json.lock.live-token");
-        Path otherLocks = dir.resolve(".issue-7.json.lock.spare-of-a-killed-process");
+        Files.createDirectories(runtime);
+        Path old = runtime.resolve("issue-42.json.lock.dead-token");
+        Path young = runtime.resolve("issue-42.json.lock.live-token");
+        Path otherLocks = runtime.resolve("issue-7.json.lock.spare-of-a-killed-process");
         Files.writeString(old, "{}");
         Files.writeString(young, "{}");
         Files.writeString(otherLocks, "{}");
@@ -112,9 +116,10 @@ class FileLockTest {
      */
     @Test
     void takingOverALockRemovesTheDeadHoldersTempFileAndStaleLocksRenamedAway() throws Exception {
-        Path temp = dir.resolve(".issue-42.json.tmp-4e0434030ca4f5a5");
-        Path renamed = dir.resolve("issue-9.json.lock.stale-0b7e7c1e-9a52-4c3e-8d0e-3f7e0a1c2b4d");
-        Path othersTemp = dir.resolve(".issue-7.json.tmp-a76079e19c2f2c95");
+        Files.createDirectories(runtime);
+        Path temp = runtime.resolve("issue-42.json.tmp-4e0434030ca4f5a5");
+        Path renamed = runtime.resolve("issue-9.json.lock.stale-0b7e7c1e-9a52-4c3e-8d0e-3f7e0a1c2b4d");
+        Path othersTemp = runtime.resolve("issue-7.json.tmp-a76079e19c2f2c95");
         for (Path p : List.of(temp, renamed, othersTemp)) {
             Files.writeString(p, "{}");
             Files.setLastModifiedTime(p, FileTime.from(clock.instant()));
@@ -407,8 +412,8 @@ class FileLockTest {
     }
 
     private List<Path> hiddenLockFiles() throws Exception {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.getFileName().toString().matches("\\.issue-\\d+\\.json\\.lock\\..*")).toList();
+        try (Stream<Path> files = Files.list(runtime)) {
+            return files.filter(p -> p.getFileName().toString().matches("issue-\\d+\\.json\\.lock\\..*")).toList();
         }
     }
 

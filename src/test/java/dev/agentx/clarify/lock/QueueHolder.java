@@ -10,6 +10,7 @@ public final class QueueHolder {
     }
 
     public static void main(String[] args) throws Exception {
+        java.nio.file.Files.createDirectories(Path.of(args[0]).getParent()); // the runtime folder
         try (FileChannel ch = FileChannel.open(Path.of(args[0]), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
             ch.lock();
             System.out.println("held");

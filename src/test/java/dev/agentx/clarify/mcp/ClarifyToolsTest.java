@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.ledger.LedgerWatcher;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import dev.agentx.clarify.support.TestRoot;
 import dev.agentx.clarify.support.Workflows;
 import java.nio.file.Path;
@@ -20,9 +21,11 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The tools in-process on a test clock: what the inbox and the status say, and how arguments are read. */
+@ExtendWith(OnlyDocumentedState.class)
 class ClarifyToolsTest {
     @TempDir
     Path dir;

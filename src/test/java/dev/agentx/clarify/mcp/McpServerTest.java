@@ -13,6 +13,7 @@ import dev.agentx.clarify.status.AgentState;
 import dev.agentx.clarify.status.AgentStatus;
 import dev.agentx.clarify.status.AgentStatusCodec;
 import dev.agentx.clarify.support.MutableClock;
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import dev.agentx.clarify.support.TestRoot;
 import dev.agentx.clarify.support.Workflows;
 import io.modelcontextprotocol.client.McpAsyncClient;
@@ -38,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Mono;
 
@@ -45,6 +47,7 @@ import reactor.core.publisher.Mono;
  * {@code agentx mcp} as an agent host runs it: a separate process per agent, driven through the
  * MCP Java SDK's own client over stdio.
  */
+@ExtendWith(OnlyDocumentedState.class)
 class McpServerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

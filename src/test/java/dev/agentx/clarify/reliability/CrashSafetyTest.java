@@ -9,6 +9,7 @@ import dev.agentx.clarify.lock.FileLock;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.routing.ClarifyCommand;
 import dev.agentx.clarify.support.Jvm;
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * kill: the ledger parses, every write acknowledged before the kill is there, and a lock the victim
  * left behind is recovered by the next writer at once (its pid is dead on this host).
  */
+@ExtendWith(OnlyDocumentedState.class)
 class CrashSafetyTest {
     @TempDir
     Path root;

@@ -9,6 +9,7 @@ import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.routing.ClarifyCommand;
 import dev.agentx.clarify.support.Jvm;
+import dev.agentx.clarify.support.OnlyDocumentedState;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,7 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * waiter whose change another carries out). Every question acknowledged is in the ledger with its
  * own id and its event in the event log once, and no question is there twice.
  */
+@ExtendWith(OnlyDocumentedState.class)
 class GroupCommitKillTest {
     @TempDir
     Path root;
@@ -89,7 +92,7 @@ class GroupCommitKillTest {
             }
         }
         acknowledged.forEach((q, id) -> assertEquals(1, requested.getOrDefault(id, 0), "events of " + id + " (" + q + ")"));
-        String[] left = root.resolve(".agentx/state/clarifications/.queue").toFile().list();
+        String[] left = root.resolve(".agentx/state/.runtime/changes").toFile().list();
         for (String name : left == null ? new String[0] : left) {
             assertTrue(name.endsWith(".out") || name.startsWith("."), "left in the queue: " + name);
         }

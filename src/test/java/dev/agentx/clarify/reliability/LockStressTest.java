@@ -49,6 +49,10 @@ class LockStressTest {
             Hold next = log.get(i);
             assertTrue(next.start() >= prev.end(), "overlap: " + prev + " and " + next);
         }
+        try (java.util.stream.Stream<Path> left = Files.list(dir)) {
+            // no lock file, no queue, no content file: the runtime folder went with the last process
+            assertEquals(List.of("holds.log"), left.map(p -> p.getFileName().toString()).sorted().toList());
+        }
         System.out.println("lock stress: " + processes + " processes x " + holds + " holds, 0 overlaps; " + summaries);
     }
 }

@@ -148,7 +148,7 @@ class FileAgentStatusStoreTest {
             // returns while the lock is held: it does not wait for it
             Outcome asked = local.engine().execute(new ClarifyCommand.Ask(3, "engineer", "architect", null, "Q?", true,
                     List.of(), null));
-            try (Stream<Path> left = Files.list(state.resolve(".agent-status.pending"))) {
+            try (Stream<Path> left = Files.list(state.resolve(".runtime/agent-status.pending"))) {
                 assertEquals(1, left.count(), "its mirror is left for the holder");
             }
             release.countDown();
@@ -156,7 +156,7 @@ class FileAgentStatusStoreTest {
             // the holder here was no status store: the next reader applies what it left
             Map<String, AgentStatus> read = store(state).read();
             assertEquals(AgentStatus.blocked(3, AT, asked.record().id(), "architect"), read.get("engineer"));
-            try (Stream<Path> left = Files.list(state.resolve(".agent-status.pending"))) {
+            try (Stream<Path> left = Files.list(state.resolve(".runtime/agent-status.pending"))) {
                 assertEquals(0, left.count());
             }
         } finally {
@@ -182,7 +182,7 @@ class FileAgentStatusStoreTest {
                 + "\"token\":\"t9\",\"host\":\"elsewhere\"}");
         Outcome asked = local.engine().execute(new ClarifyCommand.Ask(3, "engineer", "architect", null, "Q?", true,
                 List.of(), null));
-        try (Stream<Path> left = Files.list(state.resolve(".agent-status.pending"))) {
+        try (Stream<Path> left = Files.list(state.resolve(".runtime/agent-status.pending"))) {
             assertEquals(1, left.count(), "its statuses are left for whoever takes the lock next");
         }
         Files.delete(lock);
@@ -221,7 +221,7 @@ class FileAgentStatusStoreTest {
             elsewhere.shutdownNow();
         }
         assertEquals(true, once.get());
-        try (Stream<Path> left = Files.list(state.resolve(".agent-status.pending"))) {
+        try (Stream<Path> left = Files.list(state.resolve(".runtime/agent-status.pending"))) {
             assertEquals(0, left.count(), "applied by the holder once it let go");
         }
         Map<String, AgentStatus> onDisk = new AgentStatusCodec().decode(

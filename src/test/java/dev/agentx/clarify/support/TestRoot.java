@@ -89,9 +89,9 @@ public final class TestRoot {
         try (Stream<Path> walk = Files.walk(root)) {
             walk.forEach(p -> {
                 String name = p.getFileName() == null ? "" : p.getFileName().toString();
-                if (name.startsWith(".") && name.contains(".lock.")) {
-                    // a lock's hidden content file: this process keeps one per directory and writes
-                    // it again at every lock it takes (docs/architecture.md, the lock protocol)
+                if (p.startsWith(root.resolve(".agentx/state/.runtime"))) {
+                    // the runtime folder: what the processes share while they run (lock queues, the
+                    // lock content file this process writes again at every lock it takes), no state
                     return;
                 }
                 try {

@@ -1,0 +1,188 @@
+package dev.agentx.clarify.lock;
+
+import dev.agentx.clarify.files.AtomicFiles;
+import dev.agentx.clarify.files.Directories;
+import dev.agentx.clarify.files.IoErrors;
+import dev.agentx.clarify.files.RuntimeFolder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Deque;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a lock file is made with its content in one step, and the content files a process keeps for
+ * its next locks.
+ *
+ * <p>The content is written to a file of the state folder's runtime folder ({@code
+ * <file>.lock.<token>}, see files/RuntimeFolder: the same file system), then hard-linked to the lock
+ * path. link(2) fails if
+ * the lock exists (the same exclusivity as O_CREAT|O_EXCL), and a lock so created is never seen
+ * empty, even if its creator is killed half-way; a process killed between a plain create and its
+ * write would leave an empty lock that could only be judged by its age. Where the file system has
+ * no hard links, the lock is created with CREATE_NEW and written.
+ *
+ * <p>The content file keeps its name while the lock is held, and after the release (which unlinks
+ * only the lock path) it is written again for the next lock of its state folder. So a long-lived
+ * process (the server, an agent's MCP session) takes a lock without allocating an inode: on a file
+ * system that allocates inodes slowly while many were freed recently (ext4 without a journal scans
+ * past them), the inodes of the lock files were the larger part of a ledger write's cost
+ * (bench/README.md). Nobody reads the content file while it is not linked as a lock, so writing it
+ * again in place is safe. The spares are deleted when the process exits; one a killed process left
+ * goes with the leftovers ({@link LeftoverSweep}).
+ */
+final class LockContentFiles {
+    private volatile boolean hardLinks = true;
+    /**
+     * Lock content files ({@code <name>.lock.<token>}) of released locks, per runtime folder,
+     * written again and linked for the next lock of that state folder.
+     */
+    private final Map<Path, Deque<Path>> spare = new ConcurrentHashMap<>();
+    private final AtomicBoolean cleanupRegistered = new AtomicBoolean();
+
+    /** Whether {@link #tryCreate} took the lock, and the content file linked as it (null without hard links). */
+    record Created(boolean held, Path content) {
+        static final Created TAKEN = new Created(false, null);
+    }
+
+    /**
+     * Creates the lock file {@code lockPath} holding {@code info}, if there is none, its content
+     * file in {@code runtime} (see the class comment).
+     */
+    Created tryCreate(Path lockPath, Path runtime, LockInfo info) {
+        byte[] bytes = info.toJson();
+        Path dir = lockPath.getParent();
+        try {
+            Directories.ensure(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir + ": " + IoErrors.why(e), e);
+        }
+        for (int attempt = 1; hardLinks; attempt++) {
+            Path content = reuseSpare(runtime, bytes);
+            try {
+                if (content == null) {
+                    content = runtime.resolve(lockPath.getFileName() + "." + info.token());
+                    writeNew(content, bytes);
+                }
+                Files.createLink(lockPath, content);
+                return new Created(true, content);
+            } catch (FileAlreadyExistsException e) {
+                keepSpare(content);
+                return Created.TAKEN;
+            } catch (NoSuchFileException e) {
+                // a sweep of leftovers removed the spare between its write and the link, or the
+                // runtime folder went away: a new one, unless the file is gone again
+                deleteQuietly(content);
+                if (attempt >= 3) {
+                    throw new UncheckedIOException("cannot create lock " + lockPath + ": " + IoErrors.why(e), e);
+                }
+                try {
+                    Directories.ensure(runtime);
+                } catch (IOException again) {
+                    throw new UncheckedIOException("cannot create " + runtime + ": " + IoErrors.why(again), again);
+                }
+            } catch (UnsupportedOperationException | IOException e) {
+                deleteQuietly(content);
+                hardLinks = false; // e.g. a file system without hard links: fall back to CREATE_NEW
+                LoggerFactory.getLogger(FileLock.class).debug("hard links unavailable in {} ({}); creating locks with "
+                        + "CREATE_NEW", dir, e.toString());
+            }
+        }
+        try {
+            writeNew(lockPath, bytes);
+            return new Created(true, null);
+        } catch (FileAlreadyExistsException e) {
+            return Created.TAKEN;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create lock " + lockPath + ": " + IoErrors.why(e), e);
+        }
+    }
+
+    /**
+     * After a release: the content file is kept for the next lock if the lock file is gone ({@code
+     * removed}), so that it is linked nowhere; else (the lock was taken over) it is given up.
+     */
+    void released(Path content, boolean removed) {
+        if (content == null) {
+            return;
+        }
+        if (removed) {
+            keepSpare(content);
+        } else {
+            deleteQuietly(content);
+        }
+    }
+
+    /** A spare content file of {@code runtime} written with {@code bytes}; null if there is none (or it was swept). */
+    private Path reuseSpare(Path runtime, byte[] bytes) {
+        Deque<Path> kept = spare.get(runtime);
+        for (Path p = kept == null ? null : kept.pollFirst(); p != null; p = kept.pollFirst()) {
+            try {
+                AtomicFiles.overwrite(p, bytes);
+                return p;
+            } catch (IOException e) {
+                deleteQuietly(p); // swept as a leftover (older than the stale time), or unwritable: not reused
+            }
+        }
+        return null;
+    }
+
+    /** Keeps a lock content file for the next lock of its state folder; all are deleted when the process exits. */
+    private void keepSpare(Path content) {
+        if (cleanupRegistered.compareAndSet(false, true)) {
+            RuntimeFolder.onLeaving(new Runnable() {
+                @Override
+                public void run() {
+                    deleteSpares();
+                }
+            });
+        }
+        spare.computeIfAbsent(content.getParent(), d -> new ConcurrentLinkedDeque<>()).offerFirst(content);
+    }
+
+    /** Deletes the spare content files (at exit; one a process killed leaves is swept as a leftover). */
+    void deleteSpares() {
+        for (Deque<Path> kept : spare.values()) {
+            for (Path p = kept.pollFirst(); p != null; p = kept.pollFirst()) {
+                deleteQuietly(p);
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        if (p == null) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // a leftover of a few bytes in the runtime folder; harmless, and swept with the others
+        }
+    }
+
+    /**
+     * Lock files are not fsynced, on purpose: a lock only matters between live processes, and every
+     * process sees the page cache, so a killed holder's lock is whole. What a crash of the machine
+     * can leave (a lock of a process that no longer exists, or an empty one) is taken over as
+     * stale: at once for a dead process of this host (pid and start time), by age otherwise. Two
+     * fsyncs per lock and two per release would double the cost of a ledger write for nothing.
+     */
+    private static void writeNew(Path path, byte[] bytes) throws IOException {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+        }
+    }
+}
