@@ -296,8 +296,10 @@ final class StreamableHttp implements McpStreamableServerTransportProvider {
         CompletableFuture<Void> done = new CompletableFuture<>();
         EventStream.Connection c;
         try {
-            c = new EventStream.Connection(ctx.outputStream(), done);
-        } catch (RuntimeException e) {
+            // the servlet's own stream: Javalin's ctx.outputStream() (which may compress) does not pass
+            // flush() on, so each event would wait in Jetty's buffer until the response ended
+            c = new EventStream.Connection(ctx.res().getOutputStream(), done);
+        } catch (IOException | RuntimeException e) {
             done.complete(null);
             return done;
         }
