@@ -136,6 +136,15 @@ public final class ConfigLoader {
         return defaultWorkflow;
     }
 
+    /**
+     * A {@code [roles]} member that is a GitHub Actions workflow of the repository ({@code
+     * workflow:.github/workflows/FILE.yml}): a remote MCP caller with that workflow's OIDC token acts
+     * in the role.
+     */
+    public static final String WORKFLOW_MEMBER = "workflow:";
+    private static final java.util.regex.Pattern WORKFLOW_FILE = java.util.regex.Pattern.compile(
+            "\\.github/workflows/[A-Za-z0-9_.-]+\\.ya?ml");
+
     /** {@code [roles]}: the roles the file lists, each with its members (empty: no table). */
     public static Map<String, List<String>> roles(TomlFile toml, TomlTable root) {
         Map<String, List<String>> roles = new LinkedHashMap<>();
@@ -143,6 +152,14 @@ public final class ConfigLoader {
         if (rolesTable != null) {
             for (String role : rolesTable.keySet()) {
                 List<String> members = toml.strings(rolesTable, role);
+                for (String m : members) {
+                    if (m.startsWith(WORKFLOW_MEMBER) && !WORKFLOW_FILE.matcher(m.substring(WORKFLOW_MEMBER.length()))
+                            .matches()) {
+                        throw toml.error(rolesTable, role, "of [roles] lists '" + m + "': a workflow member is "
+                                + "workflow:.github/workflows/FILE.yml (or .yaml), the path of a workflow file in the "
+                                + "repository, which GitHub Actions names in its OIDC tokens' workflow_ref");
+                    }
+                }
                 if (roles.put(Roles.canonical(role), members) != null) {
                     throw toml.error(rolesTable, role, "of [roles] names the role '" + Roles.canonical(role) + "' a second "
                             + "time (an alias and its role are one); list its members once");

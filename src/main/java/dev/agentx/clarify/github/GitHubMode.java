@@ -16,6 +16,8 @@ import dev.agentx.clarify.github.handlers.IssueMirror;
 import dev.agentx.clarify.github.inbox.DeliveryProcessor;
 import dev.agentx.clarify.github.inbox.Worker;
 import dev.agentx.clarify.github.notify.Notifier;
+import dev.agentx.clarify.github.mcp.McpSettings;
+import dev.agentx.clarify.github.mcp.RemoteMcp;
 import dev.agentx.clarify.github.ops.ManagementServer;
 import dev.agentx.clarify.github.ops.Readiness;
 import dev.agentx.clarify.github.outbox.Outbox;
@@ -122,6 +124,8 @@ public final class GitHubMode implements AutoCloseable {
     private final String host;
     private final ServerMetrics metrics;
     private final DeliveryRecovery recovery;
+    /** /mcp: the tools for remote agents. */
+    private final RemoteMcp remoteMcp;
     /** The signed-in dashboard at /dashboard; null when the App's OAuth credentials are not set. */
     private final ServerDashboard dashboard;
     private ScheduledExecutorService recoveryTicks;
@@ -237,6 +241,9 @@ public final class GitHubMode implements AutoCloseable {
         } else {
             this.dashboard = null;
         }
+        // /mcp: the tools for remote agents, on the webhook port (docs/mcp.md, Remote)
+        this.remoteMcp = remoteMcp(settings, options, github, clock, metrics, actors, unit);
+        server.withRoutes(remoteMcp::routes);
         // a replica that cannot reach the database acknowledges nothing (a proxy passes the delivery on)
         server.refuseWhile(() -> databaseProblem, this::checkDatabase);
         this.readiness = new Readiness(data, worker, clock, server::listening, this::checkDatabase);
@@ -256,6 +263,27 @@ public final class GitHubMode implements AutoCloseable {
                     + "last reported by GitHub.", g -> hub4j.rateLimitRemaining().forEach((installation, left) ->
                     g.call(left, String.valueOf(installation))), "installation");
         }
+    }
+
+    /**
+     * The tools at {@code /mcp}: a remote call's command runs as a comment's, what it queued is
+     * handed to the senders and the repository's monitor pass follows at its pace. Its waits hear
+     * of ledger changes from the ledger folders' watchers, or on PostgreSQL from every replica's
+     * commits (listened for from the first wait on).
+     */
+    private RemoteMcp remoteMcp(GitHubSettings settings, Options options, GitHubGateway github, Clock clock,
+                                ServerMetrics metrics, Actors actors, UnitOfWork unit) {
+        java.util.function.Function<String, Path> folders = database != null ? null
+                : repo -> files.repository(repo).ledgers().directory();
+        Runnable listen = database == null ? () -> { } : () -> database.onLedgerChange(
+                (repo, issue) -> remoteMcp.changed(repo, issue), () -> remoteMcp.missed());
+        String version = java.util.Objects.requireNonNullElse(GitHubMode.class.getPackage().getImplementationVersion(),
+                "dev");
+        return new RemoteMcp(McpSettings.fromEnv(options.environment()), github, clock, metrics, version,
+                this::servedRepositories, this::repository, actors, mirror, outbox, unit, ctx -> {
+                    worker.sendQueued();
+                    handler.afterRemoteCommand(ctx);
+                }, folders, listen);
     }
 
     /** Counted from each repository's active-ledger index (only ledgers that changed are read again). */
@@ -532,6 +560,7 @@ public final class GitHubMode implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        remoteMcp.close(); // waiting calls answer what there is before the port closes
         server.close();
         management.close();
         outbox.close(); // the notifiers: what they had not sent is sent at the next start

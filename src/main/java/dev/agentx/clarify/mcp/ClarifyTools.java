@@ -1,6 +1,5 @@
 package dev.agentx.clarify.mcp;
 
-import dev.agentx.clarify.ledger.LedgerWatcher;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
@@ -11,7 +10,7 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,12 +32,12 @@ public final class ClarifyTools {
     private final ReadTools reads;
     private final CliRenderer text = new CliRenderer(Ansi.OFF);
 
-    /** The tools on {@code workspace}, acting as its agent; {@code watcher} wakes waits when a ledger changes. */
-    public ClarifyTools(McpWorkspace workspace, LedgerWatcher watcher) {
+    /** The tools on {@code workspace}, acting as its agent; waits for answers subscribe to {@code waits}. */
+    public ClarifyTools(McpWorkspace workspace, Waits waits) {
         this.ws = workspace;
-        AnswerWait waits = new AnswerWait(workspace.ledgers(), watcher);
-        this.commands = new CommandTools(workspace, workspace.agent(), waits);
-        this.reads = new ReadTools(workspace, workspace.agent(), waits);
+        AnswerWait answers = new AnswerWait(workspace.ledgers(), waits);
+        this.commands = new CommandTools(workspace, workspace.agent(), answers);
+        this.reads = new ReadTools(workspace, workspace.agent(), answers);
     }
 
     public List<ToolCatalogue.Tool> tools() {
@@ -49,51 +48,61 @@ public final class ClarifyTools {
         return ws.agent();
     }
 
-    /** Runs one tool call. Never throws: every failure is a result with {@code error} set. */
+    /** Runs one tool call and waits for its result. Never throws: every failure is a result with {@code error} set. */
     public ToolResult call(String name, Map<String, Object> arguments) {
-        return call(name, arguments, () -> false);
+        return call(name, arguments, new CompletableFuture<>()).join();
     }
 
     /**
-     * As {@link #call(String, Map)}; a wait for an answer ends early once {@code ended} is true (the
-     * host cancelled the call or closed the session) and the result says what there is then:
-     * {@code waited.outcome} {@code ended}. Whoever sets it calls {@link LedgerWatcher#wake()}.
+     * Runs one tool call: its command now, on the calling thread; a wait for an answer is a
+     * subscription that completes the result later, holding no thread. The wait ends early once
+     * {@code ended} completes (the host cancelled the call or closed the session), and the result
+     * says what there is then: {@code waited.outcome} {@code ended}. The result never completes
+     * exceptionally: every failure is a result with {@code error} set.
      */
-    public ToolResult call(String name, Map<String, Object> arguments, BooleanSupplier ended) {
+    public CompletableFuture<ToolResult> call(String name, Map<String, Object> arguments, CompletableFuture<?> ended) {
+        CompletableFuture<ToolResult> result;
         try {
             Optional<ToolCatalogue.Tool> tool = ToolCatalogue.named(name);
             if (tool.isEmpty()) {
-                return ToolResult.failed(ErrorCode.USAGE, "Unknown tool '" + name + "'; the tools are "
-                        + tools().stream().map(ToolCatalogue.Tool::name).toList() + ".");
+                return CompletableFuture.completedFuture(ToolResult.failed(ErrorCode.USAGE, "Unknown tool '" + name
+                        + "'; the tools are " + tools().stream().map(ToolCatalogue.Tool::name).toList() + "."));
             }
             ToolArgs a = new ToolArgs(name, arguments, tool.get().arguments());
-            return switch (name) {
+            result = switch (name) {
                 case "clarify_ask" -> commands.ask(a, ended);
-                case "clarify_answer" -> commands.answer(a);
+                case "clarify_answer" -> CompletableFuture.completedFuture(commands.answer(a));
                 case "clarify_followup" -> commands.followUp(a, ended);
-                case "clarify_resolve" -> commands.resolve(a);
-                case "clarify_escalate" -> commands.escalate(a);
+                case "clarify_resolve" -> CompletableFuture.completedFuture(commands.resolve(a));
+                case "clarify_escalate" -> CompletableFuture.completedFuture(commands.escalate(a));
                 case "clarify_wait" -> reads.await(a, ended);
-                case "clarify_inbox" -> reads.inbox();
-                case "clarify_show" -> reads.show(a);
-                case "clarify_status" -> reads.status();
+                case "clarify_inbox" -> CompletableFuture.completedFuture(reads.inbox());
+                case "clarify_show" -> CompletableFuture.completedFuture(reads.show(a));
+                case "clarify_status" -> CompletableFuture.completedFuture(reads.status());
                 default -> throw new IllegalStateException("the tool " + name + " is listed but does nothing");
             };
-        } catch (ClarificationEngine.RoundLimitException e) {
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(failure(name, e));
+        }
+        return result.exceptionally(e -> failure(name, e instanceof java.util.concurrent.CompletionException
+                && e.getCause() != null ? e.getCause() : e));
+    }
+
+    /** A call's failure as its result, with our error code. */
+    private ToolResult failure(String name, Throwable t) {
+        if (t instanceof ClarificationEngine.RoundLimitException e) {
             ClarificationRecord r = e.outcome().record();
             String detail = text.entry(r, r.thread().get(r.thread().size() - 1)).stripTrailing();
             return ToolResult.failed(e.code(), e.getMessage(), detail);
-        } catch (ClarifyException e) {
+        }
+        if (t instanceof ClarifyException e) {
             return ToolResult.failed(e.code(), e.getMessage());
-        } catch (UncheckedIOException e) {
+        }
+        if (t instanceof UncheckedIOException e) {
             LOG.warn("{} failed: {}", name, e.getMessage(), e);
             return ToolResult.failed(ErrorCode.INTERNAL, e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return ToolResult.failed(ErrorCode.INTERNAL, "the server is shutting down; the wait was cut short.");
-        } catch (RuntimeException e) {
-            LOG.warn("{} failed", name, e);
-            return ToolResult.failed(ErrorCode.INTERNAL, e + " (please report this with the tool call you made)");
         }
+        LOG.warn("{} failed", name, t);
+        return ToolResult.failed(ErrorCode.INTERNAL, t + " (please report this with the tool call you made)");
     }
 }

@@ -15,7 +15,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The tools that change a thread (clarify_ask, clarify_answer, clarify_followup, clarify_resolve,
@@ -36,7 +36,7 @@ final class CommandTools {
         this.waits = waits;
     }
 
-    ToolResult ask(ToolArgs a, BooleanSupplier ended) throws InterruptedException {
+    CompletableFuture<ToolResult> ask(ToolArgs a, CompletableFuture<?> ended) {
         int issue = a.issue();
         String to = a.text("to");
         String question = a.text("question");
@@ -45,7 +45,7 @@ final class CommandTools {
         List<String> options = a.texts("options");
         String workflow = a.optionalText("workflow");
         int wait = a.waitSeconds();
-        Outcome o = ws.engine().execute(new ClarifyCommand.Ask(issue, agent, to, topic, question, blocking,
+        Outcome o = ws.commands().execute(new ClarifyCommand.Ask(issue, agent, to, topic, question, blocking,
                 options, workflow));
         List<String> notes = afterChange(o);
         ClarificationRecord r = afterPass(o, notes);
@@ -59,7 +59,7 @@ final class CommandTools {
         String answer = a.text("answer");
         Integer choice = Validation.choice("choice", a.optionalInteger("choice", Integer.MIN_VALUE, 1000));
         // an agent's own answer: it counts by the record's autonomy, as one through a channel does
-        Outcome o = ws.engine().agentAnswer(new ClarifyCommand.Answer(id, agent, answer, choice), "mcp");
+        Outcome o = ws.commands().agentAnswer(new ClarifyCommand.Answer(id, agent, answer, choice), "mcp");
         List<String> notes = afterChange(o);
         ClarificationRecord r = afterPass(o, notes);
         String line = r.pendingProposal().isPresent() && r.status().awaitingAnswer()
@@ -69,11 +69,11 @@ final class CommandTools {
         return RecordResults.of(o.issue(), r, line, notes, Map.of());
     }
 
-    ToolResult followUp(ToolArgs a, BooleanSupplier ended) throws InterruptedException {
+    CompletableFuture<ToolResult> followUp(ToolArgs a, CompletableFuture<?> ended) {
         String id = a.id();
         String question = a.text("question");
         int wait = a.waitSeconds();
-        Outcome o = ws.engine().execute(new ClarifyCommand.FollowUp(id, agent, question));
+        Outcome o = ws.commands().execute(new ClarifyCommand.FollowUp(id, agent, question));
         List<String> notes = afterChange(o);
         ClarificationRecord r = afterPass(o, notes);
         String line = r.id() + " round " + r.round() + " asked; "
@@ -90,7 +90,7 @@ final class CommandTools {
         String id = a.id();
         Outcome o;
         try {
-            o = ws.engine().execute(new ClarifyCommand.Resolve(id, agent, a.optionalText("note"), true));
+            o = ws.commands().execute(new ClarifyCommand.Resolve(id, agent, a.optionalText("note"), true));
         } catch (ClarifyException e) {
             if (e.code() == ErrorCode.VALIDATION && ws.find(ClarificationId.parse(id)).to().equals(agent)) {
                 throw new ClarifyException(ErrorCode.VALIDATION, e.getMessage().replaceAll("\\.$", "") + "; as its "
@@ -110,7 +110,7 @@ final class CommandTools {
             throw new ClarifyException(ErrorCode.VALIDATION, "Only the requester '" + asked.from() + "' or the target '"
                     + asked.to() + "' may escalate " + asked.id() + ", not '" + agent + "'.");
         }
-        Outcome o = ws.engine().execute(new ClarifyCommand.Escalate(id, agent, a.optionalText("reason")));
+        Outcome o = ws.commands().execute(new ClarifyCommand.Escalate(id, agent, a.optionalText("reason")));
         List<String> notes = afterChange(o);
         ClarificationRecord r = o.record();
         String summary = text.entry(r, r.thread().get(r.thread().size() - 1)).stripTrailing();
@@ -121,7 +121,7 @@ final class CommandTools {
     private List<String> afterChange(Outcome o) {
         List<String> notes = new ArrayList<>(o.notes());
         try {
-            MonitorReport report = ws.monitorPass().get();
+            MonitorReport report = ws.commands().monitorPass();
             for (MonitorAction a : report.actions()) {
                 notes.add("monitor: " + a.describe());
             }

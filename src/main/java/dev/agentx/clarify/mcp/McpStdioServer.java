@@ -9,11 +9,11 @@ import dev.agentx.clarify.protocol.Ledger;
 import dev.agentx.clarify.render.Ansi;
 import dev.agentx.clarify.render.CliRenderer;
 import io.modelcontextprotocol.json.McpJsonMapper;
-import io.modelcontextprotocol.json.jackson.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures;
-import io.modelcontextprotocol.server.McpSyncServer;
-import io.modelcontextprotocol.server.McpSyncServerExchange;
+import io.modelcontextprotocol.server.McpAsyncServer;
+import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.InputStream;
@@ -25,10 +25,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * {@code agentx mcp}: the clarification tools and threads served to one agent host over stdio with
@@ -59,74 +64,96 @@ public final class McpStdioServer {
     public void serve(InputStream in, OutputStream out) throws InterruptedException {
         McpJsonMapper json = new JacksonMcpJsonMapper(new ObjectMapper());
         StdioTransport transport = new StdioTransport(json, in, out);
+        IssueChanges changes = new IssueChanges();
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "agentx-mcp-waits");
+            t.setDaemon(true);
+            return t;
+        });
         try (LedgerWatcher watcher = new LedgerWatcher(workspace.ledgerDirectory(), RECHECK)) {
-            // a cancelled call, or the end of the input, ends the waits at once
-            transport.onEnd(watcher::wake);
-            ClarifyTools tools = new ClarifyTools(workspace, watcher);
-            List<McpServerFeatures.SyncToolSpecification> specs = new ArrayList<>();
-            for (ToolCatalogue.Tool t : tools.tools()) {
-                specs.add(new McpServerFeatures.SyncToolSpecification(tool(t), null, (exchange, request) -> result(
-                        tools.call(t.name(), request.arguments(), StdioTransport.ended(exchange.transportContext())))));
-            }
-            List<McpServerFeatures.SyncResourceSpecification> resources = new ArrayList<>();
+            // a waiting call reads its ledger on the watcher's thread (or the timer's): a file, at once
+            Waits waits = new Waits(changes, timer, Runnable::run);
+            watcher.onChange(changes::changed);
+            watcher.onOverflow(changes::all);
+            // where notifications do not arrive, waiting calls look again every RECHECK
+            timer.scheduleWithFixedDelay(changes::all, RECHECK.toMillis(), RECHECK.toMillis(), TimeUnit.MILLISECONDS);
+            ClarifyTools tools = new ClarifyTools(workspace, waits);
+            List<McpServerFeatures.AsyncResourceSpecification> resources = new ArrayList<>();
             for (int issue : workspace.ledgers().issues()) {
                 listed.add(issue);
                 resources.add(resource(issue));
             }
-            McpSyncServer server = McpServer.sync(transport)
+            McpAsyncServer server = McpServer.async(transport)
+                    .jsonMapper(json)
+                    // ToolArgs checks a call's arguments against the catalogue's schema
+                    .jsonSchemaValidator(SdkTools.NO_SCHEMA_CHECK).validateToolInputs(false)
                     .serverInfo("agentx-clarify", version)
                     .instructions("Clarifications with the other agents of your pipeline, as '" + workspace.agent()
                             + "'. When a requirement or design is ambiguous, ask the role upstream with clarify_ask "
                             + "instead of guessing; check clarify_inbox for questions to answer.")
                     .capabilities(McpSchema.ServerCapabilities.builder().tools(false).resources(false, true).build())
-                    .tools(specs)
+                    .tools(SdkTools.specs(tools.tools(), Schedulers.boundedElastic(), name -> (exchange, args) ->
+                            tools.call(name, args, StdioTransport.ended(exchange.transportContext()))))
                     .resources(resources)
-                    .resourceTemplates(new McpServerFeatures.SyncResourceTemplateSpecification(
+                    .resourceTemplates(new McpServerFeatures.AsyncResourceTemplateSpecification(
                             new McpSchema.ResourceTemplate(URI_PREFIX + "{number}", "issue",
                                     "An issue's clarifications",
                                     "Every clarification of an issue with its thread: the ledger as JSON and as text.",
                                     "application/json", null),
                             this::read))
                     .build();
-            watcher.onChange(issue -> changed(server, issue));
+            watcher.onChange(issue -> changed(server, transport, issue));
             // a ledger made between the listing above and now was notified to no one: listed now
             for (int issue : workspace.ledgers().issues()) {
                 if (!listed.contains(issue)) {
-                    changed(server, issue);
+                    changed(server, transport, issue);
                 }
             }
             LOG.info("mcp: serving the clarification tools as {} over stdio", workspace.agent());
             transport.awaitClosed();
-            server.closeGracefully();
+            server.closeGracefully().block();
+        } finally {
+            timer.shutdownNow();
         }
     }
 
-    /** A ledger changed: the host hears of it (and of a new issue's resource). */
-    private void changed(McpSyncServer server, int issue) {
+    /**
+     * A ledger changed: the host hears of it (and of a new issue's resource). The session's one host
+     * hears of every issue's change, subscribed or not: sent on the transport, as the SDK's server
+     * sends {@code resources/updated} only to sessions that subscribed.
+     */
+    private void changed(McpAsyncServer server, StdioTransport transport, int issue) {
         try {
             list(server, issue);
-            server.notifyResourcesUpdated(new McpSchema.ResourcesUpdatedNotification(URI_PREFIX + issue));
+            transport.notifyClients(McpSchema.METHOD_NOTIFICATION_RESOURCES_UPDATED,
+                    new McpSchema.ResourcesUpdatedNotification(URI_PREFIX + issue)).block();
         } catch (RuntimeException e) {
             LOG.debug("mcp: change notification for #{} not sent: {}", issue, e.toString());
         }
     }
 
     /** Lists the issue's resource once; adding it tells the host the list changed. */
-    private void list(McpSyncServer server, int issue) {
+    private void list(McpAsyncServer server, int issue) {
         if (listed.add(issue)) {
-            server.addResource(resource(issue));
+            server.addResource(resource(issue)).block();
         }
     }
 
-    private McpServerFeatures.SyncResourceSpecification resource(int issue) {
+    private McpServerFeatures.AsyncResourceSpecification resource(int issue) {
         McpSchema.Resource resource = McpSchema.Resource.builder().uri(URI_PREFIX + issue).name("issue-" + issue)
                 .title("Issue #" + issue + " clarifications")
                 .description("The clarifications of issue #" + issue + " with their threads.")
                 .mimeType("application/json").build();
-        return new McpServerFeatures.SyncResourceSpecification(resource, this::read);
+        return new McpServerFeatures.AsyncResourceSpecification(resource, this::read);
     }
 
-    private McpSchema.ReadResourceResult read(McpSyncServerExchange exchange, McpSchema.ReadResourceRequest request) {
+    /** Reads the issue's ledger off the caller's thread (the input's reader). */
+    private Mono<McpSchema.ReadResourceResult> read(McpAsyncServerExchange exchange,
+                                                    McpSchema.ReadResourceRequest request) {
+        return Mono.fromCallable(() -> readNow(request)).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    private McpSchema.ReadResourceResult readNow(McpSchema.ReadResourceRequest request) {
         Matcher m = URI.matcher(request.uri());
         if (!m.matches()) {
             throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS).message("Not an issue's clarifications: "
@@ -155,21 +182,5 @@ public final class McpStdioServer {
         return new McpSchema.ReadResourceResult(List.of(
                 new McpSchema.TextResourceContents(request.uri(), "application/json", jsonText),
                 new McpSchema.TextResourceContents(request.uri(), "text/plain", b.toString())));
-    }
-
-    private static McpSchema.Tool tool(ToolCatalogue.Tool t) {
-        @SuppressWarnings("unchecked")
-        Map<String, Object> properties = (Map<String, Object>) t.inputSchema().get("properties");
-        @SuppressWarnings("unchecked")
-        List<String> required = (List<String>) t.inputSchema().get("required");
-        return McpSchema.Tool.builder().name(t.name()).title(t.title()).description(t.description())
-                .inputSchema(new McpSchema.JsonSchema("object", properties, required, false, null, null))
-                .annotations(new McpSchema.ToolAnnotations(t.title(), t.readOnly(), false, t.readOnly(), false, null))
-                .build();
-    }
-
-    private static McpSchema.CallToolResult result(ToolResult r) {
-        return McpSchema.CallToolResult.builder().addTextContent(r.text()).structuredContent(r.data())
-                .isError(r.error()).build();
     }
 }

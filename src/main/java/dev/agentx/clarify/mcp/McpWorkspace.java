@@ -26,12 +26,28 @@ import java.util.function.Supplier;
  * @param monitorPass     the monitor pass the CLI runs after a clarify command, run after each
  *                        tool that changes a ledger
  * @param listedIssues    the issues of {@code .agentx/issues/}, for the ready queue
- * @param ledgerDirectory the folder of the ledger files, watched for changes
+ * @param ledgerDirectory the folder of the ledger files, watched for changes by {@code agentx mcp}
+ *                        (null on the server, whose changes are told otherwise)
+ * @param commands        how the tools' engine commands are carried out
  */
 public record McpWorkspace(String agent, Clock clock, ClarificationEngine engine, LedgerStore ledgers,
                            AgentStatusStore statuses, ActiveLedgers activeLedgers,
                            Supplier<MonitorReport> monitorPass, Supplier<List<ReadyQueue.Issue>> listedIssues,
-                           Path ledgerDirectory) {
+                           Path ledgerDirectory, ToolCommands commands) {
+    /** Local Mode's: the commands run on {@code engine}, then {@code monitorPass}. */
+    public McpWorkspace(String agent, Clock clock, ClarificationEngine engine, LedgerStore ledgers,
+                        AgentStatusStore statuses, ActiveLedgers activeLedgers, Supplier<MonitorReport> monitorPass,
+                        Supplier<List<ReadyQueue.Issue>> listedIssues, Path ledgerDirectory) {
+        this(agent, clock, engine, ledgers, statuses, activeLedgers, monitorPass, listedIssues, ledgerDirectory,
+                ToolCommands.direct(engine, monitorPass));
+    }
+
+    /** The same workspace acting as {@code role} (the server's callers each act as their own). */
+    public McpWorkspace as(String role) {
+        return new McpWorkspace(role, clock, engine, ledgers, statuses, activeLedgers, monitorPass, listedIssues,
+                ledgerDirectory, commands);
+    }
+
     public McpWorkspace {
         Objects.requireNonNull(agent, "agent");
         Objects.requireNonNull(clock, "clock");
@@ -41,7 +57,7 @@ public record McpWorkspace(String agent, Clock clock, ClarificationEngine engine
         Objects.requireNonNull(activeLedgers, "activeLedgers");
         Objects.requireNonNull(monitorPass, "monitorPass");
         Objects.requireNonNull(listedIssues, "listedIssues");
-        Objects.requireNonNull(ledgerDirectory, "ledgerDirectory");
+        Objects.requireNonNull(commands, "commands");
     }
 
     /** The record {@code id} as its ledger holds it; NOT_FOUND, saying how to list the issue's records, if none. */

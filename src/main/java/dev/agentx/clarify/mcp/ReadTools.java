@@ -19,7 +19,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The tools that only read (clarify_wait, clarify_inbox, clarify_show, clarify_status), as
@@ -39,14 +39,15 @@ final class ReadTools {
         this.waits = waits;
     }
 
-    ToolResult await(ToolArgs a, BooleanSupplier ended) throws InterruptedException {
+    CompletableFuture<ToolResult> await(ToolArgs a, CompletableFuture<?> ended) {
         String id = a.id();
         int wait = a.integer("wait_seconds", 0, ToolCatalogue.MAX_WAIT_SECONDS);
         ClarificationId cid = ClarificationId.parse(id);
         ClarificationRecord r = ws.find(cid);
         if (!r.status().awaitingAnswer()) {
-            return RecordResults.of(cid.issue(), r, r.id() + " is " + r.status().wire() + "; nothing to wait for",
-                    List.of(), Map.of("waited", AnswerWait.waited(r.status().wire(), Duration.ZERO)));
+            return CompletableFuture.completedFuture(RecordResults.of(cid.issue(), r, r.id() + " is "
+                    + r.status().wire() + "; nothing to wait for", List.of(),
+                    Map.of("waited", AnswerWait.waited(r.status().wire(), Duration.ZERO))));
         }
         return waits.result(cid.issue(), r, wait, r.id() + " round " + r.round() + " waits for " + r.to(), List.of(),
                 ended);

@@ -19,9 +19,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -36,7 +35,7 @@ import reactor.util.context.Context;
  * answered with a parse error, one that is no JSON-RPC message with an invalid request error,
  * and the session goes on.
  *
- * <p>What the SDK (0.17) leaves undone on the server side is done here, before a message reaches
+ * <p>What the SDK's server session leaves undone on the server side is done here, before a message reaches
  * the session:
  * <ul>
  *   <li>The session serves no request before {@code notifications/initialized}; it would keep it
@@ -55,7 +54,7 @@ import reactor.util.context.Context;
 final class StdioTransport implements McpServerTransportProvider {
     private static final Logger LOG = LoggerFactory.getLogger(StdioTransport.class);
     private static final String CANCELLED = "notifications/cancelled";
-    /** The key of a request's {@link BooleanSupplier} in its transport context: true once it should end. */
+    /** The key of a request's end in its transport context: a future completed once it should end. */
     private static final String ENDED = "agentx.ended";
     /** The field of its params, a string, each of these requests needs (the SDK fails on it missing). */
     private static final Map<String, String> REQUIRED = Map.of(McpSchema.METHOD_INITIALIZE, "protocolVersion",
@@ -65,11 +64,9 @@ final class StdioTransport implements McpServerTransportProvider {
     private final InputStream in;
     private final OutputStream out;
     private final CountDownLatch closed = new CountDownLatch(1);
-    private final List<Runnable> endListeners = new CopyOnWriteArrayList<>();
     /** Requests given to the session and not answered yet, by id; guarded by itself. */
     private final Map<Object, Request> requests = new HashMap<>();
     private volatile McpServerSession session;
-    private volatile boolean inputEnded;
     /** Whether the host sent initialize, and whether the session was told it is initialized (reader thread only). */
     private boolean initializing;
     private boolean initialized;
@@ -81,23 +78,15 @@ final class StdioTransport implements McpServerTransportProvider {
     }
 
     /** A request being served: it ends when the host cancels it or the input ends. */
-    private final class Request implements BooleanSupplier {
+    private static final class Request {
         private volatile boolean cancelled;
-
-        @Override
-        public boolean getAsBoolean() {
-            return cancelled || inputEnded;
-        }
+        private final CompletableFuture<Void> end = new CompletableFuture<>();
     }
 
-    /** Whether the request of this transport context should end now (never, for a context without one). */
-    static BooleanSupplier ended(McpTransportContext context) {
-        return context != null && context.get(ENDED) instanceof BooleanSupplier ended ? ended : () -> false;
-    }
-
-    /** Called when a request is cancelled or the input ends: a waiting request looks at {@link #ended} then. */
-    void onEnd(Runnable listener) {
-        endListeners.add(listener);
+    /** Completes when the request of this transport context should end (never, for a context without one). */
+    static CompletableFuture<?> ended(McpTransportContext context) {
+        return context != null && context.get(ENDED) instanceof CompletableFuture<?> end ? end
+                : new CompletableFuture<>();
     }
 
     @Override
@@ -126,8 +115,9 @@ final class StdioTransport implements McpServerTransportProvider {
         } catch (IOException e) {
             LOG.debug("mcp: standard input failed: {}", e.toString());
         } finally {
-            inputEnded = true;
-            ended();
+            synchronized (requests) {
+                requests.values().forEach(r -> r.end.complete(null));
+            }
             awaitRequests();
             closed.countDown();
         }
@@ -213,7 +203,7 @@ final class StdioTransport implements McpServerTransportProvider {
             requests.put(r.id(), request);
         }
         handle(message).contextWrite(Context.of(McpTransportContext.KEY, McpTransportContext.create(Map.of(ENDED,
-                        request))))
+                        request.end))))
                 .doFinally(signal -> answered(r.id(), request))
                 .subscribe(null, e -> LOG.warn("mcp: handling a request failed: {}", e.toString()));
     }
@@ -258,17 +248,7 @@ final class StdioTransport implements McpServerTransportProvider {
             return;
         }
         LOG.debug("mcp: request {} cancelled by the host", id);
-        ended();
-    }
-
-    private void ended() {
-        for (Runnable l : endListeners) {
-            try {
-                l.run();
-            } catch (RuntimeException e) {
-                LOG.warn("mcp: end listener failed: {}", e.toString(), e);
-            }
-        }
+        request.end.complete(null);
     }
 
     private void answered(Object id, Request request) {
@@ -335,7 +315,7 @@ final class StdioTransport implements McpServerTransportProvider {
     @Override
     public Mono<Void> notifyClients(String method, Object params) {
         McpServerSession s = session;
-        return s == null ? Mono.error(new McpError("no session yet")) : s.sendNotification(method, params);
+        return s == null ? Mono.error(McpError.builder(McpSchema.ErrorCodes.INTERNAL_ERROR).message("no session yet").build()) : s.sendNotification(method, params);
     }
 
     @Override

@@ -28,6 +28,8 @@ public final class ToolCatalogue {
     }
 
     private static final List<Tool> TOOLS = catalogue();
+    /** The argument every tool of the server's {@code /mcp} takes besides its own. */
+    public static final String REPOSITORY = "repository";
 
     private ToolCatalogue() {
     }
@@ -35,6 +37,30 @@ public final class ToolCatalogue {
     /** Every tool, in the order a host lists them. */
     public static List<Tool> tools() {
         return TOOLS;
+    }
+
+    /**
+     * The tools as the server's {@code /mcp} lists them: each takes {@link #REPOSITORY} too
+     * ({@code OWNER/NAME}, required, first), the repository whose issue it is about.
+     */
+    public static List<Tool> withRepository() {
+        List<Tool> out = new ArrayList<>();
+        for (Tool t : TOOLS) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> own = (Map<String, Object>) t.inputSchema().get("properties");
+            Map<String, Object> props = new LinkedHashMap<>();
+            props.put(REPOSITORY, Collections.unmodifiableMap(prop("string", "The repository, OWNER/NAME, e.g. "
+                    + "octo-org/shop: one the AgentX Clarify App is installed on.")));
+            props.putAll(own);
+            @SuppressWarnings("unchecked")
+            List<String> required = new ArrayList<>((List<String>) t.inputSchema().get("required"));
+            required.add(0, REPOSITORY);
+            Map<String, Object> s = new LinkedHashMap<>(t.inputSchema());
+            s.put("properties", Collections.unmodifiableMap(props));
+            s.put("required", List.copyOf(required));
+            out.add(new Tool(t.name(), t.title(), t.description(), Collections.unmodifiableMap(s), t.readOnly()));
+        }
+        return List.copyOf(out);
     }
 
     /** The tool named {@code name}, if there is one. */

@@ -55,6 +55,11 @@ public final class ServerMetrics {
     public static final String NOTIFICATION_ATTEMPTS = "agentx_notification_attempts_total";
     public static final String NOTIFICATIONS_FAILED = "agentx_notifications_failed_total";
     public static final String NOTIFICATION_ATTEMPT = "agentx_notification_attempt_seconds";
+    // /mcp: remote agents' calls and what was refused
+    public static final String MCP_REQUESTS = "agentx_mcp_requests_total";
+    public static final String MCP_REFUSED = "agentx_mcp_refused_total";
+    public static final String MCP_SESSIONS = "agentx_mcp_sessions";
+    public static final String MCP_WAITS = "agentx_mcp_waiting_calls";
 
     /** Sub-millisecond to seconds: answering a webhook, its inbox append, waiting for a lock. */
     private static final double[] FAST = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
@@ -122,8 +127,23 @@ public final class ServerMetrics {
             + "failure, or 24 hours of retries), by event; listed by 'agentx notifications --failed'.", "event");
     private final Histogram notificationAttempt = histogram(NOTIFICATION_ATTEMPT, "Time of one attempt to send a "
             + "notification, by outcome.", CALLS, "outcome");
+    // /mcp: remote agents' calls and what was refused
+    private final Counter mcpRequests = counter(MCP_REQUESTS, "Requests to /mcp by the caller's kind (user, "
+            + "actions) and HTTP method, once authenticated.", "caller", "method");
+    private final Counter mcpRefused = counter(MCP_REFUSED, "Requests and tool calls to /mcp refused, by reason "
+            + "(unauthenticated, rate_limit, body_size, sessions, waits, no_role, repository).", "reason");
 
     private ServerMetrics() {
+    }
+
+    /** An authenticated request to /mcp. */
+    public void mcpRequest(String caller, String method) {
+        mcpRequests.labelValues(caller, method).inc();
+    }
+
+    /** A request or tool call to /mcp refused, by {@code reason}. */
+    public void mcpRefused(String reason) {
+        mcpRefused.labelValues(reason).inc();
     }
 
     /** A new registry with every counter and histogram registered; gauges come with {@link #gauge}. */
@@ -287,6 +307,8 @@ public final class ServerMetrics {
             case DELIVERY_WAITS -> deliveryWaits;
             case NOTIFICATION_ATTEMPTS -> notificationAttempts;
             case NOTIFICATIONS_FAILED -> notificationsFailed;
+            case MCP_REQUESTS -> mcpRequests;
+            case MCP_REFUSED -> mcpRefused;
             default -> throw new IllegalArgumentException("no counter named " + name);
         };
         return c.labelValues(labelValues).get();

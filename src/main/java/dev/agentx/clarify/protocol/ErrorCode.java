@@ -7,6 +7,11 @@ public enum ErrorCode {
     MAX_ROUNDS_EXCEEDED(3),
     INVALID_STATE(3),
     VALIDATION(3),
+    /**
+     * The caller may not do this here: a remote MCP caller with no role in the repository, or
+     * acting on a repository its token is not for, or one the App does not serve.
+     */
+    NOT_PERMITTED(3),
     LOCK_TIMEOUT(4),
     /** The lock was taken over while this writer held it: nothing was written; safe to retry. */
     LOCK_LOST(4),

@@ -15,8 +15,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,17 +32,24 @@ class ClarifyToolsTest {
 
     private TestRoot root;
     private LedgerWatcher watcher;
+    private ScheduledExecutorService timer;
+    private Waits waits;
 
     @BeforeEach
     void setUp() {
         root = new TestRoot(dir, MutableClock.at("2026-03-01T09:00:00Z"));
         Workflows.mesh(root);
         watcher = new LedgerWatcher(root.state().resolve("clarifications"), Duration.ofSeconds(30));
+        timer = Executors.newSingleThreadScheduledExecutor();
+        IssueChanges changes = new IssueChanges();
+        watcher.onChange(changes::changed);
+        waits = new Waits(changes, timer, Runnable::run);
     }
 
     @AfterEach
     void tearDown() {
         watcher.close();
+        timer.shutdownNow();
     }
 
     private ClarifyTools as(String agent) {
@@ -50,7 +58,7 @@ class ClarifyToolsTest {
 
     private ClarifyTools as(String agent, LocalMode local) {
         return new ClarifyTools(new McpWorkspace(agent, root.clock, local.engine(), local.ledgers(), local.statuses(),
-                local.activeLedgers(), () -> local.monitor().run(), List::of, local.files().ledgers().directory()), watcher);
+                local.activeLedgers(), () -> local.monitor().run(), List::of, local.files().ledgers().directory()), waits);
     }
 
     @SuppressWarnings("unchecked")
@@ -215,19 +223,32 @@ class ClarifyToolsTest {
     void aWaitEndsWhenItsCallerEndsIt() throws Exception {
         ClarifyTools engineer = as("engineer");
         assertFalse(engineer.call("clarify_ask", Map.of("issue", 5, "to", "architect", "question", "Which?")).error());
-        AtomicBoolean ended = new AtomicBoolean();
-        CompletableFuture<ToolResult> waiting = CompletableFuture.supplyAsync(() -> engineer.call("clarify_wait",
-                Map.of("id", "CLR-5-001", "wait_seconds", 3600), ended::get));
-        Thread.sleep(200);
+        CompletableFuture<Void> ended = new CompletableFuture<>();
+        CompletableFuture<ToolResult> waiting = engineer.call("clarify_wait",
+                Map.of("id", "CLR-5-001", "wait_seconds", 3600), ended);
         assertFalse(waiting.isDone(), "it waits");
-        ended.set(true);
-        watcher.wake();
+        assertEquals(1, waits.changes().size(), "as a subscription");
+        ended.complete(null);
         ToolResult r = waiting.get(10, TimeUnit.SECONDS);
         assertFalse(r.error(), r.text());
         assertEquals("ended", ((Map<?, ?>) r.data().get("waited")).get("outcome"));
         assertEquals("pending", r.data().get("status"));
         assertTrue(r.text().contains("The wait ended early (the session is ending); CLR-5-001 still waits for "
                 + "architect."), r.text());
+        assertEquals(0, waits.changes().size(), "the subscription is gone");
+    }
+
+    /** A waiting call is completed by the answer's change of the ledger, told by the watcher. */
+    @Test
+    void anAnswerEndsAWaitThatHoldsNoThread() throws Exception {
+        ClarifyTools engineer = as("engineer");
+        CompletableFuture<ToolResult> waiting = engineer.call("clarify_ask", Map.of("issue", 8, "to", "architect",
+                "question", "Which?", "wait_seconds", 3600), new CompletableFuture<>());
+        assertFalse(waiting.isDone(), "it waits");
+        assertFalse(as("architect").call("clarify_answer", Map.of("id", "CLR-8-001", "answer", "This one")).error());
+        ToolResult r = waiting.get(30, TimeUnit.SECONDS);
+        assertEquals("answered", ((Map<?, ?>) r.data().get("waited")).get("outcome"), r.text());
+        assertTrue(r.text().contains("This one"), r.text());
     }
 
     @Test

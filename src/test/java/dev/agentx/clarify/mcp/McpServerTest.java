@@ -21,7 +21,7 @@ import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
-import io.modelcontextprotocol.json.jackson.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.nio.charset.StandardCharsets;
@@ -78,21 +78,25 @@ class McpServerTest {
                 "clarify_wait", "clarify_inbox", "clarify_show", "clarify_status"), List.copyOf(tools.keySet()));
         for (McpSchema.Tool t : tools.values()) {
             assertTrue(t.description().length() > 60, t.name() + ": " + t.description());
-            assertEquals("object", t.inputSchema().type(), t.name());
-            assertEquals(Boolean.FALSE, t.inputSchema().additionalProperties(), t.name());
-            for (String required : t.inputSchema().required()) {
-                assertTrue(t.inputSchema().properties().containsKey(required), t.name() + " requires " + required);
+            assertEquals("object", t.inputSchema().get("type"), t.name());
+            assertEquals(Boolean.FALSE, t.inputSchema().get("additionalProperties"), t.name());
+            for (Object required : (List<?>) t.inputSchema().get("required")) {
+                assertTrue(properties(t).containsKey(required), t.name() + " requires " + required);
             }
         }
-        McpSchema.JsonSchema ask = tools.get("clarify_ask").inputSchema();
-        assertEquals(List.of("issue", "to", "question"), ask.required());
+        McpSchema.Tool ask = tools.get("clarify_ask");
+        assertEquals(List.of("issue", "to", "question"), ask.inputSchema().get("required"));
         assertEquals(List.of("issue", "to", "question", "topic", "blocking", "options", "workflow", "wait_seconds"),
-                List.copyOf(ask.properties().keySet()));
-        assertEquals("integer", ((Map<?, ?>) ask.properties().get("issue")).get("type"));
-        assertEquals("array", ((Map<?, ?>) ask.properties().get("options")).get("type"));
-        assertEquals(List.of("id", "answer"), tools.get("clarify_answer").inputSchema().required());
+                List.copyOf(properties(ask).keySet()));
+        assertEquals("integer", ((Map<?, ?>) properties(ask).get("issue")).get("type"));
+        assertEquals("array", ((Map<?, ?>) properties(ask).get("options")).get("type"));
+        assertEquals(List.of("id", "answer"), tools.get("clarify_answer").inputSchema().get("required"));
         assertEquals(Boolean.TRUE, tools.get("clarify_inbox").annotations().readOnlyHint());
         assertEquals(Boolean.FALSE, tools.get("clarify_ask").annotations().readOnlyHint());
+    }
+
+    private static Map<?, ?> properties(McpSchema.Tool t) {
+        return (Map<?, ?>) t.inputSchema().get("properties");
     }
 
     /** pm, PM or Product-Manager (also from AGENTX_AGENT) is the role product-manager, as the ledgers name it. */

@@ -19,10 +19,12 @@ final class ApiRoutes {
         route("/app", "/app");
         route("/app/installations/\\d+/access_tokens", "/app/installations/{installation_id}/access_tokens");
         route("/rate_limit", "/rate_limit");
+        route("/user", "/user");
         route("/app/hook/deliveries", "/app/hook/deliveries");
         route("/app/hook/deliveries/\\d+/attempts", "/app/hook/deliveries/{delivery_id}/attempts");
         String repo = "/repos/" + SEGMENT + "/" + SEGMENT;
         route(repo, "/repos/{owner}/{repo}");
+        route(repo + "/installation", "/repos/{owner}/{repo}/installation");
         route(repo + "/issues/\\d+", "/repos/{owner}/{repo}/issues/{issue_number}");
         route(repo + "/issues/\\d+/comments", "/repos/{owner}/{repo}/issues/{issue_number}/comments");
         route(repo + "/issues/comments/\\d+", "/repos/{owner}/{repo}/issues/comments/{comment_id}");

@@ -93,4 +93,16 @@ public interface GitHubGateway {
 
     /** Updates check run {@code id} to {@code run}'s conclusion and output. */
     void updateCheckRun(long installation, RepoRef repo, long id, CheckRunOutput run);
+
+    /**
+     * The App's installation on the repository ({@code GET /repos/OWNER/NAME/installation}, as the
+     * App itself), or empty when the App is not installed there.
+     */
+    java.util.OptionalLong installationOf(RepoRef repo);
+
+    /**
+     * The login a user token belongs to ({@code GET /user} with that token, not as the App), or
+     * empty when GitHub does not take the token (401). The token is never logged or kept.
+     */
+    Optional<String> loginOf(String userToken);
 }

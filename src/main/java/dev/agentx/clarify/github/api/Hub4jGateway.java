@@ -568,6 +568,45 @@ public final class Hub4jGateway implements GitHubGateway {
      * the team by ids on a path its REST description leaves out; it only says whether there is one.
      */
     @Override
+    public java.util.OptionalLong installationOf(RepoRef repo) {
+        try {
+            ApiHttp.Answer r = exchange("the App's installation on " + repo, "GET", repoPath(repo) + "/installation",
+                    "Bearer " + jwt.token(), null, null);
+            long id = json.readTree(r.body()).path("id").asLong(0);
+            if (id <= 0) {
+                throw new GitHubApiException("the App's installation on " + repo + ": no id in GitHub's answer", 200,
+                        null, false, null);
+            }
+            return java.util.OptionalLong.of(id);
+        } catch (GitHubApiException e) {
+            if (e.notFound()) {
+                return java.util.OptionalLong.empty();
+            }
+            throw e;
+        } catch (IOException e) {
+            throw new GitHubApiException("the App's installation on " + repo + ": GitHub's answer is not JSON", 200,
+                    null, false, e);
+        }
+    }
+
+    @Override
+    public Optional<String> loginOf(String userToken) {
+        try {
+            ApiHttp.Answer r = exchange("who a user token belongs to", "GET", "/user", "Bearer " + userToken, null,
+                    null);
+            String login = json.readTree(r.body()).path("login").asText("");
+            return login.isEmpty() ? Optional.empty() : Optional.of(login);
+        } catch (GitHubApiException e) {
+            if (e.status() == 401) {
+                return Optional.empty();
+            }
+            throw e;
+        } catch (IOException e) {
+            throw new GitHubApiException("who a user token belongs to: GitHub's answer is not JSON", 200, null, false, e);
+        }
+    }
+
+    @Override
     public Set<String> teamMembers(long installation, String org, String slug) {
         String what = "members of team @" + org + "/" + slug;
         return call(installation, what, () -> {

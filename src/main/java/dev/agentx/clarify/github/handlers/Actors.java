@@ -24,6 +24,11 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Actors {
     static final Duration CACHE = Duration.ofMinutes(5);
+    /** The upstream priority of docs/protocol.md, then by name. */
+    private static final Comparator<String> UPSTREAM_FIRST = Comparator.comparingInt((String r) -> {
+        int i = Roles.PRIORITY.indexOf(r);
+        return i < 0 ? Integer.MAX_VALUE : i;
+    }).thenComparing(Comparator.naturalOrder());
 
     private final AgentxConfig config;
     private final GitHubGateway github;
@@ -63,11 +68,35 @@ public final class Actors {
                 }
             }
         }
-        out.sort(Comparator.comparingInt((String r) -> {
-            int i = Roles.PRIORITY.indexOf(r);
-            return i < 0 ? Integer.MAX_VALUE : i;
-        }).thenComparing(Comparator.naturalOrder()));
+        out.sort(UPSTREAM_FIRST);
         return out;
+    }
+
+    /**
+     * Roles of a GitHub Actions workflow run of {@code repo}, most upstream first: those whose
+     * members list {@code workflow:PATH} where the run's {@code workflow_ref} (an OIDC token's claim,
+     * {@code OWNER/NAME/PATH@REF}) names PATH in {@code repo} itself.
+     */
+    public List<String> workflowRoles(RepoRef repo, String workflowRef) {
+        int at = workflowRef == null ? -1 : workflowRef.indexOf('@');
+        String prefix = repo.fullName() + "/";
+        if (at < 0 || !workflowRef.substring(0, at).toLowerCase(Locale.ROOT).startsWith(prefix.toLowerCase(Locale.ROOT))) {
+            return List.of();
+        }
+        String path = workflowRef.substring(prefix.length(), at);
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, List<String>> e : config.roles().entrySet()) {
+            if (e.getValue().contains(dev.agentx.clarify.config.ConfigLoader.WORKFLOW_MEMBER + path)) {
+                out.add(e.getKey());
+            }
+        }
+        out.sort(UPSTREAM_FIRST);
+        return out;
+    }
+
+    /** Whether {@code login} may read the repository (permission read or higher, as the App's installation sees it). */
+    public boolean mayRead(long installation, RepoRef repo, String login) {
+        return rank(permission(installation, repo, login)) >= 1;
     }
 
     /** Whether {@code login} is listed by name (not through a team) in {@code [roles]}. */

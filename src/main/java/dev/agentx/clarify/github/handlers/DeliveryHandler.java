@@ -287,6 +287,17 @@ public final class DeliveryHandler implements DeliveryProcessor {
         });
     }
 
+    /**
+     * After a command that came from elsewhere than a delivery (a remote MCP call) committed: the
+     * repository's monitor pass at its pace, as after a comment.
+     */
+    public void afterRemoteCommand(IssueContext ctx) {
+        pacing.after(ctx.repo().fullName(), () -> {
+            runMonitor(ctx);
+            outbox.sync();
+        });
+    }
+
     /** Whether the event may run a command (so the repository's config matters). */
     private boolean mayAct(String eventAction, JsonNode p) {
         return switch (eventAction) {

@@ -50,6 +50,19 @@ final class Lanes {
         this.synchronous = synchronous;
     }
 
+    /**
+     * The senders send what was queued outside a delivery (a remote MCP call's command); in the
+     * synchronous mode it is sent now, on the caller's thread.
+     */
+    void handOffQueued() {
+        WorkerThreads t = threads;
+        if (t != null) {
+            t.handOff(outbox);
+        } else if (synchronous) {
+            outbox.flush();
+        }
+    }
+
     /** The lanes run on these threads from now on; the caller holds the worker's monitor. */
     void start(WorkerThreads running) {
         threads = running;

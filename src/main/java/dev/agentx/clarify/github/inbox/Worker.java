@@ -130,6 +130,11 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /** Effects queued outside a delivery (a remote MCP call's command) go to the senders now. */
+    public void sendQueued() {
+        lanes.handOffQueued();
+    }
+
     /**
      * Processes every due delivery on the caller's thread, line by line in the order their first
      * deliveries were received (lines a lane is working on are left to it), then sends every due

@@ -31,7 +31,8 @@ import java.util.function.Function;
  * them cost no round trip, and sends the write with its next round trip. Holding an issue's ledger
  * also locks and reads the issue's note ({@link Notes#issueNote}) in the same round trip: the
  * server follows every change of a ledger by bringing the issue in step on GitHub, which locks
- * that note next. A reader never waits: it sees the last committed ledger.
+ * that note next. A reader never waits: it sees the last committed ledger. Each write also
+ * sends {@link LedgerSignals#CHANGED}, delivered when the transaction commits.
  */
 public final class PgLedgerStore implements LedgerStore {
     private static final String SELECT = "SELECT ledger::text FROM ledgers WHERE repo = ? AND issue = ?";
@@ -134,6 +135,9 @@ public final class PgLedgerStore implements LedgerStore {
             byte[] json = codec.encode(next);
             db.deferred().add(UPSERT, p -> p.text(repo).integer(next.issueNumber()).bool(!next.active().isEmpty())
                     .text(new String(json, StandardCharsets.UTF_8)));
+            // every replica's waiting calls hear of it once the transaction commits (none if it rolls back)
+            db.deferred().add("SELECT pg_notify(?, ?)", p -> p.text(LedgerSignals.CHANGED)
+                    .text(LedgerSignals.payload(repo, issue)));
             held.get().put(issue, Optional.of(next));
         }
         return m.result();

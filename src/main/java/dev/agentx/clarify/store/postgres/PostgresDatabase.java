@@ -278,6 +278,15 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         return heartbeats;
     }
 
+    /**
+     * Tells {@code changed} of each ledger change any process commits on this database (its
+     * repository as the store keys it, and its issue), on a thread of its own, and {@code missed}
+     * each time listening starts: what changed before may not have been told.
+     */
+    public void onLedgerChange(java.util.function.BiConsumer<String, Integer> changed, Runnable missed) {
+        LedgerSignals.listen(notifications, changed, missed);
+    }
+
     Notifications notifications() {
         return notifications;
     }

@@ -105,6 +105,16 @@ class OpsEndpointsTest {
         assertEquals(401, rig.send("POST", "{}".getBytes(), Map.of("Content-Type", "application/json",
                 "X-GitHub-Event", "ping", "X-GitHub-Delivery", rig.nextDeliveryId(),
                 "X-Hub-Signature-256", "sha256=00")).status());
+        // /mcp: a request without a token is refused; one with a user's token is counted (and needs a session)
+        Map<String, String> json = Map.of("Content-Type", "application/json", "Accept",
+                "application/json, text/event-stream");
+        byte[] ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}".getBytes();
+        assertEquals(401, rig.request("POST", rig.mode().port(), "/mcp", ping, json).status());
+        rig.wiremock.stubFor(com.github.tomakehurst.wiremock.client.WireMock.get("/user").willReturn(
+                com.github.tomakehurst.wiremock.client.WireMock.okJson("{\"login\":\"eng\",\"id\":7,\"type\":\"User\"}")));
+        Map<String, String> authorized = new java.util.HashMap<>(json);
+        authorized.put("Authorization", "Bearer gho_eng");
+        assertEquals(400, rig.request("POST", rig.mode().port(), "/mcp", ping, authorized).status());
     }
 
     // the histograms' names as exposed (the contract with dashboards), not the code's constants

@@ -107,6 +107,16 @@ public final class FlakyGitHub implements GitHubGateway {
     }
 
     @Override
+    public java.util.OptionalLong installationOf(RepoRef repo) {
+        return java.util.OptionalLong.of(1);
+    }
+
+    @Override
+    public Optional<String> loginOf(String userToken) {
+        return Optional.empty();
+    }
+
+    @Override
     public DeliveryPage deliveries(String cursor) {
         return new DeliveryPage(List.of(), null);
     }
