@@ -3,6 +3,7 @@ package dev.agentx.clarify.github.api;
 import dev.agentx.clarify.github.RepoRef;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -83,6 +84,20 @@ public interface GitHubGateway {
     /** What a check run is created or updated with: completed, with its conclusion and output. */
     record CheckRunOutput(String name, String headSha, String externalId, String conclusion, String title,
                           String summary, String detailsUrl, Instant completedAt) {
+        /** What a create and an update both send: completed, the conclusion, the output, the evaluation's id. */
+        public Map<String, Object> requestBody() {
+            Map<String, Object> body = new java.util.LinkedHashMap<>();
+            body.put("external_id", externalId);
+            if (detailsUrl != null) {
+                body.put("details_url", detailsUrl);
+            }
+            body.put("status", "completed");
+            body.put("conclusion", conclusion);
+            body.put("completed_at", java.time.format.DateTimeFormatter.ISO_INSTANT.format(
+                    completedAt.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
+            body.put("output", Map.of("title", title, "summary", summary));
+            return body;
+        }
     }
 
     /** The check runs named {@code name} on commit {@code sha}, as the installation sees them (at most 100). */

@@ -1,12 +1,14 @@
 package dev.agentx.clarify.github.api;
 
+import static dev.agentx.clarify.github.api.ApiRequests.brief;
+import static dev.agentx.clarify.github.api.ApiRequests.text;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.github.auth.AppJwt;
 import dev.agentx.clarify.metrics.ServerMetrics;
-import dev.agentx.clarify.protocol.Shorten;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.StringReader;
@@ -72,11 +74,8 @@ public final class Hub4jGateway implements GitHubGateway {
     private final ApiHttp http;
     private final Map<Long, GitHub> clients = new ConcurrentHashMap<>();
     private final Map<Long, Token> tokens = new ConcurrentHashMap<>();
-    /** The core rate limit left per installation, as the answers to its writes last reported it. */
-    private final Map<Long, Integer> writesRemaining = new ConcurrentHashMap<>();
-    /** GITHUB_API_URL without a trailing slash, and its path: where the writes go, and how routes are named. */
-    private final String apiBase;
-    private final String apiPath;
+    /** The requests made without hub4j: the App's own calls and the outbox's writes. */
+    private final ApiRequests requests;
 
     private record Token(String value, Instant refreshAt) {
     }
@@ -93,8 +92,9 @@ public final class Hub4jGateway implements GitHubGateway {
         this.jwt = jwt;
         this.metrics = metrics;
         this.http = new ApiHttp(timeout);
-        this.apiBase = apiUrl.replaceAll("/+$", "");
-        this.apiPath = URI.create(apiBase).getPath();
+        String apiBase = apiUrl.replaceAll("/+$", "");
+        String apiPath = URI.create(apiBase).getPath();
+        this.requests = new ApiRequests(apiBase, apiPath, http, metrics, clock);
         this.connector = new ApiHttpConnector(http, apiPath, metrics::githubCall);
         try {
             this.app = builder().withAuthorizationProvider(() -> "Bearer " + jwt.token()).build();
@@ -123,7 +123,7 @@ public final class Hub4jGateway implements GitHubGateway {
     public DeliveryPage deliveries(String cursor) {
         String path = "/app/hook/deliveries?per_page=100" + (cursor == null ? ""
                 : "&cursor=" + java.net.URLEncoder.encode(cursor, java.nio.charset.StandardCharsets.UTF_8));
-        ApiHttp.Answer r = exchange("list the App's deliveries", "GET", path,
+        ApiHttp.Answer r = requests.exchange("list the App's deliveries", "GET", path,
                 "Bearer " + jwt.token(), null, null);
         try {
             List<Delivery> out = new java.util.ArrayList<>();
@@ -142,7 +142,7 @@ public final class Hub4jGateway implements GitHubGateway {
 
     @Override
     public void redeliver(long id) {
-        exchange("redeliver delivery " + id, "POST", "/app/hook/deliveries/" + id + "/attempts",
+        requests.exchange("redeliver delivery " + id, "POST", "/app/hook/deliveries/" + id + "/attempts",
                 "Bearer " + jwt.token(), null, null);
     }
 
@@ -251,15 +251,8 @@ public final class Hub4jGateway implements GitHubGateway {
                 out.put(installation, remaining);
             }
         });
-        out.putAll(writesRemaining); // most calls are writes: theirs is the latest figure
+        out.putAll(requests.writesRemaining()); // most calls are writes: theirs is the latest figure
         return out;
-    }
-
-    private static String brief(String s) {
-        if (s == null) {
-            return "";
-        }
-        return Shorten.to(s.replaceAll("\\s+", " "), 300);
     }
 
     // ---- installation tokens -------------------------------------------------------------------
@@ -333,83 +326,9 @@ public final class Hub4jGateway implements GitHubGateway {
         return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
     }
 
-    /** A write as the installation ({@link #exchange}); answers the response's body. */
+    /** A write as the installation ({@link ApiRequests#exchange}); answers the response's body. */
     private String write(long installation, String what, String method, String path, Object body) throws IOException {
-        return text(exchange(what, method, path, "token " + token(installation), body, installation));
-    }
-
-    /**
-     * A request the gateway makes without hub4j (the App's own calls, the outbox's writes), with
-     * {@code authorization}, {@code body} sent as JSON (none when null), timed like every other
-     * call. Fails as a hub4j call of the gateway does: no answer (a reset, a timeout) with status
-     * -1, which the outbox counts as uncertain; a rate limit (429, or 403 with {@code Retry-After},
-     * {@code gh-limited-by}, no core requests left, or a message that says rate limit) with
-     * GitHub's wait, or a minute; any other
-     * status with its message. A 401 is left to the caller. {@code installation}: whose rate limit
-     * the answer reports ({@link #rateLimitRemaining}), null for the App's own calls.
-     */
-    private ApiHttp.Answer exchange(String what, String method, String path, String authorization, Object body,
-                                    Long installation) {
-        URI uri = URI.create(apiBase + path);
-        Map<String, List<String>> headers = Map.of("Accept", List.of("application/vnd.github+json"),
-                "X-GitHub-Api-Version", List.of("2022-11-28"), "Authorization", List.of(authorization));
-        byte[] bytes;
-        try {
-            bytes = body == null ? null : json.writeValueAsBytes(body);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-        String route = ApiRoutes.of(apiPath, uri.getPath());
-        long start = System.nanoTime();
-        ApiHttp.Answer r;
-        try {
-            r = http.send(method, uri, headers, bytes, bytes == null ? null : "application/json");
-        } catch (IOException e) {
-            metrics.githubCall(method, route, "io_error", start);
-            throw new GitHubApiException(what + ": no response: " + e, -1, null, false, e);
-        }
-        int status = r.status();
-        metrics.githubCall(method, route, status / 100 == 2 ? "2xx" : String.valueOf(status), start);
-        java.util.function.Function<String, String> header = r::header;
-        String remaining = header.apply("X-RateLimit-Remaining");
-        if (installation != null && remaining != null && header.apply("X-RateLimit-Limit") != null) {
-            try {
-                writesRemaining.put(installation, Integer.parseInt(remaining.strip()));
-            } catch (NumberFormatException ignored) {
-                // not a figure: keep the last one
-            }
-        }
-        if (status / 100 == 2) {
-            return r;
-        }
-        if (status == 429 || status == 403 && (header.apply("Retry-After") != null
-                || header.apply("gh-limited-by") != null || "0".equals(remaining) || saysRateLimit(r))) {
-            Duration d = RetryAfter.of(header, clock);
-            Duration wait = d == null ? RetryAfter.SECONDARY_DEFAULT : d;
-            throw new GitHubApiException(what + ": GitHub rate limit reached (HTTP " + status + "); retry in "
-                    + wait.toSeconds() + " s", status, wait, true, null);
-        }
-        if (status == 404) {
-            throw new GitHubApiException(what + ": HTTP 404 (not found, or the app lacks access)", 404, null, false,
-                    null);
-        }
-        throw new GitHubApiException(what + ": HTTP " + status + " " + brief(text(r)), status,
-                RetryAfter.of(header, clock), false, null);
-    }
-
-    /**
-     * Whether a 403's message is GitHub's for a rate limit ("You have exceeded a secondary rate
-     * limit", "API rate limit exceeded"): GitHub may answer a secondary limit with none of the
-     * headers that say so, and a core limit left (X-RateLimit-Remaining above 0); taken for a
-     * refusal, the effect would be given up for good.
-     */
-    private static boolean saysRateLimit(ApiHttp.Answer r) {
-        return text(r).toLowerCase(java.util.Locale.ROOT).contains("rate limit");
-    }
-
-    /** An answer's body as text (GitHub's API answers in UTF-8). */
-    private static String text(ApiHttp.Answer r) {
-        return new String(r.body(), java.nio.charset.StandardCharsets.UTF_8);
+        return text(requests.exchange(what, method, path, "token " + token(installation), body, installation));
     }
 
     // ---- the calls -------------------------------------------------------------------------------
@@ -570,7 +489,7 @@ public final class Hub4jGateway implements GitHubGateway {
     @Override
     public java.util.OptionalLong installationOf(RepoRef repo) {
         try {
-            ApiHttp.Answer r = exchange("the App's installation on " + repo, "GET", repoPath(repo) + "/installation",
+            ApiHttp.Answer r = requests.exchange("the App's installation on " + repo, "GET", repoPath(repo) + "/installation",
                     "Bearer " + jwt.token(), null, null);
             long id = json.readTree(r.body()).path("id").asLong(0);
             if (id <= 0) {
@@ -592,7 +511,7 @@ public final class Hub4jGateway implements GitHubGateway {
     @Override
     public Optional<String> loginOf(String userToken) {
         try {
-            ApiHttp.Answer r = exchange("who a user token belongs to", "GET", "/user", "Bearer " + userToken, null,
+            ApiHttp.Answer r = requests.exchange("who a user token belongs to", "GET", "/user", "Bearer " + userToken, null,
                     null);
             String login = json.readTree(r.body()).path("login").asText("");
             return login.isEmpty() ? Optional.empty() : Optional.of(login);
@@ -612,7 +531,7 @@ public final class Hub4jGateway implements GitHubGateway {
         return call(installation, what, () -> {
             Set<String> out = new HashSet<>();
             for (int page = 1; ; page++) {
-                ApiHttp.Answer r = exchange(what, "GET", "/orgs/" + segment(org) + "/teams/" + segment(slug)
+                ApiHttp.Answer r = requests.exchange(what, "GET", "/orgs/" + segment(org) + "/teams/" + segment(slug)
                         + "/members?per_page=100&page=" + page, "token " + token(installation), null, installation);
                 JsonNode members = json.readTree(r.body());
                 if (!members.isArray()) {
@@ -649,7 +568,7 @@ public final class Hub4jGateway implements GitHubGateway {
     public long createCheckRun(long installation, RepoRef repo, CheckRunOutput run) {
         String what = "create check run on " + repo + "@" + run.headSha();
         return call(installation, what, () -> {
-            Map<String, Object> body = checkRunBody(run);
+            Map<String, Object> body = run.requestBody();
             body.put("name", run.name());
             body.put("head_sha", run.headSha());
             String answer = write(installation, what, "POST", repoPath(repo) + "/check-runs", body);
@@ -666,21 +585,6 @@ public final class Hub4jGateway implements GitHubGateway {
     public void updateCheckRun(long installation, RepoRef repo, long id, CheckRunOutput run) {
         String what = "update check run " + id + " on " + repo;
         call(installation, what, () -> write(installation, what, "PATCH", repoPath(repo) + "/check-runs/" + id,
-                checkRunBody(run)));
-    }
-
-    /** What a create and an update both send: completed, the conclusion, the output, the evaluation's id. */
-    private static Map<String, Object> checkRunBody(CheckRunOutput run) {
-        Map<String, Object> body = new java.util.LinkedHashMap<>();
-        body.put("external_id", run.externalId());
-        if (run.detailsUrl() != null) {
-            body.put("details_url", run.detailsUrl());
-        }
-        body.put("status", "completed");
-        body.put("conclusion", run.conclusion());
-        body.put("completed_at", java.time.format.DateTimeFormatter.ISO_INSTANT.format(
-                run.completedAt().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
-        body.put("output", Map.of("title", run.title(), "summary", run.summary()));
-        return body;
+                run.requestBody()));
     }
 }
