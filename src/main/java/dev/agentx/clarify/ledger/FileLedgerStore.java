@@ -27,6 +27,8 @@ import java.util.stream.Stream;
 
 /** Ledgers as {@code <state>/clarifications/issue-N.json}, one file per issue, written atomically under lock. */
 public final class FileLedgerStore implements LedgerStore, OpenRecords {
+    /** The folder of the state folder where each agent's open records are marked (docs/protocol.md). */
+    public static final String OPEN_RECORDS = "open-records";
     private static final String PREFIX = "issue-";
     private static final String SUFFIX = ".json";
 

@@ -43,7 +43,7 @@ final class OpenRecordMarks {
 
     /** @param stateDir the {@code .agentx/state} folder */
     OpenRecordMarks(Path stateDir) {
-        this.dir = stateDir.resolve("open-records");
+        this.dir = stateDir.resolve(FileLedgerStore.OPEN_RECORDS);
     }
 
     /** The agents {@code ledger} holds open (none for null: no ledger). */

@@ -131,8 +131,21 @@ final class DataDirSide implements Side {
             for (Path file : files) {
                 Files.deleteIfExists(file);
             }
+            deleteTree(state.resolve(dev.agentx.clarify.ledger.FileLedgerStore.OPEN_RECORDS));
         } catch (IOException e) {
             throw new UncheckedIOException(e.getMessage(), e);
+        }
+    }
+
+    /** Removes {@code dir} and all it holds; nothing when it is missing. */
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
         }
     }
 
