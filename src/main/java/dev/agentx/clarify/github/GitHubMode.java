@@ -280,10 +280,26 @@ public final class GitHubMode implements AutoCloseable {
         String version = java.util.Objects.requireNonNullElse(GitHubMode.class.getPackage().getImplementationVersion(),
                 "dev");
         return new RemoteMcp(McpSettings.fromEnv(options.environment()), github, clock, metrics, version,
-                this::servedRepositories, this::repository, actors, mirror, outbox, unit, ctx -> {
+                names, repositoryLookup(github, settings), this::repository, actors, mirror, outbox, unit, ctx -> {
                     worker.sendQueued();
                     handler.afterRemoteCommand(ctx);
                 }, folders, listen);
+    }
+
+    /**
+     * The repository a name is on GitHub now, with its id, as an installation sees it: for a name
+     * {@code /mcp} is called with that no delivery recorded yet.
+     */
+    private static java.util.function.BiFunction<Long, RepoRef, Optional<RepoRef>> repositoryLookup(
+            GitHubGateway github, GitHubSettings settings) {
+        if (github instanceof Hub4jGateway hub4j) {
+            return new dev.agentx.clarify.github.api.RepositoryLookup(settings.apiUrl(), hub4j,
+                    Hub4jGateway.DEFAULT_TIMEOUT)::repositoryOf;
+        }
+        return (installation, repo) -> {
+            throw new dev.agentx.clarify.github.api.GitHubApiException("the repository " + repo
+                    + " cannot be looked up through " + github.getClass().getSimpleName(), -1, null, false, null);
+        };
     }
 
     /** Counted from each repository's active-ledger index (only ledgers that changed are read again). */
