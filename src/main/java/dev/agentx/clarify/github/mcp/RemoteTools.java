@@ -111,7 +111,8 @@ final class RemoteTools {
         try {
             RepoRef asked = named(caller, named);
             long installation = installation(asked);
-            Found found = byId(asked, installation);
+            Found found = byId(asked, installation,
+                    caller instanceof Caller.ActionsRun run ? run.repositoryId() : 0);
             RepoRef ref = found.ref();
             LocalMode local = repositories.apply(ref);
             Actors roles = actors.with(local.config());
@@ -183,11 +184,14 @@ final class RemoteTools {
     /**
      * The repository named {@code asked}, with its id: the id recorded for the name (renames and
      * transfers the server saw followed), else the one GitHub gives the name as the installation
-     * sees it; refused when it cannot see it.
+     * sees it; refused when it cannot see it. {@code runsIn}: the id of the repository an Actions
+     * token's run is in (0: not known); a recorded id that is another (a name that has passed to
+     * another repository, the server not told yet) is asked of GitHub, and the run is refused
+     * unless GitHub's is its own.
      */
-    private Found byId(RepoRef asked, long installation) {
+    private Found byId(RepoRef asked, long installation, long runsIn) {
         Optional<RepoRef> known = names.byName(asked.fullName());
-        if (known.isPresent()) {
+        if (known.isPresent() && (runsIn == 0 || known.get().id() == runsIn)) {
             return new Found(known.get(), false);
         }
         Optional<RepoRef> seen = lookup.apply(installation, asked);
@@ -196,6 +200,12 @@ final class RemoteTools {
             throw new ClarifyException(ErrorCode.NOT_PERMITTED, "The AgentX Clarify App does not serve "
                     + asked.fullName() + ": its installation " + installation + " cannot see that repository. "
                     + "Name a repository the App is installed on.");
+        }
+        if (runsIn != 0 && seen.get().id() != runsIn) {
+            metrics.mcpRefused("repository");
+            throw new ClarifyException(ErrorCode.NOT_PERMITTED, "This token is a workflow run's of the repository "
+                    + "with id " + runsIn + "; " + asked.fullName() + " is the repository with id " + seen.get().id()
+                    + " on GitHub: it may act on its own repository only.");
         }
         return new Found(seen.get(), true);
     }

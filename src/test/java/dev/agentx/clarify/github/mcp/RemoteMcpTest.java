@@ -155,6 +155,31 @@ class RemoteMcpTest {
                 "only the first question under the old name");
     }
 
+    @Test
+    void anActionsRunInARepositoryThatTookTheNameSinceActsOnItsOwnRepository() {
+        // the name has passed to another repository (id 999); no delivery told the server yet
+        rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO)).willReturn(okJson("{\"id\":999,"
+                + "\"name\":\"Hello-World\",\"owner\":{\"login\":\"Codertocat\"}}")));
+        McpSyncClient agent = client(issuer.sign(issuer.claims(REPO, AGENT_WORKFLOW, "agentx", rig.clock.instant())
+                .claim("repository_id", "999").build()));
+        McpSchema.CallToolResult r = McpRig.call(agent, "clarify_ask", ask(46));
+        assertFalse(r.isError(), McpRig.text(r));
+        assertTrue(McpRig.text(r).startsWith("CLR-46-001 asked"), McpRig.text(r));
+        assertEquals(List.of(1), mode.repository(GitHubRig.REPO).ledgers().issues(), "not the old repository's state");
+        assertEquals(List.of(46), mode.repository(new dev.agentx.clarify.github.RepoRef("Codertocat", "Hello-World",
+                999)).ledgers().issues());
+    }
+
+    @Test
+    void anActionsRunOfAnotherRepositoryIdIsRefusedThoughTheNameIsItsOwn() {
+        rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO)).willReturn(okJson("{\"id\":"
+                + GitHubRig.REPO.id() + ",\"name\":\"Hello-World\",\"owner\":{\"login\":\"Codertocat\"}}")));
+        McpSyncClient agent = client(issuer.sign(issuer.claims(REPO, AGENT_WORKFLOW, "agentx", rig.clock.instant())
+                .claim("repository_id", "999").build()));
+        assertRefused(McpRig.call(agent, "clarify_ask", ask(44)), "it may act on its own repository only");
+        nothingPostedOrWritten();
+    }
+
     // ---- refusals: each with nothing posted and nothing written --------------------------------
 
     @Test
