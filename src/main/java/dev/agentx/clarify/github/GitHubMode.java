@@ -280,7 +280,7 @@ public final class GitHubMode implements AutoCloseable {
         String version = java.util.Objects.requireNonNullElse(GitHubMode.class.getPackage().getImplementationVersion(),
                 "dev");
         return new RemoteMcp(McpSettings.fromEnv(options.environment()), github, clock, metrics, version,
-                this::servedRepositories, this::repository, actors, mirror, outbox, unit, ctx -> {
+                names, github::repositoryOf, this::repository, actors, mirror, outbox, unit, ctx -> {
                     worker.sendQueued();
                     handler.afterRemoteCommand(ctx);
                 }, folders, listen);

@@ -116,6 +116,13 @@ public interface GitHubGateway {
     java.util.OptionalLong installationOf(RepoRef repo);
 
     /**
+     * {@code repo} as installation {@code installation} sees it ({@code GET /repos/OWNER/NAME}): the
+     * owner and name GitHub gives it now (an old name leads to a renamed or transferred repository)
+     * and its id; empty when the installation cannot see it (404).
+     */
+    Optional<RepoRef> repositoryOf(long installation, RepoRef repo);
+
+    /**
      * The login a user token belongs to ({@code GET /user} with that token, not as the App), or
      * empty when GitHub does not take the token (401). The token is never logged or kept.
      */

@@ -509,6 +509,20 @@ public final class Hub4jGateway implements GitHubGateway {
     }
 
     @Override
+    public Optional<RepoRef> repositoryOf(long installation, RepoRef repo) {
+        String what = "repository " + repo + " as installation " + installation + " sees it";
+        try {
+            return Optional.of(RepositoryLookup.read(what, call(installation, what, () -> requests.exchange(what,
+                    "GET", repoPath(repo), "token " + token(installation), null, installation).body())));
+        } catch (GitHubApiException e) {
+            if (e.notFound()) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    @Override
     public Optional<String> loginOf(String userToken) {
         try {
             ApiHttp.Answer r = requests.exchange("who a user token belongs to", "GET", "/user", "Bearer " + userToken, null,

@@ -104,7 +104,18 @@ final class ActionsTokens {
             throw new Refused("it has no repository or workflow_ref claim (not a GitHub Actions token)");
         }
         String run = text(claims, "run_id");
-        return new Caller.ActionsRun(repository, workflowRef, run == null ? String.valueOf(claims.getSubject()) : run);
+        String id = text(claims, "repository_id");
+        long repositoryId;
+        try {
+            repositoryId = id == null ? 0 : Long.parseLong(id.strip());
+        } catch (NumberFormatException e) {
+            throw new Refused("its repository_id claim is not a number");
+        }
+        if (repositoryId < 0) {
+            throw new Refused("its repository_id claim is not a number");
+        }
+        return new Caller.ActionsRun(repository, repositoryId, workflowRef,
+                run == null ? String.valueOf(claims.getSubject()) : run);
     }
 
     private static String text(JWTClaimsSet claims, String name) {

@@ -25,10 +25,11 @@ public sealed interface Caller {
     }
 
     /**
-     * A GitHub Actions workflow run: the repository it runs in (the only one it may act on), the
-     * workflow file and ref it runs ({@code workflow_ref}: {@code OWNER/NAME/PATH@REF}) and the run.
+     * A GitHub Actions workflow run: the repository it runs in (the only one it may act on), by
+     * name and by GitHub's id ({@code repository_id}; 0 when the token has none), the workflow file
+     * and ref it runs ({@code workflow_ref}: {@code OWNER/NAME/PATH@REF}) and the run.
      */
-    record ActionsRun(String repository, String workflowRef, String runId) implements Caller {
+    record ActionsRun(String repository, long repositoryId, String workflowRef, String runId) implements Caller {
         @Override
         public String key() {
             return "actions:" + workflowRef.toLowerCase(java.util.Locale.ROOT) + "#" + runId;

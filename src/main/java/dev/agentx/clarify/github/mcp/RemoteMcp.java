@@ -3,6 +3,7 @@ package dev.agentx.clarify.github.mcp;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.github.RepositoryNames;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.github.handlers.Actors;
 import dev.agentx.clarify.github.handlers.IssueContext;
@@ -30,9 +31,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -61,11 +63,14 @@ public final class RemoteMcp implements AutoCloseable {
 
     /**
      * {@code ledgerFolder}: a repository's ledger folder on the file store (its waits watch it), or
-     * null on PostgreSQL (the database's notifications are handed to {@link #changed}); {@code listen}
-     * starts listening for them, run once, at the first wait.
+     * null on PostgreSQL (the database's notifications are handed to {@link #changed}), by the
+     * repository's state key (its id); {@code listen} starts listening for them, run once, at the
+     * first wait. {@code names} finds a named repository's id; {@code lookup} asks GitHub for the id
+     * of a name not recorded, as an installation sees the repository (empty: it cannot see it).
      */
     public RemoteMcp(McpSettings settings, GitHubGateway github, Clock clock, ServerMetrics metrics, String version,
-                     Supplier<List<String>> served, Function<RepoRef, LocalMode> repositories, Actors actors,
+                     RepositoryNames names, BiFunction<Long, RepoRef, Optional<RepoRef>> lookup,
+                     Function<RepoRef, LocalMode> repositories, Actors actors,
                      IssueMirror mirror, Outbox outbox, UnitOfWork unit, Consumer<IssueContext> afterCommand,
                      Function<String, Path> ledgerFolder, Runnable listen) {
         McpJsonMapper json = new JacksonMcpJsonMapper(new ObjectMapper());
@@ -77,7 +82,7 @@ public final class RemoteMcp implements AutoCloseable {
         BearerAuth auth = new BearerAuth(new UserTokens(github, clock),
                 new ActionsTokens(settings.oidcIssuer(), settings.oidcAudience(), clock));
         this.transport = new StreamableHttp(json, auth, limits, settings, metrics);
-        RemoteTools tools = new RemoteTools(served, repositories, github, actors, mirror, outbox, unit, afterCommand,
+        RemoteTools tools = new RemoteTools(names, lookup, repositories, github, actors, mirror, outbox, unit, afterCommand,
                 changes, timer, readers, limits, metrics, clock);
         Scheduler calls = Schedulers.fromExecutorService(commands, "agentx-mcp-call");
         this.server = McpServer.async(transport)

@@ -2,6 +2,7 @@ package dev.agentx.clarify.github.mcp;
 
 import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.github.RepoRef;
+import dev.agentx.clarify.github.RepositoryNames;
 import dev.agentx.clarify.github.api.GitHubApiException;
 import dev.agentx.clarify.github.api.GitHubGateway;
 import dev.agentx.clarify.github.handlers.Actors;
@@ -35,14 +36,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * The tools of {@code agentx mcp} for a remote caller: what the HTTP side adds is only who the
- * caller is and which repository it may touch. A call names its {@code repository}; the server
- * must serve it (its state is in the data dir or database, and the App is installed there); an
+ * caller is and which repository it may touch. A call names its {@code repository}; the App must
+ * be installed on it, and the repository is found by GitHub's id of it, as every other path of
+ * GitHub Mode keeps it: the id recorded for that name ({@link RepositoryNames}), else the id GitHub
+ * gives the name as the installation sees it (a repository the server has not heard of yet, or a
+ * rename it has not seen: recorded before the call writes). An
  * Actions run may act only on its own repository; the caller's role comes from the repository's
  * {@code [roles]} (a user's login or team, and the user must be able to read the repository; a
  * run's workflow file). Then the call is {@link ClarifyTools}'s, acting as that role, its commands
@@ -53,7 +57,8 @@ final class RemoteTools {
     /** How long a repository's installation (or its absence) is kept. */
     static final Duration INSTALLATION_CACHE = Duration.ofMinutes(5);
 
-    private final Supplier<List<String>> served;
+    private final RepositoryNames names;
+    private final BiFunction<Long, RepoRef, Optional<RepoRef>> lookup;
     private final Function<RepoRef, LocalMode> repositories;
     private final GitHubGateway github;
     private final Actors actors;
@@ -72,11 +77,17 @@ final class RemoteTools {
     private record Installed(OptionalLong id, Instant until) {
     }
 
-    RemoteTools(Supplier<List<String>> served, Function<RepoRef, LocalMode> repositories, GitHubGateway github,
+    /**
+     * {@code lookup}: the repository with a name as installation sees it now, with its id, or empty
+     * when it cannot see it ({@code GET /repos/OWNER/NAME}).
+     */
+    RemoteTools(RepositoryNames names, BiFunction<Long, RepoRef, Optional<RepoRef>> lookup,
+                Function<RepoRef, LocalMode> repositories, GitHubGateway github,
                 Actors actors, IssueMirror mirror, Outbox outbox, UnitOfWork unit, Consumer<IssueContext> afterCommand,
                 RepositoryChanges changes, ScheduledExecutorService timer, Executor readers, CallerLimits limits,
                 ServerMetrics metrics, Clock clock) {
-        this.served = served;
+        this.names = names;
+        this.lookup = lookup;
         this.repositories = repositories;
         this.github = github;
         this.actors = actors;
@@ -98,12 +109,19 @@ final class RemoteTools {
         Map<String, Object> args = new HashMap<>(arguments == null ? Map.of() : arguments);
         Object named = args.remove(ToolCatalogue.REPOSITORY);
         try {
-            RepoRef ref = repository(caller, named);
-            long installation = installation(ref);
+            RepoRef asked = named(caller, named);
+            long installation = installation(asked);
+            Found found = byId(asked, installation,
+                    caller instanceof Caller.ActionsRun run ? run.repositoryId() : 0);
+            RepoRef ref = found.ref();
             LocalMode local = repositories.apply(ref);
             Actors roles = actors.with(local.config());
             List<String> mine = roles(caller, ref, installation, roles);
             String role = pick(mine, tool, args, local);
+            if (found.fromGitHub()) {
+                // the repository's id and current name, as a delivery naming it would record them
+                ref = names.seen(ref, installation, clock.instant());
+            }
             Optional<Runnable> release = Optional.empty();
             if (waits(tool, args)) {
                 StringBuilder why = new StringBuilder();
@@ -115,7 +133,7 @@ final class RemoteTools {
             ToolCommands commands = new IssueCommands(local, ref, installation, mirror, outbox, unit, afterCommand);
             McpWorkspace ws = new McpWorkspace(role, clock, local.engine(), local.ledgers(), local.statuses(),
                     local.activeLedgers(), () -> ToolCommands.NO_PASS, List::of, null, commands);
-            Waits waits = new Waits(changes.of(ref.fullName()), timer, readers);
+            Waits waits = new Waits(changes.of(ref.stateKey()), timer, readers);
             CompletableFuture<ToolResult> result = new ClarifyTools(ws, waits).call(tool, args, ended);
             release.ifPresent(r -> result.whenComplete((v, e) -> r.run()));
             return result;
@@ -138,8 +156,8 @@ final class RemoteTools {
                 && w != null && !String.valueOf(w).strip().matches("0+(\\.0*)?");
     }
 
-    /** The repository the call names, as the server keeps it; refused unless the caller may act on it and it is served. */
-    private RepoRef repository(Caller caller, Object named) {
+    /** The repository the call names; refused unless the caller may act on it. */
+    private RepoRef named(Caller caller, Object named) {
         if (!(named instanceof String text) || text.isBlank()) {
             throw new ClarifyException(ErrorCode.USAGE, "argument '" + ToolCatalogue.REPOSITORY + "' is required: "
                     + "the repository, OWNER/NAME.");
@@ -156,15 +174,40 @@ final class RemoteTools {
             throw new ClarifyException(ErrorCode.NOT_PERMITTED, "This token is a workflow run's of " + run.repository()
                     + ": it may act on that repository only, not " + asked.fullName() + ".");
         }
-        for (String repo : served.get()) {
-            if (repo.equalsIgnoreCase(asked.fullName())) {
-                return RepoRef.parse(repo);
-            }
+        return asked;
+    }
+
+    /** A repository with its id, and whether GitHub gave the id (the server has no record of the name). */
+    private record Found(RepoRef ref, boolean fromGitHub) {
+    }
+
+    /**
+     * The repository named {@code asked}, with its id: the id recorded for the name (renames and
+     * transfers the server saw followed), else the one GitHub gives the name as the installation
+     * sees it; refused when it cannot see it. {@code runsIn}: the id of the repository an Actions
+     * token's run is in (0: not known); a recorded id that is another (a name that has passed to
+     * another repository, the server not told yet) is asked of GitHub, and the run is refused
+     * unless GitHub's is its own.
+     */
+    private Found byId(RepoRef asked, long installation, long runsIn) {
+        Optional<RepoRef> known = names.byName(asked.fullName());
+        if (known.isPresent() && (runsIn == 0 || known.get().id() == runsIn)) {
+            return new Found(known.get(), false);
         }
-        metrics.mcpRefused("repository");
-        throw new ClarifyException(ErrorCode.NOT_PERMITTED, "The AgentX Clarify App does not serve " + asked.fullName()
-                + " here: it keeps no clarifications of it. Install the App on it and comment /clarify there once, "
-                + "or name a repository it serves.");
+        Optional<RepoRef> seen = lookup.apply(installation, asked);
+        if (seen.isEmpty()) {
+            metrics.mcpRefused("repository");
+            throw new ClarifyException(ErrorCode.NOT_PERMITTED, "The AgentX Clarify App does not serve "
+                    + asked.fullName() + ": its installation " + installation + " cannot see that repository. "
+                    + "Name a repository the App is installed on.");
+        }
+        if (runsIn != 0 && seen.get().id() != runsIn) {
+            metrics.mcpRefused("repository");
+            throw new ClarifyException(ErrorCode.NOT_PERMITTED, "This token is a workflow run's of the repository "
+                    + "with id " + runsIn + "; " + asked.fullName() + " is the repository with id " + seen.get().id()
+                    + " on GitHub: it may act on its own repository only.");
+        }
+        return new Found(seen.get(), true);
     }
 
     /** The App's installation on the repository; refused when it is not installed there (kept a few minutes). */
@@ -178,8 +221,9 @@ final class RemoteTools {
         }
         if (i.id().isEmpty()) {
             metrics.mcpRefused("repository");
-            throw new ClarifyException(ErrorCode.NOT_PERMITTED, "The AgentX Clarify App is not installed on "
-                    + ref.fullName() + ", so it serves it no more.");
+            throw new ClarifyException(ErrorCode.NOT_PERMITTED, "The AgentX Clarify App does not serve "
+                    + ref.fullName() + ": it is not installed on it. Install the App on it, or name a repository "
+                    + "it is installed on.");
         }
         return i.id().getAsLong();
     }

@@ -70,6 +70,9 @@ final class FakeOidcIssuer implements AutoCloseable {
                 .subject("repo:" + repository + ":ref:refs/heads/main").issueTime(Date.from(now))
                 .notBeforeTime(Date.from(now)).expirationTime(Date.from(now.plusSeconds(300)))
                 .claim("repository", repository).claim("repository_owner", repository.split("/")[0])
+                .claim("repository_id", String.valueOf(repository.equalsIgnoreCase(
+                        dev.agentx.clarify.github.support.GitHubRig.REPO.fullName())
+                        ? dev.agentx.clarify.github.support.GitHubRig.REPO.id() : Math.abs(repository.hashCode())))
                 .claim("workflow_ref", repository + "/" + workflowFile + "@refs/heads/main")
                 .claim("run_id", "1234").claim("ref", "refs/heads/main");
     }

@@ -5,6 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
+
 import com.nimbusds.jwt.JWTClaimsSet;
 import dev.agentx.clarify.github.GitHubMode;
 import dev.agentx.clarify.github.support.GitHubRig;
@@ -120,6 +126,58 @@ class RemoteMcpTest {
         rig.mode().drain();
         String posted = rig.comments(43).get(0);
         assertTrue(posted.contains("**engineer** asks **architect**") && posted.contains("Postgres or SQLite"), posted);
+    }
+
+    @Test
+    void aRenameTheServerHasNotHeardOfIsFollowedByTheRepositorysIdAsGitHubGivesIt() {
+        String universe = "/repos/Codertocat/Hello-Universe";
+        // GitHub knows the repository by its new name; no delivery has told the server of the rename
+        rig.wiremock.stubFor(get(urlPathEqualTo(universe + "/installation")).atPriority(1).willReturn(okJson(
+                "{\"id\":" + McpRig.INSTALLATION + ",\"app_id\":" + GitHubRig.APP_ID + "}")));
+        rig.wiremock.stubFor(get(urlPathEqualTo(universe)).willReturn(okJson("{\"id\":" + GitHubRig.REPO.id()
+                + ",\"name\":\"Hello-Universe\",\"full_name\":\"Codertocat/Hello-Universe\","
+                + "\"owner\":{\"login\":\"Codertocat\"}}")));
+        rig.wiremock.stubFor(get(urlPathMatching(universe + "/collaborators/eng/permission")).willReturn(okJson(
+                "{\"permission\":\"write\",\"user\":{\"login\":\"eng\"}}")));
+        rig.wiremock.stubFor(get(urlPathMatching(universe + "/issues/\\d+/comments")).willReturn(okJson("[]")));
+        rig.wiremock.stubFor(com.github.tomakehurst.wiremock.client.WireMock.post(urlPathMatching(universe + "/issues/\\d+/comments")).willReturn(aResponse()
+                .withStatus(201).withHeader("Content-Type", "application/json").withBody("{\"id\": 778}")));
+
+        McpSchema.CallToolResult r = McpRig.call(client("gho_eng"), "clarify_ask", Map.of("repository",
+                "Codertocat/Hello-Universe", "issue", 1, "to", "architect", "question", "And which queue?"));
+        assertFalse(r.isError(), McpRig.text(r));
+        // the same repository, by its id: its thread on #1 goes on counting, and it is posted under the new name
+        assertTrue(McpRig.text(r).startsWith("CLR-1-002 asked: engineer -> architect"), McpRig.text(r));
+        assertEquals("Hello-Universe", mode.names().record(GitHubRig.REPO.id()).orElseThrow().name());
+        rig.mode().drain();
+        assertEquals(1, rig.requests("POST", universe + "/issues/1/comments").size());
+        assertEquals(1, rig.requests("POST", GitHubRig.API_REPO + "/issues/\\d+/comments").size(),
+                "only the first question under the old name");
+    }
+
+    @Test
+    void anActionsRunInARepositoryThatTookTheNameSinceActsOnItsOwnRepository() {
+        // the name has passed to another repository (id 999); no delivery told the server yet
+        rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO)).willReturn(okJson("{\"id\":999,"
+                + "\"name\":\"Hello-World\",\"owner\":{\"login\":\"Codertocat\"}}")));
+        McpSyncClient agent = client(issuer.sign(issuer.claims(REPO, AGENT_WORKFLOW, "agentx", rig.clock.instant())
+                .claim("repository_id", "999").build()));
+        McpSchema.CallToolResult r = McpRig.call(agent, "clarify_ask", ask(46));
+        assertFalse(r.isError(), McpRig.text(r));
+        assertTrue(McpRig.text(r).startsWith("CLR-46-001 asked"), McpRig.text(r));
+        assertEquals(List.of(1), mode.repository(GitHubRig.REPO).ledgers().issues(), "not the old repository's state");
+        assertEquals(List.of(46), mode.repository(new dev.agentx.clarify.github.RepoRef("Codertocat", "Hello-World",
+                999)).ledgers().issues());
+    }
+
+    @Test
+    void anActionsRunOfAnotherRepositoryIdIsRefusedThoughTheNameIsItsOwn() {
+        rig.wiremock.stubFor(get(urlPathEqualTo(GitHubRig.API_REPO)).willReturn(okJson("{\"id\":"
+                + GitHubRig.REPO.id() + ",\"name\":\"Hello-World\",\"owner\":{\"login\":\"Codertocat\"}}")));
+        McpSyncClient agent = client(issuer.sign(issuer.claims(REPO, AGENT_WORKFLOW, "agentx", rig.clock.instant())
+                .claim("repository_id", "999").build()));
+        assertRefused(McpRig.call(agent, "clarify_ask", ask(44)), "it may act on its own repository only");
+        nothingPostedOrWritten();
     }
 
     // ---- refusals: each with nothing posted and nothing written --------------------------------

@@ -112,6 +112,11 @@ public final class FlakyGitHub implements GitHubGateway {
     }
 
     @Override
+    public Optional<RepoRef> repositoryOf(long installation, RepoRef repo) {
+        return Optional.empty();
+    }
+
+    @Override
     public Optional<String> loginOf(String userToken) {
         return Optional.empty();
     }
