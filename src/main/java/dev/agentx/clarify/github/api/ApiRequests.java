@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -114,6 +115,23 @@ final class ApiRequests {
     /** An answer's body as text (GitHub's API answers in UTF-8). */
     static String text(ApiHttp.Answer r) {
         return new String(r.body(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** As {@link GitHubGateway#loginOf}: {@code GET /user} with the user's token, not as the App. */
+    Optional<String> loginOf(String userToken) {
+        try {
+            ApiHttp.Answer r = exchange("who a user token belongs to", "GET", "/user", "Bearer " + userToken, null,
+                    null);
+            String login = json.readTree(r.body()).path("login").asText("");
+            return login.isEmpty() ? Optional.empty() : Optional.of(login);
+        } catch (GitHubApiException e) {
+            if (e.status() == 401) {
+                return Optional.empty();
+            }
+            throw e;
+        } catch (IOException e) {
+            throw new GitHubApiException("who a user token belongs to: GitHub's answer is not JSON", 200, null, false, e);
+        }
     }
 
     /** {@code s} on one line, cut to 300 characters: GitHub's message in an error. */

@@ -524,19 +524,7 @@ public final class Hub4jGateway implements GitHubGateway {
 
     @Override
     public Optional<String> loginOf(String userToken) {
-        try {
-            ApiHttp.Answer r = requests.exchange("who a user token belongs to", "GET", "/user", "Bearer " + userToken, null,
-                    null);
-            String login = json.readTree(r.body()).path("login").asText("");
-            return login.isEmpty() ? Optional.empty() : Optional.of(login);
-        } catch (GitHubApiException e) {
-            if (e.status() == 401) {
-                return Optional.empty();
-            }
-            throw e;
-        } catch (IOException e) {
-            throw new GitHubApiException("who a user token belongs to: GitHub's answer is not JSON", 200, null, false, e);
-        }
+        return requests.loginOf(userToken);
     }
 
     @Override
