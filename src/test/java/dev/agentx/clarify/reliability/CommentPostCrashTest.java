@@ -15,12 +15,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
-import dev.agentx.clarify.cli.Main;
 import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.support.GitHubRig;
-import dev.agentx.clarify.github.support.Keys;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
-import dev.agentx.clarify.support.Jvm;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.ProcessLog;
 import java.io.IOException;
@@ -50,22 +47,6 @@ class CommentPostCrashTest {
     @TempDir
     Path dir;
 
-    private Process serve(GitHubRig rig, Path log) throws IOException {
-        ProcessBuilder pb = Jvm.builder(Main.class, "serve");
-        Map<String, String> env = pb.environment();
-        env.remove("JAVA_TOOL_OPTIONS");
-        env.put("GITHUB_APP_ID", String.valueOf(GitHubRig.APP_ID));
-        env.put("GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem());
-        env.put("GITHUB_WEBHOOK_SECRET", GitHubRig.SECRET);
-        env.put("GITHUB_API_URL", rig.wiremock.baseUrl());
-        env.put("AGENTX_DATA_DIR", rig.data.toString());
-        env.put("PORT", "0");
-        env.put("AGENTX_MANAGEMENT_PORT", "0");
-        env.put("AGENTX_REDELIVERY_INTERVAL", "0");
-        env.remove("AGENTX_LOG_FORMAT");
-        return pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    }
-
     @Test
     void aCommentWhosePostWasCutShortByAKillIsNotPostedAgain() throws Exception {
         try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-02-26T10:00:00Z"))) {
@@ -74,7 +55,7 @@ class CommentPostCrashTest {
                     .withHeader("Content-Type", "application/json").withFixedDelay(20_000)
                     .withBody("{\"id\": 901, \"body\": \"posted\"}")));
             Path log1 = dir.resolve("serve-1.log");
-            Process first = serve(rig, log1);
+            Process first = rig.serveProcess(log1);
             try {
                 int port = port(log1);
                 byte[] body = rig.bytes(rig.comment("eng", 1, "/clarify @architect JWT or sessions?"));
@@ -98,7 +79,7 @@ class CommentPostCrashTest {
                     .withHeader("Content-Type", "application/json").withBody("{\"id\": 902, \"body\": \"posted\"}")));
 
             Path log2 = dir.resolve("serve-2.log");
-            Process second = serve(rig, log2);
+            Process second = rig.serveProcess(log2);
             try {
                 int port2 = port(log2);
                 await("the outbox to drain after the restart", () -> rig.request("GET", port2, "/healthz", null, Map.of())

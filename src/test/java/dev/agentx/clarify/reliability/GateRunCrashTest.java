@@ -9,15 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.tomakehurst.wiremock.stubbing.StubMapping;
-import dev.agentx.clarify.cli.Main;
 import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.support.GitHubRig;
-import dev.agentx.clarify.github.support.Keys;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
-import dev.agentx.clarify.support.Jvm;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.ProcessLog;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -43,22 +39,6 @@ class GateRunCrashTest {
     @TempDir
     Path dir;
 
-    private Process serve(GitHubRig rig, Path log) throws IOException {
-        ProcessBuilder pb = Jvm.builder(Main.class, "serve");
-        Map<String, String> env = pb.environment();
-        env.remove("JAVA_TOOL_OPTIONS");
-        env.put("GITHUB_APP_ID", String.valueOf(GitHubRig.APP_ID));
-        env.put("GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem());
-        env.put("GITHUB_WEBHOOK_SECRET", GitHubRig.SECRET);
-        env.put("GITHUB_API_URL", rig.wiremock.baseUrl());
-        env.put("AGENTX_DATA_DIR", rig.data.toString());
-        env.put("PORT", "0");
-        env.put("AGENTX_MANAGEMENT_PORT", "0");
-        env.put("AGENTX_REDELIVERY_INTERVAL", "0");
-        env.remove("AGENTX_LOG_FORMAT");
-        return pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    }
-
     private static void deliver(GitHubRig rig, int port, String event, ObjectNode payload, String id) {
         byte[] body = rig.bytes(payload);
         GitHubRig.Response r = rig.request("POST", port, GitHubSettings.DEFAULT_PATH, body, Map.of(
@@ -76,7 +56,7 @@ class GateRunCrashTest {
     void theRunIsUpdatedRightAfterARestartThatFollowedAKillBetweenTheChangeAndTheUpdate() throws Exception {
         try (GitHubRig rig = new GitHubRig(dir.resolve("data"), MutableClock.at("2026-02-26T10:00:00Z"))) {
             Path log1 = dir.resolve("serve-1.log");
-            Process first = serve(rig, log1);
+            Process first = rig.serveProcess(log1);
             try {
                 int port = port(log1);
                 deliver(rig, port, "pull_request", rig.pullRequest("opened", 2, "Fixes #42", SHA), "d-1");
@@ -97,7 +77,7 @@ class GateRunCrashTest {
             }
 
             Path log2 = dir.resolve("serve-2.log");
-            Process second = serve(rig, log2);
+            Process second = rig.serveProcess(log2);
             try {
                 port(log2);
                 await("the run to hold the merge after the restart", () -> conclusion(rig).equals("action_required"));

@@ -3,16 +3,12 @@ package dev.agentx.clarify.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.agentx.clarify.cli.Main;
 import dev.agentx.clarify.github.GitHubSettings;
 import dev.agentx.clarify.github.support.GitHubRig;
-import dev.agentx.clarify.github.support.Keys;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
-import dev.agentx.clarify.support.Jvm;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.ProcessLog;
 import dev.agentx.clarify.support.TestReceiver;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -35,22 +31,6 @@ class NotificationCrashTest {
 
     @TempDir
     Path dir;
-
-    private Process serve(GitHubRig rig, Path log) throws IOException {
-        ProcessBuilder pb = Jvm.builder(Main.class, "serve");
-        Map<String, String> env = pb.environment();
-        env.remove("JAVA_TOOL_OPTIONS");
-        env.put("GITHUB_APP_ID", String.valueOf(GitHubRig.APP_ID));
-        env.put("GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem());
-        env.put("GITHUB_WEBHOOK_SECRET", GitHubRig.SECRET);
-        env.put("GITHUB_API_URL", rig.wiremock.baseUrl());
-        env.put("AGENTX_DATA_DIR", rig.data.toString());
-        env.put("PORT", "0");
-        env.put("AGENTX_MANAGEMENT_PORT", "0");
-        env.put("AGENTX_REDELIVERY_INTERVAL", "0");
-        env.remove("AGENTX_LOG_FORMAT");
-        return pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    }
 
     private static GitHubRig rig(Path data, TestReceiver receiver) {
         GitHubRig rig = new GitHubRig(data, MutableClock.at("2026-02-26T10:00:00Z"));
@@ -75,7 +55,7 @@ class NotificationCrashTest {
     void aNotificationNotYetReceivedAtTheKillIsSentOnceAfterTheRestart() throws Exception {
         try (TestReceiver receiver = TestReceiver.down(); GitHubRig rig = rig(dir.resolve("data"), receiver)) {
             Path log1 = dir.resolve("serve-1.log");
-            Process first = serve(rig, log1);
+            Process first = rig.serveProcess(log1);
             try {
                 ask(rig, port(log1));
                 // the question is committed and its comment posted; the receiver is down: its notification waits
@@ -89,7 +69,7 @@ class NotificationCrashTest {
 
             receiver.start();
             Path log2 = dir.resolve("serve-2.log");
-            Process second = serve(rig, log2);
+            Process second = rig.serveProcess(log2);
             try {
                 int port2 = port(log2);
                 await("the receiver to get the notification", () -> receiver.requests.size() >= 1);
@@ -110,7 +90,7 @@ class NotificationCrashTest {
         try (TestReceiver receiver = TestReceiver.started(); GitHubRig rig = rig(dir.resolve("data"), receiver)) {
             receiver.answer = n -> n == 0 ? new TestReceiver.Answer(200, null, true) : TestReceiver.Answer.ok();
             Path log1 = dir.resolve("serve-1.log");
-            Process first = serve(rig, log1);
+            Process first = rig.serveProcess(log1);
             try {
                 ask(rig, port(log1));
                 await("the notification's POST to reach the receiver", () -> receiver.inFlight() == 1);
@@ -121,7 +101,7 @@ class NotificationCrashTest {
                 receiver.release();
             }
             Path log2 = dir.resolve("serve-2.log");
-            Process second = serve(rig, log2);
+            Process second = rig.serveProcess(log2);
             try {
                 int port2 = port(log2);
                 await("the notification to be sent again", () -> receiver.requests.size() >= 2);

@@ -538,4 +538,24 @@ public final class GitHubRig implements AutoCloseable {
         replicas.forEach(GitHubMode::close);
         wiremock.stop();
     }
+
+    /**
+     * {@code agentx serve} as a process of its own against this rig's GitHub and data dir, on
+     * ports of its choosing, its output in {@code log}: for the tests that kill it.
+     */
+    public Process serveProcess(Path log) throws IOException {
+        ProcessBuilder pb = dev.agentx.clarify.support.Jvm.builder(dev.agentx.clarify.cli.Main.class, "serve");
+        Map<String, String> env = pb.environment();
+        env.remove("JAVA_TOOL_OPTIONS");
+        env.put("GITHUB_APP_ID", String.valueOf(APP_ID));
+        env.put("GITHUB_APP_PRIVATE_KEY", Keys.pkcs8Pem());
+        env.put("GITHUB_WEBHOOK_SECRET", SECRET);
+        env.put("GITHUB_API_URL", wiremock.baseUrl());
+        env.put("AGENTX_DATA_DIR", data.toString());
+        env.put("PORT", "0");
+        env.put("AGENTX_MANAGEMENT_PORT", "0");
+        env.put("AGENTX_REDELIVERY_INTERVAL", "0");
+        env.remove("AGENTX_LOG_FORMAT");
+        return pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
 }
