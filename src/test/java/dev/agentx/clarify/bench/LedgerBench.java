@@ -94,6 +94,16 @@ public final class LedgerBench {
         System.out.println("| floor: 2 x write+fsync+rename+dir fsync of the same bytes | " + f.row() + " |");
         System.out.printf("| ratio inline/floor (p50) | %.1fx | | | |%n", e.p50() / f.p50());
         System.out.printf("| ratio behind/floor (p50) | %.1fx | | | |%n", b.p50() / f.p50());
+        String where = onJournaledExt4(dir);
+        Summary.row("request+answer p50, statuses inline (LedgerBench, the CLI's path)" + where, Summary.ms(e.p50()),
+                Summary.ms(f.p50()), "<=2x");
+        Summary.row("request+answer p50, statuses written behind (the MCP path)" + where, Summary.ms(b.p50()),
+                Summary.ms(f.p50()), "<=2x");
+    }
+
+    /** The summary rows of a run in bench/run's loop-mounted journaled ext4 are told apart by this. */
+    private static String onJournaledExt4(Path dir) {
+        return dir.toString().contains("ext4-journaled") ? " (journaled ext4)" : "";
     }
 
     /** A root with N issues, each with one answered and one pending clarification (for the CLI benchmark). */
@@ -183,6 +193,13 @@ public final class LedgerBench {
         int ops = processes * pairs * 2;
         Stats w = Stats.ofNanos(waits);
         System.out.printf("| %d | %d | %.0f | %s | %d |%n", processes, ops, ops / seconds, w.row(), timeouts);
+        if (processes == 16 && !spread) {
+            String where = onJournaledExt4(dir);
+            Summary.row("16 processes on one issue: throughput" + where, String.format("%.0f ops/s", ops / seconds), "-",
+                    ">=300 ops/s");
+            Summary.row("16 processes on one issue: lock wait p99" + where, Summary.ms(w.p99()), "-", "<150 ms");
+            Summary.row("16 processes on one issue: LOCK_TIMEOUT retries" + where, Integer.toString(timeouts), "-", "=0");
+        }
     }
 
     /** One contending process: prints each lock wait, its active span and its LOCK_TIMEOUT retries. */
