@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The webhook's acknowledgements come before the worker's deliveries. GitHub waits 10 seconds for
  * the answer to a delivery and counts a slow one as failed, while a delivery already in the
  * inbox is safe and can wait its turn. On 2 cores the worker's lanes and the webhook's requests
- * compete for CPU: with the lanes stopped, {@code bench/webhook-bench} acknowledged 2,000
- * deliveries/s; with all 12 lanes working beside it, 600 to 700/s.
+ * compete for CPU, and with every lane working the acknowledgements slow down several times over
+ * ({@code bench/webhook-bench} shows it at saturation).
  *
  * <p>So while {@link #BUSY} or more webhook requests are in flight (requests queue up: the
  * acknowledgements are falling behind), lanes apply deliveries' changes ({@link #laneStarting},
