@@ -55,6 +55,7 @@ WEBHOOKS = [
     "pull-request-review-comment-created",
     "repository-renamed", "repository-transferred", "repository-archived", "repository-unarchived",
     "pull-request-opened", "pull-request-synchronize", "pull-request-edited", "check-run-rerequested",
+    "check-suite-rerequested",
 ]
 
 

@@ -198,6 +198,23 @@ class PullRequestGateTest {
         checkRequestsAreGitHubs();
     }
 
+    @Test
+    void reRunningAllChecksEvaluatesTheGatesRunAfresh() {
+        deliver("pull_request", rig.pullRequest("opened", 2, "Fixes #42", A));
+        long id = run(A).path("id").asLong();
+        deliver("check_suite", rig.rerequestedSuite(2, A));
+        assertEquals(id, run(A).path("id").asLong());
+        assertEquals("agentx-gate:2:2", run(A).path("external_id").asText());
+        // another App's suite, and a suite of a commit that is not the pull request's head, are not the gate's
+        ObjectNode foreign = rig.rerequestedSuite(2, A);
+        ((ObjectNode) foreign.path("check_suite").path("app")).put("id", 99);
+        deliver("check_suite", foreign);
+        deliver("check_suite", rig.rerequestedSuite(2, B));
+        assertEquals("agentx-gate:2:2", run(A).path("external_id").asText());
+        assertEquals(List.of(), rig.checkRuns.on(B));
+        checkRequestsAreGitHubs();
+    }
+
     /**
      * A clarification resolved in Local Mode on the data dir while the server was down (as an
      * agent's {@code agentx resolve} would): the restart's catch-up brings the issue in step, and

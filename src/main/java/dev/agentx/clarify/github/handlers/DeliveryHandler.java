@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * repository's {@code [labels]} names), closed (abandon the issue's active clarifications),
  * {@code ping} (logged); {@code repository}, {@code installation} and {@code
  * installation_repositories}: a repository's life ({@link RepositoryEvents}); {@code pull_request}
- * and {@code check_run}: the merge gate ({@link PullRequestEvents}); everything else is
+ * {@code check_run} and {@code check_suite}: the merge gate ({@link PullRequestEvents}); everything else is
  * acknowledged and ignored.
  *
  * <p>Top to bottom: {@link #prepare} parses the delivery and looks up what needs the network;
@@ -82,7 +82,7 @@ public final class DeliveryHandler implements DeliveryProcessor {
     /** When the pass after an event runs: at once, or with the repository's next paced pass. */
     private final MonitorPacing pacing;
     private final ServerMetrics metrics;
-    /** The merge gate's events ({@code pull_request}, {@code check_run}); null: no gate. */
+    /** The merge gate's events ({@code pull_request}, {@code check_run}, {@code check_suite}); null: no gate. */
     private volatile PullRequestEvents pulls;
 
     public DeliveryHandler(long appId, RepoConfigs repoConfigs, RepositoryNames names,
@@ -144,6 +144,9 @@ public final class DeliveryHandler implements DeliveryProcessor {
             }
             case "check_run" -> {
                 return pulls == null ? NONE : pulls.checkRun(d, p, action);
+            }
+            case "check_suite" -> {
+                return pulls == null ? NONE : pulls.checkSuite(d, p, action);
             }
             default -> LOG.debug("delivery {}: event '{}' is not one GitHub Mode acts on; acknowledged", d.id(), d.event());
         }

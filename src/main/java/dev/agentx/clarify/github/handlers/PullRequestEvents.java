@@ -11,6 +11,7 @@ import dev.agentx.clarify.github.inbox.DeliveryProcessor;
 import dev.agentx.clarify.store.InboundDelivery;
 import java.net.URI;
 import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * The merge gate's deliveries: {@code pull_request} opened, edited (its body), synchronize (a new
  * head commit), reopened, ready_for_review and closed, which keep the gate's record of the pull
  * request and the issues it closes and evaluate it; {@code check_run} rerequested on one of the
- * gate's runs, which evaluates it afresh. The evaluation and its check run are the {@link
+ * gate's runs, and {@code check_suite} rerequested on the App's suite of a pull request's head
+ * commit ("Re-run all checks"), which evaluate it afresh. The evaluation and its check run are the {@link
  * PullRequestGate}'s, inside the delivery's unit.
  */
 final class PullRequestEvents {
@@ -92,6 +94,44 @@ final class PullRequestEvents {
             if (!gate.rerequested(repo, w.ref(), w.installation(), pull, head)) {
                 LOG.info("delivery {}: run {} re-requested on {}#{} at {}, which is not the open pull request's head; "
                         + "nothing to evaluate", d.id(), run.path("id").asText("?"), w.ref(), pull, head);
+            }
+            return DeliveryProcessor.NOTHING_AFTER;
+        };
+    }
+
+    /**
+     * "Re-run all checks" on a pull request: GitHub re-requests each App's suite of its head commit.
+     * Each open pull request the suite lists whose head is that commit is evaluated afresh, as a
+     * re-run of the gate's own run is; another App's suite is not the gate's to answer.
+     */
+    DeliveryProcessor.Changes checkSuite(InboundDelivery d, JsonNode p, String action) {
+        if (!"rerequested".equals(action)) {
+            return (progress, save) -> DeliveryProcessor.NOTHING_AFTER;
+        }
+        JsonNode suite = p.path("check_suite");
+        long app = suite.path("app").path("id").asLong(-1);
+        String head = suite.path("head_sha").asText("");
+        Where w = where(d, p);
+        if (app != appId || w == null || !head.matches("[0-9a-f]{40}")) {
+            LOG.info("delivery {}: check_suite.rerequested of suite {} is not the merge gate's; ignored", d.id(),
+                    suite.path("id").asText("?"));
+            return (progress, save) -> DeliveryProcessor.NOTHING_AFTER;
+        }
+        SortedSet<Integer> pulls = new TreeSet<>();
+        for (JsonNode pr : suite.path("pull_requests")) {
+            long n = Payloads.id(pr.get("number"));
+            if (n > 0 && n <= Integer.MAX_VALUE && head.equals(pr.path("head").path("sha").asText(""))) {
+                pulls.add((int) n);
+            }
+        }
+        LocalMode repo = repos.apply(w.ref());
+        return (progress, save) -> {
+            for (int pull : pulls) {
+                if (!gate.rerequested(repo, w.ref(), w.installation(), pull, head)) {
+                    LOG.info("delivery {}: suite {} re-requested on {}#{} at {}, which is not an open pull request's "
+                            + "head the gate knows; nothing to evaluate", d.id(), suite.path("id").asText("?"), w.ref(),
+                            pull, head);
+                }
             }
             return DeliveryProcessor.NOTHING_AFTER;
         };

@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
 public final class DeliveryRecovery {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryRecovery.class);
     /** The events the App acts on; deliveries of any other are left alone. */
-    public static final Set<String> EVENTS = Set.of("issue_comment", "issues", "pull_request", "check_run");
+    public static final Set<String> EVENTS = Set.of("issue_comment", "issues", "pull_request", "check_run",
+            "check_suite");
     /** How long GitHub keeps an App's deliveries. */
     public static final Duration RETENTION = Duration.ofDays(3);
     /** A delivery this recent may still be on its way: the next pass looks at it. */

@@ -57,7 +57,7 @@ class AppPermissionsTest {
     /** The events the handlers act on -> the permission GitHub requires to send them. */
     static final Map<String, String> EVENTS = Map.of("issue_comment", "issues:read", "issues", "issues:read",
             "repository", "metadata:read", "pull_request", "pull_requests:read", "check_run", "checks:read",
-            "pull_request_review_comment", "pull_requests:read");
+            "check_suite", "checks:read", "pull_request_review_comment", "pull_requests:read");
 
     @TempDir
     Path dir;
@@ -80,6 +80,7 @@ class AppPermissionsTest {
             String sha = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
             rig.deliver("pull_request", rig.pullRequest("opened", 4, "Fixes #1", sha));
             rig.deliver("check_run", rig.rerequested(4, sha, "agentx-gate:4:1"));
+            rig.deliver("check_suite", rig.rerequestedSuite(4, sha));
             for (ServeEvent e : rig.wiremock.getAllServeEvents()) {
                 calls.add(e.getRequest().getMethod().getName() + " " + ApiRoutes.of("", e.getRequest().getUrl()
                         .replaceAll("\\?.*", "")));
@@ -113,7 +114,8 @@ class AppPermissionsTest {
         assertTrue(manifest.at("/hook_attributes/url").asText().endsWith(GitHubSettings.DEFAULT_PATH));
         List<String> events = new ArrayList<>();
         manifest.get("default_events").forEach(e -> events.add(e.asText()));
-        assertEquals(List.of("issue_comment", "issues", "pull_request_review_comment", "repository", "pull_request", "check_run"), events,
+        assertEquals(List.of("issue_comment", "issues", "pull_request_review_comment", "repository", "pull_request", "check_run",
+                "check_suite"), events,
                 "the events the handlers act on");
         assertTrue(manifest.get("redirect_url").asText().endsWith("/callback"), "GitHub returns to agentx setup's page");
     }

@@ -53,7 +53,8 @@ class GitHubWebhookSchemasTest {
                 // the same for the merge gate's: fields the schema added later (node_id, details_url,
                 // has_discussions, disabled, an App's events and permissions), custom_properties it does
                 // not list, an App's timestamps without the T
-                "check_run.rerequested.with-installation.payload.json", "pull_request.edited.derived.payload.json",
+                "check_run.rerequested.with-installation.payload.json",
+                "check_suite.rerequested.with-installation.payload.json", "pull_request.edited.derived.payload.json",
                 "pull_request.opened.with-installation.payload.json",
                 "pull_request.synchronize.with-installation.payload.json",
                 // its repositories carry custom_properties, which the schema leaves out, and lack has_discussions

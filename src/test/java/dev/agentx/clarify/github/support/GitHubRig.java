@@ -404,6 +404,22 @@ public final class GitHubRig implements AutoCloseable {
         return p;
     }
 
+    /**
+     * check_suite.rerequested ("Re-run all checks") of GitHub's example, made this App's suite of
+     * {@code sha}, the head of pull request {@code pull}.
+     */
+    public ObjectNode rerequestedSuite(int pull, String sha) {
+        ObjectNode p = fixture("check_suite.rerequested.with-installation");
+        p.set("repository", fixture("pull_request.opened.with-installation").get("repository"));
+        ObjectNode suite = (ObjectNode) p.get("check_suite");
+        suite.put("head_sha", sha);
+        ((ObjectNode) suite.get("app")).put("id", APP_ID);
+        ObjectNode pr = (ObjectNode) suite.get("pull_requests").get(0);
+        pr.put("number", pull);
+        ((ObjectNode) pr.get("head")).put("sha", sha);
+        return p;
+    }
+
     public static void addIssueLabel(ObjectNode payload, String label) {
         payload.withArray("/issue/labels").addObject().put("name", label);
     }
