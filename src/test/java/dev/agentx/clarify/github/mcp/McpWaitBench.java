@@ -96,13 +96,18 @@ public final class McpWaitBench {
         Map<String, int[]> poolsWaiting = pools();
 
         double[] delays = new double[agents];
+        StringBuilder each = new StringBuilder("sent_ms,delay_ms\n");
+        long answering = System.nanoTime();
         for (int i = 0; i < agents; i++) {
             int issue = 100 + i;
             long sent = System.nanoTime();
             rig.deliver("issue_comment", rig.comment("arch", issue, "/clarify answer CLR-" + issue + "-001 Yes."));
             long returned = calls.get(i).get(120, TimeUnit.SECONDS);
             delays[i] = (returned - sent) / 1e6;
+            each.append(String.format("%.1f,%.2f%n", (sent - answering) / 1e6, delays[i]));
         }
+        // each answer's delay by when it was sent, to see what the slow ones coincide with
+        Files.writeString(work.resolve("delays.csv"), each);
         Arrays.sort(delays);
 
         System.out.printf("%d agents, one MCP session each, each a `clarify_ask` with `wait_seconds` 3600 on an "
