@@ -122,8 +122,9 @@ public final class McpWaitBench {
         System.out.printf("| answer's delivery sent to the call's result, p99 | %.1f ms |%n", percentile(delays, 99));
         System.out.printf("| answer's delivery sent to the call's result, max | %.1f ms |%n", delays[agents - 1]);
         System.out.println();
-        System.out.println("Threads by pool (name with its numbers as #), before the asks and with all calls waiting; "
-                + "idle: parked in the pool waiting for a task.");
+        System.out.printf("Threads by pool (name with its numbers as #), before the asks and with all calls waiting; "
+                + "idle: parked in the pool waiting for a task. Not idle in a pool: %d before, %d waiting.%n",
+                busy(poolsBefore), busy(poolsWaiting));
         System.out.println();
         System.out.println("| pool | before (idle) | waiting (idle) |");
         System.out.println("| --- | --- | --- |");
@@ -143,8 +144,8 @@ public final class McpWaitBench {
         String n = String.format("%,d", agents);
         System.out.printf("SUMMARY|/mcp: heap per waiting call, %s waits|%.1f KiB|-|<1 MiB%n", n,
                 (heapWaiting - heapBefore) / 1024.0 / agents);
-        System.out.printf("SUMMARY|/mcp: threads, before -> with %s waits|%d -> %d|-|no thread per wait%n", n,
-                threadsBefore, threadsWaiting);
+        System.out.printf("SUMMARY|/mcp: threads, before -> with %s waits|%d -> %d (not idle in a pool: %d -> %d)|-|"
+                + "no thread per wait%n", n, threadsBefore, threadsWaiting, busy(poolsBefore), busy(poolsWaiting));
         System.out.printf("SUMMARY|/mcp: answer delivery to result p99, %s waits|%.1f ms|-|<100 ms%n", n,
                 percentile(delays, 99));
         clientThreads.shutdownNow();
@@ -251,6 +252,11 @@ public final class McpWaitBench {
             }
             Thread.sleep(50);
         }
+    }
+
+    /** Threads that are not idle in a pool ({@link #pools}). */
+    private static int busy(Map<String, int[]> pools) {
+        return pools.values().stream().mapToInt(c -> c[0] - c[1]).sum();
     }
 
     /**
