@@ -14,4 +14,5 @@ echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(java -version 2>
   "agents' HTTP client), \`-XX:+UseSerialGC -Xmx1g\`."
 echo
 java -XX:+UseSerialGC -Xmx1g -cp "$cp" dev.agentx.clarify.github.mcp.McpWaitBench "$work" "$agents" \
-  2>"$work/server.log"
+  2>"$work/server.log" || { echo "McpWaitBench failed; the end of $work/server.log:" >&2
+  grep -v '^[[:space:]]*at ' "$work/server.log" | tail -n 5 >&2; exit 1; }

@@ -35,6 +35,20 @@ public final class IssueChanges {
         byIssue.values().forEach(set -> set.forEach(IssueChanges::tell));
     }
 
+    /**
+     * A share of the subscribers looks again: those of the issues whose number is {@code part}
+     * modulo {@code parts}. A periodic look at every wait, made one share at a time, spreads its
+     * reads of the ledgers over the period instead of queueing them all at once in front of the
+     * look a real change asks for.
+     */
+    public void some(int part, int parts) {
+        byIssue.forEach((issue, set) -> {
+            if (Math.floorMod(issue, parts) == part) {
+                set.forEach(IssueChanges::tell);
+            }
+        });
+    }
+
     /** The subscriptions open now. */
     public int size() {
         return byIssue.values().stream().mapToInt(Set::size).sum();

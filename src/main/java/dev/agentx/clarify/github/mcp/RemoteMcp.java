@@ -106,7 +106,11 @@ public final class RemoteMcp implements AutoCloseable {
                 }))
                 .build();
         timer.scheduleWithFixedDelay(this::tidy, TIDY_SECONDS, TIDY_SECONDS, TimeUnit.SECONDS);
-        timer.scheduleWithFixedDelay(changes::all, Waits.RECHECK.toSeconds(), Waits.RECHECK.toSeconds(),
+        // every waiting call looks again once a RECHECK, a share of them each second: a thousand
+        // waits read their ledgers at ~33 a second, not all at once in front of a real change's look
+        int parts = (int) Waits.RECHECK.toSeconds();
+        AtomicInteger tick = new AtomicInteger();
+        timer.scheduleWithFixedDelay(() -> changes.some(Math.floorMod(tick.getAndIncrement(), parts), parts), 1, 1,
                 TimeUnit.SECONDS);
         metrics.gauge(ServerMetrics.MCP_SESSIONS, "Sessions open at /mcp.", g -> g.call(transport.sessions()));
         metrics.gauge(ServerMetrics.MCP_WAITS, "Calls at /mcp waiting for an answer.", g -> g.call(limits.waiting()));

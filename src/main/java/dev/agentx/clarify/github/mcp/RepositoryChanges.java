@@ -59,6 +59,11 @@ final class RepositoryChanges implements AutoCloseable {
         byRepository.values().forEach(IssueChanges::all);
     }
 
+    /** The waiting calls of one share of the issues look again ({@link IssueChanges#some}). */
+    void some(int part, int parts) {
+        byRepository.values().forEach(c -> c.some(part, parts));
+    }
+
     /** Waiting calls, in all. */
     int waiting() {
         return byRepository.values().stream().mapToInt(IssueChanges::size).sum();

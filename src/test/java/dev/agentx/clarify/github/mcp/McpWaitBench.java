@@ -37,7 +37,18 @@ public final class McpWaitBench {
     private McpWaitBench() {
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        try {
+            run(args);
+        } catch (Throwable e) {
+            // the server's threads would keep the JVM running
+            e.printStackTrace();
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    private static void run(String[] args) throws Exception {
         Path work = Path.of(args[0]);
         int agents = Integer.parseInt(args[1]);
         Files.createDirectories(work);
@@ -63,33 +74,40 @@ public final class McpWaitBench {
             sessions.add(initialize(http, url));
         }
         CompletableFuture<Long> warm = ask(http, url, sessions.get(0), 2);
-        awaitWaiting(rig, 1);
+        awaitWaiting(rig, 1, List.of(warm), work);
         rig.deliver("issue_comment", rig.comment("arch", 2, "/clarify answer CLR-2-001 Warm."));
         warm.get(120, TimeUnit.SECONDS);
         rig.mode().drain();
 
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         long heapBefore = settledHeap(memory);
+        Map<String, int[]> poolsBefore = pools();
         int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
         List<CompletableFuture<Long>> calls = new ArrayList<>();
         long asked = System.nanoTime();
         for (int i = 0; i < agents; i++) {
             calls.add(ask(http, url, sessions.get(i), 100 + i));
         }
-        awaitWaiting(rig, agents);
+        awaitWaiting(rig, agents, calls, work);
         double askSeconds = (System.nanoTime() - asked) / 1e9;
         rig.mode().drain(); // every question posted: the outbox holds nothing of them
         long heapWaiting = settledHeap(memory);
         int threadsWaiting = ManagementFactory.getThreadMXBean().getThreadCount();
+        Map<String, int[]> poolsWaiting = pools();
 
         double[] delays = new double[agents];
+        StringBuilder each = new StringBuilder("sent_ms,delay_ms\n");
+        long answering = System.nanoTime();
         for (int i = 0; i < agents; i++) {
             int issue = 100 + i;
             long sent = System.nanoTime();
             rig.deliver("issue_comment", rig.comment("arch", issue, "/clarify answer CLR-" + issue + "-001 Yes."));
             long returned = calls.get(i).get(120, TimeUnit.SECONDS);
             delays[i] = (returned - sent) / 1e6;
+            each.append(String.format("%.1f,%.2f%n", (sent - answering) / 1e6, delays[i]));
         }
+        // each answer's delay by when it was sent, to see what the slow ones coincide with
+        Files.writeString(work.resolve("delays.csv"), each);
         Arrays.sort(delays);
 
         System.out.printf("%d agents, one MCP session each, each a `clarify_ask` with `wait_seconds` 3600 on an "
@@ -104,12 +122,34 @@ public final class McpWaitBench {
         System.out.printf("| answer's delivery sent to the call's result, p99 | %.1f ms |%n", percentile(delays, 99));
         System.out.printf("| answer's delivery sent to the call's result, max | %.1f ms |%n", delays[agents - 1]);
         System.out.println();
+        System.out.printf("Threads by pool (name with its numbers as #), before the asks and with all calls waiting; "
+                + "idle: parked in the pool waiting for a task. Not idle in a pool: %d before, %d waiting.%n",
+                busy(poolsBefore), busy(poolsWaiting));
+        System.out.println();
+        System.out.println("| pool | before (idle) | waiting (idle) |");
+        System.out.println("| --- | --- | --- |");
+        java.util.TreeSet<String> names = new java.util.TreeSet<>(poolsBefore.keySet());
+        names.addAll(poolsWaiting.keySet());
+        for (String name : names) {
+            int[] b = poolsBefore.getOrDefault(name, new int[2]);
+            int[] w = poolsWaiting.getOrDefault(name, new int[2]);
+            if (b[0] != w[0] || b[0] > 1) {
+                System.out.printf("| `%s` | %d (%d) | %d (%d) |%n", name, b[0], b[1], w[0], w[1]);
+            }
+        }
+        System.out.println();
         System.out.println("The delay spans the webhook's acknowledgement, the worker's processing of the comment "
                 + "(ledger write), the wait's wake-up and the event stream's last event, in one JVM with the "
                 + "client.");
+        String n = String.format("%,d", agents);
+        System.out.printf("SUMMARY|/mcp: heap per waiting call, %s waits|%.1f KiB|-|<1 MiB%n", n,
+                (heapWaiting - heapBefore) / 1024.0 / agents);
+        System.out.printf("SUMMARY|/mcp: threads, before -> with %s waits|%d -> %d (not idle in a pool: %d -> %d)|-|"
+                + "no thread per wait%n", n, threadsBefore, threadsWaiting, busy(poolsBefore), busy(poolsWaiting));
+        System.out.printf("SUMMARY|/mcp: answer delivery to result p99, %s waits|%.1f ms|-|<100 ms%n", n,
+                percentile(delays, 99));
         clientThreads.shutdownNow();
         rig.close();
-        System.exit(0);
     }
 
     private static double percentile(double[] sorted, int p) {
@@ -165,13 +205,80 @@ public final class McpWaitBench {
                 });
     }
 
-    private static void awaitWaiting(GitHubRig rig, int calls) throws InterruptedException {
-        long until = System.nanoTime() + Duration.ofMinutes(10).toNanos();
-        while (!rig.metrics().contains("\nagentx_mcp_waiting_calls " + calls + ".0")) {
-            if (System.nanoTime() > until) {
-                throw new IllegalStateException("never " + calls + " calls waiting");
+    /**
+     * Until {@code n} calls wait: a call that returned meanwhile (refused, failed, its connection
+     * broken) ends the bench with its reason; so does a stall of 10 minutes, after writing the
+     * threads' stacks to {@code threads-stalled.txt}. The count so far goes to stderr every 10 s.
+     */
+    private static void awaitWaiting(GitHubRig rig, int n, List<CompletableFuture<Long>> calls, Path work)
+            throws Exception {
+        long start = System.nanoTime();
+        long until = start + Duration.ofMinutes(10).toNanos();
+        long told = start;
+        while (true) {
+            String metrics = rig.metrics();
+            if (metrics.contains("\nagentx_mcp_waiting_calls " + n + ".0")) {
+                return;
+            }
+            for (int i = 0; i < calls.size(); i++) {
+                CompletableFuture<Long> c = calls.get(i);
+                if (c.isDone()) {
+                    try {
+                        c.join();
+                        throw new IllegalStateException("call " + i + " returned before its answer was sent");
+                    } catch (java.util.concurrent.CompletionException e) {
+                        throw new IllegalStateException("call " + i + " failed: " + e.getCause(), e.getCause());
+                    }
+                }
+            }
+            long now = System.nanoTime();
+            if (now - told > Duration.ofSeconds(10).toNanos()) {
+                told = now;
+                System.err.printf("%.0f s: %s%n", (now - start) / 1e9, metrics.lines()
+                        .filter(l -> l.startsWith("agentx_mcp_waiting_calls ")).findFirst().orElse("no gauge"));
+            }
+            if (now > until) {
+                StringBuilder dump = new StringBuilder();
+                Thread.getAllStackTraces().forEach((t, stack) -> {
+                    dump.append('"').append(t.getName()).append("\" ").append(t.getState()).append('\n');
+                    for (StackTraceElement e : stack) {
+                        dump.append("\tat ").append(e).append('\n');
+                    }
+                    dump.append('\n');
+                });
+                Files.writeString(work.resolve("threads-stalled.txt"), dump);
+                throw new IllegalStateException("never " + n + " calls waiting; threads in " + work
+                        .resolve("threads-stalled.txt") + "; the metrics:\n" + metrics);
             }
             Thread.sleep(50);
         }
+    }
+
+    /** Threads that are not idle in a pool ({@link #pools}). */
+    private static int busy(Map<String, int[]> pools) {
+        return pools.values().stream().mapToInt(c -> c[0] - c[1]).sum();
+    }
+
+    /**
+     * The JVM's threads by pool (the name with its numbers as {@code #}, and without Jetty's
+     * {@code @connector} tail): how many, and how many of them idle (parked in their pool's wait
+     * for a task: Jetty's idle poll or reserved wait, an executor's queue).
+     */
+    private static Map<String, int[]> pools() {
+        Map<String, int[]> pools = new java.util.TreeMap<>();
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            String name = t.getName().replaceAll("@.*", "").replaceAll("[0-9]+", "#");
+            int[] counts = pools.computeIfAbsent(name, k -> new int[2]);
+            counts[0]++;
+            for (StackTraceElement e : stack) {
+                String m = e.getClassName() + "." + e.getMethodName();
+                if (m.endsWith("QueuedThreadPool$Runner.idleJobPoll") || m.endsWith("ReservedThread.reservedWait")
+                        || m.equals("java.util.concurrent.ThreadPoolExecutor.getTask")) {
+                    counts[1]++;
+                    break;
+                }
+            }
+        });
+        return pools;
     }
 }
