@@ -92,7 +92,10 @@ final class StdioTransport implements McpServerTransportProvider {
     /** Requests given to the session and not answered yet, by id; guarded by itself. */
     private final Map<Object, Request> requests = new HashMap<>();
     private volatile McpServerSession session;
-    /** Whether the host sent initialize, and whether the session was told it is initialized (reader thread only). */
+    /**
+     * Whether the host sent initialize, and whether the session was told it is initialized: the reader
+     * thread's, and the thread of {@link #open} while it holds {@link #handover}.
+     */
     private boolean initializing;
     private boolean initialized;
 
