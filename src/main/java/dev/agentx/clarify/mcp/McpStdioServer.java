@@ -60,10 +60,16 @@ public final class McpStdioServer {
         this.version = version;
     }
 
-    /** Serves one session on {@code in}/{@code out} until the host closes {@code in} and every request is answered. */
+    /**
+     * Serves one session on {@code in}/{@code out} until the host closes {@code in} and every request is answered.
+     * The input is read, and {@code initialize} and {@code tools/list} answered, while the tools and
+     * the SDK's server are built ({@link StdioTransport}): a host's start waits for neither.
+     */
     public void serve(InputStream in, OutputStream out) throws InterruptedException {
         McpJsonMapper json = new JacksonMcpJsonMapper(new ObjectMapper());
-        StdioTransport transport = new StdioTransport(json, in, out);
+        StdioTransport.Early early = early(workspace.agent(), version);
+        StdioTransport transport = new StdioTransport(json, in, out, early);
+        transport.start();
         IssueChanges changes = new IssueChanges();
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "agentx-mcp-waits");
@@ -87,11 +93,9 @@ public final class McpStdioServer {
                     .jsonMapper(json)
                     // ToolArgs checks a call's arguments against the catalogue's schema
                     .jsonSchemaValidator(SdkTools.NO_SCHEMA_CHECK).validateToolInputs(false)
-                    .serverInfo("agentx-clarify", version)
-                    .instructions("Clarifications with the other agents of your pipeline, as '" + workspace.agent()
-                            + "'. When a requirement or design is ambiguous, ask the role upstream with clarify_ask "
-                            + "instead of guessing; check clarify_inbox for questions to answer.")
-                    .capabilities(McpSchema.ServerCapabilities.builder().tools(false).resources(false, true).build())
+                    .serverInfo(early.serverInfo())
+                    .instructions(early.instructions())
+                    .capabilities(early.capabilities())
                     .tools(SdkTools.specs(tools.tools(), Schedulers.boundedElastic(), name -> (exchange, args) ->
                             tools.call(name, args, StdioTransport.ended(exchange.transportContext()))))
                     .resources(resources)
@@ -102,6 +106,7 @@ public final class McpStdioServer {
                                     "application/json", null),
                             this::read))
                     .build();
+            transport.open();
             watcher.onChange(issue -> changed(server, transport, issue));
             // a ledger made between the listing above and now was notified to no one: listed now
             for (int issue : workspace.ledgers().issues()) {
@@ -115,6 +120,21 @@ public final class McpStdioServer {
         } finally {
             timer.shutdownNow();
         }
+    }
+
+    /**
+     * What the server tells a host in {@code initialize} and lists in {@code tools/list}: plain
+     * data, made without the tools' handlers, the engine or the SDK's server.
+     */
+    static StdioTransport.Early early(String agent, String version) {
+        return new StdioTransport.Early(
+                // logging too: the SDK's server adds it to whatever it is given, and serves logging/setLevel
+                McpSchema.ServerCapabilities.builder().logging().tools(false).resources(false, true).build(),
+                new McpSchema.Implementation("agentx-clarify", version),
+                "Clarifications with the other agents of your pipeline, as '" + agent + "'. When a requirement or "
+                        + "design is ambiguous, ask the role upstream with clarify_ask instead of guessing; check "
+                        + "clarify_inbox for questions to answer.",
+                ToolCatalogue.tools().stream().map(SdkTools::tool).toList());
     }
 
     /**

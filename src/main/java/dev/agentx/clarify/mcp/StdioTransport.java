@@ -15,10 +15,13 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -50,6 +53,15 @@ import reactor.util.context.Context;
  *   <li>When the input ends, every wait ends at once, and the input is taken as closed only once
  *   each request read before is answered.</li>
  * </ul>
+ *
+ * <p>The input is read from {@link #start}, before the SDK's server is built: a host's first
+ * requests need none of it. Until {@link #open} hands the stream to the SDK's session, the
+ * transport answers {@code initialize}, {@code tools/list} and {@code ping} itself ({@link Early}:
+ * the same result objects, written by the same mapper, as the SDK's answers), and keeps every
+ * other message, in the order read. {@link #open} gives the session those messages in that
+ * order, the early {@code initialize} among them: the session learns the host's capabilities and
+ * protocol version as if it had answered, and its answer to that request, already given, is not
+ * sent again.
  */
 final class StdioTransport implements McpServerTransportProvider {
     private static final Logger LOG = LoggerFactory.getLogger(StdioTransport.class);
@@ -63,18 +75,43 @@ final class StdioTransport implements McpServerTransportProvider {
     private final McpJsonMapper json;
     private final InputStream in;
     private final OutputStream out;
+    private final Early early;
+    /** Guards the hand-over: {@link #session}, {@link #pending} and {@link #earlyInitialize}. */
+    private final Object handover = new Object();
+    /** Messages read before {@link #open}, in the order read. */
+    private final List<McpSchema.JSONRPCMessage> pending = new ArrayList<>();
+    /** Whether the transport answered an initialize itself. */
+    private boolean earlyInitialize;
+    /** Ids of requests answered before the session had them: its own answers to them are not sent. */
+    private final Set<Object> answeredEarly = new HashSet<>();
+    /** The session, from the SDK's server, until {@link #open} makes it {@link #session}. */
+    private McpServerSession created;
+    /** Whether the input ended; guarded by {@link #requests}. */
+    private boolean inputEnded;
     private final CountDownLatch closed = new CountDownLatch(1);
     /** Requests given to the session and not answered yet, by id; guarded by itself. */
     private final Map<Object, Request> requests = new HashMap<>();
     private volatile McpServerSession session;
-    /** Whether the host sent initialize, and whether the session was told it is initialized (reader thread only). */
+    /**
+     * Whether the host sent initialize, and whether the session was told it is initialized: the reader
+     * thread's, and the thread of {@link #open} while it holds {@link #handover}.
+     */
     private boolean initializing;
     private boolean initialized;
 
-    StdioTransport(McpJsonMapper json, InputStream in, OutputStream out) {
+    StdioTransport(McpJsonMapper json, InputStream in, OutputStream out, Early early) {
         this.json = json;
         this.in = in;
         this.out = out;
+        this.early = early;
+    }
+
+    /**
+     * What the server answers to {@code initialize} and {@code tools/list}, known before its SDK
+     * server is built: the very objects that server is built with.
+     */
+    record Early(McpSchema.ServerCapabilities capabilities, McpSchema.Implementation serverInfo, String instructions,
+                 List<McpSchema.Tool> tools) {
     }
 
     /** A request being served: it ends when the host cancels it or the input ends. */
@@ -89,12 +126,34 @@ final class StdioTransport implements McpServerTransportProvider {
                 : new CompletableFuture<>();
     }
 
-    @Override
-    public void setSessionFactory(McpServerSession.Factory factory) {
-        session = factory.create(new Transport());
+    /** Starts reading the input; until {@link #open}, the transport answers what it can itself. */
+    void start() {
         Thread reader = new Thread(this::read, "agentx-mcp-stdin");
         reader.setDaemon(true);
         reader.start();
+    }
+
+    @Override
+    public void setSessionFactory(McpServerSession.Factory factory) {
+        McpServerSession s = factory.create(new Transport());
+        synchronized (handover) {
+            created = s;
+        }
+    }
+
+    /** Hands the input to the SDK's session, once its server is built: first the messages read until now, in order. */
+    void open() {
+        synchronized (handover) {
+            if (created == null) {
+                throw new IllegalStateException("the SDK's server made no session on this transport");
+            }
+            session = created;
+            for (McpSchema.JSONRPCMessage m : pending) {
+                dispatch(m);
+            }
+            pending.clear();
+            handover.notifyAll();
+        }
     }
 
     /** Waits until the host closed standard input (or it failed) and every request read is answered. */
@@ -108,7 +167,7 @@ final class StdioTransport implements McpServerTransportProvider {
                 if (!line.isBlank()) {
                     McpSchema.JSONRPCMessage message = parse(line);
                     if (message != null) {
-                        dispatch(message);
+                        accept(message);
                     }
                 }
             }
@@ -116,10 +175,81 @@ final class StdioTransport implements McpServerTransportProvider {
             LOG.debug("mcp: standard input failed: {}", e.toString());
         } finally {
             synchronized (requests) {
+                inputEnded = true;
                 requests.values().forEach(r -> r.end.complete(null));
             }
+            awaitOpen();
             awaitRequests();
             closed.countDown();
+        }
+    }
+
+    /** A message read: the session's once it is open; before, answered here or kept for it. */
+    private void accept(McpSchema.JSONRPCMessage message) {
+        synchronized (handover) {
+            if (session == null) {
+                if (!answerEarly(message)) {
+                    pending.add(message);
+                }
+                return;
+            }
+        }
+        dispatch(message);
+    }
+
+    /**
+     * Answers a request the SDK's session is not there for yet, as it would: {@code initialize}
+     * (the first; kept for the session too), then {@code tools/list}; and {@code ping}. False for
+     * any other message, and for one the session would refuse (then it refuses it once open).
+     */
+    private boolean answerEarly(McpSchema.JSONRPCMessage message) {
+        if (!(message instanceof McpSchema.JSONRPCRequest r) || paramsProblem(r) != null) {
+            return false;
+        }
+        Object result;
+        if (McpSchema.METHOD_INITIALIZE.equals(r.method()) && !earlyInitialize) {
+            McpSchema.InitializeRequest request;
+            try {
+                request = json.convertValue(r.params(), new TypeRef<McpSchema.InitializeRequest>() {
+                });
+            } catch (RuntimeException e) {
+                return false; // the session answers what it makes of it
+            }
+            // the SDK's negotiation: the host's version if this transport speaks it, else its latest
+            List<String> versions = protocolVersions();
+            String version = versions.contains(request.protocolVersion()) ? request.protocolVersion()
+                    : versions.get(versions.size() - 1);
+            result = new McpSchema.InitializeResult(version, early.capabilities(), early.serverInfo(),
+                    early.instructions());
+            earlyInitialize = true;
+            pending.add(message);
+        } else if (McpSchema.METHOD_TOOLS_LIST.equals(r.method()) && earlyInitialize) {
+            result = McpSchema.ListToolsResult.builder(early.tools()).build();
+        } else if (McpSchema.METHOD_PING.equals(r.method())) {
+            result = Map.of();
+        } else {
+            return false;
+        }
+        if (McpSchema.METHOD_INITIALIZE.equals(r.method())) {
+            synchronized (answeredEarly) {
+                answeredEarly.add(r.id());
+            }
+        }
+        write(new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, r.id(), result, null));
+        return true;
+    }
+
+    /** Waits until the session has the input (the messages read before included). */
+    private void awaitOpen() {
+        synchronized (handover) {
+            while (session == null) {
+                try {
+                    handover.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 
@@ -200,6 +330,9 @@ final class StdioTransport implements McpServerTransportProvider {
         }
         Request request = new Request();
         synchronized (requests) {
+            if (inputEnded) {
+                request.end.complete(null); // read before the input ended, served after: its wait ends at once
+            }
             requests.put(r.id(), request);
         }
         handle(message).contextWrite(Context.of(McpTransportContext.KEY, McpTransportContext.create(Map.of(ENDED,
@@ -258,10 +391,22 @@ final class StdioTransport implements McpServerTransportProvider {
         }
     }
 
-    /** Whether the message is the answer to a request the host cancelled, which MCP says not to send. */
+    /**
+     * Whether the message is the answer to a request the host cancelled, which MCP says not to
+     * send, or the session's answer to an initialize answered before it was there.
+     */
     private boolean cancelled(McpSchema.JSONRPCMessage message) {
         if (!(message instanceof McpSchema.JSONRPCResponse r) || r.id() == null) {
             return false;
+        }
+        synchronized (answeredEarly) {
+            if (answeredEarly.remove(r.id())) {
+                if (r.error() != null) {
+                    LOG.warn("mcp: the session refused initialize {}, answered before it started: {}", r.id(),
+                            r.error().message());
+                }
+                return true;
+            }
         }
         synchronized (requests) {
             Request request = requests.get(r.id());

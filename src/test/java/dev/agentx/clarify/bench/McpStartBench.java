@@ -16,13 +16,16 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code agentx mcp}: wall time from starting the process to the answer of its first
  * {@code tools/list} (after {@code initialize}), against a JVM that runs an empty main with the
- * same flags; and the CPU a waiting {@code clarify_ask} uses while it waits. Prints Markdown.
- * Not part of {@code mvn verify}: bench/mcp-bench.sh runs it.
+ * same flags; and the CPU a waiting {@code clarify_ask} uses while it waits. Prints Markdown, and
+ * for each command a line {@code SUMMARY|<path>|<p50 ms>|<empty JVM p50 ms>|<goal ratio>} for the
+ * summary table of bench/run. Not part of {@code mvn verify}: bench/mcp-bench.sh runs it.
  *
  * <p>Usage: {@code McpStartBench <empty-class-dir> <mesh-root> <runs> -- <agentx command...>}
  */
 public final class McpStartBench {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The goal: start to the first tools/list answer at most this many times the empty JVM's time. */
+    private static final double GOAL_RATIO = 5;
 
     public static void main(String[] args) throws Exception {
         Path empty = Path.of(args[0]);
@@ -67,6 +70,11 @@ public final class McpStartBench {
         row("empty JVM, same flags (start to exit)", base, b50);
         for (int c = 0; c < commands.size(); c++) {
             row(names.get(c) + " (start to first tools/list answer)", times.get(c), b50);
+        }
+        System.out.println();
+        for (int c = 0; c < commands.size(); c++) {
+            System.out.printf("SUMMARY|`agentx mcp` start to its `tools/list` answer (%s)|%.0f|%.0f|%.0f%n",
+                    names.get(c), pct(times.get(c), 50), b50, GOAL_RATIO);
         }
         System.out.println();
         waitingCpu(commands.get(commands.size() - 1));
