@@ -44,10 +44,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A ledger changed by other means than agentx (a person's edit, a restore, a deletion) has no
  * mark to follow. For those, a pass makes a full check when the last one is a minute old or more
- * ({@link #FULL_CHECK_EVERY}, by the clock), or when {@code <state>/monitor-index.json} is missing
- * or cannot be used: it lists the ledger directory and stats each file, reads those not known
+ * ({@link #FULL_CHECK_EVERY}, by the clock; the index file's modification time is the time of the
+ * last check), or when {@code <state>/monitor-index.json} is missing: it lists the ledger directory and stats each file, reads those not known
  * closed or damaged at their signature (size, modification time in nanoseconds and file key), makes
- * the marks that are missing and writes the index with the time of the check.
+ * the marks that are missing, writes the index if what it knows changed, and stamps it with the
+ * time of the check.
  *
  * <p>Why the signatures stay right with any number of writers: every ledger write replaces the file
  * by an atomic rename (a new inode, a new modification time), so any write changes the signature.
@@ -56,9 +57,8 @@ import org.slf4j.LoggerFactory;
  * concurrent scanners may overwrite each other's index freely (each write is atomic). Active
  * ledgers carry no signature: they are read on every pass anyway.
  *
- * <p>The file is JSON, one ledger per line, read and written by streaming, its version and the
- * time of its full check first, so that a pass reads its first bytes only: {@code {"version":1,
- * "checked":EPOCH_MS,"ledgers":[[1,"closed",SIZE,MTIME_NS,"(dev=..,ino=..)"], [2,"active"],
+ * <p>The file is JSON, one ledger per line, read and written by streaming (a full check parses it
+ * whole): {@code {"version":1,"ledgers":[[1,"closed",SIZE,MTIME_NS,"(dev=..,ino=..)"], [2,"active"],
  * [3,"damaged",SIZE,MTIME_NS,KEY,"why"], ...]}}.
  */
 public final class ActiveLedgerIndex implements ActiveLedgers {
@@ -80,7 +80,10 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
     private final Path indexFile;
     /** What this instance knows, loaded from the index file on the first scan. */
     private Map<Integer, Entry> known;
-    /** When the last full check was made (epoch milliseconds), as this instance knows it; null: not known yet. */
+    /**
+     * When the last full check was made (epoch milliseconds): the index file's modification time,
+     * which each full check sets; null: not looked at yet.
+     */
     private Long checked;
     private int ledgersRead;
     /** How old the last full check may be before a pass makes the next one. */
@@ -164,9 +167,13 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
      */
     private boolean fullCheckDue(long now) {
         if (checked == null) {
-            checked = loadChecked();
+            try {
+                checked = Files.getLastModifiedTime(indexFile).toMillis();
+            } catch (IOException e) {
+                return true; // no index yet
+            }
         }
-        return checked == null || now >= checked + FULL_CHECK_EVERY.toMillis() || now < checked;
+        return now >= checked + FULL_CHECK_EVERY.toMillis() || now < checked;
     }
 
     /** The marked ledgers, each read and judged: what a pass between full checks reads, and nothing else. */
@@ -226,8 +233,9 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         }
         markMissing(active, damaged);
         known = next;
-        checked = now;
         save();
+        checked = now;
+        stampChecked(now);
         active.sort(BY_ISSUE);
         return new Scan(active, damaged);
     }
@@ -326,7 +334,7 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
 
     private Map<Integer, Entry> load() {
         try {
-            return parse(Files.readAllBytes(indexFile)).entries();
+            return parse(Files.readAllBytes(indexFile));
         } catch (NoSuchFileException e) {
             return new HashMap<>();
         } catch (IOException | RuntimeException e) {
@@ -337,67 +345,42 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
     }
 
     /**
-     * When the index file says its last full check was made, from its first bytes only (the
-     * version and the time come first); null if it is missing or does not start as {@link #save()}
-     * writes it (then a full check reads the whole file, and warns if it cannot be used).
+     * Gives the index file the time of this full check as its modification time, by the clock the
+     * passes go by: the next pass finds when the last check was made with one stat of the file,
+     * and a check that found nothing new leaves the file's content alone.
      */
-    private Long loadChecked() {
-        byte[] head = new byte[HEAD];
-        int n = 0;
-        try (java.io.InputStream in = Files.newInputStream(indexFile)) {
-            for (int r; n < head.length && (r = in.read(head, n, head.length - n)) > 0; ) {
-                n += r;
-            }
+    private void stampChecked(long now) {
+        try {
+            Files.setLastModifiedTime(indexFile, java.nio.file.attribute.FileTime.fromMillis(now));
         } catch (IOException e) {
-            return null;
+            // no index file (it could not be written: logged); the next pass checks again
         }
-        try (JsonParser p = JSON.createParser(head, 0, n)) {
-            if (p.nextToken() == JsonToken.START_OBJECT && p.nextToken() == JsonToken.FIELD_NAME
-                    && p.currentName().equals("version") && p.nextToken() == JsonToken.VALUE_NUMBER_INT
-                    && JsonNumbers.intValue(p) == VERSION && p.nextToken() == JsonToken.FIELD_NAME
-                    && p.currentName().equals("checked") && p.nextToken() == JsonToken.VALUE_NUMBER_INT) {
-                return JsonNumbers.longValue(p);
-            }
-        } catch (IOException | RuntimeException e) {
-            // not as written: a full check rebuilds it
-        }
-        return null;
-    }
-
-    /** The bytes at the start of the index file that hold its version and the time of its full check. */
-    private static final int HEAD = 64;
-
-    /** The index file's content: when its full check was made, and what it found. */
-    record Parsed(long checked, Map<Integer, Entry> entries) {
     }
 
     /** Strict: anything but exactly the format written by {@link #save()} is refused (and the index rebuilt). */
-    static Parsed parse(byte[] bytes) throws IOException {
+    static Map<Integer, Entry> parse(byte[] bytes) throws IOException {
         Map<Integer, Entry> out = null;
         Integer version = null;
-        Long checked = null;
         try (JsonParser p = JSON.createParser(bytes)) {
             expect(p, p.nextToken() == JsonToken.START_OBJECT, "an object");
             for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
                 expect(p, t == JsonToken.FIELD_NAME, "a field");
                 String field = p.currentName();
                 JsonToken value = p.nextToken();
-                if (field.equals("version") && value == JsonToken.VALUE_NUMBER_INT && version == null) {
+                if (field.equals("version") && value == JsonToken.VALUE_NUMBER_INT) {
                     version = JsonNumbers.intValue(p);
-                } else if (field.equals("checked") && value == JsonToken.VALUE_NUMBER_INT && checked == null) {
-                    checked = JsonNumbers.longValue(p);
-                } else if (field.equals("ledgers") && value == JsonToken.START_ARRAY && out == null) {
+                } else if (field.equals("ledgers") && value == JsonToken.START_ARRAY) {
                     out = entries(p, bytes.length / 40); // an entry takes about 40 to 70 bytes
                 } else {
-                    expect(p, false, "version, checked or ledgers");
+                    expect(p, false, "version or ledgers");
                 }
             }
             expect(p, p.nextToken() == null, "the end");
         }
-        if (version == null || version != VERSION || checked == null || out == null) {
-            throw new IOException("version " + version + " where " + VERSION + " was expected, or no checked or ledgers");
+        if (version == null || version != VERSION || out == null) {
+            throw new IOException("version " + version + " where " + VERSION + " was expected, or no ledgers");
         }
-        return new Parsed(checked, out);
+        return out;
     }
 
     private static Map<Integer, Entry> entries(JsonParser p, int sizeHint) throws IOException {
@@ -451,7 +434,6 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         try (JsonGenerator g = JSON.createGenerator(bytes)) {
             g.writeStartObject();
             g.writeNumberField("version", VERSION);
-            g.writeNumberField("checked", checked);
             g.writeArrayFieldStart("ledgers");
             for (Map.Entry<Integer, Entry> e : new TreeMap<>(known).entrySet()) {
                 g.writeRaw('\n');

@@ -124,7 +124,7 @@ class ActiveLedgerIndexTest {
         closedLedger(3);
         scan();
         String good = Files.readString(index());
-        assertTrue(good.startsWith("{\"version\":1,\"checked\":"), good);
+        assertTrue(good.contains("\"version\":1"), good);
 
         Files.delete(index());
         assertEquals(List.of(2), issues(scan()));
