@@ -80,11 +80,6 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
     private final Path indexFile;
     /** What this instance knows, loaded from the index file on the first scan. */
     private Map<Integer, Entry> known;
-    /**
-     * When the last full check was made (epoch milliseconds): the index file's modification time,
-     * which each full check sets; null: not looked at yet.
-     */
-    private Long checked;
     private int ledgersRead;
     /** How old the last full check may be before a pass makes the next one. */
     static final java.time.Duration FULL_CHECK_EVERY = java.time.Duration.ofMinutes(1);
@@ -166,12 +161,12 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
      * stands before it (turned back).
      */
     private boolean fullCheckDue(long now) {
-        if (checked == null) {
-            try {
-                checked = Files.getLastModifiedTime(indexFile).toMillis();
-            } catch (IOException e) {
-                return true; // no index yet
-            }
+        long checked;
+        try {
+            // looked at on every pass, not remembered: another process's check counts, a deleted index is seen
+            checked = Files.getLastModifiedTime(indexFile).toMillis();
+        } catch (IOException e) {
+            return true; // no index yet
         }
         return now >= checked + FULL_CHECK_EVERY.toMillis() || now < checked;
     }
@@ -226,7 +221,6 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         } catch (NoSuchFileException | NotDirectoryException e) {
             // no ledger yet: nothing to remember, nothing written
             known = next;
-            checked = now;
             return new Scan(active, damaged);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + store.directory() + ": " + IoErrors.why(e), e);
@@ -234,7 +228,6 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         markMissing(active, damaged);
         known = next;
         save();
-        checked = now;
         stampChecked(now);
         active.sort(BY_ISSUE);
         return new Scan(active, damaged);

@@ -206,6 +206,16 @@ class ActiveLedgerIndexTest {
         assertEquals(List.of(1, 3), issues(scan()));
         assertTrue(Files.exists(root.state().resolve("monitor-active/3")), "marked by the full check");
         assertEquals(List.of(1, 3), issues(scan()), "and read by every pass after it");
+
+        // deleting the index has the next pass make a full check at once, also in a process that made one
+        ActiveLedgerIndex kept = new ActiveLedgerIndex(local.files().ledgers(), index());
+        assertEquals(List.of(1, 3), issues(kept.scan()));
+        String three = Files.readString(local.files().ledgers().fileOf(3));
+        Files.write(local.files().ledgers().fileOf(4), three.replace("\"issueNumber\" : 3", "\"issueNumber\" : 4")
+                .replace("CLR-3-", "CLR-4-").getBytes(StandardCharsets.UTF_8));
+        assertEquals(List.of(1, 3), issues(kept.scan()));
+        Files.delete(index());
+        assertEquals(List.of(1, 3, 4), issues(kept.scan()));
     }
 
     private static List<String> names(Path dir) {
