@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of one monitor pass over 10, 100, 1,000 and 10,000 ledgers (5 % active).
+# Benchmark of one monitor pass over 10, 100, 1,000, 10,000 and 100,000 ledgers (5 % active).
 # Not a test: it prints Markdown for bench/README.md (bench/run puts it there).
 # Usage: bench/monitor-bench.sh [sizes...]      (KEEP=1 keeps the generated projects)
 set -euo pipefail

@@ -37,26 +37,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finds the active ledgers without re-reading the closed ones: {@code <state>/monitor-index.json}
- * remembers, per ledger file, whether it was closed (every record resolved or abandoned) or
- * damaged, together with the file's signature at the time: size, modification time in
- * nanoseconds and file key (device and inode). A scan lists the ledger directory and stats each
- * file; a closed or damaged ledger whose signature is unchanged is not read; every other ledger
- * (new, changed, or active last time) is read and judged afresh.
+ * Finds the ledgers that can change a finding without looking at the others. A pass reads the
+ * ledgers marked in {@code <state>/monitor-active/} ({@link ActiveMarks}: every ledger with an
+ * active record that agentx wrote, and those found damaged), and no other: its cost follows the
+ * number of active ledgers, not of all ledgers.
  *
- * <p>Why this stays right with any number of writers: every ledger write replaces the file by an
- * atomic rename (a new inode, a new modification time), so any write changes the signature. The
- * signature is taken <em>before</em> the file is read, so the content judged is never older than
- * the signature stored with it: if a write lands in between, the stored signature is already out
- * of date and the next scan reads the file again. Entries only ever cause extra reads, never
- * missed ones, so concurrent scanners may overwrite each other's index freely (each write is
- * atomic). A missing, damaged or other-version index is rebuilt from the ledgers. Active ledgers
- * carry no signature: they are read on every scan anyway, and a pass that only changes active
- * records (marking stale, escalating) leaves the index file untouched.
+ * <p>A ledger changed by other means than agentx (a person's edit, a restore, a deletion) has no
+ * mark to follow. For those, a pass makes a full check when the last one is a minute old or more
+ * ({@link #FULL_CHECK_EVERY}, by the clock; the index file's modification time is the time of the
+ * last check), or when {@code <state>/monitor-index.json} is missing: it lists the ledger directory and stats each file, reads those not known
+ * closed or damaged at their signature (size, modification time in nanoseconds and file key), makes
+ * the marks that are missing, writes the index if what it knows changed, and stamps it with the
+ * time of the check.
  *
- * <p>The file is JSON, one ledger per line, read and written by streaming (it has an entry per
- * ledger, so its parse is on the hot path): {@code {"version":1,"ledgers":[[1,"closed",SIZE,
- * MTIME_NS,"(dev=..,ino=..)"], [2,"active"], [3,"damaged",SIZE,MTIME_NS,KEY,"why"], ...]}}.
+ * <p>Why the signatures stay right with any number of writers: every ledger write replaces the file
+ * by an atomic rename (a new inode, a new modification time), so any write changes the signature.
+ * The signature is taken <em>before</em> the file is read, so the content judged is never older
+ * than the signature stored with it. Entries only ever cause extra reads, never missed ones, so
+ * concurrent scanners may overwrite each other's index freely (each write is atomic). Active
+ * ledgers carry no signature: they are read on every pass anyway.
+ *
+ * <p>The file is JSON, one ledger per line, read and written by streaming (a full check parses it
+ * whole): {@code {"version":1,"ledgers":[[1,"closed",SIZE,MTIME_NS,"(dev=..,ino=..)"], [2,"active"],
+ * [3,"damaged",SIZE,MTIME_NS,KEY,"why"], ...]}}.
  */
 public final class ActiveLedgerIndex implements ActiveLedgers {
     /** Looked up on first use: the CLI must not start the logging system unless something is logged. */
@@ -78,6 +81,8 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
     /** What this instance knows, loaded from the index file on the first scan. */
     private Map<Integer, Entry> known;
     private int ledgersRead;
+    /** How old the last full check may be before a pass makes the next one. */
+    static final java.time.Duration FULL_CHECK_EVERY = java.time.Duration.ofMinutes(1);
 
     public ActiveLedgerIndex(FileLedgerStore store, Path indexFile) {
         this.store = store;
@@ -140,8 +145,66 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         }
     }
 
+    /**
+     * The ledgers that can change a finding: a full check when one is due ({@link #fullCheckDue}),
+     * else only the marked ones ({@link ActiveMarks}), read and judged afresh.
+     */
     @Override
     public synchronized Scan scan() {
+        long now = store.clock().millis();
+        return fullCheckDue(now) ? fullCheck(now) : marked();
+    }
+
+    /**
+     * Whether this pass must look at every ledger file: when the index file is missing or cannot be
+     * used, when its last full check is {@link #FULL_CHECK_EVERY} old or more, or when the clock
+     * stands before it (turned back).
+     */
+    private boolean fullCheckDue(long now) {
+        long checked;
+        try {
+            // looked at on every pass, not remembered: another process's check counts, a deleted index is seen
+            checked = Files.getLastModifiedTime(indexFile).toMillis();
+        } catch (IOException e) {
+            return true; // no index yet
+        }
+        return now >= checked + FULL_CHECK_EVERY.toMillis() || now < checked;
+    }
+
+    /** The marked ledgers, each read and judged: what a pass between full checks reads, and nothing else. */
+    private Scan marked() {
+        List<Ledger> active = new ArrayList<>();
+        Map<Integer, String> damaged = new HashMap<>();
+        for (int issue : store.activeMarks().issues()) {
+            Path file = store.fileOf(issue);
+            byte[] bytes;
+            try {
+                bytes = readLedger(file);
+            } catch (NoSuchFileException e) {
+                continue; // removed, or marked by a writer that has yet to put it in place
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + file + ": " + IoErrors.why(e), e);
+            }
+            ledgersRead++;
+            try {
+                Ledger ledger = store.decode(file, issue, bytes);
+                if (!ledger.active().isEmpty()) {
+                    active.add(ledger);
+                }
+            } catch (ClarifyException e) {
+                damaged.put(issue, e.getMessage());
+            }
+        }
+        active.sort(BY_ISSUE);
+        return new Scan(active, damaged);
+    }
+
+    /**
+     * Every ledger file listed and stat'ed, those not known closed or damaged at their signature
+     * read; the marks of active and damaged ledgers made where missing (a ledger put in place by
+     * other means than agentx); the index written with the time of this check.
+     */
+    private Scan fullCheck(long now) {
         if (known == null) {
             known = load();
         }
@@ -156,16 +219,45 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
                 }
             }
         } catch (NoSuchFileException | NotDirectoryException e) {
-            // no ledger yet
+            // no ledger yet: nothing to remember, nothing written
+            known = next;
+            return new Scan(active, damaged);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + store.directory() + ": " + IoErrors.why(e), e);
         }
-        if (!next.equals(known)) {
-            known = next;
-            save();
-        }
+        markMissing(active, damaged);
+        known = next;
+        save();
+        stampChecked(now);
         active.sort(BY_ISSUE);
         return new Scan(active, damaged);
+    }
+
+    /** Marks each active and damaged ledger of a full check that has no mark (a mark is never removed here: see ActiveMarks). */
+    private void markMissing(List<Ledger> active, Map<Integer, String> damaged) {
+        java.util.Set<Integer> marked = new java.util.HashSet<>();
+        for (int issue : store.activeMarks().issues()) {
+            marked.add(issue);
+        }
+        List<Integer> missing = new ArrayList<>();
+        for (Ledger l : active) {
+            if (!marked.contains(l.issueNumber())) {
+                missing.add(l.issueNumber());
+            }
+        }
+        for (int issue : damaged.keySet()) {
+            if (!marked.contains(issue)) {
+                missing.add(issue);
+            }
+        }
+        try {
+            for (int issue : missing) {
+                store.activeMarks().mark(issue);
+            }
+        } catch (UncheckedIOException e) {
+            // without its mark a ledger is read at each full check only; the next check tries again
+            log().warn("monitor mark not made: {}", e.getMessage());
+        }
     }
 
     /** How many ledger files this index has read and decoded so far (closed, unchanged ones are not read). */
@@ -242,6 +334,19 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
             String why = e instanceof JsonProcessingException j ? JsonErrors.describe(j) : e.getMessage();
             log().warn("{} cannot be used ({}); rebuilding it from the ledgers", indexFile, why);
             return new HashMap<>();
+        }
+    }
+
+    /**
+     * Gives the index file the time of this full check as its modification time, by the clock the
+     * passes go by: the next pass finds when the last check was made with one stat of the file,
+     * and a check that found nothing new leaves the file's content alone.
+     */
+    private void stampChecked(long now) {
+        try {
+            Files.setLastModifiedTime(indexFile, java.nio.file.attribute.FileTime.fromMillis(now));
+        } catch (IOException e) {
+            // no index file (it could not be written: logged); the next pass checks again
         }
     }
 

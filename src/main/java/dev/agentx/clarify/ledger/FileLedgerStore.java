@@ -29,6 +29,8 @@ import java.util.stream.Stream;
 public final class FileLedgerStore implements LedgerStore, OpenRecords {
     /** The folder of the state folder where each agent's open records are marked (docs/protocol.md). */
     public static final String OPEN_RECORDS = "open-records";
+    /** The folder of the state folder where the ledgers a monitor pass reads are marked (docs/protocol.md). */
+    public static final String MONITOR_ACTIVE = "monitor-active";
     private static final String PREFIX = "issue-";
     private static final String SUFFIX = ".json";
 
@@ -39,6 +41,7 @@ public final class FileLedgerStore implements LedgerStore, OpenRecords {
     private final LedgerCodec codec = new LedgerCodec();
     private final ChangeQueue queue;
     private final OpenRecordMarks marks;
+    private final ActiveMarks activeMarks;
     /**
      * The ledgers this process last wrote or read, with the file's signature at the time: a read
      * that finds the file unchanged (every write is a rename, which changes the signature: see
@@ -76,6 +79,17 @@ public final class FileLedgerStore implements LedgerStore, OpenRecords {
         this.locks = locks;
         this.queue = new ChangeQueue(runtime, locks.identity(), locks.clock());
         this.marks = new OpenRecordMarks(stateDir);
+        this.activeMarks = new ActiveMarks(stateDir);
+    }
+
+    /** The marks of the ledgers a monitor pass reads, which the writes keep (ActiveMarks). */
+    ActiveMarks activeMarks() {
+        return activeMarks;
+    }
+
+    /** The clock the locks go by: the monitor index's full checks go by it too. */
+    java.time.Clock clock() {
+        return locks.clock();
     }
 
     public Path directory() {
@@ -474,6 +488,11 @@ public final class FileLedgerStore implements LedgerStore, OpenRecords {
         // the agents the ledger holds open are marked before it is in place, unmarked after (OpenRecordMarks)
         Set<String> heldOpen = OpenRecordMarks.agentsHeldOpen(next);
         marks.mark(issue, heldOpen);
+        // likewise the monitor's mark of a ledger with an active record (ActiveMarks)
+        boolean active = !next.active().isEmpty();
+        if (active) {
+            activeMarks.mark(issue);
+        }
         // the temp file in the runtime folder, renamed into clarifications/, which is fsynced
         Path temp = AtomicFiles.prepare(file, RuntimeFolder.enter(runtime), encoded.bytes(), true);
         try {
@@ -485,6 +504,9 @@ public final class FileLedgerStore implements LedgerStore, OpenRecords {
         Set<String> released = OpenRecordMarks.agentsHeldOpen(current == null ? null : current.ledger());
         released.removeAll(heldOpen);
         marks.unmark(issue, released);
+        if (!active) {
+            activeMarks.unmark(issue);
+        }
         // still under the lock: the file is the one just written
         ActiveLedgerIndex.Signature written = signatureOf(issue);
         if (written != null) {

@@ -19,7 +19,7 @@ class StateOnDiskTest {
     private Path stateWithEveryDocumentedFile() throws Exception {
         Path state = dir.resolve(".agentx/state");
         for (String f : List.of("clarifications/issue-1.json", "clarifications/issue-42.json.lock", "agent-status.json",
-                "agent-status.json.lock", "events.jsonl", "monitor-index.json", "open-records/engineer/7", "channel-failures.json",
+                "agent-status.json.lock", "events.jsonl", "monitor-index.json", "open-records/engineer/7", "monitor-active/7", "channel-failures.json",
                 "channel-failures.json.lock", ".runtime/issue-1.json.queue", ".runtime/changes/1-2-3-4.req")) {
             Files.createDirectories(state.resolve(f).getParent());
             Files.writeString(state.resolve(f), "");

@@ -89,13 +89,16 @@ class ActiveLedgerIndexTest {
         assertEquals(List.of(2), issues(second));
         assertTrue(second.problems().isEmpty(), "issue 1 was not read: " + second.problems());
 
-        // Any real change alters the signature, and the ledger is judged again.
+        // Any real change alters the signature, and the next full check judges the ledger again.
         Files.setLastModifiedTime(file, FileTime.fromMillis(before.lastModifiedTime().toMillis() + 1000));
+        assertTrue(scan().problems().isEmpty(), "between full checks only the marked ledgers are read");
+        root.clock.advance(ActiveLedgerIndex.FULL_CHECK_EVERY);
         ActiveLedgers.Scan third = scan();
         assertEquals(1, third.problems().size());
         assertTrue(third.problems().get(0).contains("issue-1.json is damaged"), third.problems().get(0));
         assertArrayEquals(garbage, Files.readAllBytes(file), "a damaged ledger is reported, never written");
-        assertEquals(third.problems(), scan().problems(), "and reported again on every scan, without re-reading");
+        assertEquals(third.problems(), scan().problems(), "and reported again on every scan: it is marked");
+        assertTrue(Files.exists(root.state().resolve("monitor-active/1")), "the full check marked the damaged ledger");
     }
 
     @Test
@@ -162,8 +165,61 @@ class ActiveLedgerIndexTest {
         closedLedger(2);
         scan();
         Files.delete(local.files().ledgers().fileOf(2));
+        root.clock.advance(ActiveLedgerIndex.FULL_CHECK_EVERY);
         scan();
         String idx = Files.readString(index(), StandardCharsets.UTF_8);
         assertTrue(idx.contains("\n[1,\"closed\",") && !idx.contains("[2,"), idx);
+    }
+
+    @Test
+    void aPassReadsTheMarkedLedgersOnlyAndTheWritesKeepTheMarks() {
+        for (int issue = 1; issue <= 20; issue++) {
+            closedLedger(issue);
+        }
+        ask(21);
+        ask(22);
+        scan(); // the first: a full check
+        Path marks = root.state().resolve("monitor-active");
+        assertEquals(List.of("21", "22"), names(marks), "marked by the writes: the active ledgers only");
+        ActiveLedgerIndex index = new ActiveLedgerIndex(local.files().ledgers(), index());
+        assertEquals(List.of(21, 22), issues(index.scan()));
+        assertEquals(2, index.ledgersRead(), "the 20 closed ledgers are not looked at");
+
+        local.engine().execute(new ClarifyCommand.Resolve("CLR-21-001", null, "done"));
+        assertEquals(List.of("22"), names(marks), "a write that closes the ledger removes its mark");
+        ask(5);
+        assertEquals(List.of("22", "5"), names(marks), "a write that opens one again marks it");
+        assertEquals(List.of(5, 22), issues(scan()));
+    }
+
+    @Test
+    void aLedgerPutInPlaceByOtherMeansIsFoundAtTheNextFullCheckAndMarked() throws Exception {
+        ask(1);
+        closedLedger(2);
+        scan();
+        // a restore from a backup: issue 1's active ledger copied in as issue 3 (no write of ours, no mark)
+        byte[] copy = Files.readString(local.files().ledgers().fileOf(1)).replace("\"issueNumber\" : 1", "\"issueNumber\" : 3")
+                .replace("CLR-1-", "CLR-3-").getBytes(StandardCharsets.UTF_8);
+        Files.write(local.files().ledgers().fileOf(3), copy);
+        assertEquals(List.of(1), issues(scan()), "not seen before the next full check");
+        root.clock.advance(ActiveLedgerIndex.FULL_CHECK_EVERY);
+        assertEquals(List.of(1, 3), issues(scan()));
+        assertTrue(Files.exists(root.state().resolve("monitor-active/3")), "marked by the full check");
+        assertEquals(List.of(1, 3), issues(scan()), "and read by every pass after it");
+
+        // deleting the index has the next pass make a full check at once, also in a process that made one
+        ActiveLedgerIndex kept = new ActiveLedgerIndex(local.files().ledgers(), index());
+        assertEquals(List.of(1, 3), issues(kept.scan()));
+        String three = Files.readString(local.files().ledgers().fileOf(3));
+        Files.write(local.files().ledgers().fileOf(4), three.replace("\"issueNumber\" : 3", "\"issueNumber\" : 4")
+                .replace("CLR-3-", "CLR-4-").getBytes(StandardCharsets.UTF_8));
+        assertEquals(List.of(1, 3), issues(kept.scan()));
+        Files.delete(index());
+        assertEquals(List.of(1, 3, 4), issues(kept.scan()));
+    }
+
+    private static List<String> names(Path dir) {
+        String[] names = dir.toFile().list();
+        return names == null ? List.of() : Arrays.stream(names).sorted().toList();
     }
 }

@@ -132,6 +132,7 @@ final class DataDirSide implements Side {
                 Files.deleteIfExists(file);
             }
             deleteTree(state.resolve(dev.agentx.clarify.ledger.FileLedgerStore.OPEN_RECORDS));
+            deleteTree(state.resolve(dev.agentx.clarify.ledger.FileLedgerStore.MONITOR_ACTIVE));
         } catch (IOException e) {
             throw new UncheckedIOException(e.getMessage(), e);
         }
