@@ -923,6 +923,19 @@ public final class WebhookBench {
     private static int ackGoal = 10;
     private static int endToEndGoal = 50;
 
+    /**
+     * The line {@code bench/run} gathers into its summary table: the steady run's ack p99 beside the
+     * bare handler's of the same run, and the goal (files: at most 3x the bare handler; PostgreSQL:
+     * under 15 ms).
+     */
+    private static void summary(int rate, double p99, double bareP99) {
+        boolean postgres = Boolean.getBoolean("agentx.bench.postgres");
+        String what = !postgres ? "files" : Integer.getInteger("agentx.bench.replicas", 1) == 2
+                ? "PostgreSQL, two replicas" : "PostgreSQL";
+        System.out.printf(java.util.Locale.ROOT, "SUMMARY|webhook ack p99 at %d/s, %s|%.2f|%.2f|%s%n%n", rate, what,
+                p99, bareP99, postgres ? "<" + ackGoal + " ms" : "<=3x");
+    }
+
     private static void report(Warmup warmup, long measuredJit, int rate, int seconds, int saturation, int clients, Run baseSteady, Run appSteady,
                                Run baseSat, Run appSat, EndToEnd e2e, int half, Run appHalf, EndToEnd halfE2e,
                                double drainSeconds, String storage) {
@@ -968,6 +981,7 @@ public final class WebhookBench {
         System.out.printf("Ratios agentx/bare: steady p50 %s, p99 %s; saturation throughput %s, p99 %s.%n%n",
                 ratio(as.p50(), bs.p50()), ratio(as.p99(), bs.p99()), ratio(appSat.perSecond(), baseSat.perSecond()),
                 ratio(aq.p99(), bq.p99()));
+        summary(rate, as.p99(), bs.p99());
         System.out.println("## Webhook end to end: delivery sent to comment POSTed to the stub" + store);
         System.out.println();
         System.out.printf("During the steady run (%d/s), and a second run at half that rate. Goal: p99 < %d ms at 200/s. After the saturation run the worker "

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * delivery is appended to ({@link DeliveryFile}: a header, then the body as received), made durable
  * by one {@code fdatasync} shared by the requests that arrive together, so the 202 costs an append,
  * not a file of its own (create, fsync, rename, directory fsync). A segment is sealed (takes no
- * more appends) once it holds the segment size, and deleted once none of its deliveries is left:
+ * more appends) once it holds the segment size and the next one is made (outside the lock the
+ * appends take, so the acknowledgements meanwhile still append to it), and deleted once none of its deliveries is left:
  * after the done records in the inbox's journal are on disk, so that at every moment one of the two
  * says what became of each delivery.
  */
@@ -41,6 +42,11 @@ final class QueueSegments {
     private final Object lock = new Object();
     private final TreeMap<Long, Segment> segments = new TreeMap<>();
     private Segment current;
+    /**
+     * A new segment is being made (outside {@link #lock}) by the append that filled {@link #current};
+     * guarded by {@link #lock}. Meanwhile appends go on to {@link #current}, past the segment size.
+     */
+    private boolean rolling;
     /** Where each queued delivery is kept, by number. */
     private final Map<Long, Location> locations = new ConcurrentHashMap<>();
 
@@ -128,17 +134,21 @@ final class QueueSegments {
     /**
      * Appends delivery {@code seq}'s record and returns once it is on disk (an fdatasync shared with
      * the appends that came meanwhile). Should the sync fail, the delivery counts as not queued.
+     * The append that fills the segment then makes the next one ({@link #rollOver}): its file's
+     * creation and two fsyncs happen outside {@link #lock}, so the other acknowledgements do not
+     * wait for them.
      */
     void append(long seq, byte[] record) {
         Segment seg;
         Journal.Written w;
+        boolean roll = false;
         synchronized (lock) {
             seg = current;
             w = seg.journal.writeLocated(record);
             seg.live++;
-            if (seg.journal.bytes() >= segmentBytes) {
-                seg.sealed = true; // the next delivery starts a new segment
-                current = newSegment();
+            if (!rolling && seg.journal.bytes() >= segmentBytes) {
+                rolling = true;
+                roll = true;
             }
         }
         try {
@@ -147,9 +157,51 @@ final class QueueSegments {
             // not acknowledged, so GitHub shows it failed; should the record survive after all, the
             // start queues it and a redelivery of the same id is then a duplicate
             release(seg);
+            if (roll) {
+                synchronized (lock) {
+                    rolling = false; // the next append tries again
+                }
+            }
             throw e;
         }
         locations.put(seq, new Location(seg.number, w.offset()));
+        if (roll) {
+            rollOver();
+        }
+    }
+
+    /**
+     * Makes the segment appended to next (created, fsynced, its directory fsynced) without holding
+     * {@link #lock}, then seals the full one. Should that fail, appends go on to the full segment
+     * and the next one tries again; the delivery that filled it is queued either way.
+     */
+    private void rollOver() {
+        long number;
+        synchronized (lock) {
+            number = Math.max(highestSeq.getAsLong() + 1, segments.lastKey() + 1);
+        }
+        Segment next;
+        try {
+            next = openSegment(number);
+        } catch (RuntimeException e) {
+            LOG.warn("inbox: cannot start a new queue segment ({}); appending to the full one", e.toString());
+            synchronized (lock) {
+                rolling = false;
+            }
+            return;
+        }
+        Segment gone;
+        synchronized (lock) {
+            Segment full = current;
+            segments.put(number, next);
+            full.sealed = true;
+            current = next;
+            rolling = false;
+            gone = takeIfDone(full);
+        }
+        if (gone != null) {
+            delete(gone);
+        }
     }
 
     /** Queued delivery {@code seq} as received ({@code id} names it in errors). */
@@ -203,12 +255,17 @@ final class QueueSegments {
     /** A new segment to append to, numbered after every earlier one; the caller holds {@link #lock}. */
     private Segment newSegment() {
         long number = Math.max(highestSeq.getAsLong() + 1, segments.isEmpty() ? 1 : segments.lastKey() + 1);
+        Segment seg = openSegment(number);
+        segments.put(number, seg);
+        return seg;
+    }
+
+    /** Creates segment {@code number}'s file, durably (its directory entry too), empty and ready for appends. */
+    private Segment openSegment(long number) {
         Path file = dir.resolve(String.format("%020d%s", number, SUFFIX));
         Journal j = new Journal(file);
         j.records(); // positions it at the end (a new file: empty)
-        Segment seg = new Segment(number, j);
-        segments.put(number, seg);
-        return seg;
+        return new Segment(number, j);
     }
 
     /**
