@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Wall time of 'agentx clarify' (the list) on a root with 100 issues vs a JVM running an empty
-# main, measured with hyperfine in one run. Prints Markdown to stdout. Not part of 'mvn verify'.
+# Wall time of 'agentx clarify' (the list) and 'agentx clarify show CLR-7-001' on a root with 100
+# issues vs a JVM running an empty main with bin/agentx's flags, measured with hyperfine in one
+# run. Prints Markdown to stdout, then one line per row for bench/run's summary table:
+#   SUMMARY|<path>|<now ms>|<floor ms>|<goal ratio>
+# Not part of 'mvn verify'.
 # Usage: bench/cli-bench.sh [CP [WORKDIR]]
 #   CP: the test classpath (bench/run passes it); built with Maven when not given.
 #   RUNS (default 20) sets hyperfine's runs per command.
@@ -41,11 +44,19 @@ echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(java -version 2>
   "load average before: $(cut -d' ' -f1-3 /proc/loadavg)."
 echo "bin/agentx's JVM flags: \`${flags[*]}\`; AppCDS archive: $([ -f target/agentx.jsa ] && echo yes || echo no)."
 echo
-hyperfine -N -w 3 -r "$runs" --export-markdown "$work/cli.md" \
+hyperfine -N -w 3 -r "$runs" --export-markdown "$work/cli.md" --export-csv "$work/cli.csv" \
   -n "empty JVM, bin/agentx's flags (java ... Empty)" "java ${flags[*]} -cp $work/empty Empty" \
   -n "empty JVM, default flags (java Empty)" "java -cp $work/empty Empty" \
   -n "agentx clarify (bin/agentx)" "bin/agentx --root $root clarify" \
+  -n "agentx clarify show CLR-7-001 (bin/agentx)" "bin/agentx --root $root clarify show CLR-7-001" \
   -n "agentx clarify (plain java -jar)" "java -jar $jar --root $root clarify" >/dev/null
 sed 's/\xc2\xb1/+-/g' "$work/cli.md" # hyperfine writes a plus-minus sign; the repository's text stays ASCII
 echo
 echo "Load average after: $(cut -d' ' -f1-3 /proc/loadavg) (a shared machine: compare within one run)."
+# The rows of the summary: each path's mean against the empty JVM with the same flags, goal 2x.
+mean_ms() { # the mean of the Nth command above, in ms (hyperfine's CSV: command,mean,...,max; counted from the end, as a name may hold a comma)
+  awk -F, -v row=$(($1 + 1)) 'NR == row { printf "%.0f", $(NF - 6) * 1000 }' "$work/cli.csv"
+}
+floor=$(mean_ms 1)
+echo "SUMMARY|bin/agentx clarify (list, 100 issues)|$(mean_ms 3)|$floor|2"
+echo "SUMMARY|bin/agentx clarify show CLR-7-001|$(mean_ms 4)|$floor|2"

@@ -29,10 +29,14 @@ public final class Main {
     }
 
     public static void main(String[] args) {
-        // the list only reads: its writers would be built for nothing
-        Thread json = new Thread(new PrepareJson(QuickList.parse(args) == null), "prepare-json");
+        // the list and show only read: their writers would be built for nothing
+        boolean reads = QuickList.parse(args) != null || QuickShow.parse(args) != null;
+        Thread json = new Thread(new PrepareJson(!reads, false), "prepare-json");
         json.setDaemon(true);
         json.start();
+        Thread annotations = new Thread(new PrepareJson(!reads, true), "prepare-annotations");
+        annotations.setDaemon(true);
+        annotations.start();
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int code = run(args, out, err, System.getenv(), Path.of("").toAbsolutePath(), Clock.systemUTC(),
@@ -53,18 +57,30 @@ public final class Main {
      * (its classes, the records' introspection) is the largest single cost of a command's start,
      * and on a second core it runs beside the command's own start. Whatever the command needs
      * before it is built waits for it, not for a second building. {@code writers}: the writers
-     * too, after the readers.
+     * too, after the readers. {@code annotations}: instead, on a thread of its own, only the
+     * records' annotations are read, which the JDK makes at run time (a class per annotation
+     * type, which the class archive cannot hold) and the mapper's introspection then finds
+     * ready, while the other thread builds the mapper.
      */
     private static final class PrepareJson implements Runnable {
         private final boolean writers;
+        private final boolean annotations;
 
-        PrepareJson(boolean writers) {
+        PrepareJson(boolean writers, boolean annotations) {
             this.writers = writers;
+            this.annotations = annotations;
         }
 
         @Override
         public void run() {
             try {
+                if (annotations) {
+                    dev.agentx.clarify.ledger.LedgerCodec.readAnnotations();
+                    if (writers) {
+                        dev.agentx.clarify.status.AgentStatusCodec.readAnnotations();
+                    }
+                    return;
+                }
                 dev.agentx.clarify.ledger.LedgerCodec.prepare(writers);
                 if (writers) {
                     dev.agentx.clarify.status.AgentStatusCodec.prepare();

@@ -58,6 +58,39 @@ public final class StateJson {
     }
 
     /**
+     * Reads the annotations of {@code types} (the classes, their members, constructors'
+     * parameters and record components) and those of each annotation's type, without the mapper.
+     * The JDK makes a class for each annotation type at run time and keeps what it parsed; a
+     * thread that does this while another builds the mapper spares the introspection that work.
+     */
+    public static void readAnnotations(Class<?>... types) {
+        for (Class<?> type : types) {
+            java.util.List<java.lang.annotation.Annotation> found = new java.util.ArrayList<>();
+            found.addAll(Arrays.asList(type.getDeclaredAnnotations()));
+            for (java.lang.reflect.Field f : type.getDeclaredFields()) {
+                found.addAll(Arrays.asList(f.getDeclaredAnnotations()));
+            }
+            for (java.lang.reflect.Method m : type.getDeclaredMethods()) {
+                found.addAll(Arrays.asList(m.getDeclaredAnnotations()));
+            }
+            for (java.lang.reflect.Constructor<?> c : type.getDeclaredConstructors()) {
+                found.addAll(Arrays.asList(c.getDeclaredAnnotations()));
+                for (java.lang.annotation.Annotation[] on : c.getParameterAnnotations()) {
+                    found.addAll(Arrays.asList(on));
+                }
+            }
+            if (type.isRecord()) {
+                for (java.lang.reflect.RecordComponent r : type.getRecordComponents()) {
+                    found.addAll(Arrays.asList(r.getDeclaredAnnotations()));
+                }
+            }
+            for (java.lang.annotation.Annotation a : found) {
+                a.annotationType().getDeclaredAnnotations();
+            }
+        }
+    }
+
+    /**
      * {@code reader} skipping the fields its types do not declare instead of refusing them;
      * those skipped are named in {@code unknown} (as {@code field}, {@code array[].field} in an
      * object of an array). Read a parser made by {@link #recording} with it.

@@ -363,6 +363,13 @@ public final class LedgerCodec {
         }
     }
 
+    /** Reads the annotations of the ledger's records ({@link StateJson#readAnnotations}). */
+    public static void readAnnotations() {
+        StateJson.readAnnotations(Ledger.class, ClarificationRecord.class, ThreadEntry.class,
+                dev.agentx.clarify.protocol.Status.class, dev.agentx.clarify.protocol.EntryType.class,
+                dev.agentx.clarify.protocol.Autonomy.class, dev.agentx.clarify.protocol.CodeLine.class);
+    }
+
     /** The readers, made on first use. */
     private static final class Reading {
         static final ObjectReader LEDGER = StateJson.mapper().readerFor(Ledger.class)

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.render;
 
+import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.EntryType;
 import dev.agentx.clarify.protocol.Status;
@@ -61,7 +62,8 @@ public final class CliRenderer {
 
     public String entry(ClarificationRecord r, ThreadEntry e) {
         StringBuilder b = new StringBuilder();
-        String when = " (" + e.timestamp() + ")";
+        // as Instant.toString writes it, without building DateTimeFormatter for it
+        String when = IsoInstant.append(new StringBuilder(" ("), e.timestamp()).append(')').toString();
         switch (e.type()) {
             case QUESTION, ANSWER -> {
                 String other = e.from().equals(r.from()) ? r.to() : r.from();

@@ -77,6 +77,11 @@ public final class AgentStatusCodec {
         }
     }
 
+    /** Reads the annotations of the status records ({@link StateJson#readAnnotations}). */
+    public static void readAnnotations() {
+        StateJson.readAnnotations(AgentStatus.class, AgentState.class);
+    }
+
     /** Builds the reader and then the writer now, if they are not built yet (see {@code LedgerCodec.prepare}). */
     public static void prepare() {
         Reading.STATUS.getClass();
