@@ -21,7 +21,8 @@ import java.util.stream.Stream;
  * {@code <root>/.agentx/workflows/*.toml} (a workflow is named by its file name without
  * {@code .toml}), overlaid in turn by workflows given already parsed (GitHub Mode: a repository's
  * {@code [workflows.<name>]} tables in {@code .github/agentx.toml}). Files are parsed on first use
- * and cached.
+ * and cached; the bundled ones come compiled by the build ({@link CompiledWorkflows}), without a
+ * TOML parser.
  */
 public final class WorkflowCatalog implements WorkflowSource {
     /** The workflows packed in the jar under {@code /workflows/}. */
@@ -76,6 +77,10 @@ public final class WorkflowCatalog implements WorkflowSource {
             }
         }
         if (BUNDLED.contains(name)) {
+            Workflow compiled = compiled().get(name);
+            if (compiled != null) {
+                return compiled;
+            }
             String resource = "/workflows/" + name + ".toml";
             try (InputStream in = WorkflowCatalog.class.getResourceAsStream(resource)) {
                 if (in == null) {
@@ -88,6 +93,28 @@ public final class WorkflowCatalog implements WorkflowSource {
             }
         }
         throw unknown(name);
+    }
+
+    /**
+     * The bundled workflows as the build compiled them ({@link CompiledWorkflows}), read once per
+     * process; empty where the classes were built without that step (an IDE's build), and the
+     * bundled TOML is parsed instead.
+     */
+    private static Map<String, Workflow> compiled() {
+        return Compiled.WORKFLOWS;
+    }
+
+    /** Holds the compiled workflows; read when first asked for. */
+    private static final class Compiled {
+        static final Map<String, Workflow> WORKFLOWS = read();
+
+        private static Map<String, Workflow> read() {
+            try (InputStream in = WorkflowCatalog.class.getResourceAsStream(CompiledWorkflows.RESOURCE)) {
+                return in == null ? Map.of() : Map.copyOf(CompiledWorkflows.read(in));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the bundled workflows " + CompiledWorkflows.RESOURCE, e);
+            }
+        }
     }
 
     private ClarifyException unknown(String name) {
