@@ -2,6 +2,7 @@ package dev.agentx.clarify.workflow;
 
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -14,6 +15,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
@@ -100,7 +102,7 @@ public final class WorkflowCatalog implements WorkflowSource {
      * process; empty where the classes were built without that step (an IDE's build), and the
      * bundled TOML is parsed instead.
      */
-    private static Map<String, Workflow> compiled() {
+    static Map<String, Workflow> compiled() {
         return Compiled.WORKFLOWS;
     }
 
@@ -108,11 +110,21 @@ public final class WorkflowCatalog implements WorkflowSource {
     private static final class Compiled {
         static final Map<String, Workflow> WORKFLOWS = read();
 
+        @SuppressWarnings("unchecked")
         private static Map<String, Workflow> read() {
-            try (InputStream in = WorkflowCatalog.class.getResourceAsStream(CompiledWorkflows.RESOURCE)) {
-                return in == null ? Map.of() : Map.copyOf(CompiledWorkflows.read(in));
+            Supplier<String> data;
+            try {
+                data = (Supplier<String>) Class.forName(CompiledWorkflows.DATA_CLASS).getDeclaredConstructor().newInstance();
+            } catch (ClassNotFoundException e) {
+                return Map.of();
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot make " + CompiledWorkflows.DATA_CLASS, e);
+            }
+            try {
+                return Map.copyOf(CompiledWorkflows.read(new ByteArrayInputStream(
+                        data.get().getBytes(StandardCharsets.ISO_8859_1))));
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot read the bundled workflows " + CompiledWorkflows.RESOURCE, e);
+                throw new UncheckedIOException("cannot read the bundled workflows of " + CompiledWorkflows.DATA_CLASS, e);
             }
         }
     }
