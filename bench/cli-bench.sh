@@ -51,6 +51,36 @@ hyperfine -N -w 3 -r "$runs" --export-markdown "$work/cli.md" --export-csv "$wor
   -n "agentx clarify show CLR-7-001 (bin/agentx)" "bin/agentx --root $root clarify show CLR-7-001" \
   -n "agentx clarify (plain java -jar)" "java -jar $jar --root $root clarify" >/dev/null
 sed 's/\xc2\xb1/+-/g' "$work/cli.md" # hyperfine writes a plus-minus sign; the repository's text stays ASCII
+
+# --- clarify ask and answer: the agent's write path, against the same empty JVM in one run ---
+# Each run asks on a root just restored from its template (the prepare step, not timed): a new
+# question on an issue without a ledger, on a root with only .agentx/ (no config, the bundled
+# workflows) and on the 100-issue root; the answer answers the question its template holds.
+# The templates are written by bin/agentx itself, and each restore ends with sync so that the
+# command's fsyncs do not also write out the copy. SUMMARY lines (one per row: path, mean ms,
+# floor ms, goal ratio) are for the summary table of bench/run.
+asked="$work/ask"
+rm -rf "$asked"
+mkdir -p "$asked/empty-template/.agentx"
+cp -a "$root" "$asked/issues-template"
+cp -a "$root" "$asked/answer-template"
+bin/agentx --root "$asked/answer-template" clarify ask --issue 101 --from engineer --to architect "Q?" >/dev/null
+# (hyperfine -N runs the prepare commands without a shell too)
+restore() { printf "sh -c 'rm -rf %s && cp -a %s %s && sync'" "$asked/$1" "$asked/$2" "$asked/$1"; }
+ask="clarify ask --issue 101 --from engineer --to architect --topic Auth JWT-or-sessions?"
+echo
+hyperfine -N -w 2 -r "$runs" --export-markdown "$work/ask.md" --export-json "$work/ask.json" \
+  -n "empty JVM, bin/agentx's flags (java ... Empty)" --prepare true "java ${flags[*]} -cp $work/empty Empty" \
+  -n "agentx clarify ask, root with only .agentx/ (bin/agentx)" --prepare "$(restore empty empty-template)" \
+  "bin/agentx --root $asked/empty $ask" \
+  -n "agentx clarify ask, 100 issues (bin/agentx)" --prepare "$(restore issues issues-template)" \
+  "bin/agentx --root $asked/issues $ask" \
+  -n "agentx clarify answer, 100 issues (bin/agentx)" --prepare "$(restore answer answer-template)" \
+  "bin/agentx --root $asked/answer clarify answer CLR-101-001 --from architect JWT." >/dev/null
+sed 's/\xc2\xb1/+-/g' "$work/ask.md"
+jq -r '.results as $r | ($r[0].mean * 1000) as $floor | $r[1:][]
+  | "SUMMARY|\(.command | sub(" \\(bin/agentx\\)$"; ""))|\(.mean * 1000 | round)|\($floor | round)|3"' "$work/ask.json"
+
 echo
 echo "Load average after: $(cut -d' ' -f1-3 /proc/loadavg) (a shared machine: compare within one run)."
 # The rows of the summary: each path's mean against the empty JVM with the same flags, goal 2x.

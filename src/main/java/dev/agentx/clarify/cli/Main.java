@@ -99,8 +99,8 @@ public final class Main {
     }
 
     /**
-     * @param shortcuts whether the list and show may run without picocli ({@link QuickList},
-     *                  {@link QuickShow}) and other
+     * @param shortcuts whether the list, show, ask and answer may run without picocli
+     *                  ({@link QuickList}, {@link QuickShow}, {@link QuickWrite}) and other
      *                  commands on a model of just the commands they name ({@link Commands#lazy});
      *                  tests run command lines both ways and compare. This class names no picocli
      *                  type: picocli's classes are too old for the AppCDS archive to hold all of
@@ -126,6 +126,14 @@ public final class Main {
         if (show != null && (show.root() == null || java.nio.file.Files.isDirectory(ctx.cwd.resolve(show.root())))) {
             try {
                 return QuickShow.run(ctx, show);
+            } finally {
+                ctx.close();
+            }
+        }
+        QuickWrite.Args write = shortcuts && list == null && show == null ? QuickWrite.parse(args, ctx) : null;
+        if (write != null && (write.root() == null || java.nio.file.Files.isDirectory(ctx.cwd.resolve(write.root())))) {
+            try {
+                return QuickWrite.run(ctx, write);
             } finally {
                 ctx.close();
             }

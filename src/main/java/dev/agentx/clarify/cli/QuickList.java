@@ -99,7 +99,7 @@ final class QuickList {
     }
 
     /** 1 to 999999999 written plainly: no sign, no leading zero, nothing a converter might read otherwise. */
-    private static boolean plainNumber(String v) {
+    static boolean plainNumber(String v) {
         if (v.isEmpty() || v.length() > 9 || v.charAt(0) < '1' || v.charAt(0) > '9') {
             return false;
         }

@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -198,7 +197,7 @@ public final class FileLock {
         int immediateRetries = 0;
         ObservedLock last = null;
         while (true) {
-            LockInfo mine = new LockInfo(self.pid(), clock.instant(), agent, UUID.randomUUID().toString(),
+            LockInfo mine = new LockInfo(self.pid(), clock.instant(), agent, LockTokens.next(),
                     self.host(), self.processStart());
             LockContentFiles.Created created = contents.tryCreate(lockPath, runtime, mine);
             if (created.held()) {

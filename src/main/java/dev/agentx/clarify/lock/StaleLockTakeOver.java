@@ -17,7 +17,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.UUID;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -82,7 +81,7 @@ final class StaleLockTakeOver {
             }
             leftovers.sweep(lockPath, runtime);
             // renamed into the runtime folder: the same file system (files/RuntimeFolder)
-            Path away = runtime.resolve(lockPath.getFileName() + STALE + UUID.randomUUID());
+            Path away = runtime.resolve(lockPath.getFileName() + STALE + LockTokens.next());
             try {
                 Files.move(lockPath, away, StandardCopyOption.ATOMIC_MOVE);
             } catch (NoSuchFileException e) {

@@ -2,6 +2,7 @@ package dev.agentx.clarify.workflow;
 
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -14,6 +15,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
@@ -21,7 +23,8 @@ import java.util.stream.Stream;
  * {@code <root>/.agentx/workflows/*.toml} (a workflow is named by its file name without
  * {@code .toml}), overlaid in turn by workflows given already parsed (GitHub Mode: a repository's
  * {@code [workflows.<name>]} tables in {@code .github/agentx.toml}). Files are parsed on first use
- * and cached.
+ * and cached; the bundled ones come compiled by the build ({@link CompiledWorkflows}), without a
+ * TOML parser.
  */
 public final class WorkflowCatalog implements WorkflowSource {
     /** The workflows packed in the jar under {@code /workflows/}. */
@@ -76,6 +79,10 @@ public final class WorkflowCatalog implements WorkflowSource {
             }
         }
         if (BUNDLED.contains(name)) {
+            Workflow compiled = compiled().get(name);
+            if (compiled != null) {
+                return compiled;
+            }
             String resource = "/workflows/" + name + ".toml";
             try (InputStream in = WorkflowCatalog.class.getResourceAsStream(resource)) {
                 if (in == null) {
@@ -88,6 +95,38 @@ public final class WorkflowCatalog implements WorkflowSource {
             }
         }
         throw unknown(name);
+    }
+
+    /**
+     * The bundled workflows as the build compiled them ({@link CompiledWorkflows}), read once per
+     * process; empty where the classes were built without that step (an IDE's build), and the
+     * bundled TOML is parsed instead.
+     */
+    static Map<String, Workflow> compiled() {
+        return Compiled.WORKFLOWS;
+    }
+
+    /** Holds the compiled workflows; read when first asked for. */
+    private static final class Compiled {
+        static final Map<String, Workflow> WORKFLOWS = read();
+
+        @SuppressWarnings("unchecked")
+        private static Map<String, Workflow> read() {
+            Supplier<String> data;
+            try {
+                data = (Supplier<String>) Class.forName(CompiledWorkflows.DATA_CLASS).getDeclaredConstructor().newInstance();
+            } catch (ClassNotFoundException e) {
+                return Map.of();
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot make " + CompiledWorkflows.DATA_CLASS, e);
+            }
+            try {
+                return Map.copyOf(CompiledWorkflows.read(new ByteArrayInputStream(
+                        data.get().getBytes(StandardCharsets.ISO_8859_1))));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the bundled workflows of " + CompiledWorkflows.DATA_CLASS, e);
+            }
+        }
     }
 
     private ClarifyException unknown(String name) {

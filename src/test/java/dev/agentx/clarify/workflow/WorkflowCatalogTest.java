@@ -146,4 +146,33 @@ class WorkflowCatalogTest {
         assertTrue(e.getMessage().contains("Available: bug, epic, feature, story"), e.getMessage());
         assertThrows(ClarifyException.class, () -> new WorkflowCatalog(null).workflow("../etc/passwd"));
     }
+
+    /**
+     * The build compiles workflows/*.toml into the class BundledWorkflowData; what the catalog
+     * serves from it equals what the TOML parser makes of the source files, field by field.
+     */
+    @Test
+    void theCompiledBundledWorkflowsAreTheTomlFilesParsed() throws Exception {
+        List<Workflow> parsed = CompiledWorkflows.parseBundled(Path.of("workflows"));
+        assertEquals(WorkflowCatalog.BUNDLED, parsed.stream().map(w -> w.source()
+                .replace("bundled workflows/", "").replace(".toml", "")).collect(java.util.stream.Collectors.toSet()));
+        // empty if the build did not generate the class
+        java.util.Map<String, Workflow> compiled = WorkflowCatalog.compiled();
+        assertEquals(WorkflowCatalog.BUNDLED, compiled.keySet());
+        WorkflowCatalog catalog = new WorkflowCatalog(null);
+        for (Workflow w : parsed) {
+            String name = w.source().replace("bundled workflows/", "").replace(".toml", "");
+            assertEquals(w, compiled.get(name), name);
+            assertEquals(w, catalog.workflow(name), name);
+        }
+        // the format itself, on values the bundled files do not use: autonomy, no limits, no targets
+        Workflow odd = new Workflow("odd", "d\u00e9j\u00e0 \"q\"\n2", "t", List.of(
+                new Step("s1", "engineer", List.of(), null, null, false, false),
+                new Step("s2", "architect", List.of("a", "b"), 50, 43200, true, true)),
+                "bundled workflows/odd.toml", dev.agentx.clarify.protocol.Autonomy.APPROVE);
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        CompiledWorkflows.write(List.of(odd), bytes);
+        assertEquals(java.util.Map.of("odd", odd), CompiledWorkflows.read(new java.io.ByteArrayInputStream(bytes.toByteArray())));
+        assertThrows(java.io.IOException.class, () -> CompiledWorkflows.read(new java.io.ByteArrayInputStream(new byte[8])));
+    }
 }
