@@ -278,7 +278,8 @@ public final class WebhookBench {
             rig.database("postgresql://postgres@localhost:" + pg.getPort() + "/postgres");
             store = " (repository state in PostgreSQL)";
             storeNote = "The repositories' ledgers, statuses and events in PostgreSQL (AGENTX_DATABASE_URL; embedded "
-                    + "PostgreSQL on the same machine, synchronous_commit and fsync on), and so are the deliveries: "
+                    + "PostgreSQL on the same machine, synchronous_commit and fsync on, wal_init_zero off as "
+                    + "docs/storage.md says), and so are the deliveries: "
                     + "a 202 waits for the commit of the delivery's row; the outbox in the data dir as always.";
             queueing = "the insert and commit of its row";
             ackGoal = 15;
