@@ -27,6 +27,8 @@ final class DatabaseLog {
         // a statement that waited for a lock longer than deadlock_timeout, and when it got it (LockWaits)
         {"log_lock_waits", "on"},
         {"deadlock_timeout", "5ms"},
+        // each checkpoint's start and end, with the WAL files it added, removed and recycled (WalActivity)
+        {"log_checkpoints", "on"},
     };
 
     /** The start of an entry's first line, up to its message: its time (group 1), the rest of the prefix, its level. */

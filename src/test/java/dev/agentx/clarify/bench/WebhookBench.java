@@ -263,6 +263,8 @@ public final class WebhookBench {
                     io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
                     .setDataDirectory(work.resolve("pgdata")).setCleanDataDirectory(true)
                     .setServerConfig("synchronous_commit", "on").setServerConfig("fsync", "on")
+                    // what docs/storage.md ("Server settings") and the compose recipe give PostgreSQL
+                    .setServerConfig("wal_init_zero", "off")
                     // counts of the statements run, for the database's work per delivery (DatabaseWork)
                     .setServerConfig("shared_preload_libraries", "pg_stat_statements")
                     .setServerConfig("pg_stat_statements.track_planning", "on");
@@ -276,7 +278,8 @@ public final class WebhookBench {
             rig.database("postgresql://postgres@localhost:" + pg.getPort() + "/postgres");
             store = " (repository state in PostgreSQL)";
             storeNote = "The repositories' ledgers, statuses and events in PostgreSQL (AGENTX_DATABASE_URL; embedded "
-                    + "PostgreSQL on the same machine, synchronous_commit and fsync on), and so are the deliveries: "
+                    + "PostgreSQL on the same machine, synchronous_commit and fsync on, wal_init_zero off as "
+                    + "docs/storage.md says), and so are the deliveries: "
                     + "a 202 waits for the commit of the delivery's row; the outbox in the data dir as always.";
             queueing = "the insert and commit of its row";
             ackGoal = 15;
@@ -370,6 +373,7 @@ public final class WebhookBench {
             java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches0 = ContextSwitches.snapshot();
             DatabaseWork dbWork = pg == null ? null : DatabaseWork.start(pg.getPostgresDatabase());
+            WalActivity wal = pg == null ? null : WalActivity.start(pg.getPostgresDatabase());
             steadyBusy = new BusySeconds(work.resolve("data"));
             java.time.Instant steadyFrom = java.time.Instant.now();
             Run appSteady = openLoop(app, steadyLoad, rate, sentAt);
@@ -387,6 +391,7 @@ public final class WebhookBench {
             java.util.Optional<DiskStats> disk1 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches = ContextSwitches.since(switches0);
             DatabaseWork.Result steadyDbWork = dbWork == null ? null : dbWork.since();
+            String steadyWal = wal == null ? null : wal.since(appSteady.ackNanos().size());
             String scrape1 = mode.metrics().scrape();
             double waited = waits(mode) - waits0;
             EndToEnd e2e = EndToEnd.of(sentAt, postedAt);
@@ -420,6 +425,8 @@ public final class WebhookBench {
                         + "minute over the tables that changed enough, on the same cores): %s.%n%n", autovacuum);
                 System.out.printf("Lock waits in the database over 5 ms during the steady run and its drain (from its "
                         + "log, log_lock_waits; by lock and what it locks: how many, the longest): %s.%n%n", lockWaits);
+                System.out.printf("The database's WAL during the steady run and its drain (pg_stat_wal, pg_stat_bgwriter, "
+                        + "pg_wal; checkpoints are in its log, log_checkpoints): %s.%n%n", steadyWal);
             }
             System.out.printf("Before each measured run its server was warmed up again, until a round spent less "
                     + "than %.0f%% of its time compiling (the other server's run in the same JVM recompiles the code they "
