@@ -99,8 +99,8 @@ public final class Main {
     }
 
     /**
-     * @param shortcuts whether the list, show, ask and answer may run without picocli
-     *                  ({@link QuickList}, {@link QuickShow}, {@link QuickWrite}) and other
+     * @param shortcuts whether the list, show, ask, answer and mcp may run without picocli
+     *                  ({@link QuickList}, {@link QuickShow}, {@link QuickWrite}, {@link QuickMcp}) and other
      *                  commands on a model of just the commands they name ({@link Commands#lazy});
      *                  tests run command lines both ways and compare. This class names no picocli
      *                  type: picocli's classes are too old for the AppCDS archive to hold all of
@@ -134,6 +134,14 @@ public final class Main {
         if (write != null && (write.root() == null || java.nio.file.Files.isDirectory(ctx.cwd.resolve(write.root())))) {
             try {
                 return QuickWrite.run(ctx, write);
+            } finally {
+                ctx.close();
+            }
+        }
+        QuickMcp.Args mcp = shortcuts && list == null && show == null && write == null ? QuickMcp.parse(args) : null;
+        if (mcp != null && (mcp.root() == null || java.nio.file.Files.isDirectory(ctx.cwd.resolve(mcp.root())))) {
+            try {
+                return QuickMcp.run(ctx, mcp);
             } finally {
                 ctx.close();
             }
