@@ -79,7 +79,7 @@ hyperfine -N -w 2 -r "$runs" --export-markdown "$work/ask.md" --export-json "$wo
   "bin/agentx --root $asked/answer clarify answer CLR-101-001 --from architect JWT." >/dev/null
 sed 's/\xc2\xb1/+-/g' "$work/ask.md"
 jq -r '.results as $r | ($r[0].mean * 1000) as $floor | $r[1:][]
-  | "SUMMARY|\(.command | sub(" \\(bin/agentx\\)$"; ""))|\(.mean * 1000 | round)|\($floor | round)|3"' "$work/ask.json"
+  | "SUMMARY|\(.command | sub(" \\(bin/agentx\\)$"; ""))|\(.mean * 1000 | round) ms|\($floor | round) ms|<=3x"' "$work/ask.json"
 
 echo
 echo "Load average after: $(cut -d' ' -f1-3 /proc/loadavg) (a shared machine: compare within one run)."
@@ -88,5 +88,5 @@ mean_ms() { # the mean of the Nth command above, in ms (hyperfine's CSV: command
   awk -F, -v row=$(($1 + 1)) 'NR == row { printf "%.0f", $(NF - 6) * 1000 }' "$work/cli.csv"
 }
 floor=$(mean_ms 1)
-echo "SUMMARY|bin/agentx clarify (list, 100 issues)|$(mean_ms 3)|$floor|2"
-echo "SUMMARY|bin/agentx clarify show CLR-7-001|$(mean_ms 4)|$floor|2"
+echo "SUMMARY|bin/agentx clarify (list, 100 issues)|$(mean_ms 3) ms|$floor ms|<=2x"
+echo "SUMMARY|bin/agentx clarify show CLR-7-001|$(mean_ms 4) ms|$floor ms|<=2x"

@@ -73,8 +73,10 @@ public final class McpStartBench {
         }
         System.out.println();
         for (int c = 0; c < commands.size(); c++) {
-            System.out.printf("SUMMARY|`agentx mcp` start to its `tools/list` answer (%s)|%.0f|%.0f|%.0f%n",
-                    names.get(c), pct(times.get(c), 50), b50, GOAL_RATIO);
+            // the goal is bin/agentx's, the launcher users run; plain java -jar has neither its flags nor its archive
+            String goal = names.get(c).equals("bin/agentx") ? String.format("<=%.0fx", GOAL_RATIO) : "-";
+            System.out.printf("SUMMARY|`agentx mcp` start to its `tools/list` answer (%s)|%.0f ms|%.0f ms|%s%n",
+                    names.get(c), pct(times.get(c), 50), b50, goal);
         }
         System.out.println();
         waitingCpu(commands.get(commands.size() - 1));
