@@ -83,19 +83,25 @@ final class QuickList {
         if (!clarify) {
             return null;
         }
-        Path dir = null;
-        if (root != null) {
-            try {
-                dir = Path.of(root);
-            } catch (InvalidPathException e) {
-                return null;
-            }
+        if (root != null && !QuickList.validPath(root)) {
+            return null;
         }
+        Path dir = root == null ? null : Path.of(root);
         return new Args(dir, json, issue == null ? null : Integer.valueOf(issue));
     }
 
     static boolean plainValue(String v) {
         return !v.isEmpty() && v.charAt(0) != '-' && v.charAt(0) != '@' && !COMMANDS.contains(v);
+    }
+
+    /** Whether a {@code --root} value is a path this system takes; picocli reports the others. */
+    static boolean validPath(String v) {
+        try {
+            Path.of(v);
+            return true;
+        } catch (InvalidPathException e) {
+            return false;
+        }
     }
 
     /** 1 to 999999999 written plainly: no sign, no leading zero, nothing a converter might read otherwise. */

@@ -1,6 +1,5 @@
 package dev.agentx.clarify.cli;
 
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 
 /**
@@ -48,14 +47,10 @@ final class QuickShow {
         if (args.length - i != 3 || !args[i + 1].equals("show") || !QuickList.plainValue(args[i + 2])) {
             return null;
         }
-        Path dir = null;
-        if (root != null) {
-            try {
-                dir = Path.of(root);
-            } catch (InvalidPathException e) {
-                return null;
-            }
+        if (root != null && !QuickList.validPath(root)) {
+            return null;
         }
+        Path dir = root == null ? null : Path.of(root);
         return new Args(dir, json, args[i + 2]);
     }
 

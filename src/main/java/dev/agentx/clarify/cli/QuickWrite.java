@@ -1,6 +1,5 @@
 package dev.agentx.clarify.cli;
 
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,14 +48,10 @@ final class QuickWrite {
         if (r == null) {
             return null;
         }
-        Path dir = null;
-        if (r.root != null) {
-            try {
-                dir = Path.of(r.root);
-            } catch (InvalidPathException e) {
-                return null;
-            }
+        if (r.root != null && !QuickList.validPath(r.root)) {
+            return null;
         }
+        Path dir = r.root == null ? null : Path.of(r.root);
         if (r.command.equals("ask")) {
             if (r.issue == null || r.from == null || r.to == null || r.words.isEmpty() || r.choice != null) {
                 return null;
