@@ -1,12 +1,16 @@
 package dev.agentx.clarify.cli;
 
+import static dev.agentx.clarify.cli.ShortcutRuns.run;
+import static dev.agentx.clarify.cli.ShortcutRuns.state;
+
+import dev.agentx.clarify.cli.ShortcutRuns.Result;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.OnlyDocumentedState;
 import dev.agentx.clarify.support.TestRoot;
@@ -21,7 +25,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,9 +41,6 @@ class CliShortcutsTest {
     Path dir;
 
     /** One in-process run: exit code, stdout, stderr. */
-    private record Result(int code, String out, String err) {
-    }
-
     /** Two roots with the same clarifications, one per way of running. */
     private final class Twin {
         final MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
@@ -71,26 +71,9 @@ class CliShortcutsTest {
                     line);
             assertEquals(b.err().replace(full.root.toString(), "ROOT"), a.err().replace(fast.root.toString(), "ROOT"),
                     line);
-            assertEquals(ledgers(full), ledgers(fast), line);
+            assertEquals(state(full), state(fast), line);
             return a;
         }
-    }
-
-    private static Result run(TestRoot r, boolean shortcuts, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CliContext ctx = new CliContext(new PrintWriter(out), new PrintWriter(err), Map.of(), r.root, r.clock, false,
-                c -> new LocalMode(c.resolvedRoot(), r.clock, r.locks(), new dev.agentx.clarify.channel.HumanChannel()));
-        int code = Main.run(args, ctx, shortcuts);
-        return new Result(code, out.toString(), err.toString());
-    }
-
-    /** The ledgers, agent statuses and events: what a command may change. */
-    private static Map<String, String> ledgers(TestRoot r) {
-        Map<String, String> all = new TreeMap<>(r.snapshot());
-        all.keySet().removeIf(k -> !(k.contains("clarifications/issue-") && k.endsWith(".json"))
-                && !k.endsWith("agent-status.json") && !k.endsWith("events.jsonl"));
-        return all;
     }
 
     @Test

@@ -1,11 +1,15 @@
 package dev.agentx.clarify.cli;
 
+import static dev.agentx.clarify.cli.ShortcutRuns.run;
+import static dev.agentx.clarify.cli.ShortcutRuns.state;
+
+import dev.agentx.clarify.cli.ShortcutRuns.Result;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.OnlyDocumentedState;
 import dev.agentx.clarify.support.TestRoot;
@@ -16,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,26 +35,7 @@ class CliWriteShortcutsTest {
     @TempDir
     Path dir;
 
-    private record Result(int code, String out, String err) {
-    }
-
     private final MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-
-    private static Result run(TestRoot r, boolean shortcuts, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CliContext ctx = new CliContext(new PrintWriter(out), new PrintWriter(err), Map.of(), r.root, r.clock, false,
-                c -> new LocalMode(c.resolvedRoot(), r.clock, r.locks(), new dev.agentx.clarify.channel.HumanChannel()));
-        int code = Main.run(args, ctx, shortcuts);
-        return new Result(code, out.toString(), err.toString());
-    }
-
-    private static Map<String, String> state(TestRoot r) {
-        Map<String, String> all = new TreeMap<>(r.snapshot());
-        all.keySet().removeIf(k -> !(k.contains("clarifications/issue-") && k.endsWith(".json"))
-                && !k.endsWith("agent-status.json") && !k.endsWith("events.jsonl"));
-        return all;
-    }
 
     @Test
     void askAndAnswerGiveTheSameOutputWithAndWithoutPicocli() throws Exception {

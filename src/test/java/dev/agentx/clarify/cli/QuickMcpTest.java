@@ -1,15 +1,16 @@
 package dev.agentx.clarify.cli;
 
+import static dev.agentx.clarify.cli.ShortcutRuns.run;
+
+import dev.agentx.clarify.cli.ShortcutRuns.Result;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.agentx.clarify.app.LocalMode;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.TestRoot;
 import dev.agentx.clarify.support.Workflows;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -24,18 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
 class QuickMcpTest {
     @TempDir
     Path dir;
-
-    private record Result(int code, String out, String err) {
-    }
-
-    private static Result run(TestRoot r, boolean shortcuts, Map<String, String> env, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CliContext ctx = new CliContext(new PrintWriter(out), new PrintWriter(err), env, r.root, r.clock, false,
-                c -> new LocalMode(c.resolvedRoot(), r.clock, r.locks(), new dev.agentx.clarify.channel.HumanChannel()));
-        int code = Main.run(args, ctx, shortcuts);
-        return new Result(code, out.toString(), err.toString());
-    }
 
     @Test
     void onlyPlainCommandLinesAreTaken() {
