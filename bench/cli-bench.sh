@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Wall time of 'agentx clarify' (the list) and 'agentx clarify show CLR-7-001' on a root with 100
-# issues vs a JVM running an empty main with bin/agentx's flags, measured with hyperfine in one
-# run. Prints Markdown to stdout, then one line per row for bench/run's summary table:
+# issues and what 'agentx init' writes, vs a JVM running an empty main with bin/agentx's flags,
+# measured with hyperfine in one run. Prints Markdown to stdout, then one line per row for bench/run's summary table:
 #   SUMMARY|<path>|<now ms>|<floor ms>|<goal ratio>
 # Not part of 'mvn verify'.
 # Usage: bench/cli-bench.sh [CP [WORKDIR]]
@@ -31,6 +31,8 @@ runs="${RUNS:-20}"
 root="$work/root"
 rm -rf "$root"
 java -XX:+UseSerialGC -cp "$cp" dev.agentx.clarify.bench.LedgerBench populate "$root" 100
+# as a project set up by 'agentx init' is: its config.toml and workflows, which every command parses
+bin/agentx --root "$root" init >/dev/null
 mkdir -p "$work/empty"
 printf 'public class Empty { public static void main(String[] a) {} }\n' > "$work/empty/Empty.java"
 javac -d "$work/empty" "$work/empty/Empty.java"
