@@ -43,6 +43,25 @@ final class McpCommand implements Runnable {
         this.ctx = ctx;
     }
 
+    /**
+     * Starts the logging system on a thread of its own while the role is checked: the SDK's and
+     * Reactor's classes make their loggers when they load, on the way to the first answers. The
+     * session starts once the thread is done, so that no logger is made while the system starts
+     * (SLF4J would hand out stand-ins and warn on stderr when it replays what they logged).
+     */
+    private static Thread startLogging() {
+        Thread t = new Thread(new Runnable() {
+            // a class rather than a lambda: a lambda's bootstrap costs every start
+            @Override
+            public void run() {
+                org.slf4j.LoggerFactory.getILoggerFactory();
+            }
+        }, "prepare-logging");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
     @Override
     public void run() {
         String who = agent != null ? agent : ctx.env.get(AGENT_ENV);
@@ -51,6 +70,7 @@ final class McpCommand implements Runnable {
                     + "(or set " + AGENT_ENV + "), e.g. --agent engineer.");
         }
         ctx.noteIfNoProject();
+        Thread logging = startLogging();
         LocalMode local = ctx.local();
         // the role as the ledgers write it (pm -> product-manager), once: every tool compares it with
         // a record's requester and target
@@ -77,6 +97,7 @@ final class McpCommand implements Runnable {
                     }
                 }, local.files().ledgers().directory());
         try {
+            logging.join();
             new McpStdioServer(workspace, Main.version()).serve(System.in, System.out);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

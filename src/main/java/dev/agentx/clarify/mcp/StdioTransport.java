@@ -64,7 +64,13 @@ import reactor.util.context.Context;
  * sent again.
  */
 final class StdioTransport implements McpServerTransportProvider {
-    private static final Logger LOG = LoggerFactory.getLogger(StdioTransport.class);
+    /**
+     * Looked up on use: a logger made when the class loads would start the logging system on the
+     * way to the first answers, which log nothing.
+     */
+    private static Logger log() {
+        return LoggerFactory.getLogger(StdioTransport.class);
+    }
     private static final String CANCELLED = "notifications/cancelled";
     /** The key of a request's end in its transport context: a future completed once it should end. */
     private static final String ENDED = "agentx.ended";
@@ -172,7 +178,7 @@ final class StdioTransport implements McpServerTransportProvider {
                 }
             }
         } catch (IOException e) {
-            LOG.debug("mcp: standard input failed: {}", e.toString());
+            log().debug("mcp: standard input failed: {}", e.toString());
         } finally {
             synchronized (requests) {
                 inputEnded = true;
@@ -259,14 +265,14 @@ final class StdioTransport implements McpServerTransportProvider {
         try {
             value = json.readValue(line, Object.class);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("mcp: a line that is not JSON was answered with a parse error: {}", e.getMessage());
+            log().warn("mcp: a line that is not JSON was answered with a parse error: {}", e.getMessage());
             reject(null, McpSchema.ErrorCodes.PARSE_ERROR, "Parse error: not JSON.");
             return null;
         }
         if (value instanceof Map<?, ?> map) {
             if (!McpSchema.JSONRPC_VERSION.equals(map.get("jsonrpc"))) {
                 Object id = map.get("id");
-                LOG.warn("mcp: a message without \"jsonrpc\": \"2.0\" was refused");
+                log().warn("mcp: a message without \"jsonrpc\": \"2.0\" was refused");
                 reject(id instanceof String || id instanceof Number ? id : null, McpSchema.ErrorCodes.INVALID_REQUEST,
                         "Invalid request: \"jsonrpc\" must be \"2.0\".");
                 return null;
@@ -275,13 +281,13 @@ final class StdioTransport implements McpServerTransportProvider {
                 return McpSchema.deserializeJsonRpcMessage(json, line);
             } catch (IOException | RuntimeException e) {
                 Object id = map.get("id");
-                LOG.warn("mcp: a JSON line that is no JSON-RPC message was refused: {}", e.getMessage());
+                log().warn("mcp: a JSON line that is no JSON-RPC message was refused: {}", e.getMessage());
                 reject(id instanceof String || id instanceof Number ? id : null, McpSchema.ErrorCodes.INVALID_REQUEST,
                         "Invalid request: not a JSON-RPC 2.0 request, notification or response.");
                 return null;
             }
         }
-        LOG.warn("mcp: a JSON line that is no JSON-RPC message (no object) was refused");
+        log().warn("mcp: a JSON line that is no JSON-RPC message (no object) was refused");
         reject(null, McpSchema.ErrorCodes.INVALID_REQUEST,
                 "Invalid request: a message is one JSON object (batches are not taken).");
         return null;
@@ -299,11 +305,11 @@ final class StdioTransport implements McpServerTransportProvider {
                 }
                 initialized = true;
             }
-            handle(message).subscribe(null, e -> LOG.warn("mcp: handling a notification failed: {}", e.toString()));
+            handle(message).subscribe(null, e -> log().warn("mcp: handling a notification failed: {}", e.toString()));
             return;
         }
         if (!(message instanceof McpSchema.JSONRPCRequest r)) {
-            handle(message).subscribe(null, e -> LOG.warn("mcp: handling a response failed: {}", e.toString()));
+            handle(message).subscribe(null, e -> log().warn("mcp: handling a response failed: {}", e.toString()));
             return;
         }
         String problem = paramsProblem(r);
@@ -326,7 +332,7 @@ final class StdioTransport implements McpServerTransportProvider {
             initialized = true;
             handle(new McpSchema.JSONRPCNotification(McpSchema.JSONRPC_VERSION,
                     McpSchema.METHOD_NOTIFICATION_INITIALIZED, null))
-                    .subscribe(null, e -> LOG.warn("mcp: initializing the session failed: {}", e.toString()));
+                    .subscribe(null, e -> log().warn("mcp: initializing the session failed: {}", e.toString()));
         }
         Request request = new Request();
         synchronized (requests) {
@@ -338,7 +344,7 @@ final class StdioTransport implements McpServerTransportProvider {
         handle(message).contextWrite(Context.of(McpTransportContext.KEY, McpTransportContext.create(Map.of(ENDED,
                         request.end))))
                 .doFinally(signal -> answered(r.id(), request))
-                .subscribe(null, e -> LOG.warn("mcp: handling a request failed: {}", e.toString()));
+                .subscribe(null, e -> log().warn("mcp: handling a request failed: {}", e.toString()));
     }
 
     private Mono<Void> handle(McpSchema.JSONRPCMessage message) {
@@ -377,10 +383,10 @@ final class StdioTransport implements McpServerTransportProvider {
             }
         }
         if (request == null) {
-            LOG.debug("mcp: cancellation of {}, which is not being served, ignored", id);
+            log().debug("mcp: cancellation of {}, which is not being served, ignored", id);
             return;
         }
-        LOG.debug("mcp: request {} cancelled by the host", id);
+        log().debug("mcp: request {} cancelled by the host", id);
         request.end.complete(null);
     }
 
@@ -402,7 +408,7 @@ final class StdioTransport implements McpServerTransportProvider {
         synchronized (answeredEarly) {
             if (answeredEarly.remove(r.id())) {
                 if (r.error() != null) {
-                    LOG.warn("mcp: the session refused initialize {}, answered before it started: {}", r.id(),
+                    log().warn("mcp: the session refused initialize {}, answered before it started: {}", r.id(),
                             r.error().message());
                 }
                 return true;
@@ -414,7 +420,7 @@ final class StdioTransport implements McpServerTransportProvider {
                 return false;
             }
         }
-        LOG.info("mcp: request {} was cancelled by the host: its answer is not sent", r.id());
+        log().info("mcp: request {} was cancelled by the host: its answer is not sent", r.id());
         return true;
     }
 
