@@ -55,11 +55,14 @@ final class StrictValues {
                 .setDeserializerModifier(new Strictness());
     }
 
-    /** A refused value of the field the parser is at: {@code field 'NAME' must be EXPECTED}. */
+    /**
+     * A refused value of the field the parser is at: {@code field 'NAME' must be EXPECTED}, or
+     * {@code the JSON must be EXPECTED} for the top-level value.
+     */
     static StateJson.FieldProblem wrong(JsonParser p, String expected, boolean element) {
         String field = fieldOf(p, element);
-        return new StateJson.FieldProblem(p, "field '" + field + "' must be " + expected, null, expected, field, null,
-                null);
+        String message = field == null ? "the JSON must be " + expected : "field '" + field + "' must be " + expected;
+        return new StateJson.FieldProblem(p, message, null, expected, field, null, null);
     }
 
     /** The context of the value the parser is at (a structure's start opens a context of its own). */
@@ -206,7 +209,8 @@ final class StrictValues {
 
         @Override
         public void serialize(Instant value, JsonGenerator g, SerializerProvider provider) throws IOException {
-            g.writeString(value.toString());
+            // toString's text without DateTimeFormatter: a compaction of the outbox writes a million
+            g.writeString(IsoInstant.append(new StringBuilder(30), value).toString());
         }
     }
 

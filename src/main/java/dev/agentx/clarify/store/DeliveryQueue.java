@@ -1,5 +1,7 @@
 package dev.agentx.clarify.store;
 
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import java.time.Instant;
 import java.util.List;
 import java.util.function.Consumer;
@@ -30,9 +32,9 @@ public interface DeliveryQueue {
 
     /**
      * How far a delivery got: commands done (and whether one was refused), failed attempts and
-     * when to try again.
+     * when to try again ({@code notBefore} null: at once; the inbox's journal holds it as JSON null).
      */
-    record Progress(int commandsDone, boolean refused, int attempts, Instant notBefore) {
+    record Progress(int commandsDone, boolean refused, int attempts, @JsonSetter(nulls = Nulls.SKIP) Instant notBefore) {
         public static final Progress NONE = new Progress(0, false, 0, null);
     }
 

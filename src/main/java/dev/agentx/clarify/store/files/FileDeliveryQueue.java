@@ -1,8 +1,6 @@
 package dev.agentx.clarify.store.files;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.AtomicFiles;
-import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.store.Acknowledged;
 import dev.agentx.clarify.store.DeliveryQueue;
 import dev.agentx.clarify.store.InboundDelivery;
@@ -48,7 +46,6 @@ public final class FileDeliveryQueue implements DeliveryQueue {
 
     private final Path failed;
     private final Clock clock;
-    private final ObjectMapper json = JsonSupport.mapper();
     private final DeliveryIds ids = new DeliveryIds();
     final InboxJournal marks; // package-private for tests
     private final QueueSegments segments;
@@ -74,7 +71,7 @@ public final class FileDeliveryQueue implements DeliveryQueue {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the inbox in " + dir + ": " + e.getMessage(), e);
         }
-        this.marks = new InboxJournal(dir.resolve("journal"), json, clock, ids);
+        this.marks = new InboxJournal(dir.resolve("journal"), clock, ids);
         this.segments = new QueueSegments(queueDir, segmentBytes, marks::highestSeq, marks::sync);
         try {
             segments.open(h -> {

@@ -1,26 +1,26 @@
 package dev.agentx.clarify.store.files;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.agentx.clarify.files.IsoInstant;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.agentx.clarify.files.Journal;
-import dev.agentx.clarify.files.RecordFields;
+import dev.agentx.clarify.files.RecordReader;
+import dev.agentx.clarify.files.RecordWriter;
+import dev.agentx.clarify.files.StateJson;
 import dev.agentx.clarify.store.DeliveryQueue.Progress;
-import dev.agentx.clarify.store.InboundDelivery;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * The inbox's {@code journal}: the failed attempts of each queued delivery (the commands it carried
@@ -34,7 +34,6 @@ final class InboxJournal {
     static final int COMPACT_SLACK = 20_000;
 
     private final Journal journal;
-    private final ObjectMapper json;
     private final Clock clock;
     private final DeliveryIds ids;
     /** The highest delivery number handed out. */
@@ -53,55 +52,35 @@ final class InboxJournal {
      * One journal record. {@code op}: {@code progress} (seq, progress), {@code done} (seq, id, at:
      * processed or failed; also what a compaction keeps of a seen id, with seq 0), {@code seq}
      * (the highest number handed out, kept by a compaction so numbers are never used twice).
+     * Read and written by {@link StateJson}'s mapper: a field it does not declare, a value of
+     * another type, null, a number out of range, an instant that is not ISO-8601 and anything
+     * after the record's object are refused.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record Rec(String op, long seq, String id, Progress progress, Instant at) {
     }
 
     /** Opens the journal at {@code file} and reads what it says into memory, the ids done with into {@code ids}. */
-    InboxJournal(Path file, ObjectMapper json, Clock clock, DeliveryIds ids) {
-        this.json = json;
+    InboxJournal(Path file, Clock clock, DeliveryIds ids) {
         this.clock = clock;
         this.ids = ids;
         this.journal = new Journal(file);
         try {
-            for (byte[] record : journal.records()) {
-                apply(read(json, record));
-            }
+            readAll(journal.records(), this::apply);
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("cannot read the inbox journal " + journal.file() + ": " + e.getMessage(),
                     e);
         }
     }
 
-    /** Reads one journal record as binding it to {@link Rec} would, in half the time (a start reads them all). */
-    Rec readRec(byte[] record) throws IOException {
-        return read(json, record);
+    /** The journal's {@code records}, each bound to {@link Rec}, handed to {@code each} in order. */
+    static void readAll(List<byte[]> records, Consumer<Rec> each) throws IOException {
+        RecordReader.forEach(Json.READER, records, (Rec r, byte[] record) -> each.accept(r));
     }
 
-    static Rec read(ObjectMapper json, byte[] record) throws IOException {
-        try (JsonParser p = json.getFactory().createParser(record)) {
-            RecordFields.start(p, "an inbox journal record");
-            String op = null;
-            long seq = 0;
-            String id = null;
-            Progress progress = null;
-            Instant at = null;
-            for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
-                String field = p.currentName();
-                JsonToken v = p.nextToken();
-                switch (field) {
-                    case "op" -> op = RecordFields.string(p, v);
-                    case "seq" -> seq = RecordFields.integer(p, v);
-                    case "id" -> id = RecordFields.string(p, v);
-                    case "progress" -> progress = RecordFields.value(p, v, Progress.class, true);
-                    case "at" -> at = RecordFields.instant(p, v);
-                    default -> throw RecordFields.unknown(p, field);
-                }
-            }
-            RecordFields.end(p);
-            return new Rec(op, seq, id, progress, at);
-        }
+    /** One journal record, bound to {@link Rec} as {@link #readAll} binds each. */
+    static Rec read(byte[] record) throws IOException {
+        return RecordReader.one(Json.READER).readValue(record);
     }
 
     /** The number for a delivery received now: one past the highest handed out. */
@@ -169,7 +148,7 @@ final class InboxJournal {
      * progress then forgotten). False for a record this agentx does not know.
      */
     static boolean replay(Rec r, Map<Long, Progress> progress, BiConsumer<String, Instant> done) {
-        switch (r.op()) {
+        switch (r.op() == null ? "" : r.op()) {
             case "seq" -> { }
             case "progress" -> progress.put(r.seq(), r.progress());
             case "done" -> {
@@ -187,7 +166,7 @@ final class InboxJournal {
     private void record(Rec r, boolean durable) {
         byte[] bytes;
         try {
-            bytes = json.writeValueAsBytes(r);
+            bytes = Json.WRITER.writeValueAsBytes(r);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -222,27 +201,22 @@ final class InboxJournal {
                 changing.writeLock().unlock();
             }
             journal.compact(mark, out -> {
-                try {
-                    out.accept(json.writeValueAsBytes(new Rec("seq", seq.get(), null, null, null)));
-                    StringBuilder done = new StringBuilder(96);
+                try (RecordWriter records = new RecordWriter(Json.WRITER)) {
+                    out.accept(records.write(new Rec("seq", seq.get(), null, null, null)));
                     for (Map.Entry<String, Instant> e : ids.done()) {
-                        if (!InboundDelivery.validId(e.getKey())) { // never seen: ids are checked on receipt
-                            out.accept(json.writeValueAsBytes(new Rec("done", 0, e.getKey(), null, e.getValue())));
-                            continue;
-                        }
-                        // by hand (a few hundred thousand): Rec's JSON, a valid id needs no escaping (a test checks)
-                        done.setLength(0);
-                        done.append("{\"op\":\"done\",\"seq\":0,\"id\":\"").append(e.getKey()).append("\",\"at\":\"");
-                        IsoInstant.append(done, e.getValue()).append("\"}");
-                        out.accept(done.toString().getBytes(StandardCharsets.US_ASCII));
+                        out.accept(records.write(new Rec("done", 0, e.getKey(), null, e.getValue())));
                     }
                     for (Map.Entry<Long, Progress> e : progress.entrySet()) { // any order: a record per delivery
-                        out.accept(json.writeValueAsBytes(new Rec("progress", e.getKey(), null, e.getValue(), null)));
+                        out.accept(records.write(new Rec("progress", e.getKey(), null, e.getValue(), null)));
                     }
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot compact the inbox journal: " + e.getMessage(), e);
                 }
             });
         }
+    }
+
+    /** The reader and writer of a record, made once (a start reads every record, a compaction writes them). */
+    private static final class Json {
+        static final ObjectReader READER = StateJson.mapper().readerFor(Rec.class);
+        static final ObjectWriter WRITER = StateJson.mapper().writerFor(Rec.class);
     }
 }

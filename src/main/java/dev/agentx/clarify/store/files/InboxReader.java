@@ -1,8 +1,6 @@
 package dev.agentx.clarify.store.files;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentx.clarify.files.Journal;
-import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.store.Acknowledged;
 import dev.agentx.clarify.store.DeliveryQueue.Progress;
 import dev.agentx.clarify.store.InboundDelivery;
@@ -35,22 +33,18 @@ final class InboxReader {
      *     not the last one, a record that is not the inbox's)
      */
     static Acknowledged acknowledged(Path dir) {
-        ObjectMapper json = JsonSupport.mapper();
         Map<Long, Progress> progress = new HashMap<>();
         TreeMap<String, Instant> done = new TreeMap<>();
         Path journalFile = dir.resolve("journal");
-        for (byte[] record : Journal.readOnly(journalFile)) {
-            InboxJournal.Rec r;
-            try {
-                r = InboxJournal.read(json, record);
-            } catch (IOException | RuntimeException e) {
-                throw new UncheckedIOException("cannot read the inbox journal " + journalFile + ": " + e.getMessage(),
-                        e instanceof IOException io ? io : new IOException(e));
-            }
-            if (!InboxJournal.replay(r, progress, done::put)) {
-                throw new UncheckedIOException(new IOException("the inbox journal " + journalFile
-                        + " has a record '" + r.op() + "' this agentx does not know"));
-            }
+        try {
+            InboxJournal.readAll(Journal.readOnly(journalFile), r -> {
+                if (!InboxJournal.replay(r, progress, done::put)) {
+                    throw new UncheckedIOException(new IOException("the inbox journal " + journalFile
+                            + " has a record '" + r.op() + "' this agentx does not know"));
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the inbox journal " + journalFile + ": " + e.getMessage(), e);
         }
         TreeMap<Long, Acknowledged.Waiting> waiting = new TreeMap<>();
         Set<String> queuedIds = new HashSet<>();

@@ -2,32 +2,37 @@ package dev.agentx.clarify.store.files;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.agentx.clarify.files.IsoInstant;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.util.RawValue;
 import dev.agentx.clarify.files.Journal;
-import dev.agentx.clarify.files.JsonSupport;
-import dev.agentx.clarify.files.RecordFields;
+import dev.agentx.clarify.files.RecordReader;
+import dev.agentx.clarify.files.RecordWriter;
+import dev.agentx.clarify.files.StateJson;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 
 /**
  * The file format of the outbox ({@code outbox/journal} in the data dir): an append-only
  * {@link Journal} with group commit, one JSON record per change. The outbox keeps its queue in
  * memory and writes a record for each change; this class writes and reads those records, and
  * holds nothing else. An effect's entry (what the outbox keeps of it) and a note's value are JSON
- * the outbox makes and reads: they are copied into a record as they are, and handed back as trees.
+ * the outbox makes and reads: they are copied into a record as they are (no tree is built on the
+ * path of every effect queued), and handed back as trees.
  *
  * <p>Records ({@link Rec}): {@code queue} (seq, key hash, entry), {@code retry} (seq, entry),
  * {@code done} (seq, key hash, when), {@code failed} (seq, key hash, when), {@code key} (a done
@@ -40,14 +45,39 @@ import java.util.function.Consumer;
  * {@link #sync}) returned, an fsync shared with the other threads' records written meanwhile.
  */
 public final class OutboxJournal implements AutoCloseable {
-    private final ObjectMapper json = JsonSupport.mapper();
     private final Journal journal;
 
-    /** One record as read; {@code entry} and {@code note} are trees (null when skipped or absent). */
+    /**
+     * One record, read and written by {@link StateJson}'s mapper: a field it does not declare, a
+     * value of another type, null (but for an entry or a note), a number out of range, an instant
+     * that is not ISO-8601 and anything after the record's object are refused. {@code entry} and
+     * {@code note} as read are trees (null when absent); as written, raw values: the JSON the
+     * outbox gave, copied as it is.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Rec(String op, long seq, String hash, JsonNode entry, Instant at, String name, JsonNode note) {
-        public Rec(String op, long seq, String hash, JsonNode entry, Instant at) {
-            this(op, seq, hash, entry, at, null, null);
+    }
+
+    /**
+     * A record as a start reads it first, its entry and note skipped unread (never built into a
+     * tree): most effects are done and most notes replaced later in the journal.
+     */
+    private record Skimmed(String op, long seq, String hash, @JsonDeserialize(using = Unread.class) Object entry,
+                           Instant at, String name, @JsonDeserialize(using = Unread.class) Object note) {
+    }
+
+    /** A value skipped unread, whatever it holds. */
+    static final class Unread extends StdDeserializer<Object> {
+        private static final long serialVersionUID = 1L;
+
+        Unread() {
+            super(Object.class);
+        }
+
+        @Override
+        public Object deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+            p.skipChildren();
+            return null;
         }
     }
 
@@ -93,7 +123,7 @@ public final class OutboxJournal implements AutoCloseable {
      */
     public Contents read() {
         try {
-            return fold(json, journal.records());
+            return fold(journal.records());
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("cannot read the outbox journal " + journal.file() + ": " + e.getMessage(),
                     e);
@@ -105,24 +135,22 @@ public final class OutboxJournal implements AutoCloseable {
      * be appending to it; a half-written last record is left out). Empty without a journal.
      */
     public static Contents readOnly(Path file) {
-        ObjectMapper json = JsonSupport.mapper();
         try {
-            return fold(json, Journal.readOnly(file));
+            return fold(Journal.readOnly(file));
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("cannot read the outbox journal " + file + ": " + e.getMessage(), e);
         }
     }
 
-    private static Contents fold(ObjectMapper json, List<byte[]> records) throws IOException {
+    private static Contents fold(List<byte[]> records) throws IOException {
         record Raw(String hash, byte[] record) {
         }
         TreeMap<Long, Raw> pending = new TreeMap<>();
         Map<String, Instant> done = new LinkedHashMap<>();
         Map<String, byte[]> notes = new LinkedHashMap<>();
-        long maxSeq = 0;
-        for (byte[] raw : records) {
-            Rec r = readRec(json, raw, false);
-            maxSeq = Math.max(maxSeq, r.seq());
+        long[] maxSeq = {0};
+        RecordReader.forEach(Json.SKIMMED, records, (Skimmed r, byte[] raw) -> {
+            maxSeq[0] = Math.max(maxSeq[0], r.seq());
             switch (r.op() == null ? "" : r.op()) {
                 case "queue" -> pending.put(r.seq(), new Raw(r.hash(), raw));
                 case "retry" -> pending.computeIfPresent(r.seq(), (k, v) -> new Raw(v.hash(), raw));
@@ -142,10 +170,10 @@ public final class OutboxJournal implements AutoCloseable {
                 case "forget" -> notes.remove(r.name());
                 default -> throw new IllegalStateException("unknown outbox journal record '" + r.op() + "'");
             }
-        }
+        });
         Map<String, JsonNode> noteValues = new LinkedHashMap<>();
         for (Map.Entry<String, byte[]> n : notes.entrySet()) {
-            JsonNode value = readRec(json, n.getValue(), true).note();
+            JsonNode value = read(n.getValue()).note();
             if (value == null || value.isNull()) {
                 throw new IllegalStateException("the note " + n.getKey() + " has no value");
             }
@@ -153,84 +181,48 @@ public final class OutboxJournal implements AutoCloseable {
         }
         List<Pending> queued = new ArrayList<>();
         for (Map.Entry<Long, Raw> p : pending.entrySet()) {
-            JsonNode entry = readRec(json, p.getValue().record(), true).entry();
+            JsonNode entry = read(p.getValue().record()).entry();
             if (entry == null || entry.isNull()) {
                 throw new IllegalStateException("the queued effect " + p.getKey() + " has no entry");
             }
             queued.add(new Pending(p.getKey(), p.getValue().hash(), entry));
         }
-        return new Contents(maxSeq, done, noteValues, queued);
+        return new Contents(maxSeq[0], done, noteValues, queued);
     }
 
-    /**
-     * Reads one record as binding it to {@link Rec} would (unknown fields and wrong types refused),
-     * in half the time. Instants go through {@link IsoInstant}; an entry and a note through the
-     * mapper.
-     */
-    public Rec readRec(byte[] record) throws IOException {
-        return readRec(json, record, true);
-    }
-
-    /** As {@link #readRec(byte[])}; without {@code values}, an entry and a note are skipped (left null). */
-    private static Rec readRec(ObjectMapper json, byte[] record, boolean values) throws IOException {
-        try (JsonParser p = json.getFactory().createParser(record)) {
-            RecordFields.start(p, "an outbox journal record");
-            String op = null;
-            long seq = 0;
-            String hash = null;
-            JsonNode entry = null;
-            Instant at = null;
-            String name = null;
-            JsonNode note = null;
-            for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
-                String field = p.currentName();
-                JsonToken v = p.nextToken();
-                switch (field) {
-                    case "op" -> op = RecordFields.string(p, v);
-                    case "seq" -> seq = RecordFields.integer(p, v);
-                    case "hash" -> hash = RecordFields.string(p, v);
-                    case "entry" -> entry = RecordFields.value(p, v, JsonNode.class, values);
-                    case "at" -> at = RecordFields.instant(p, v);
-                    case "name" -> name = RecordFields.string(p, v);
-                    case "note" -> note = RecordFields.value(p, v, JsonNode.class, values);
-                    default -> throw RecordFields.unknown(p, field);
-                }
-            }
-            RecordFields.end(p);
-            return new Rec(op, seq, hash, entry, at, name, note);
-        }
+    /** One record, bound to {@link Rec} in full, as a start reads those still live at the end. */
+    static Rec read(byte[] record) throws IOException {
+        return RecordReader.one(Json.READER).readValue(record);
     }
 
     /** An effect queued: {@code entry} is its JSON. Returns the record's journal number. */
     public long queued(long seq, String hash, byte[] entry) {
-        return journal.write(withEntry("queue", seq, hash, entry));
+        return journal.write(bytes(new Rec("queue", seq, hash, raw(entry), null, null, null)));
     }
 
     /** A queued effect's entry after a failed attempt. */
     public long retried(long seq, byte[] entry) {
-        return journal.write(withEntry("retry", seq, null, entry));
+        return journal.write(bytes(new Rec("retry", seq, null, raw(entry), null, null, null)));
     }
 
     /** A queued effect was sent: its key is done. */
     public long done(long seq, String hash, Instant at) {
-        return journal.write(keyRecord("done", seq, hash, at));
+        return journal.write(bytes(new Rec("done", seq, hash, null, at, null, null)));
     }
 
     /** A queued effect failed for good: its key is remembered as done's is. */
     public long failed(long seq, String hash, Instant at) {
-        return journal.write(keyRecord("failed", seq, hash, at));
+        return journal.write(bytes(new Rec("failed", seq, hash, null, at, null, null)));
     }
 
     /** The note {@code name} is now {@code value} (JSON). */
     public long note(String name, byte[] value) {
-        return journal.write(noteRecord(name, value));
+        return journal.write(bytes(new Rec("note", 0, null, null, null, name, raw(value))));
     }
 
     /** The note {@code name} is gone. */
     public long forget(String name) {
-        StringBuilder r = new StringBuilder(64).append("{\"op\":\"forget\",\"seq\":0,\"name\":");
-        appendString(r, name);
-        return journal.write(r.append('}').toString().getBytes(StandardCharsets.UTF_8));
+        return journal.write(bytes(new Rec("forget", 0, null, null, null, name, null)));
     }
 
     /** Waits until every record written so far is on disk. */
@@ -268,27 +260,31 @@ public final class OutboxJournal implements AutoCloseable {
      * since {@code since} ({@link Journal#compact(Journal.Mark, Journal.Snapshot)}).
      */
     public void compact(Journal.Mark since, Snapshot head) {
-        journal.compact(since, out -> head.writeTo(new Head() {
-            @Override
-            public void lastSeq(long seq) {
-                out.accept(("{\"op\":\"seq\",\"seq\":" + seq + "}").getBytes(StandardCharsets.US_ASCII));
-            }
+        journal.compact(since, out -> {
+            try (RecordWriter records = new RecordWriter(Json.WRITER)) {
+                head.writeTo(new Head() {
+                    @Override
+                    public void lastSeq(long seq) {
+                        out.accept(records.write(new Rec("seq", seq, null, null, null, null, null)));
+                    }
 
-            @Override
-            public void doneKey(String hash, Instant at) {
-                out.accept(keyRecord("key", 0, hash, at));
-            }
+                    @Override
+                    public void doneKey(String hash, Instant at) {
+                        out.accept(records.write(new Rec("key", 0, hash, null, at, null, null)));
+                    }
 
-            @Override
-            public void queued(long seq, String hash, byte[] entry) {
-                out.accept(withEntry("queue", seq, hash, entry));
-            }
+                    @Override
+                    public void queued(long seq, String hash, byte[] entry) {
+                        out.accept(records.write(new Rec("queue", seq, hash, raw(entry), null, null, null)));
+                    }
 
-            @Override
-            public void note(String name, byte[] value) {
-                out.accept(noteRecord(name, value));
+                    @Override
+                    public void note(String name, byte[] value) {
+                        out.accept(records.write(new Rec("note", 0, null, null, null, name, raw(value))));
+                    }
+                });
             }
-        }));
+        });
     }
 
     @Override
@@ -296,57 +292,23 @@ public final class OutboxJournal implements AutoCloseable {
         journal.close();
     }
 
-    /*
-     * The records are written by hand, field for field as Jackson writes a Rec (a test holds them
-     * to it), around the entry's and the note's JSON as they are: no tree is built and no JSON
-     * copied through a parser, on the path of every effect queued.
-     */
-
-    private static byte[] keyRecord(String op, long seq, String hash, Instant at) {
-        StringBuilder r = new StringBuilder(96).append("{\"op\":\"").append(op).append("\",\"seq\":").append(seq);
-        if (hash != null) {
-            r.append(",\"hash\":");
-            appendString(r, hash);
-        }
-        if (at != null) {
-            IsoInstant.append(r.append(",\"at\":\""), at).append('"');
-        }
-        return r.append('}').toString().getBytes(StandardCharsets.UTF_8);
+    /** JSON as it is, to be written into a record unchanged. */
+    private static JsonNode raw(byte[] json) {
+        return JsonNodeFactory.instance.rawValueNode(new RawValue(new String(json, StandardCharsets.UTF_8)));
     }
 
-    private static byte[] withEntry(String op, long seq, String hash, byte[] entry) {
-        StringBuilder r = new StringBuilder(96).append("{\"op\":\"").append(op).append("\",\"seq\":").append(seq);
-        if (hash != null) {
-            r.append(",\"hash\":");
-            appendString(r, hash);
-        }
-        return wrap(r.append(",\"entry\":"), entry);
-    }
-
-    private static byte[] noteRecord(String name, byte[] value) {
-        StringBuilder r = new StringBuilder(64).append("{\"op\":\"note\",\"seq\":0,\"name\":");
-        appendString(r, name);
-        return wrap(r.append(",\"note\":"), value);
-    }
-
-    /** {@code head}, then {@code value} as it is, then the record's closing brace. */
-    private static byte[] wrap(StringBuilder head, byte[] value) {
-        byte[] h = head.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] record = Arrays.copyOf(h, h.length + value.length + 1);
-        System.arraycopy(value, 0, record, h.length, value.length);
-        record[record.length - 1] = '}';
-        return record;
-    }
-
-    private static void appendString(StringBuilder out, String s) {
-        if (s.chars().allMatch(c -> c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c == '-')) {
-            out.append('"').append(s).append('"'); // a key hash: nothing to escape
-            return;
-        }
+    private static byte[] bytes(Rec r) {
         try {
-            out.append(JsonSupport.shared().writeValueAsString(s));
-        } catch (IOException e) {
+            return Json.WRITER.writeValueAsBytes(r);
+        } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The readers and the writer of a record, made once (a start reads every record, a compaction writes them). */
+    private static final class Json {
+        static final ObjectReader READER = StateJson.mapper().readerFor(Rec.class);
+        static final ObjectReader SKIMMED = READER.forType(Skimmed.class);
+        static final ObjectWriter WRITER = StateJson.mapper().writerFor(Rec.class);
     }
 }

@@ -232,8 +232,8 @@ class OutboxJournalTest {
     }
 
     /**
-     * The done keys a compaction writes by hand (there can be a million) are byte for byte what
-     * Jackson writes for the record; an effect that failed for good is remembered as done across
+     * The done keys a compaction writes (there can be a million) are byte for byte what Jackson
+     * writes for the record with its default settings; an effect that failed for good is remembered as done across
      * a restart too, so a redelivery does not queue it again.
      */
     @Test

@@ -193,7 +193,7 @@ class FileDeliveryQueueTest {
      * The journal is compacted from what the inbox keeps in memory while 4 threads accept
      * deliveries, record progress and mark them done: whatever the interleaving, the journal then
      * rebuilds the same state, every id known and the progress of those still queued. The done
-     * records a compaction writes by hand are what Jackson writes.
+     * records a compaction writes are what Jackson writes for the record with its default settings.
      */
     @Test
     @org.junit.jupiter.api.Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
@@ -288,24 +288,38 @@ class FileDeliveryQueueTest {
         assertEquals(1, new FileDeliveryQueue(dir, clock).size());
     }
 
-    /** A start reads every record: the inbox's own reader must read them exactly as binding them to Rec does. */
+    /**
+     * A start reads every record bound to Rec, strictly: each kind as Jackson writes it is read back
+     * the same, anything else is refused, and the refusal names the journal.
+     */
     @Test
-    void theJournalReaderReadsEveryKindOfRecordAsDataBindingDoes() throws Exception {
+    void theJournalReaderReadsEveryKindOfRecordAndRefusesAnythingElse() throws Exception {
         var json = dev.agentx.clarify.files.JsonSupport.mapper();
         MutableClock clock = MutableClock.at("2026-02-26T10:00:00Z");
-        FileDeliveryQueue inbox = new FileDeliveryQueue(dir, clock);
         for (InboxJournal.Rec r : java.util.List.of(new InboxJournal.Rec("seq", 41, null, null, null),
                 new InboxJournal.Rec("progress", 42, null, new DeliveryQueue.Progress(2, true, 3, clock.instant().plusSeconds(20)), null),
                 new InboxJournal.Rec("progress", 43, null, DeliveryQueue.Progress.NONE, null),
                 new InboxJournal.Rec("done", 42, "72d3162e-cc78-11e3-81ab-4c9367dc0958", null, clock.instant()),
                 new InboxJournal.Rec("done", 0, "d-1", null, java.time.Instant.parse("2026-02-26T10:00:00.000000001Z")))) {
             byte[] bytes = json.writeValueAsBytes(r);
-            assertEquals(json.readValue(bytes, InboxJournal.Rec.class), inbox.marks.readRec(bytes), r.op());
+            assertEquals(r, InboxJournal.read(bytes), r.op());
         }
         for (String bad : java.util.List.of("[]", "{\"op\":\"done\",\"extra\":1}", "{\"op\":7}",
-                "{\"seq\":\"1\"}", "{\"op\":\"done\"} {}", "{\"op\":\"done\",\"at\":\"yesterday\"}")) {
-            assertThrows(Exception.class, () -> inbox.marks.readRec(bad.getBytes(StandardCharsets.UTF_8)), bad);
+                "{\"seq\":\"1\"}", "{\"op\":\"done\"} {}", "{\"op\":\"done\",\"at\":\"yesterday\"}",
+                "{\"op\":\"seq\",\"seq\":99999999999999999999}", "{\"op\":\"progress\",\"progress\":{\"attempts\":\"1\"}}",
+                "{\"op\":\"progress\",\"progress\":{\"tries\":1}}")) {
+            assertThrows(Exception.class, () -> InboxJournal.read(bad.getBytes(StandardCharsets.UTF_8)), bad);
         }
+        java.nio.file.Path file = dir.resolve("journal");
+        try (dev.agentx.clarify.files.Journal j = new dev.agentx.clarify.files.Journal(file)) {
+            j.records();
+            j.write("{\"op\":\"seq\",\"seq\":1}".getBytes(StandardCharsets.UTF_8));
+            j.write("{\"op\":\"done\",\"seq\":2,\"id\":\"d-2\",\"at\":\"yesterday\"}".getBytes(StandardCharsets.UTF_8));
+            j.sync();
+        }
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new FileDeliveryQueue(dir, clock));
+        assertTrue(refused.getMessage().contains("cannot read the inbox journal " + file), refused.getMessage());
+        assertTrue(refused.getMessage().contains("'at'"), refused.getMessage());
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.agentx.clarify.store.files;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -17,8 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The outbox journal's records: written by hand as Jackson writes an {@link OutboxJournal.Rec},
- * read by hand as binding one does (a start reads every record), and added up at a start.
+ * The outbox journal's records: written as Jackson writes an {@link OutboxJournal.Rec} with its
+ * default settings (an entry and a note copied in as they are), read strictly, and added up at a
+ * start.
  */
 class OutboxJournalFormatTest {
     @TempDir
@@ -56,18 +58,53 @@ class OutboxJournalFormatTest {
         }
         assertEquals(List.of("seq", "key", "queue", "note", "queue", "retry", "done", "failed", "note", "forget"),
                 records.stream().map(r -> read(r).op()).toList());
-        OutboxJournal reader = new OutboxJournal(dir.resolve("other"));
         for (byte[] r : records) {
             OutboxJournal.Rec bound = json.readValue(r, OutboxJournal.Rec.class);
-            assertEquals(bound, reader.readRec(r), new String(r, StandardCharsets.UTF_8));
+            assertEquals(bound, OutboxJournal.read(r), new String(r, StandardCharsets.UTF_8));
             assertArrayEquals(json.writeValueAsBytes(bound), r, "as Jackson writes it: " + new String(r,
                     StandardCharsets.UTF_8));
         }
-        for (String bad : List.of("[]", "{\"op\":\"key\",\"extra\":1}", "{\"op\":7}", "{\"seq\":\"1\"}",
-                "{\"op\":\"key\"} {}", "{\"op\":\"key\",\"at\":\"yesterday\"}")) {
-            assertThrows(Exception.class, () -> reader.readRec(bad.getBytes(StandardCharsets.UTF_8)), bad);
+        for (String bad : BAD) {
+            assertThrows(Exception.class, () -> OutboxJournal.read(bad.getBytes(StandardCharsets.UTF_8)), bad);
         }
-        reader.close();
+    }
+
+    private static final List<String> BAD = List.of("[]", "{\"op\":\"key\",\"extra\":1}", "{\"op\":7}",
+            "{\"seq\":\"1\"}", "{\"op\":\"key\"} {}", "{\"op\":\"key\",\"at\":\"yesterday\"}",
+            "{\"op\":\"seq\",\"seq\":99999999999999999999}", "{\"op\":\"queue\",\"seq\":1,\"entry\":{}} 1",
+            "{\"op\":\"key\",\"hash\":\"aa\"", "");
+
+    /**
+     * A start's first pass skips the entries and notes unread but holds every record to the same
+     * rules: any bad record among good ones is refused, naming the journal and the record.
+     */
+    @Test
+    void aStartRefusesABadRecordAmongGoodOnes() {
+        byte[] good = "{\"op\":\"queue\",\"seq\":1,\"hash\":\"aa\",\"entry\":[{\"any\":[1,2]}]}"
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] done = "{\"op\":\"done\",\"seq\":1,\"hash\":\"aa\",\"at\":\"2026-02-26T10:00:00Z\"}"
+                .getBytes(StandardCharsets.UTF_8);
+        int n = 0;
+        for (String bad : BAD) {
+            Path file = dir.resolve("journal-" + n++);
+            try (Journal j = new Journal(file)) {
+                j.records();
+                j.write(good);
+                j.write(bad.getBytes(StandardCharsets.UTF_8));
+                j.write(done);
+                j.sync();
+            }
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> OutboxJournal.readOnly(file),
+                    bad);
+            assertTrue(refused.getMessage().startsWith("cannot read the outbox journal " + file + ": record 2: "),
+                    refused.getMessage());
+            try (Journal j = new Journal(file)) {
+                j.records();
+                j.compact(records -> List.of(good, done));
+            }
+            assertEquals(Map.of("aa", Instant.parse("2026-02-26T10:00:00Z")), OutboxJournal.readOnly(file).done(),
+                    "the same records without the bad one");
+        }
     }
 
     @Test
