@@ -1,5 +1,6 @@
 package dev.agentx.clarify.files;
 
+import com.fasterxml.jackson.annotation.JsonFormat;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
@@ -343,8 +344,13 @@ final class StrictValues {
         public JsonDeserializer<?> modifyDeserializer(DeserializationConfig config, BeanDescription beanDesc,
                                                       JsonDeserializer<?> deserializer) {
             // called for the custom and standard deserializers of values too: only records are wrapped
-            return deserializer instanceof BeanDeserializerBase
-                    ? new Checked(deserializer, JsonToken.START_OBJECT, "an object", true) : deserializer;
+            if (!(deserializer instanceof BeanDeserializerBase)) {
+                return deserializer;
+            }
+            // a record written as an array (@JsonFormat(shape = ARRAY)) starts with one
+            return beanDesc.findExpectedFormat().getShape() == JsonFormat.Shape.ARRAY
+                    ? new Checked(deserializer, JsonToken.START_ARRAY, "an array", true)
+                    : new Checked(deserializer, JsonToken.START_OBJECT, "an object", true);
         }
 
         @Override

@@ -1,13 +1,19 @@
 package dev.agentx.clarify.ledger;
 
-import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.annotation.JsonFormat;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.files.JsonErrors;
-import dev.agentx.clarify.files.JsonNumbers;
+import dev.agentx.clarify.files.StateJson;
 import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.RuntimeFolder;
 import dev.agentx.clarify.protocol.ClarifyException;
@@ -57,9 +63,9 @@ import org.slf4j.LoggerFactory;
  * concurrent scanners may overwrite each other's index freely (each write is atomic). Active
  * ledgers carry no signature: they are read on every pass anyway.
  *
- * <p>The file is JSON, one ledger per line, read and written by streaming (a full check parses it
- * whole): {@code {"version":1,"ledgers":[[1,"closed",SIZE,MTIME_NS,"(dev=..,ino=..)"], [2,"active"],
- * [3,"damaged",SIZE,MTIME_NS,KEY,"why"], ...]}}.
+ * <p>The file is JSON bound to {@link IndexFile}, one ledger per line (a full check reads it whole):
+ * {@code {"version":1,"ledgers":[[1,"closed",SIZE,MTIME_NS,"(dev=..,ino=..)",null],
+ * [2,"active",null,null,null,null], [3,"damaged",SIZE,MTIME_NS,KEY,"why"], ...]}}.
  */
 public final class ActiveLedgerIndex implements ActiveLedgers {
     /** Looked up on first use: the CLI must not start the logging system unless something is logged. */
@@ -74,8 +80,6 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
             return Integer.compare(a.issueNumber(), b.issueNumber());
         }
     };
-    private static final JsonFactory JSON = new JsonFactory();
-
     private final FileLedgerStore store;
     private final Path indexFile;
     /** What this instance knows, loaded from the index file on the first scan. */
@@ -350,70 +354,97 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
         }
     }
 
+    /** The file as it is bound: its format's version and one row per ledger. */
+    @JsonPropertyOrder({"version", "ledgers"})
+    record IndexFile(@JsonProperty(required = true) int version, @JsonProperty(required = true) List<Row> ledgers) {
+    }
+
+    /**
+     * One ledger: {@code [issue, state, size, mtime, key, problem]}, an array rather than an object
+     * (a hundred thousand of them are read at a full check); what a state does not have is null.
+     */
+    @JsonFormat(shape = JsonFormat.Shape.ARRAY)
+    @JsonPropertyOrder({"issue", "state", "size", "modified", "key", "problem"})
+    record Row(@JsonProperty(required = true) int issue, @JsonProperty(required = true) String state,
+               @JsonSetter(nulls = Nulls.SKIP) Long size, @JsonSetter(nulls = Nulls.SKIP) Long modified,
+               @JsonSetter(nulls = Nulls.SKIP) String key, @JsonSetter(nulls = Nulls.SKIP) String problem) {
+    }
+
+    /** The reader and writer of the index file, made on first use (a full check's). */
+    private static final class Binding {
+        static final ObjectReader READER = StateJson.mapper().readerFor(IndexFile.class)
+                .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+        static final ObjectWriter WRITER = StateJson.mapper().writerFor(IndexFile.class).with(new RowPerLine());
+    }
+
     /** Strict: anything but exactly the format written by {@link #save()} is refused (and the index rebuilt). */
     static Map<Integer, Entry> parse(byte[] bytes) throws IOException {
-        Map<Integer, Entry> out = null;
-        Integer version = null;
-        try (JsonParser p = JSON.createParser(bytes)) {
-            expect(p, p.nextToken() == JsonToken.START_OBJECT, "an object");
-            for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
-                expect(p, t == JsonToken.FIELD_NAME, "a field");
-                String field = p.currentName();
-                JsonToken value = p.nextToken();
-                if (field.equals("version") && value == JsonToken.VALUE_NUMBER_INT) {
-                    version = JsonNumbers.intValue(p);
-                } else if (field.equals("ledgers") && value == JsonToken.START_ARRAY) {
-                    out = entries(p, bytes.length / 40); // an entry takes about 40 to 70 bytes
-                } else {
-                    expect(p, false, "version or ledgers");
-                }
-            }
-            expect(p, p.nextToken() == null, "the end");
+        IndexFile file = Binding.READER.readValue(bytes);
+        if (file.version() != VERSION) {
+            throw new IOException("version " + file.version() + " where " + VERSION + " was expected");
         }
-        if (version == null || version != VERSION || out == null) {
-            throw new IOException("version " + version + " where " + VERSION + " was expected, or no ledgers");
+        Map<Integer, Entry> out = new HashMap<>(Math.max(16, file.ledgers().size() * 2));
+        for (Row row : file.ledgers()) {
+            Entry e = entry(row);
+            if (row.issue() <= 0 || out.put(row.issue(), e) != null) {
+                throw new IOException("issue " + row.issue() + " is no issue number or is there twice");
+            }
         }
         return out;
     }
 
-    private static Map<Integer, Entry> entries(JsonParser p, int sizeHint) throws IOException {
-        Map<Integer, Entry> out = new HashMap<>(Math.max(16, sizeHint * 2));
-        for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
-            expect(p, t == JsonToken.START_ARRAY, "[issue, state, ...]");
-            expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "an issue number");
-            int issue = JsonNumbers.intValue(p);
-            expect(p, p.nextToken() == JsonToken.VALUE_STRING, "a state");
-            State state = switch (p.getText()) {
-                case "active" -> State.ACTIVE;
-                case "closed" -> State.CLOSED;
-                case "damaged" -> State.DAMAGED;
-                default -> throw new IOException("unknown state '" + p.getText() + "'");
-            };
-            Entry e = Entry.ACTIVE;
-            if (state != State.ACTIVE) {
-                expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "a size");
-                long size = JsonNumbers.longValue(p);
-                expect(p, p.nextToken() == JsonToken.VALUE_NUMBER_INT, "a modification time");
-                long modified = JsonNumbers.longValue(p);
-                JsonToken k = p.nextToken();
-                expect(p, k == JsonToken.VALUE_STRING || k == JsonToken.VALUE_NULL, "a file key");
-                String key = k == JsonToken.VALUE_NULL ? null : p.getText();
-                String problem = null;
-                if (state == State.DAMAGED) {
-                    expect(p, p.nextToken() == JsonToken.VALUE_STRING, "a problem");
-                    problem = p.getText();
-                }
-                e = new Entry(state, new Signature(size, modified, key), problem);
-            }
-            expect(p, p.nextToken() == JsonToken.END_ARRAY, "the end of the entry");
-            expect(p, issue > 0 && out.put(issue, e) == null, "each issue once");
+    /** The entry a row says, if its fields are those of its state. */
+    private static Entry entry(Row row) throws IOException {
+        if (row == null) {
+            throw new IOException("a row is null");
         }
-        return out;
+        State state = switch (row.state()) {
+            case "active" -> State.ACTIVE;
+            case "closed" -> State.CLOSED;
+            case "damaged" -> State.DAMAGED;
+            default -> throw new IOException("unknown state '" + row.state() + "' of issue " + row.issue());
+        };
+        boolean signed = row.size() != null && row.modified() != null;
+        boolean fits = switch (state) {
+            case ACTIVE -> row.size() == null && row.modified() == null && row.key() == null && row.problem() == null;
+            case CLOSED -> signed && row.problem() == null;
+            case DAMAGED -> signed && row.problem() != null;
+        };
+        if (!fits) {
+            throw new IOException("the row of issue " + row.issue() + " has not the fields of a " + row.state() + " ledger");
+        }
+        return state == State.ACTIVE ? Entry.ACTIVE
+                : new Entry(state, new Signature(row.size(), row.modified(), row.key()), row.problem());
     }
 
-    private static void expect(JsonParser p, boolean ok, String what) throws IOException {
-        if (!ok) {
-            throw new IOException("expected " + what + " at line " + p.currentLocation().getLineNr());
+    /** The file's layout: a line per row, so that a person can read it. */
+    private static final class RowPerLine extends MinimalPrettyPrinter {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void beforeArrayValues(JsonGenerator g) throws IOException {
+            rowBreak(g);
+        }
+
+        @Override
+        public void writeArrayValueSeparator(JsonGenerator g) throws IOException {
+            super.writeArrayValueSeparator(g);
+            rowBreak(g);
+        }
+
+        @Override
+        public void writeEndArray(JsonGenerator g, int values) throws IOException {
+            if (values > 0) {
+                rowBreak(g);
+            }
+            super.writeEndArray(g, values);
+        }
+
+        /** A line break between the rows: in the array of rows, not in a row. */
+        private static void rowBreak(JsonGenerator g) throws IOException {
+            if (g.getOutputContext().getNestingDepth() == 2) {
+                g.writeRaw('\n');
+            }
         }
     }
 
@@ -423,31 +454,17 @@ public final class ActiveLedgerIndex implements ActiveLedgers {
      * failure is logged and the next scan reads more.
      */
     private void save() {
+        List<Row> rows = new ArrayList<>(known.size());
+        for (Map.Entry<Integer, Entry> e : new TreeMap<>(known).entrySet()) {
+            Entry entry = e.getValue();
+            Signature sig = entry.signature();
+            rows.add(sig == null ? new Row(e.getKey(), entry.state().wire(), null, null, null, null)
+                    : new Row(e.getKey(), entry.state().wire(), sig.size(), sig.modified(), sig.key(), entry.problem()));
+        }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + known.size() * 64);
-        try (JsonGenerator g = JSON.createGenerator(bytes)) {
-            g.writeStartObject();
-            g.writeNumberField("version", VERSION);
-            g.writeArrayFieldStart("ledgers");
-            for (Map.Entry<Integer, Entry> e : new TreeMap<>(known).entrySet()) {
-                g.writeRaw('\n');
-                g.writeStartArray();
-                g.writeNumber(e.getKey());
-                Entry entry = e.getValue();
-                g.writeString(entry.state().wire());
-                if (entry.state() != State.ACTIVE) {
-                    g.writeNumber(entry.signature().size());
-                    g.writeNumber(entry.signature().modified());
-                    g.writeString(entry.signature().key());
-                    if (entry.state() == State.DAMAGED) {
-                        g.writeString(entry.problem());
-                    }
-                }
-                g.writeEndArray();
-            }
-            g.writeRaw('\n');
-            g.writeEndArray();
-            g.writeEndObject();
-            g.writeRaw('\n');
+        try {
+            Binding.WRITER.writeValue(bytes, new IndexFile(VERSION, rows));
+            bytes.write('\n');
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

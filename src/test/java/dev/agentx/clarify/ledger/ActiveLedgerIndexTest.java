@@ -18,6 +18,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -125,6 +126,8 @@ class ActiveLedgerIndexTest {
         scan();
         String good = Files.readString(index());
         assertTrue(good.contains("\"version\":1"), good);
+        // what a scan writes, the next full check reads back as it was written
+        assertEquals(Set.of(1, 2, 3), ActiveLedgerIndex.parse(good.getBytes(StandardCharsets.UTF_8)).keySet());
 
         Files.delete(index());
         assertEquals(List.of(2), issues(scan()));
