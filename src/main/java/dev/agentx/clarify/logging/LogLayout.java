@@ -4,6 +4,11 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.StackTraceElementProxy;
 import ch.qos.logback.core.LayoutBase;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -13,9 +18,10 @@ import java.util.TreeMap;
 /**
  * Text: {@code 2026-02-26T10:00:00.123Z WARN  FileLock [delivery=..] - message}; JSON: one object per
  * line with {@code ts, level, logger, msg}, the MDC fields (delivery id, repository, issue) and
- * the exception. Written by hand to keep start-up light.
+ * the exception, written by jackson-core's generator (no data binding: logging starts light).
  */
 final class LogLayout extends LayoutBase<ILoggingEvent> {
+    private static final JsonFactory JSON = new JsonFactory();
     private static final DateTimeFormatter TS = DateTimeFormatter.ISO_INSTANT.withZone(ZoneOffset.UTC);
     private final boolean json;
 
@@ -30,16 +36,7 @@ final class LogLayout extends LayoutBase<ILoggingEvent> {
         Map<String, String> mdc = new TreeMap<>(e.getMDCPropertyMap());
         StringBuilder b = new StringBuilder(128);
         if (json) {
-            b.append("{\"ts\":\"").append(TS.format(Instant.ofEpochMilli(e.getTimeStamp()))).append('"');
-            field(b, "level", e.getLevel().toString());
-            field(b, "logger", shortName);
-            field(b, "thread", e.getThreadName());
-            field(b, "msg", e.getFormattedMessage());
-            mdc.forEach((k, v) -> field(b, k, v));
-            if (e.getThrowableProxy() != null) {
-                field(b, "exception", throwable(e.getThrowableProxy()));
-            }
-            return b.append("}\n").toString();
+            return jsonLine(e, shortName, mdc);
         }
         b.append(TS.format(Instant.ofEpochMilli(e.getTimeStamp()))).append(' ');
         String level = e.getLevel().toString();
@@ -66,30 +63,26 @@ final class LogLayout extends LayoutBase<ILoggingEvent> {
         return b.toString().stripTrailing();
     }
 
-    private static void field(StringBuilder b, String key, String value) {
-        b.append(",\"").append(key).append("\":");
-        if (value == null) {
-            b.append("null");
-            return;
-        }
-        b.append('"');
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
+    /** The event as one JSON object and a line end, written by Jackson's generator (its escaping). */
+    private static String jsonLine(ILoggingEvent e, String logger, Map<String, String> mdc) {
+        StringWriter out = new StringWriter(160);
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("ts", TS.format(Instant.ofEpochMilli(e.getTimeStamp())));
+            g.writeStringField("level", e.getLevel().toString());
+            g.writeStringField("logger", logger);
+            g.writeStringField("thread", e.getThreadName());
+            g.writeStringField("msg", e.getFormattedMessage());
+            for (Map.Entry<String, String> m : mdc.entrySet()) {
+                g.writeStringField(m.getKey(), m.getValue());
             }
+            if (e.getThrowableProxy() != null) {
+                g.writeStringField("exception", throwable(e.getThrowableProxy()));
+            }
+            g.writeEndObject();
+        } catch (IOException x) {
+            throw new UncheckedIOException(x);
         }
-        b.append('"');
+        return out.append('\n').toString();
     }
 }
