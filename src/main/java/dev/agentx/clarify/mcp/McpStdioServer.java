@@ -44,13 +44,7 @@ import reactor.core.scheduler.Schedulers;
  * requests read before are answered.
  */
 public final class McpStdioServer {
-    /**
-     * Looked up on use: a logger made when the class loads would start the logging system on the
-     * way to the first answers, which log nothing.
-     */
-    private static Logger log() {
-        return LoggerFactory.getLogger(McpStdioServer.class);
-    }
+    private static final Logger LOG = LoggerFactory.getLogger(McpStdioServer.class);
     public static final String URI_PREFIX = "agentx://issue/";
     private static final Pattern URI = Pattern.compile("agentx://issue/([1-9][0-9]{0,8})");
     /** How often a waiting ask looks at its ledger when no change notification arrived. */
@@ -120,7 +114,7 @@ public final class McpStdioServer {
                     changed(server, transport, issue);
                 }
             }
-            log().info("mcp: serving the clarification tools as {} over stdio", workspace.agent());
+            LOG.info("mcp: serving the clarification tools as {} over stdio", workspace.agent());
             transport.awaitClosed();
             server.closeGracefully().block();
         } finally {
@@ -154,7 +148,7 @@ public final class McpStdioServer {
             transport.notifyClients(McpSchema.METHOD_NOTIFICATION_RESOURCES_UPDATED,
                     new McpSchema.ResourcesUpdatedNotification(URI_PREFIX + issue)).block();
         } catch (RuntimeException e) {
-            log().debug("mcp: change notification for #{} not sent: {}", issue, e.toString());
+            LOG.debug("mcp: change notification for #{} not sent: {}", issue, e.toString());
         }
     }
 

@@ -64,13 +64,7 @@ import reactor.util.context.Context;
  * sent again.
  */
 final class StdioTransport implements McpServerTransportProvider {
-    /**
-     * Looked up on use: a logger made when the class loads would start the logging system on the
-     * way to the first answers, which log nothing.
-     */
-    private static Logger log() {
-        return LoggerFactory.getLogger(StdioTransport.class);
-    }
+    private static final Logger LOG = LoggerFactory.getLogger(StdioTransport.class);
     private static final String CANCELLED = "notifications/cancelled";
     /** The key of a request's end in its transport context: a future completed once it should end. */
     private static final String ENDED = "agentx.ended";
@@ -178,7 +172,7 @@ final class StdioTransport implements McpServerTransportProvider {
                 }
             }
         } catch (IOException e) {
-            log().debug("mcp: standard input failed: {}", e.toString());
+            LOG.debug("mcp: standard input failed: {}", e.toString());
         } finally {
             synchronized (requests) {
                 inputEnded = true;
@@ -265,14 +259,14 @@ final class StdioTransport implements McpServerTransportProvider {
         try {
             value = json.readValue(line, Object.class);
         } catch (IOException | RuntimeException e) {
-            log().warn("mcp: a line that is not JSON was answered with a parse error: {}", e.getMessage());
+            LOG.warn("mcp: a line that is not JSON was answered with a parse error: {}", e.getMessage());
             reject(null, McpSchema.ErrorCodes.PARSE_ERROR, "Parse error: not JSON.");
             return null;
         }
         if (value instanceof Map<?, ?> map) {
             if (!McpSchema.JSONRPC_VERSION.equals(map.get("jsonrpc"))) {
                 Object id = map.get("id");
-                log().warn("mcp: a message without \"jsonrpc\": \"2.0\" was refused");
+                LOG.warn("mcp: a message without \"jsonrpc\": \"2.0\" was refused");
                 reject(id instanceof String || id instanceof Number ? id : null, McpSchema.ErrorCodes.INVALID_REQUEST,
                         "Invalid request: \"jsonrpc\" must be \"2.0\".");
                 return null;
@@ -281,13 +275,13 @@ final class StdioTransport implements McpServerTransportProvider {
                 return McpSchema.deserializeJsonRpcMessage(json, line);
             } catch (IOException | RuntimeException e) {
                 Object id = map.get("id");
-                log().warn("mcp: a JSON line that is no JSON-RPC message was refused: {}", e.getMessage());
+                LOG.warn("mcp: a JSON line that is no JSON-RPC message was refused: {}", e.getMessage());
                 reject(id instanceof String || id instanceof Number ? id : null, McpSchema.ErrorCodes.INVALID_REQUEST,
                         "Invalid request: not a JSON-RPC 2.0 request, notification or response.");
                 return null;
             }
         }
-        log().warn("mcp: a JSON line that is no JSON-RPC message (no object) was refused");
+        LOG.warn("mcp: a JSON line that is no JSON-RPC message (no object) was refused");
         reject(null, McpSchema.ErrorCodes.INVALID_REQUEST,
                 "Invalid request: a message is one JSON object (batches are not taken).");
         return null;
@@ -305,11 +299,11 @@ final class StdioTransport implements McpServerTransportProvider {
                 }
                 initialized = true;
             }
-            handle(message).subscribe(null, e -> log().warn("mcp: handling a notification failed: {}", e.toString()));
+            handle(message).subscribe(null, e -> LOG.warn("mcp: handling a notification failed: {}", e.toString()));
             return;
         }
         if (!(message instanceof McpSchema.JSONRPCRequest r)) {
-            handle(message).subscribe(null, e -> log().warn("mcp: handling a response failed: {}", e.toString()));
+            handle(message).subscribe(null, e -> LOG.warn("mcp: handling a response failed: {}", e.toString()));
             return;
         }
         String problem = paramsProblem(r);
@@ -332,7 +326,7 @@ final class StdioTransport implements McpServerTransportProvider {
             initialized = true;
             handle(new McpSchema.JSONRPCNotification(McpSchema.JSONRPC_VERSION,
                     McpSchema.METHOD_NOTIFICATION_INITIALIZED, null))
-                    .subscribe(null, e -> log().warn("mcp: initializing the session failed: {}", e.toString()));
+                    .subscribe(null, e -> LOG.warn("mcp: initializing the session failed: {}", e.toString()));
         }
         Request request = new Request();
         synchronized (requests) {
@@ -344,7 +338,7 @@ final class StdioTransport implements McpServerTransportProvider {
         handle(message).contextWrite(Context.of(McpTransportContext.KEY, McpTransportContext.create(Map.of(ENDED,
                         request.end))))
                 .doFinally(signal -> answered(r.id(), request))
-                .subscribe(null, e -> log().warn("mcp: handling a request failed: {}", e.toString()));
+                .subscribe(null, e -> LOG.warn("mcp: handling a request failed: {}", e.toString()));
     }
 
     private Mono<Void> handle(McpSchema.JSONRPCMessage message) {
@@ -383,10 +377,10 @@ final class StdioTransport implements McpServerTransportProvider {
             }
         }
         if (request == null) {
-            log().debug("mcp: cancellation of {}, which is not being served, ignored", id);
+            LOG.debug("mcp: cancellation of {}, which is not being served, ignored", id);
             return;
         }
-        log().debug("mcp: request {} cancelled by the host", id);
+        LOG.debug("mcp: request {} cancelled by the host", id);
         request.end.complete(null);
     }
 
@@ -408,7 +402,7 @@ final class StdioTransport implements McpServerTransportProvider {
         synchronized (answeredEarly) {
             if (answeredEarly.remove(r.id())) {
                 if (r.error() != null) {
-                    log().warn("mcp: the session refused initialize {}, answered before it started: {}", r.id(),
+                    LOG.warn("mcp: the session refused initialize {}, answered before it started: {}", r.id(),
                             r.error().message());
                 }
                 return true;
@@ -420,7 +414,7 @@ final class StdioTransport implements McpServerTransportProvider {
                 return false;
             }
         }
-        log().info("mcp: request {} was cancelled by the host: its answer is not sent", r.id());
+        LOG.info("mcp: request {} was cancelled by the host: its answer is not sent", r.id());
         return true;
     }
 
