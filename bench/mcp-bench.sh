@@ -34,5 +34,12 @@ jar=$(readlink -f target/agentx.jar)
 echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(java -version 2>&1 | head -n 1);" \
   "load average before: $(cut -d' ' -f1-3 /proc/loadavg). Times in ms, $runs runs each, alternating."
 echo
+# bin/agentx hands 'agentx mcp' to the daemon (docs/daemon.md): started here first, in a folder of
+# its own, and stopped at the end; the row without it is a process of its own (the first start).
+export AGENTX_DAEMON_DIR="$work/daemon"
+trap 'bin/agentx daemon stop >/dev/null 2>&1 || true' EXIT
+bin/agentx --root "$work/root" clarify >/dev/null
+for _ in $(seq 1 150); do bin/agentx daemon status --json | grep -q '"running":true' && break; sleep 0.1; done
 java -XX:+UseSerialGC -cp "$cp" dev.agentx.clarify.bench.McpStartBench "$work/empty" "$work/root" "$runs" \
-  "${flags[@]}" -- "bin/agentx=bin/agentx" "java -jar=java -jar $jar"
+  "${flags[@]}" -- "bin/agentx=bin/agentx" "bin/agentx without the daemon=env AGENTX_DAEMON=off bin/agentx" \
+  "java -jar=java -jar $jar"

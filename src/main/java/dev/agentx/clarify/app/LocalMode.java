@@ -44,6 +44,7 @@ public final class LocalMode {
     private final AnswerChannel channel;
     private final ClarificationEngine engine;
     private final ClarificationMonitor monitor;
+    private final LockManager locks;
     private UpstreamOrder upstreamOrder;
 
     /** Local Mode with one given channel for every role (tests). */
@@ -79,6 +80,7 @@ public final class LocalMode {
                      AgentxConfig config, Map<String, String> env) {
         this.root = root;
         this.clock = clock;
+        this.locks = locks;
         Path agentx = root.resolve(".agentx");
         Path state = agentx.resolve("state");
         this.config = config;
@@ -105,6 +107,16 @@ public final class LocalMode {
         });
     }
 
+    /**
+     * Ends a command's use: the statuses it changed are written, and what the locks keep between
+     * acquisitions is given up. A process that exits does both at its exit; the CLI's daemon runs
+     * many commands in one process and calls this after each.
+     */
+    public void close() {
+        statuses().flush();
+        locks.close();
+    }
+
     private static AgentxConfig loadConfig(Path root) {
         return ConfigLoader.load(root.resolve(".agentx").resolve("config.toml"));
     }
@@ -127,7 +139,8 @@ public final class LocalMode {
     /** {@code --root DIR}, else the nearest directory upward holding {@code .agentx/}, else {@code cwd}. */
     public static Path findRoot(Path explicit, Path cwd) {
         if (explicit != null) {
-            return explicit.toAbsolutePath().normalize();
+            // against cwd, not this process's folder: the daemon runs commands given from elsewhere
+            return cwd.resolve(explicit).toAbsolutePath().normalize();
         }
         Path start = cwd.toAbsolutePath().normalize();
         for (Path p = start; p != null; p = p.getParent()) {

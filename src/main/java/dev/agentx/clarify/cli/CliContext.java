@@ -24,6 +24,9 @@ public final class CliContext {
     final Clock clock;
     final boolean terminal;
     private final Function<CliContext, LocalMode> opener;
+    /** The raw standard streams, for {@code agentx mcp}'s JSON-RPC: this process's, or a daemon's client's. */
+    java.io.InputStream stdin = System.in;
+    java.io.OutputStream stdout = System.out;
 
     boolean jsonOutput;
     Path root;
@@ -75,9 +78,12 @@ public final class CliContext {
 
     /** Closes what the command opened (the database's connections). */
     void close() {
-        if (local != null) {
-            // the statuses this command changed are on disk when it returns (the JVM's exit would also
-            // write them; a command run in-process, as tests run it, does not exit)
+        if (local != null && opened == null) {
+            // the statuses this command changed are on disk when it returns, and the locks' spare
+            // files are gone (the JVM's exit would do both; a command run in-process, as tests and
+            // the daemon run it, does not exit)
+            local.close();
+        } else if (local != null) {
             local.statuses().flush();
         }
         if (opened != null) {

@@ -1,10 +1,12 @@
 package dev.agentx.clarify.cli;
 
 import dev.agentx.clarify.app.LocalMode;
+import dev.agentx.clarify.cli.daemon.DaemonClient;
 import dev.agentx.clarify.protocol.ClarifyException;
 import dev.agentx.clarify.protocol.ErrorCode;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -29,6 +31,11 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        // a clarify or mcp command goes to the warm daemon when one runs (docs/daemon.md)
+        int served = DaemonClient.serve(args);
+        if (served >= 0) {
+            System.exit(served);
+        }
         // the list and show only read: their writers would be built for nothing
         boolean reads = QuickList.parse(args) != null || QuickShow.parse(args) != null;
         Thread json = new Thread(new PrepareJson(!reads, false), "prepare-json");
@@ -37,19 +44,62 @@ public final class Main {
         Thread annotations = new Thread(new PrepareJson(!reads, true), "prepare-annotations");
         annotations.setDaemon(true);
         annotations.start();
-        PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
-        PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
-        int code = run(args, out, err, System.getenv(), Path.of("").toAbsolutePath(), Clock.systemUTC(),
-                System.console() != null, new Function<CliContext, LocalMode>() {
-                    // a class rather than a lambda: a lambda's bootstrap costs every CLI start
-                    @Override
-                    public LocalMode apply(CliContext ctx) {
-                        return LocalMode.open(ctx.resolvedRoot(), ctx.clock, ctx.env);
-                    }
-                });
-        out.flush();
-        err.flush();
+        int code = run(args, System.in, System.out, System.err, System.getenv(), Path.of("").toAbsolutePath(),
+                System.console() != null);
         System.exit(code);
+    }
+
+    /**
+     * Runs one command line on the given standard streams, as a process of its own runs it: this
+     * process's streams, or those of a daemon's client.
+     */
+    public static int run(String[] args, InputStream in, OutputStream stdout, OutputStream stderr,
+                          Map<String, String> env, Path cwd, boolean terminal) {
+        PrintWriter out = new PrintWriter(new OutputStreamWriter(stdout, StandardCharsets.UTF_8), true);
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(stderr, StandardCharsets.UTF_8), true);
+        CliContext ctx = new CliContext(out, err, env, cwd, Clock.systemUTC(), terminal, OPENER);
+        ctx.stdin = in;
+        ctx.stdout = stdout;
+        try {
+            return run(args, ctx, true);
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    /** Opens Local Mode for a command; a class rather than a lambda: a lambda's bootstrap costs every CLI start. */
+    private static final class Opener implements Function<CliContext, LocalMode> {
+        @Override
+        public LocalMode apply(CliContext ctx) {
+            return LocalMode.open(ctx.resolvedRoot(), ctx.clock, ctx.env);
+        }
+    }
+
+    private static final Function<CliContext, LocalMode> OPENER = new Opener();
+
+    /**
+     * Loads and exercises what commands use, for the daemon after its start: the data binding
+     * (readers and writers), picocli's model and a list over an empty folder, so that the first
+     * command it serves does not pay for them.
+     */
+    public static void warm() {
+        new PrepareJson(true, true).run();
+        new PrepareJson(true, false).run();
+        java.io.OutputStream none = java.io.OutputStream.nullOutputStream();
+        try {
+            Path empty = java.nio.file.Files.createTempDirectory("agentx-warm");
+            try {
+                run(new String[] {"clarify", "--help"}, InputStream.nullInputStream(), none, none, Map.of(), empty, false);
+                run(new String[] {"clarify", "--json"}, InputStream.nullInputStream(), none, none, Map.of(), empty, false);
+                run(new String[] {"clarify", "show", "CLR-1-001"}, InputStream.nullInputStream(), none, none, Map.of(),
+                        empty, false);
+            } finally {
+                java.nio.file.Files.deleteIfExists(empty);
+            }
+        } catch (IOException | RuntimeException e) {
+            log().debug("warming up failed", e);
+        }
     }
 
     /**
@@ -120,7 +170,11 @@ public final class Main {
         QuickList.Args list = shortcuts ? QuickList.parse(args) : null;
         // a --root that is no folder is a usage error, which only picocli reports
         if (list != null && (list.root() == null || java.nio.file.Files.isDirectory(ctx.cwd.resolve(list.root())))) {
-            return QuickList.run(ctx, list);
+            try {
+                return QuickList.run(ctx, list);
+            } finally {
+                ctx.close();
+            }
         }
         QuickShow.Args show = shortcuts && list == null ? QuickShow.parse(args) : null;
         if (show != null && (show.root() == null || java.nio.file.Files.isDirectory(ctx.cwd.resolve(show.root())))) {

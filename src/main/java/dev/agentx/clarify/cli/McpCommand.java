@@ -98,7 +98,7 @@ final class McpCommand implements Runnable {
                 }, local.files().ledgers().directory());
         try {
             logging.join();
-            new McpStdioServer(workspace, Main.version()).serve(System.in, System.out);
+            new McpStdioServer(workspace, Main.version()).serve(ctx.stdin, ctx.stdout);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -159,6 +159,24 @@ public final class RuntimeFolder {
         }
     }
 
+    /** Forgets a {@link #onLeaving} task that its owner ran itself (a command in a long-lived process, at its end). */
+    public static void cancel(Runnable cleanup) {
+        synchronized (RuntimeFolder.class) {
+            ON_LEAVING.remove(cleanup);
+        }
+    }
+
+    /**
+     * Leaves every folder this process entered, as it does when it exits: for a process that runs
+     * one command after another (the CLI's daemon) while none runs, so that it is in a folder only
+     * while it works in it, as a process of its own would be. The next use enters again.
+     */
+    public static void leaveAll() {
+        for (Path folder : new ArrayList<>(PRESENT.keySet())) {
+            leave(folder);
+        }
+    }
+
     /** Registers the one shutdown hook: it runs the tasks and leaves the folders. Call holding the class's monitor. */
     private static void hook() {
         if (!hooked) {
@@ -235,9 +253,7 @@ public final class RuntimeFolder {
                 LoggerFactory.getLogger(RuntimeFolder.class).warn("at exit: {}", e.toString());
             }
         }
-        for (Path folder : new ArrayList<>(PRESENT.keySet())) {
-            leave(folder);
-        }
+        leaveAll();
     }
 
     /** Takes the shared lock on {@code folder}'s {@code in-use}, making both if missing (see the class comment). */

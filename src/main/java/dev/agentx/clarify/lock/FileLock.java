@@ -55,6 +55,11 @@ public final class FileLock {
     private final LockContentFiles contents = new LockContentFiles();
     private final StaleLockTakeOver stale;
 
+    /** Deletes the content files kept for this lock's next acquisitions (see {@link LockContentFiles#close}). */
+    public void close() {
+        contents.close();
+    }
+
     public FileLock(Clock clock, LockSettings settings, Sleeper sleeper, ProcessIdentity self) {
         this.clock = Objects.requireNonNull(clock);
         this.settings = Objects.requireNonNull(settings);

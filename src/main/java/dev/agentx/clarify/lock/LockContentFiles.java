@@ -140,14 +140,28 @@ final class LockContentFiles {
     /** Keeps a lock content file for the next lock of its state folder; all are deleted when the process exits. */
     private void keepSpare(Path content) {
         if (cleanupRegistered.compareAndSet(false, true)) {
-            RuntimeFolder.onLeaving(new Runnable() {
-                @Override
-                public void run() {
-                    deleteSpares();
-                }
-            });
+            RuntimeFolder.onLeaving(cleanup);
         }
         spare.computeIfAbsent(content.getParent(), d -> new ConcurrentLinkedDeque<>()).offerFirst(content);
+    }
+
+    /** {@link #deleteSpares}, run when the process leaves its runtime folders. */
+    private final Runnable cleanup = new Runnable() {
+        @Override
+        public void run() {
+            deleteSpares();
+        }
+    };
+
+    /**
+     * Deletes the spare content files now and forgets the task that would at exit: for a lock
+     * manager that a command of a long-lived process (the CLI's daemon) is done with.
+     */
+    void close() {
+        deleteSpares();
+        if (cleanupRegistered.compareAndSet(true, false)) {
+            RuntimeFolder.cancel(cleanup);
+        }
     }
 
     /** Deletes the spare content files (at exit; one a process killed leaves is swept as a leftover). */

@@ -37,6 +37,14 @@ public final class LockManager {
         this.self = self;
     }
 
+    /**
+     * Gives up what this manager keeps between locks (spare lock content files): for a command
+     * of a long-lived process, at its end. A process of its own does this when it exits.
+     */
+    public void close() {
+        fileLock.close();
+    }
+
     /** This process, as its locks name it. */
     public ProcessIdentity identity() {
         return self;

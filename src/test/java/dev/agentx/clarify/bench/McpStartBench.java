@@ -126,7 +126,10 @@ public final class McpStartBench {
 
     /** The CPU time the server process uses while a clarify_ask waits 10 s for an answer that never comes. */
     private static void waitingCpu(List<String> cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        // in a process of its own: through the CLI's daemon the wait would be the daemon's, not this process's
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().put("AGENTX_DAEMON", "off");
+        Process p = pb.start();
         try (OutputStream in = p.getOutputStream();
              BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             handshake(in, out);
@@ -143,7 +146,8 @@ public final class McpStartBench {
             JsonNode answer = await(out, 2);
             long hz = 100; // USER_HZ on Linux
             System.out.printf("A waiting `clarify_ask` (wait_seconds 12, no answer): %.0f ms of CPU in %.1f s of its "
-                    + "wait (user+system time of the whole process, /proc/PID/stat); the call returned %s.%n",
+                    + "wait (user+system time of the whole process, /proc/PID/stat, agentx mcp in a process of its own: "
+                    + "AGENTX_DAEMON=off); the call returned %s.%n",
                     (cpu1 - cpu0) * 1000.0 / hz, wall,
                     answer.path("result").path("structuredContent").path("waited").path("outcome").asText());
             in.close();

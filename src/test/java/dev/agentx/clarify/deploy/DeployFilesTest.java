@@ -129,7 +129,9 @@ class DeployFilesTest {
      * (set by the system), the CLI's colours and table width, and the role `agentx mcp` acts as. The
      * server's settings are all in {@link #serverEnvNames()}.
      */
-    static final Set<String> NOT_SETTINGS = Set.of("HOSTNAME", "NO_COLOR", "TERM", "COLUMNS", "AGENTX_AGENT");
+    /** Read by the CLI only (the daemon's among them), never by the server. */
+    static final Set<String> NOT_SETTINGS = Set.of("HOSTNAME", "NO_COLOR", "TERM", "COLUMNS", "AGENTX_AGENT",
+            "AGENTX_DAEMON", "AGENTX_DAEMON_IDLE_SECONDS", "AGENTX_DAEMON_DIR", "XDG_RUNTIME_DIR");
 
     @Test
     void everyVariableTheServerReadsIsNamedAgentxOrGithub() throws IOException {
