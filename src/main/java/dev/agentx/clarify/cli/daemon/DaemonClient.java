@@ -315,8 +315,8 @@ public final class DaemonClient {
         SocketChannel ch = usable(place) ? place.connect() : null;
         if (ch == null) {
             if (json) {
-                System.out.println("{\"running\":false,\"enabled\":" + !off(env) + ",\"socket\":\""
-                        + place.socket().toString().replace("\\", "\\\\").replace("\"", "\\\"") + "\"}");
+                // no string in it: the client has no JSON library, and writes no escapes of its own
+                System.out.println("{\"running\":false,\"enabled\":" + !off(env) + "}");
             } else {
                 System.out.println("no daemon runs for this build" + (off(env) ? " (" + ENV + "=off)" : "")
                         + "; the next clarify or mcp command starts one" + (off(env) ? " when it is on" : "") + ".");

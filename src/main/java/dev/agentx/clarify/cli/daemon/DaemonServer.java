@@ -1,6 +1,7 @@
 package dev.agentx.clarify.cli.daemon;
 
 import dev.agentx.clarify.cli.Main;
+import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.files.RuntimeFolder;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -385,7 +386,8 @@ public final class DaemonServer {
         long pid = ProcessHandle.current().pid();
         String text;
         if (args.get(1).equals("stop")) {
-            text = json ? "{\"stopping\":true,\"pid\":" + pid + "}\n"
+            text = json ? JsonSupport.mapper().writeValueAsString(JsonSupport.mapper().createObjectNode()
+                    .put("stopping", true).put("pid", pid)) + "\n"
                     : "the daemon (pid " + pid + ") stops once its running commands end.\n";
             write(out, text);
             stop("agentx daemon stop");
@@ -394,10 +396,12 @@ public final class DaemonServer {
         long idleSeconds = Duration.ofNanos(System.nanoTime() - lastEnd).toSeconds();
         int running = active.get() - 1; // not this connection
         if (json) {
-            text = "{\"running\":true,\"pid\":" + pid + ",\"started\":\"" + started + "\",\"served\":" + served.get()
-                    + ",\"active\":" + running + ",\"refused\":" + refused.get() + ",\"idleSeconds\":" + idleSeconds
-                    + ",\"idleLimitSeconds\":" + idle.toSeconds() + ",\"socket\":" + quoted(place.socket().toString())
-                    + ",\"log\":" + quoted(place.log().toString()) + "}\n";
+            com.fasterxml.jackson.databind.node.ObjectNode status = JsonSupport.mapper().createObjectNode()
+                    .put("running", true).put("pid", pid).put("started", started.toString())
+                    .put("served", served.get()).put("active", running).put("refused", refused.get())
+                    .put("idleSeconds", idleSeconds).put("idleLimitSeconds", idle.toSeconds())
+                    .put("socket", place.socket().toString()).put("log", place.log().toString());
+            text = JsonSupport.mapper().writeValueAsString(status) + "\n";
         } else {
             text = "daemon pid " + pid + ", started " + started + ": " + served.get() + " commands served, " + running
                     + " running, " + refused.get() + " connections refused; ends after " + idle.toSeconds()
@@ -405,10 +409,6 @@ public final class DaemonServer {
         }
         write(out, text);
         return 0;
-    }
-
-    private static String quoted(String s) {
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     private static void write(DataOutputStream out, String text) throws IOException {
