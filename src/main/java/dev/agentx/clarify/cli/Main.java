@@ -80,25 +80,49 @@ public final class Main {
 
     /**
      * Loads and exercises what commands use, for the daemon after its start: the data binding
-     * (readers and writers), picocli's model and a list over an empty folder, so that the first
-     * command it serves does not pay for them.
+     * (readers and writers), picocli's model, a list over an empty folder and an MCP session (the
+     * SDK and Reactor: about 300 ms the first time) that answers {@code initialize} and {@code
+     * tools/list} on a bare project, so that the first command it serves does not pay for them.
+     * {@code scratch}: a folder of the daemon's own for those, made and removed here (a daemon
+     * stopped meanwhile leaves it to the next one, which removes it first).
      */
-    public static void warm() {
+    public static void warm(Path scratch) {
         new PrepareJson(true, true).run();
         new PrepareJson(true, false).run();
         java.io.OutputStream none = java.io.OutputStream.nullOutputStream();
         try {
-            Path empty = java.nio.file.Files.createTempDirectory("agentx-warm");
-            try {
-                run(new String[] {"clarify", "--help"}, InputStream.nullInputStream(), none, none, Map.of(), empty, false);
-                run(new String[] {"clarify", "--json"}, InputStream.nullInputStream(), none, none, Map.of(), empty, false);
-                run(new String[] {"clarify", "show", "CLR-1-001"}, InputStream.nullInputStream(), none, none, Map.of(),
-                        empty, false);
-            } finally {
-                java.nio.file.Files.deleteIfExists(empty);
-            }
+            deleteTree(scratch);
+            java.nio.file.Files.createDirectories(scratch);
+            Path empty = java.nio.file.Files.createDirectory(scratch.resolve("empty"));
+            run(new String[] {"clarify", "--help"}, InputStream.nullInputStream(), none, none, Map.of(), empty, false);
+            run(new String[] {"clarify", "--json"}, InputStream.nullInputStream(), none, none, Map.of(), empty, false);
+            run(new String[] {"clarify", "show", "CLR-1-001"}, InputStream.nullInputStream(), none, none, Map.of(),
+                    empty, false);
+            Path project = scratch.resolve("project");
+            java.nio.file.Files.createDirectories(project.resolve(".agentx"));
+            byte[] session = ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                    + "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"warm\","
+                    + "\"version\":\"1\"}}}\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+                    + "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n").getBytes(StandardCharsets.UTF_8);
+            run(new String[] {"mcp", "--agent", "engineer"}, new java.io.ByteArrayInputStream(session), none, none,
+                    Map.of(), project, false);
         } catch (IOException | RuntimeException e) {
             log().debug("warming up failed", e);
+        } finally {
+            deleteTree(scratch);
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        if (!java.nio.file.Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(dir)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.deleteIfExists(p);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            log().debug("could not remove {}", dir, e);
         }
     }
 

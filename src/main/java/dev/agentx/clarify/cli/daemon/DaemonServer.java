@@ -156,7 +156,7 @@ public final class DaemonServer {
     private void warm() {
         use.readLock().lock();
         try {
-            Main.warm();
+            Main.warm(place.dir.resolve(place.name + ".warm"));
         } finally {
             use.readLock().unlock();
         }
