@@ -156,13 +156,13 @@ public final class ClarifyCommands implements Runnable {
     }
 
     /** A text argument; "-" reads it from standard input (for multi-line text). */
-    static String text(List<String> words) {
+    static String text(CliContext ctx, List<String> words) {
         if (words == null || words.isEmpty()) {
             return "";
         }
         if (words.size() == 1 && words.get(0).equals("-")) {
             try {
-                return new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
+                return new String(ctx.stdin.readAllBytes(), StandardCharsets.UTF_8);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -240,7 +240,7 @@ public final class ClarifyCommands implements Runnable {
 
         @Override
         public void run() {
-            Outcome o = ctx.local().engine().execute(new ClarifyCommand.Ask(issue, from, to, topic, text(question),
+            Outcome o = ctx.local().engine().execute(new ClarifyCommand.Ask(issue, from, to, topic, text(ctx, question),
                     !nonBlocking, options, workflow));
             report(ctx, o, o.record().id());
         }
@@ -267,7 +267,7 @@ public final class ClarifyCommands implements Runnable {
 
         @Override
         public void run() {
-            Outcome o = ctx.local().engine().execute(new ClarifyCommand.Answer(id(id), from, text(answer),
+            Outcome o = ctx.local().engine().execute(new ClarifyCommand.Answer(id(id), from, text(ctx, answer),
                     Validation.choice("--choice", choice)));
             report(ctx, o, o.record().id() + " answered (round " + o.record().round() + " of " + o.record().maxRounds() + ")");
         }
@@ -291,7 +291,7 @@ public final class ClarifyCommands implements Runnable {
         @Override
         public void run() {
             try {
-                Outcome o = ctx.local().engine().execute(new ClarifyCommand.FollowUp(id(id), null, text(question)));
+                Outcome o = ctx.local().engine().execute(new ClarifyCommand.FollowUp(id(id), null, text(ctx, question)));
                 report(ctx, o, o.record().id() + " round " + o.record().round() + " asked; "
                         + (o.record().status().awaitingAnswer() ? "waiting for " + o.record().to() : o.record().status().wire()));
             } catch (ClarificationEngine.RoundLimitException e) {
@@ -476,7 +476,7 @@ public final class ClarifyCommands implements Runnable {
 
         private String read() {
             try {
-                return file.equals("-") ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
+                return file.equals("-") ? new String(ctx.stdin.readAllBytes(), StandardCharsets.UTF_8)
                         : Files.readString(ctx.cwd.resolve(file), StandardCharsets.UTF_8);
             } catch (NoSuchFileException e) {
                 throw new ClarifyException(ErrorCode.VALIDATION, "No such file: " + file + ".");

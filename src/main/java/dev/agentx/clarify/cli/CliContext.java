@@ -24,9 +24,12 @@ public final class CliContext {
     final Clock clock;
     final boolean terminal;
     private final Function<CliContext, LocalMode> opener;
-    /** The raw standard streams, for {@code agentx mcp}'s JSON-RPC: this process's, or a daemon's client's. */
-    java.io.InputStream stdin = System.in;
-    java.io.OutputStream stdout = System.out;
+    /**
+     * The raw standard streams: {@code agentx mcp}'s JSON-RPC and text read from {@code -}. This
+     * process's, or a daemon's client's: no command reads {@code System.in} or writes {@code System.out}.
+     */
+    final java.io.InputStream stdin;
+    final java.io.OutputStream stdout;
 
     boolean jsonOutput;
     Path root;
@@ -40,6 +43,14 @@ public final class CliContext {
 
     public CliContext(PrintWriter out, PrintWriter err, Map<String, String> env, Path cwd, Clock clock,
                       boolean terminal, Function<CliContext, LocalMode> opener) {
+        this(System.in, System.out, out, err, env, cwd, clock, terminal, opener);
+    }
+
+    public CliContext(java.io.InputStream stdin, java.io.OutputStream stdout, PrintWriter out, PrintWriter err,
+                      Map<String, String> env, Path cwd, Clock clock, boolean terminal,
+                      Function<CliContext, LocalMode> opener) {
+        this.stdin = stdin;
+        this.stdout = stdout;
         // every text the CLI prints shows control characters as escapes; colour only where ansi() may use it
         boolean colour = terminal && !env.containsKey("NO_COLOR") && !"dumb".equals(env.getOrDefault("TERM", ""));
         this.out = new PrintWriter(new VisibleWriter(out, colour));

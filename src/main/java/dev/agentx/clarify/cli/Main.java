@@ -57,9 +57,7 @@ public final class Main {
                           Map<String, String> env, Path cwd, boolean terminal) {
         PrintWriter out = new PrintWriter(new OutputStreamWriter(stdout, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(stderr, StandardCharsets.UTF_8), true);
-        CliContext ctx = new CliContext(out, err, env, cwd, Clock.systemUTC(), terminal, OPENER);
-        ctx.stdin = in;
-        ctx.stdout = stdout;
+        CliContext ctx = new CliContext(in, stdout, out, err, env, cwd, Clock.systemUTC(), terminal, OPENER);
         try {
             return run(args, ctx, true);
         } finally {

@@ -193,6 +193,31 @@ class ClarifyCliTest {
         assertFalse(typo.err().contains("starts with '-'"), "an option's typo is not text: " + typo.err());
     }
 
+    /** A run whose standard input is {@code stdin}; the process's System.in is never read. */
+    private String withInput(String stdin, String... args) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        CliContext ctx = new CliContext(new java.io.ByteArrayInputStream(stdin.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                java.io.OutputStream.nullOutputStream(), new java.io.PrintWriter(out), new java.io.PrintWriter(err),
+                Map.of(), dir, clock, false, c -> root.local());
+        assertEquals(0, Main.run(args, ctx, true), err.toString());
+        return out.toString();
+    }
+
+    /** "-" as the text, and ingest's "-", read the command's own standard input (a daemon's client's). */
+    @Test
+    void aDashReadsTheCommandsStandardInput() throws Exception {
+        assertEquals("CLR-62-001\n", withInput("Which\nauth?\n", "clarify", "ask", "--issue", "62", "--from", "engineer",
+                "--to", "architect", "-"));
+        withInput("JWT,\n15 min.", "clarify", "answer", "CLR-62-001", "--from", "architect", "-");
+        String thread = ok("clarify", "show", "CLR-62-001").out();
+        assertTrue(thread.contains("Q: Which\n     auth?"), thread);
+        assertTrue(thread.contains("A: JWT,\n     15 min."), thread);
+        String ingested = withInput("{\"open_questions\": [{\"id\": \"q1\", \"text\": \"Which cache?\"}]}", "clarify",
+                "ingest", "--issue", "63", "--from", "engineer", "--to", "architect", "-");
+        assertTrue(ingested.contains("CLR-63-001"), ingested);
+    }
+
     /** A digest of a period that starts in the future is refused, not printed backwards. */
     @Test
     void aDigestSinceTheFutureIsRefused() {

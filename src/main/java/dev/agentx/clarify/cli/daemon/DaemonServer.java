@@ -362,7 +362,7 @@ public final class DaemonServer {
         OutputStream stdout = new FrameOutput(out, Frames.OUT);
         OutputStream stderr = new FrameOutput(out, Frames.ERR);
         InputStream stdin = new FrameInput(in, out);
-        Routing.bind(stdin, stdout, stderr);
+        Routing.bind(stderr);
         use.readLock().lock();
         try {
             return Main.run(hello.args().toArray(new String[0]), stdin, stdout, stderr, hello.env(),
@@ -494,37 +494,22 @@ public final class DaemonServer {
     }
 
     /**
-     * The process's {@code System.in}, {@code out} and {@code err} as seen by the thread that runs a
-     * command: its client's streams (the logging system writes to {@code System.err} at each line).
-     * Other threads (those a command starts, which may outlive it and serve later commands: the
-     * status writer, an MCP session's) see an empty input and the daemon's log.
+     * The process's {@code System.err} as seen by the thread that runs a command: its client's
+     * stderr (the logging system writes to {@code System.err} at each line). Other threads (those a
+     * command starts, which may outlive it and serve later commands: the status writer, an MCP
+     * session's) write to the daemon's log. Commands read and write their standard streams through
+     * {@code CliContext}, never {@code System.in} or {@code System.out}: those stay the daemon's
+     * (/dev/null and its log).
      */
     private static final class Routing {
-        private record Bound(InputStream in, OutputStream out, OutputStream err) {
-        }
-
-        private static final ThreadLocal<Bound> CURRENT = new ThreadLocal<>();
+        private static final ThreadLocal<OutputStream> CURRENT = new ThreadLocal<>();
 
         static void install(PrintStream log) {
-            System.setIn(new InputStream() {
-                @Override
-                public int read() throws IOException {
-                    Bound b = CURRENT.get();
-                    return b == null ? -1 : b.in.read();
-                }
-
-                @Override
-                public int read(byte[] buf, int off, int len) throws IOException {
-                    Bound b = CURRENT.get();
-                    return b == null ? -1 : b.in.read(buf, off, len);
-                }
-            });
-            System.setOut(new PrintStream(new Routed(log, false), true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(new Routed(log, true), true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(new Routed(log), true, StandardCharsets.UTF_8));
         }
 
-        static void bind(InputStream in, OutputStream out, OutputStream err) {
-            CURRENT.set(new Bound(in, out, err));
+        static void bind(OutputStream err) {
+            CURRENT.set(err);
         }
 
         static void unbind() {
@@ -533,11 +518,9 @@ public final class DaemonServer {
 
         private static final class Routed extends OutputStream {
             private final PrintStream log;
-            private final boolean err;
 
-            Routed(PrintStream log, boolean err) {
+            Routed(PrintStream log) {
                 this.log = log;
-                this.err = err;
             }
 
             @Override
@@ -547,10 +530,10 @@ public final class DaemonServer {
 
             @Override
             public void write(byte[] b, int off, int len) {
-                Bound bound = CURRENT.get();
+                OutputStream bound = CURRENT.get();
                 if (bound != null) {
                     try {
-                        (err ? bound.err : bound.out).write(b, off, len);
+                        bound.write(b, off, len);
                         return;
                     } catch (IOException e) {
                         // its client is gone: the daemon's log has it
