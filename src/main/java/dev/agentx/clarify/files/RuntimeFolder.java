@@ -36,6 +36,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code agent-status.json.spare.K}: inodes the status file replaced, reused by later writes
  *   ({@link RecycledFile});</li>
  *   <li>{@code agent-status.pending/}: status mirrors left for the status file's lock holder;</li>
+ *   <li>{@code mark}: the empty file the ledger folder's marks are hard links of ({@link MarkFiles});</li>
  *   <li>{@code changes/}: ledger changes waiting for an issue's lock (group commit).</li>
  * </ul>
  *

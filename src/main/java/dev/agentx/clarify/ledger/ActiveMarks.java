@@ -1,9 +1,9 @@
 package dev.agentx.clarify.ledger;
 
 import dev.agentx.clarify.files.IoErrors;
+import dev.agentx.clarify.files.MarkFiles;
+import dev.agentx.clarify.files.RuntimeFolder;
 import java.io.File;
-import java.io.FileNotFoundException;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -11,7 +11,7 @@ import java.nio.file.Path;
 
 /**
  * Which issues' ledgers can change what the monitor finds, as {@code <state>/monitor-active/<N>},
- * an empty file per issue: a ledger with an active record (kept by the ledger writes), or one the
+ * an empty file per issue (a link of one file: files/MarkFiles): a ledger with an active record (kept by the ledger writes), or one the
  * monitor's full check found damaged or active without a mark. A monitor pass lists this folder
  * and reads those ledgers only ({@link ActiveLedgerIndex}), whatever the number of ledgers.
  *
@@ -27,23 +27,19 @@ import java.nio.file.Path;
  */
 final class ActiveMarks {
     private final Path dir;
+    private final Path runtime;
 
     /** @param stateDir the {@code .agentx/state} folder */
     ActiveMarks(Path stateDir) {
         this.dir = stateDir.resolve(FileLedgerStore.MONITOR_ACTIVE);
+        this.runtime = RuntimeFolder.in(stateDir);
     }
 
-    /** Makes the issue's mark if it lacks one; a failure is thrown (a ledger write is not made then). */
+    /** Makes the issue's mark if it lacks one (a link of one file: files/MarkFiles); a failure is thrown (a ledger write is not made then). */
     void mark(int issue) {
-        File mark = dir.resolve(Integer.toString(issue)).toFile();
+        Path mark = dir.resolve(Integer.toString(issue));
         try {
-            try {
-                // opened for appending and closed: made if missing, one open and one close if not
-                new FileOutputStream(mark, true).close();
-            } catch (FileNotFoundException first) {
-                Files.createDirectories(dir);
-                new FileOutputStream(mark, true).close();
-            }
+            MarkFiles.make(mark, runtime);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot mark " + mark + ": " + IoErrors.why(e), e);
         }

@@ -1,9 +1,10 @@
 package dev.agentx.clarify.ledger;
 
 import dev.agentx.clarify.files.IoErrors;
+import dev.agentx.clarify.files.MarkFiles;
+import dev.agentx.clarify.files.RuntimeFolder;
 import dev.agentx.clarify.protocol.ClarificationRecord;
 import dev.agentx.clarify.protocol.Ledger;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +21,7 @@ import java.util.TreeSet;
 /**
  * Which issues hold a record open for an agent ({@link ClarificationRecord#holdsOpen}: a question
  * it is asked and has not answered, or one it blocks on), as {@code <state>/open-records/<agent>/<N>},
- * an empty file per issue. The agent statuses read it when an agent's clarification on one issue
+ * an empty file per issue (a link of one file: files/MarkFiles). The agent statuses read it when an agent's clarification on one issue
  * ends, to find what it still waits on elsewhere: the look-up lists the agent's own folder and
  * reads those ledgers, whatever the number of ledgers in the repository.
  *
@@ -40,10 +41,12 @@ import java.util.TreeSet;
  */
 final class OpenRecordMarks {
     private final Path dir;
+    private final Path runtime;
 
     /** @param stateDir the {@code .agentx/state} folder */
     OpenRecordMarks(Path stateDir) {
         this.dir = stateDir.resolve(FileLedgerStore.OPEN_RECORDS);
+        this.runtime = RuntimeFolder.in(stateDir);
     }
 
     /** The agents {@code ledger} holds open (none for null: no ledger). */
@@ -66,26 +69,13 @@ final class OpenRecordMarks {
     /** Makes the issue's mark of each agent that lacks one; a failure is thrown (the ledger is not written then). */
     void mark(int issue, Set<String> agents) {
         for (String agent : agents) {
-            Path folder = dir.resolve(folderOf(agent));
-            Path mark = folder.resolve(Integer.toString(issue));
+            Path mark = dir.resolve(folderOf(agent)).resolve(Integer.toString(issue));
             try {
-                touch(mark);
-            } catch (NoSuchFileException | java.io.FileNotFoundException first) {
-                try {
-                    Files.createDirectories(folder);
-                    touch(mark);
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot mark " + mark + ": " + IoErrors.why(e), e);
-                }
+                MarkFiles.make(mark, runtime);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot mark " + mark + ": " + IoErrors.why(e), e);
             }
         }
-    }
-
-    /** Opens the file for appending, made if missing (one open and one close, no exception when it is there). */
-    private static void touch(Path mark) throws IOException {
-        new FileOutputStream(mark.toFile(), true).close();
     }
 
     /** Removes the issue's marks of {@code agents}; a mark left behind only costs a look-up a read, so a failure is logged. */

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  *   <li>Stale: its owner's pid is dead on this host, or, for another host's, older than 30 s: taken
  *   over at once, by renaming it away to a unique name, never deleted-then-created, and what killed
  *   processes left beside it goes too ({@link StaleLockTakeOver}, {@link LeftoverSweep}).</li>
- *   <li>Release: only a lock that still carries our own token is removed.</li>
+ *   <li>Commit and release: only while the lock is still the one we made (the same file, size and
+ *   time: {@link LockContentFiles.Made}) is the change renamed into place and the lock removed.</li>
  *   <li>Waiting: our processes queue for the lock in the kernel ({@link Turnstile}: an OS lock on
  *   {@code <file>.queue}), so the next one learns at once that the lock is free; only the head of
  *   that queue looks at the lock file, and while a process that knows only the lock-file protocol
@@ -80,14 +81,35 @@ public final class FileLock {
         private final Turnstile.Turn turn;
         /** The content file linked as the lock, kept for the next lock of its state folder; null if none. */
         private final Path content;
+        /** The lock file as this holder made it: the lock is ours while its name has this file; null if unknown. */
+        private final LockContentFiles.Made made;
         private boolean released;
 
-        private Held(Path lockPath, LockInfo info, Duration waited, Turnstile.Turn turn, Path content) {
+        private Held(Path lockPath, LockInfo info, Duration waited, Turnstile.Turn turn, Path content,
+                     LockContentFiles.Made made) {
             this.lockPath = lockPath;
             this.info = info;
             this.waited = waited;
             this.turn = turn;
             this.content = content;
+            this.made = made;
+        }
+
+        /**
+         * Whether the lock file is still the one this holder made: one look at its name, which must
+         * still have the file, size and time it was made with ({@link LockContentFiles.Made}), or
+         * without those, a read of the lock, which must carry this holder's token.
+         */
+        private boolean stillOurs() {
+            if (made != null) {
+                try {
+                    return made.equals(LockContentFiles.Made.of(lockPath));
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot read lock " + lockPath + ": " + IoErrors.why(e), e);
+                }
+            }
+            Optional<ObservedLock> now = ObservedLock.observe(lockPath);
+            return now.isPresent() && now.get().carries(info.token());
         }
 
         public LockInfo info() {
@@ -108,8 +130,7 @@ public final class FileLock {
         public void commit(IoAction write) {
             // No guard needed: takeovers by our processes run only at the head of the queue, whose
             // turn this holder has; a process of another kind never takes the guard anyway.
-            Optional<ObservedLock> now = ObservedLock.observe(lockPath);
-            boolean ours = now.isPresent() && now.get().carries(info.token());
+            boolean ours = stillOurs();
             if (ours) {
                 try {
                     write.run();
@@ -130,7 +151,7 @@ public final class FileLock {
             if (!released) {
                 released = true;
                 try {
-                    contents.released(content, release(lockPath, info.token()));
+                    contents.released(content, release(lockPath, stillOurs()));
                 } finally {
                     turn.close();
                 }
@@ -206,7 +227,8 @@ public final class FileLock {
                     self.host(), self.processStart());
             LockContentFiles.Created created = contents.tryCreate(lockPath, runtime, mine);
             if (created.held()) {
-                return new Held(lockPath, mine, Duration.between(start, clock.instant()), turn, created.content());
+                return new Held(lockPath, mine, Duration.between(start, clock.instant()), turn, created.content(),
+                        created.made());
             }
             Optional<ObservedLock> seen = ObservedLock.observe(lockPath);
             if (seen.isPresent()) {
@@ -297,13 +319,12 @@ public final class FileLock {
     }
 
     /**
-     * Removes the lock file if it still carries our token; the turn is still ours, so no guard is
-     * needed (see commit). True when our lock file is gone (removed here, or by a process of
-     * another kind that judged it stale), so its content file is linked nowhere else.
+     * Removes the lock file if it is still ours ({@code ours}, just looked at); the turn is still
+     * ours, so no guard is needed (see commit). True when our lock file is gone (removed here, or by
+     * a process of another kind that judged it stale), so its content file is linked nowhere else.
      */
-    private boolean release(Path lockPath, String token) {
-        Optional<ObservedLock> now = ObservedLock.observe(lockPath);
-        if (now.isPresent() && now.get().carries(token)) {
+    private boolean release(Path lockPath, boolean ours) {
+        if (ours) {
             try {
                 Files.delete(lockPath); // no fsync: see LockContentFiles.writeNew
             } catch (NoSuchFileException e) {

@@ -10,9 +10,12 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,9 +53,32 @@ final class LockContentFiles {
     private final Map<Path, Deque<Path>> spare = new ConcurrentHashMap<>();
     private final AtomicBoolean cleanupRegistered = new AtomicBoolean();
 
-    /** Whether {@link #tryCreate} took the lock, and the content file linked as it (null without hard links). */
-    record Created(boolean held, Path content) {
-        static final Created TAKEN = new Created(false, null);
+    /**
+     * Whether {@link #tryCreate} took the lock, the content file linked as it and the lock file as
+     * it was made; both null without hard links.
+     */
+    record Created(boolean held, Path content, Made made) {
+        static final Created TAKEN = new Created(false, null, null);
+    }
+
+    /**
+     * A lock file as its holder made it: the file (device and inode: a name of the holder's content
+     * file, which nobody else links), its size and its time. A take-over renames the name away and
+     * makes a file of its own, and a tool that knows only the lock file deletes it and creates
+     * another: either way the name then has another file. Comparing this with one look at the
+     * lock's name tells the holder that the lock is still its own, without reading it.
+     */
+    record Made(Object key, long size, FileTime modified) {
+        /** The lock file at {@code lockPath} as it is now; null if there is none, or the file system gives files no key. */
+        static Made of(Path lockPath) throws IOException {
+            try {
+                BasicFileAttributes a = Files.readAttributes(lockPath, BasicFileAttributes.class,
+                        LinkOption.NOFOLLOW_LINKS);
+                return a.fileKey() == null ? null : new Made(a.fileKey(), a.size(), a.lastModifiedTime());
+            } catch (NoSuchFileException e) {
+                return null;
+            }
+        }
     }
 
     /**
@@ -75,7 +101,7 @@ final class LockContentFiles {
                     writeNew(content, bytes);
                 }
                 Files.createLink(lockPath, content);
-                return new Created(true, content);
+                return new Created(true, content, Made.of(lockPath));
             } catch (FileAlreadyExistsException e) {
                 keepSpare(content);
                 return Created.TAKEN;
@@ -100,7 +126,7 @@ final class LockContentFiles {
         }
         try {
             writeNew(lockPath, bytes);
-            return new Created(true, null);
+            return new Created(true, null, null);
         } catch (FileAlreadyExistsException e) {
             return Created.TAKEN;
         } catch (IOException e) {

@@ -1,5 +1,6 @@
 package dev.agentx.clarify.lock;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -276,6 +277,27 @@ class FileLockTest {
         });
         assertTrue(Files.exists(lockFile), "someone else's lock is not deleted");
         assertEquals("their-token", json.readValue(Files.readAllBytes(lockFile), LockInfo.class).token());
+    }
+
+    /**
+     * A lock taken over (renamed away) and made again by someone else is not ours, even with our
+     * very bytes in it: the holder goes by the file it made, not by what a file says.
+     */
+    @Test
+    void aLockMadeAgainWithOurBytesIsNotOurs() throws Exception {
+        byte[][] ours = new byte[1][];
+        locks.withLock(ledger, "engineer", () -> {
+            try {
+                ours[0] = Files.readAllBytes(lockFile);
+                Files.move(lockFile, lockFile.resolveSibling("taken-away"));
+                Files.write(lockFile, ours[0]);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+            return null;
+        });
+        assertTrue(Files.exists(lockFile), "someone else's lock is not deleted");
+        assertArrayEquals(ours[0], Files.readAllBytes(lockFile));
     }
 
     /** A lock with only the protocol's fields (pid, timestamp, agent), as another tool may write it. */
