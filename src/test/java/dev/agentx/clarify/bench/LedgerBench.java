@@ -153,6 +153,12 @@ public final class LedgerBench {
         for (Process p : procs) {
             BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             String ready = r.readLine();
+            while (ready != null && ready.startsWith("[")) {
+                // a warning of the JVM's own (unified logging writes to stdout), such as a perf data
+                // file of a reused pid still locked: not the worker's word
+                System.err.println("worker: " + ready);
+                ready = r.readLine();
+            }
             if (!"READY".equals(ready)) {
                 procs.forEach(Process::destroyForcibly);
                 throw new IllegalStateException("a contending worker did not start: " + ready);
