@@ -21,12 +21,15 @@ import java.util.concurrent.ThreadLocalRandom;
  * sharing one inode is invisible. The runtime folder's removal by the last process out takes only
  * the name {@code mark}: the marks stay, and the next process makes the file again. Where links
  * fail (a file system without hard links, or the file's link count at its limit, about 65,000 on
- * ext4), a new {@code mark} file replaces it, and if linking still fails the mark is made as a
- * file of its own.
+ * ext4), a new {@code mark} file replaces it, and if linking still fails the mark, and every
+ * later one of the process, is made as a file of its own.
  */
 public final class MarkFiles {
     /** The empty file every mark of a state folder is linked to, in its runtime folder. */
     public static final String SOURCE = "mark";
+
+    /** False once linking failed after a new {@code mark}: a file system without hard links; files from then on. */
+    private static volatile boolean links = true;
 
     private MarkFiles() {
     }
@@ -40,7 +43,7 @@ public final class MarkFiles {
             return;
         }
         Path source = RuntimeFolder.enter(runtime).resolve(SOURCE);
-        for (int attempt = 1; attempt <= 3; attempt++) {
+        for (int attempt = 1; links && attempt <= 3; attempt++) {
             try {
                 Files.createLink(mark, source);
                 return;
@@ -54,6 +57,7 @@ public final class MarkFiles {
                 }
             } catch (UnsupportedOperationException | FileSystemException e) {
                 if (attempt > 1) {
+                    links = false; // a new file would not take a link either: not tried again
                     break;
                 }
                 renew(source); // at the link limit: a new file takes the next marks
