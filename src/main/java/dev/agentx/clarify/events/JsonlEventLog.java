@@ -92,9 +92,17 @@ public final class JsonlEventLog implements EventLog {
             writeLine(out, e);
         }
         try {
-            Directories.ensure(file.getParent());
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.APPEND)) {
+            FileChannel opened;
+            try {
+                opened = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                        StandardOpenOption.APPEND);
+            } catch (NoSuchFileException e) {
+                // the state folder is made on demand: looked at only when the open finds it missing
+                Directories.ensure(file.getParent());
+                opened = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                        StandardOpenOption.APPEND);
+            }
+            try (FileChannel ch = opened) {
                 ByteBuffer buf = ByteBuffer.wrap(out.toByteArray());
                 while (buf.hasRemaining()) {
                     ch.write(buf);

@@ -498,8 +498,9 @@ public final class FileLedgerStore implements LedgerStore, OpenRecords {
         try {
             // the rename only while the lock on disk is still ours: a takeover never loses a write
             locks.commit(file, () -> AtomicFiles.commit(temp, file));
-        } finally {
-            AtomicFiles.discard(temp);
+        } catch (RuntimeException e) {
+            AtomicFiles.discard(temp); // not renamed into place (renamed, it is gone, and this does nothing)
+            throw e;
         }
         Set<String> released = OpenRecordMarks.agentsHeldOpen(current == null ? null : current.ledger());
         released.removeAll(heldOpen);

@@ -8,10 +8,7 @@ import dev.agentx.clarify.protocol.Ledger;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,17 +89,19 @@ final class OpenRecordMarks {
     /** The issues marked for {@code agent}, in no particular order. */
     List<Integer> issuesOf(String agent) {
         List<Integer> out = new ArrayList<>();
-        try (DirectoryStream<Path> marks = Files.newDirectoryStream(dir.resolve(folderOf(agent)))) {
-            for (Path mark : marks) {
-                String name = mark.getFileName().toString();
-                if (!name.isEmpty() && name.length() < 10 && name.chars().allMatch(c -> c >= '0' && c <= '9')) {
-                    out.add(Integer.parseInt(name));
-                }
+        Path folder = dir.resolve(folderOf(agent));
+        // File.list: open, read and close the folder (a DirectoryStream also dups and fstats it)
+        String[] names = folder.toFile().list();
+        if (names == null) {
+            if (Files.isDirectory(folder)) {
+                throw new UncheckedIOException("cannot list " + folder, new IOException("unreadable folder"));
             }
-        } catch (NoSuchFileException | NotDirectoryException e) {
-            // nothing open for it
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot list " + dir.resolve(folderOf(agent)) + ": " + IoErrors.why(e), e);
+            return out; // no folder: nothing open for it
+        }
+        for (String name : names) {
+            if (!name.isEmpty() && name.length() < 10 && name.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                out.add(Integer.parseInt(name));
+            }
         }
         return out;
     }

@@ -80,13 +80,13 @@ public final class FileLock {
         private final Duration waited;
         private final Turnstile.Turn turn;
         /** The content file linked as the lock, kept for the next lock of its state folder; null if none. */
-        private final Path content;
+        private final LockContentFiles.Content content;
         /** The lock file as this holder made it: the lock is ours while its name has this file; null if unknown. */
         private final LockContentFiles.Made made;
         private boolean released;
 
-        private Held(Path lockPath, LockInfo info, Duration waited, Turnstile.Turn turn, Path content,
-                     LockContentFiles.Made made) {
+        private Held(Path lockPath, LockInfo info, Duration waited, Turnstile.Turn turn,
+                     LockContentFiles.Content content, LockContentFiles.Made made) {
             this.lockPath = lockPath;
             this.info = info;
             this.waited = waited;
@@ -325,12 +325,16 @@ public final class FileLock {
      */
     private boolean release(Path lockPath, boolean ours) {
         if (ours) {
-            try {
-                Files.delete(lockPath); // no fsync: see LockContentFiles.writeNew
-            } catch (NoSuchFileException e) {
-                // removed by a process of another kind that judged it stale
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot remove lock " + lockPath + ": " + IoErrors.why(e), e);
+            // File.delete: one unlink (Files.delete looks at the file first); no fsync: see
+            // LockContentFiles.writeNew. Only a failure is looked into, for its reason.
+            if (!lockPath.toFile().delete()) {
+                try {
+                    Files.delete(lockPath);
+                } catch (NoSuchFileException e) {
+                    // removed by a process of another kind that judged it stale
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot remove lock " + lockPath + ": " + IoErrors.why(e), e);
+                }
             }
             return true;
         }

@@ -1,6 +1,5 @@
 package dev.agentx.clarify.lock;
 
-import dev.agentx.clarify.files.AtomicFiles;
 import dev.agentx.clarify.files.Directories;
 import dev.agentx.clarify.files.IoErrors;
 import dev.agentx.clarify.files.RuntimeFolder;
@@ -43,6 +42,10 @@ import org.slf4j.LoggerFactory;
  * (bench/README.md). Nobody reads the content file while it is not linked as a lock, so writing it
  * again in place is safe. The spares are deleted when the process exits; one a killed process left
  * goes with the leftovers ({@link LeftoverSweep}).
+ *
+ * <p>A content file stays open while the process keeps it, and is written again with one pwrite:
+ * the JSON is padded with spaces to the file's length (at least {@link #PADDED} bytes), so it is
+ * never cut shorter. A lock's JSON may so end in spaces, which every JSON reader skips.
  */
 final class LockContentFiles {
     private volatile boolean hardLinks = true;
@@ -50,14 +53,71 @@ final class LockContentFiles {
      * Lock content files ({@code <name>.lock.<token>}) of released locks, per runtime folder,
      * written again and linked for the next lock of that state folder.
      */
-    private final Map<Path, Deque<Path>> spare = new ConcurrentHashMap<>();
+    private final Map<Path, Deque<Content>> spare = new ConcurrentHashMap<>();
+    /** The length a new content file is padded to: room for any of our locks' JSON (about 180 bytes). */
+    static final int PADDED = 256;
+
+    /**
+     * A content file: its name in the runtime folder, the channel it is written through while the
+     * process keeps it, and its length (its JSON padded with spaces).
+     */
+    static final class Content {
+        final Path path;
+        private final FileChannel channel;
+        private long length;
+
+        private Content(Path path, FileChannel channel, long length) {
+            this.path = path;
+            this.channel = channel;
+            this.length = length;
+        }
+
+        /** A new content file at {@code path} holding {@code json}, padded. */
+        static Content create(Path path, byte[] json) throws IOException {
+            FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            Content c = new Content(path, ch, 0);
+            try {
+                c.write(json);
+            } catch (IOException e) {
+                c.discard();
+                throw e;
+            }
+            return c;
+        }
+
+        /** Writes {@code json} from the start, padded with spaces to the file's length: never shorter. */
+        void write(byte[] json) throws IOException {
+            int len = (int) Math.max(json.length, Math.max(length, PADDED));
+            ByteBuffer buf = ByteBuffer.allocate(len);
+            buf.put(json);
+            while (buf.hasRemaining()) {
+                buf.put((byte) ' ');
+            }
+            buf.flip();
+            long at = 0;
+            while (buf.hasRemaining()) {
+                at += channel.write(buf, at);
+            }
+            length = len;
+        }
+
+        /** Closes the file and deletes its name. */
+        void discard() {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // the name goes below all the same
+            }
+            deleteQuietly(path);
+        }
+    }
     private final AtomicBoolean cleanupRegistered = new AtomicBoolean();
 
     /**
      * Whether {@link #tryCreate} took the lock, the content file linked as it and the lock file as
      * it was made; both null without hard links.
      */
-    record Created(boolean held, Path content, Made made) {
+    record Created(boolean held, Content content, Made made) {
         static final Created TAKEN = new Created(false, null, null);
     }
 
@@ -88,43 +148,46 @@ final class LockContentFiles {
     Created tryCreate(Path lockPath, Path runtime, LockInfo info) {
         byte[] bytes = info.toJson();
         Path dir = lockPath.getParent();
-        try {
-            Directories.ensure(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + dir + ": " + IoErrors.why(e), e);
-        }
         for (int attempt = 1; hardLinks; attempt++) {
-            Path content = reuseSpare(runtime, bytes);
+            Content content = null;
             try {
+                content = reuseSpare(runtime, bytes);
                 if (content == null) {
-                    content = runtime.resolve(lockPath.getFileName() + "." + info.token());
-                    writeNew(content, bytes);
+                    content = Content.create(runtime.resolve(lockPath.getFileName() + "." + info.token()), bytes);
                 }
-                Files.createLink(lockPath, content);
+                Files.createLink(lockPath, content.path);
                 return new Created(true, content, Made.of(lockPath));
             } catch (FileAlreadyExistsException e) {
                 keepSpare(content);
                 return Created.TAKEN;
             } catch (NoSuchFileException e) {
-                // a sweep of leftovers removed the spare between its write and the link, or the
-                // runtime folder went away: a new one, unless the file is gone again
-                deleteQuietly(content);
+                // the lock's folder is missing (looked at only now: it nearly always exists), or a
+                // sweep of leftovers removed the content file, or the runtime folder went away
                 if (attempt >= 3) {
+                    discardQuietly(content);
                     throw new UncheckedIOException("cannot create lock " + lockPath + ": " + IoErrors.why(e), e);
                 }
                 try {
-                    Directories.ensure(runtime);
+                    if (!Files.isDirectory(dir)) {
+                        Directories.ensure(dir);
+                        keepSpare(content);
+                    } else {
+                        discardQuietly(content);
+                        Directories.ensure(runtime);
+                    }
                 } catch (IOException again) {
-                    throw new UncheckedIOException("cannot create " + runtime + ": " + IoErrors.why(again), again);
+                    discardQuietly(content);
+                    throw new UncheckedIOException("cannot create lock " + lockPath + ": " + IoErrors.why(again), again);
                 }
             } catch (UnsupportedOperationException | IOException e) {
-                deleteQuietly(content);
+                discardQuietly(content);
                 hardLinks = false; // e.g. a file system without hard links: fall back to CREATE_NEW
                 LoggerFactory.getLogger(FileLock.class).debug("hard links unavailable in {} ({}); creating locks with "
                         + "CREATE_NEW", dir, e.toString());
             }
         }
         try {
+            Directories.ensure(dir);
             writeNew(lockPath, bytes);
             return new Created(true, null, null);
         } catch (FileAlreadyExistsException e) {
@@ -138,37 +201,44 @@ final class LockContentFiles {
      * After a release: the content file is kept for the next lock if the lock file is gone ({@code
      * removed}), so that it is linked nowhere; else (the lock was taken over) it is given up.
      */
-    void released(Path content, boolean removed) {
+    void released(Content content, boolean removed) {
         if (content == null) {
             return;
         }
         if (removed) {
             keepSpare(content);
         } else {
-            deleteQuietly(content);
+            content.discard();
         }
     }
 
-    /** A spare content file of {@code runtime} written with {@code bytes}; null if there is none (or it was swept). */
-    private Path reuseSpare(Path runtime, byte[] bytes) {
-        Deque<Path> kept = spare.get(runtime);
-        for (Path p = kept == null ? null : kept.pollFirst(); p != null; p = kept.pollFirst()) {
+    /**
+     * A spare content file of {@code runtime} written with {@code bytes}; null if there is none.
+     * One swept as a leftover meanwhile is written all the same (its file has no name left): the
+     * link then fails, and a new one is made.
+     */
+    private Content reuseSpare(Path runtime, byte[] bytes) {
+        Deque<Content> kept = spare.get(runtime);
+        for (Content c = kept == null ? null : kept.pollFirst(); c != null; c = kept.pollFirst()) {
             try {
-                AtomicFiles.overwrite(p, bytes);
-                return p;
+                c.write(bytes);
+                return c;
             } catch (IOException e) {
-                deleteQuietly(p); // swept as a leftover (older than the stale time), or unwritable: not reused
+                c.discard(); // unwritable: not reused
             }
         }
         return null;
     }
 
     /** Keeps a lock content file for the next lock of its state folder; all are deleted when the process exits. */
-    private void keepSpare(Path content) {
+    private void keepSpare(Content content) {
+        if (content == null) {
+            return;
+        }
         if (cleanupRegistered.compareAndSet(false, true)) {
             RuntimeFolder.onLeaving(cleanup);
         }
-        spare.computeIfAbsent(content.getParent(), d -> new ConcurrentLinkedDeque<>()).offerFirst(content);
+        spare.computeIfAbsent(content.path.getParent(), d -> new ConcurrentLinkedDeque<>()).offerFirst(content);
     }
 
     /** {@link #deleteSpares}, run when the process leaves its runtime folders. */
@@ -192,10 +262,16 @@ final class LockContentFiles {
 
     /** Deletes the spare content files (at exit; one a process killed leaves is swept as a leftover). */
     void deleteSpares() {
-        for (Deque<Path> kept : spare.values()) {
-            for (Path p = kept.pollFirst(); p != null; p = kept.pollFirst()) {
-                deleteQuietly(p);
+        for (Deque<Content> kept : spare.values()) {
+            for (Content c = kept.pollFirst(); c != null; c = kept.pollFirst()) {
+                c.discard();
             }
+        }
+    }
+
+    private static void discardQuietly(Content c) {
+        if (c != null) {
+            c.discard();
         }
     }
 

@@ -462,9 +462,27 @@ class FileLockTest {
             LockInfo info = lockInfo(otherLock); // shorter content than before: nothing of the old one left over
             assertEquals("pm", info.agent());
             assertEquals(held.info().token(), info.token());
+            // written in place with one write, never cut shorter: the JSON, then only spaces
+            String text = Files.readString(otherLock);
+            String object = text.stripTrailing();
+            assertTrue(object.endsWith("}"), text);
+            assertTrue(text.substring(object.length()).chars().allMatch(c -> c == ' '), text);
+            assertEquals("pm", json.readTree(text).get("agent").asText());
         }
         fileLock.deleteSpares(); // what the process does at exit
         assertEquals(List.of(), hiddenLockFiles());
+    }
+
+    @Test
+    void aLockOfALedgerWhoseFolderIsNotMadeYetMakesTheFolder() throws Exception {
+        // the runtime folder is the state folder's (made on entering it); clarifications/ is not
+        Path deep = dir.resolve("state").resolve("clarifications").resolve("issue-7.json");
+        try (FileLock.Held held = new FileLock(clock, LockSettings.defaults(), d -> clock.advance(d),
+                ProcessIdentity.current()).acquire(deep, "engineer", Duration.ofSeconds(5))) {
+            assertEquals(held.info().token(), lockInfo(FileLock.lockPathOf(deep)).token());
+        }
+        assertTrue(Files.isDirectory(deep.getParent()));
+        assertFalse(Files.exists(FileLock.lockPathOf(deep)));
     }
 
     @Test
