@@ -4,15 +4,23 @@ import java.io.File;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.zip.CRC32;
@@ -117,6 +125,67 @@ final class DaemonPlace {
 
     Path starting() {
         return dir.resolve(name + ".starting");
+    }
+
+    /** How long the files of another build's daemon that does not run are kept: see {@link #sweepOtherBuilds}. */
+    static final Duration OTHER_BUILDS_KEPT = Duration.ofDays(1);
+    private static final String[] SUFFIXES = {".log", ".sock", ".key", ".key.tmp"};
+
+    /**
+     * Removes what the daemons of other builds left in the folder: each rebuilt jar is a build of
+     * its own, with its own {@code cli-NAME.*} files, and a build that is not run again would keep
+     * them forever. Those of a build are removed when its daemon does not run (nobody holds its
+     * {@code .lock}: it is taken here while its files go, the lock file last), no start of it is
+     * under way ({@code .starting}), and none of its files changed after {@code cutoff} (its log
+     * tells when it last started or stopped). Returns the names of the builds removed.
+     */
+    List<String> sweepOtherBuilds(Instant cutoff) {
+        List<String> removed = new ArrayList<>();
+        String[] names = dir.toFile().list();
+        if (names == null) {
+            return removed;
+        }
+        for (String file : names) {
+            if (!file.startsWith("cli-") || !file.endsWith(".lock") || file.equals(name + ".lock")) {
+                continue;
+            }
+            String other = file.substring(0, file.length() - ".lock".length());
+            try {
+                if (Files.exists(dir.resolve(other + ".starting")) || changedAfter(other, cutoff)) {
+                    continue;
+                }
+                try (FileChannel ch = FileChannel.open(dir.resolve(file),
+                        StandardOpenOption.WRITE)) {
+                    FileLock held = ch.tryLock();
+                    if (held == null) {
+                        continue; // its daemon runs
+                    }
+                    for (String suffix : SUFFIXES) {
+                        Files.deleteIfExists(dir.resolve(other + suffix));
+                    }
+                    Files.deleteIfExists(dir.resolve(file)); // last, while it is held
+                    removed.add(other);
+                }
+            } catch (OverlappingFileLockException e) {
+                // held by this very process: running
+            } catch (IOException e) {
+                // gone meanwhile, or not ours to remove: left for the next start
+            }
+        }
+        return removed;
+    }
+
+    private boolean changedAfter(String other, Instant cutoff) throws IOException {
+        for (String suffix : new String[] {".lock", ".log", ".sock", ".key"}) {
+            try {
+                if (Files.getLastModifiedTime(dir.resolve(other + suffix)).toInstant().isAfter(cutoff)) {
+                    return true;
+                }
+            } catch (NoSuchFileException e) {
+                // that one is not there
+            }
+        }
+        return false;
     }
 
     /**

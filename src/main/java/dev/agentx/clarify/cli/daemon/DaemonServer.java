@@ -120,6 +120,9 @@ public final class DaemonServer {
         if (Files.exists(place.log()) && Files.size(place.log()) > MAX_LOG_BYTES) {
             Files.write(place.log(), new byte[0], StandardOpenOption.TRUNCATE_EXISTING);
         }
+        for (String other : place.sweepOtherBuilds(java.time.Instant.now().minus(DaemonPlace.OTHER_BUILDS_KEPT))) {
+            note(log, "removed the files of the daemon of another build, unused for a day: " + other);
+        }
         byte[] key = new byte[Frames.KEY_BYTES];
         new SecureRandom().nextBytes(key);
         Path tmp = place.dir.resolve(place.name + ".key.tmp");

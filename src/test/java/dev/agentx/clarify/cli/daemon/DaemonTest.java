@@ -95,7 +95,7 @@ class DaemonTest {
     @AfterAll
     void noDaemonOutlivesTheTests() throws Exception {
         for (Path dir : List.of(shared, base.resolve("restarts"), base.resolve("idle"), base.resolve("session-stop"),
-                base.resolve("relative"))) {
+                base.resolve("relative"), base.resolve("sweep"))) {
             stop(place(dir));
         }
         // any other (another build's, or one a failed test left): by its pid
@@ -482,6 +482,48 @@ class DaemonTest {
         awaitExit(Long.parseLong(started.group(1)));
         assertTrue(ProcessLog.read(place.log()).contains("stopped: idle for 1 s"), ProcessLog.read(place.log()));
         assertFalse(Files.exists(place.socket()) || Files.exists(place.key()), "it took its socket and key away");
+    }
+
+    @Test
+    @Order(11)
+    void aStartingDaemonRemovesTheFilesOfOtherBuildsUnusedForADay() throws Exception {
+        Path dir = base.resolve("sweep");
+        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        FileTime twoDaysAgo = FileTime.from(Instant.now().minus(Duration.ofDays(2)));
+        List<Path> old = new ArrayList<>();
+        for (String suffix : List.of(".lock", ".log", ".sock", ".key")) {
+            old.add(Files.writeString(dir.resolve("cli-0ld" + suffix), "x"));
+            Files.writeString(dir.resolve("cli-recent" + suffix), "x");
+            Files.writeString(dir.resolve("cli-starting" + suffix), "x");
+        }
+        Files.writeString(dir.resolve("cli-starting.starting"), "");
+        for (String b : List.of("cli-0ld", "cli-recent", "cli-starting")) {
+            for (String suffix : List.of(".lock", ".log", ".sock", ".key", ".starting")) {
+                Path f = dir.resolve(b + suffix);
+                if (Files.exists(f)) {
+                    Files.setLastModifiedTime(f, twoDaysAgo);
+                }
+            }
+        }
+        Files.setLastModifiedTime(dir.resolve("cli-recent.log"), FileTime.from(Instant.now()));
+        DaemonPlace place = place(dir);
+        assertSame(show, run(project, on(dir, "1"), List.of(), null, "clarify", "show", "CLR-1-001"), "sweep");
+        Instant end = Instant.now().plus(DEADLINE);
+        Matcher started;
+        while (!(started = STARTED.matcher(ProcessLog.read(place.log()))).find()) {
+            assertTrue(Instant.now().isBefore(end), "the daemon did not start: " + ProcessLog.read(place.log()));
+            Thread.sleep(50); // polling a process
+        }
+        for (Path f : old) {
+            assertFalse(Files.exists(f), f + " of a build unused for two days, whose daemon does not run");
+        }
+        for (String suffix : List.of(".lock", ".log", ".sock", ".key")) {
+            assertTrue(Files.exists(dir.resolve("cli-recent" + suffix)), "its log changed today: kept");
+            assertTrue(Files.exists(dir.resolve("cli-starting" + suffix)), "a start of it is under way: kept");
+        }
+        assertTrue(ProcessLog.read(place.log()).contains("another build, unused for a day: cli-0ld"),
+                ProcessLog.read(place.log()));
+        awaitExit(Long.parseLong(started.group(1)));
     }
 
     @Test
