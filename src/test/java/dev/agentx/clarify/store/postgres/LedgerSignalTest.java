@@ -1,0 +1,85 @@
+package dev.agentx.clarify.store.postgres;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.agentx.clarify.ledger.LedgerCodec;
+import dev.agentx.clarify.ledger.LedgerStore.Mutation;
+import dev.agentx.clarify.protocol.Ledger;
+import dev.agentx.clarify.support.TestPostgres;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every replica hears of a ledger change once the transaction that wrote it commits (a waiting
+ * MCP call ends then), over a real PostgreSQL server: one signal per ledger written, sent after
+ * the commit, none for a transaction rolled back; two replicas here are two databases opened on
+ * the same server.
+ */
+@Tag("postgres")
+class LedgerSignalTest {
+    private static final String OPEN = "{\"issueNumber\":%d,\"clarifications\":[{\"id\":\"CLR-%d-001\",\"from\":"
+            + "\"engineer\",\"to\":\"architect\",\"topic\":\"t\",\"blocking\":true,\"status\":\"pending\",\"round\":1,"
+            + "\"maxRounds\":5,\"created\":\"2026-11-26T08:00:00Z\",\"staleAfter\":\"2026-11-26T08:30:00Z\",\"thread\":"
+            + "[{\"round\":1,\"from\":\"engineer\",\"type\":\"question\",\"body\":\"Q?\",\"timestamp\":"
+            + "\"2026-11-26T08:00:00Z\"}]}]}";
+
+    private TestPostgres.Database server;
+    private PostgresDatabase writer;
+    private PostgresDatabase listener;
+    private final BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+    private final Semaphore listening = new Semaphore(0);
+
+    @BeforeEach
+    void open() throws Exception {
+        server = TestPostgres.newDatabase();
+        writer = server.open(4);
+        listener = server.open(4);
+        listener.onLedgerChange((repo, issue) -> heard.add(repo + "#" + issue), listening::release);
+        assertTrue(listening.tryAcquire(10, TimeUnit.SECONDS), "the listener listens");
+    }
+
+    @AfterEach
+    void close() {
+        writer.close();
+        listener.close();
+    }
+
+    private static Ledger open(int issue) {
+        return new LedgerCodec().decode(OPEN.formatted(issue, issue).getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void eachLedgerACommittedTransactionWroteIsSignalledAndNoneOfOneRolledBack() throws Exception {
+        PgLedgerStore ledgers = writer.repository("acme/shop").ledgers();
+        ledgers.update(7, "engineer", l -> Mutation.write(open(7), null));
+        assertEquals("acme/shop#7", heard.poll(10, TimeUnit.SECONDS));
+
+        // two ledgers in one transaction: both, once it committed
+        ledgers.atomically(() -> {
+            ledgers.update(8, "engineer", l -> Mutation.write(open(8), null));
+            ledgers.update(9, "engineer", l -> Mutation.write(open(9), null));
+            assertEquals(null, heard.poll(), "nothing before the commit");
+            return null;
+        });
+        String first = heard.poll(10, TimeUnit.SECONDS);
+        String second = heard.poll(10, TimeUnit.SECONDS);
+        assertEquals(java.util.Set.of("acme/shop#8", "acme/shop#9"), java.util.Set.of(first, second));
+
+        // rolled back: no signal; the next commit's is the next one heard (signals go out in order)
+        assertThrows(IllegalStateException.class, () -> ledgers.atomically(() -> {
+            ledgers.update(10, "engineer", l -> Mutation.write(open(10), null));
+            throw new IllegalStateException("given up");
+        }));
+        ledgers.update(11, "engineer", l -> Mutation.write(open(11), null));
+        assertEquals("acme/shop#11", heard.poll(10, TimeUnit.SECONDS), "nothing for the ledger rolled back");
+    }
+}
