@@ -45,6 +45,8 @@ final class Heartbeats {
     private final Transactions transactions;
     /** What this replica's last heartbeat found: other replicas running ({@link #othersRunning()}). */
     private volatile boolean othersRunning;
+    /** Whether this process's last heartbeat was recorded (it runs as a replica) and it has not left since. */
+    private volatile boolean beating;
     /** The replicas' terms, as their heartbeats ({@link #beat(String)}) keep them. */
     private final ClaimTerms terms = new ClaimTerms();
 
@@ -71,10 +73,21 @@ final class Heartbeats {
                     othersRunning = r.next() && r.getBoolean(1);
                 }
             }
+            beating = true;
             return true;
         } catch (SQLException e) {
+            beating = false;
             return false;
         }
+    }
+
+    /**
+     * Whether this process is a replica that beats and found no other replica running at its last
+     * beat: what it changes, no other server can be waiting to hear of (one that starts learns of
+     * this one's changes from its first beat on, or at the latest when its waits look again).
+     */
+    boolean alone() {
+        return beating && !othersRunning;
     }
 
     /**
@@ -117,6 +130,7 @@ final class Heartbeats {
 
     /** Removes the heartbeat of {@code replica}, which stops: the others take over what it left at once. */
     void leave(String replica) {
+        beating = false;
         transactions.autoCommit(c -> {
             try (PreparedStatement s = c.prepareStatement("DELETE FROM replica_beats WHERE replica = ?")) {
                 s.setString(1, replica);

@@ -5,13 +5,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tells every replica which ledger changed: once a transaction that wrote ledger rows commits,
- * {@link #CHANGED} goes out for each ({@link Notifications#signalSoon}: after the commit, from a
- * thread of its own, with other signals queued meanwhile), and never for one rolled back,
- * whichever process wrote it. A waiting MCP call on any replica ends at once. A signal only lets
- * a wait end sooner: listening begins with being told that signals may have been missed, and
- * waits look again after a while; a process killed between its commit and the signal leaves it
- * to that look.
+ * Tells every replica which ledger changed: each write of a ledger row sends {@link #CHANGED}
+ * ({@link Notifications}) in its own transaction, so the signal goes out once that commits and
+ * never for one rolled back, whichever process wrote it. A waiting MCP call on any replica ends
+ * at once. A signal only lets a wait end sooner: listening begins with being told that signals
+ * may have been missed, and waits look again after a while.
+ *
+ * <p>A replica that runs alone (no other one beat within 15 s at its last heartbeat) sends none:
+ * PostgreSQL commits the transactions that notify one at a time, each holding one lock for the
+ * whole database through its WAL flush, so its delivery transactions would wait for each other's
+ * flushes instead of sharing one, for listeners that do not exist. It tells its own listeners
+ * once the transaction committed. A process that is no replica (the CLI with a database URL)
+ * always notifies.
  */
 final class LedgerSignals {
     private static final Logger LOG = LoggerFactory.getLogger(LedgerSignals.class);
@@ -24,11 +29,6 @@ final class LedgerSignals {
     /** The payload of a change of {@code repo}'s ledger of {@code issue}. */
     static String payload(String repo, int issue) {
         return issue + " " + repo;
-    }
-
-    /** Signals, after its commit, that {@code repo}'s ledger of {@code issue} changed. */
-    static void send(Notifications notifications, String repo, int issue) {
-        notifications.signalSoon(CHANGED, payload(repo, issue));
     }
 
     /** Hands {@code changed} each change any replica commits, and {@code missed} whenever listening (re)starts. */

@@ -50,8 +50,8 @@ public final class PgLedgerStore implements LedgerStore {
      * the ledger as stored (with this transaction's writes), so it is not selected and decoded again.
      */
     private final ThreadLocal<Map<Integer, Optional<Ledger>>> held = new ThreadLocal<>();
-    /** The issues whose ledger the thread's open transaction wrote: signalled once it commits. */
-    private final ThreadLocal<java.util.Set<Integer>> changed = new ThreadLocal<>();
+    /** The issues whose ledger the thread's open transaction wrote without a NOTIFY: told here once it commits. */
+    private final ThreadLocal<java.util.Set<Integer>> changedHere = new ThreadLocal<>();
 
     PgLedgerStore(PostgresDatabase db, String repo) {
         this.db = db;
@@ -137,8 +137,15 @@ public final class PgLedgerStore implements LedgerStore {
             byte[] json = codec.encode(next);
             db.deferred().add(UPSERT, p -> p.text(repo).integer(next.issueNumber()).bool(!next.active().isEmpty())
                     .text(new String(json, StandardCharsets.UTF_8)));
+            // every replica's waiting calls hear of it once the transaction commits (none if it rolls back):
+            // through the database, or for a replica running alone, from here (LedgerSignals)
+            if (db.othersMayListen()) {
+                db.deferred().add("SELECT pg_notify(?, ?)", p -> p.text(LedgerSignals.CHANGED)
+                        .text(LedgerSignals.payload(repo, issue)));
+            } else {
+                changedHere.get().add(issue);
+            }
             held.get().put(issue, Optional.of(next));
-            changed.get().add(issue);
         }
         return m.result();
     }
@@ -167,23 +174,21 @@ public final class PgLedgerStore implements LedgerStore {
         if (mine == null) {
             Map<Integer, Optional<Ledger>> fresh = new HashMap<>();
             held.set(fresh);
-            changed.set(new java.util.TreeSet<>());
+            changedHere.set(new java.util.TreeSet<>());
             db.join(new UnitOfWork.Participant() {
                 @Override
                 public void committed() {
                     held.remove();
-                    // every replica's waiting calls hear of it once the transaction committed, none if it
-                    // rolled back; sent after the commit, not inside it (LedgerSignals)
-                    for (int issue : changed.get()) {
-                        LedgerSignals.send(db.notifications(), repo, issue);
+                    for (int issue : changedHere.get()) {
+                        db.changedHere(repo, issue);
                     }
-                    changed.remove();
+                    changedHere.remove();
                 }
 
                 @Override
                 public void rolledBack() {
                     held.remove();
-                    changed.remove();
+                    changedHere.remove();
                 }
             });
             mine = fresh;

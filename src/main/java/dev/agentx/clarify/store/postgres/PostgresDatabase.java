@@ -284,7 +284,31 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
      * each time listening starts: what changed before may not have been told.
      */
     public void onLedgerChange(java.util.function.BiConsumer<String, Integer> changed, Runnable missed) {
+        ledgerListeners.add(changed);
         LedgerSignals.listen(notifications, changed, missed);
+    }
+
+    /** This process's {@link #onLedgerChange} listeners, told directly of its own changes while it runs alone. */
+    private final List<java.util.function.BiConsumer<String, Integer>> ledgerListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * Whether a ledger change this process commits must go to the other processes on the database
+     * ({@code NOTIFY}): yes, unless it is a replica that runs alone ({@link Heartbeats#alone}).
+     */
+    boolean othersMayListen() {
+        return !heartbeats.alone();
+    }
+
+    /** Tells this process's own listeners that {@code repo}'s ledger of {@code issue} changed (committed). */
+    void changedHere(String repo, int issue) {
+        for (java.util.function.BiConsumer<String, Integer> l : ledgerListeners) {
+            try {
+                l.accept(repo, issue);
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(PostgresDatabase.class).debug("a ledger listener failed: {}", e.toString());
+            }
+        }
     }
 
     Notifications notifications() {

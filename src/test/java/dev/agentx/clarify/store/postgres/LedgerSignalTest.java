@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every replica hears of a ledger change once the transaction that wrote it commits (a waiting
- * MCP call ends then), over a real PostgreSQL server: one signal per ledger written, sent after
- * the commit, none for a transaction rolled back; two replicas here are two databases opened on
- * the same server.
+ * MCP call ends then), over a real PostgreSQL server: one signal per ledger written, none for a
+ * transaction rolled back, and none through the database from a replica that runs alone, which
+ * tells its own listeners. Two processes here are two databases opened on the same server.
  */
 @Tag("postgres")
 class LedgerSignalTest {
@@ -81,5 +81,29 @@ class LedgerSignalTest {
         }));
         ledgers.update(11, "engineer", l -> Mutation.write(open(11), null));
         assertEquals("acme/shop#11", heard.poll(10, TimeUnit.SECONDS), "nothing for the ledger rolled back");
+    }
+
+    @Test
+    void aReplicaRunningAloneTellsItsOwnListenersAndNotifiesOnceAnotherRuns() throws Exception {
+        BlockingQueue<String> own = new LinkedBlockingQueue<>();
+        Semaphore ownListening = new Semaphore(0);
+        writer.onLedgerChange((repo, issue) -> own.add(repo + "#" + issue), ownListening::release);
+        assertTrue(ownListening.tryAcquire(10, TimeUnit.SECONDS));
+        PgLedgerStore ledgers = writer.repository("acme/shop").ledgers();
+
+        assertTrue(writer.beat("replica-a"), "a replica, and no other beats: alone");
+        ledgers.update(20, "engineer", l -> Mutation.write(open(20), null));
+        assertEquals("acme/shop#20", own.poll(10, TimeUnit.SECONDS), "its own listener is told once committed");
+        // no NOTIFY: the other process's next signal is that of a write by a process that is no replica
+        listener.repository("acme/shop").ledgers().update(21, "engineer", l -> Mutation.write(open(21), null));
+        assertEquals("acme/shop#21", heard.poll(10, TimeUnit.SECONDS), "nothing sent for issue 20");
+        assertEquals("acme/shop#21", own.poll(10, TimeUnit.SECONDS), "the replica hears the other's change");
+
+        // another replica runs: from the next heartbeat on, changes go through the database again
+        assertTrue(listener.beat("replica-b"));
+        assertTrue(writer.beat("replica-a"));
+        ledgers.update(22, "engineer", l -> Mutation.write(open(22), null));
+        assertEquals("acme/shop#22", heard.poll(10, TimeUnit.SECONDS));
+        assertEquals("acme/shop#22", own.poll(10, TimeUnit.SECONDS));
     }
 }
