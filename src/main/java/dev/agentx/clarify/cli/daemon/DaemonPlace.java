@@ -129,6 +129,7 @@ final class DaemonPlace {
 
     /** How long the files of another build's daemon that does not run are kept: see {@link #sweepOtherBuilds}. */
     static final Duration OTHER_BUILDS_KEPT = Duration.ofDays(1);
+    /** The files of a build beside its {@code .lock} (a {@code .key.tmp} is one a start left half-way). */
     private static final String[] SUFFIXES = {".log", ".sock", ".key", ".key.tmp"};
 
     /**
@@ -154,8 +155,7 @@ final class DaemonPlace {
                 if (Files.exists(dir.resolve(other + ".starting")) || changedAfter(other, cutoff)) {
                     continue;
                 }
-                try (FileChannel ch = FileChannel.open(dir.resolve(file),
-                        StandardOpenOption.WRITE)) {
+                try (FileChannel ch = FileChannel.open(dir.resolve(file), StandardOpenOption.WRITE)) {
                     FileLock held = ch.tryLock();
                     if (held == null) {
                         continue; // its daemon runs
@@ -176,16 +176,23 @@ final class DaemonPlace {
     }
 
     private boolean changedAfter(String other, Instant cutoff) throws IOException {
-        for (String suffix : new String[] {".lock", ".log", ".sock", ".key"}) {
-            try {
-                if (Files.getLastModifiedTime(dir.resolve(other + suffix)).toInstant().isAfter(cutoff)) {
-                    return true;
-                }
-            } catch (NoSuchFileException e) {
-                // that one is not there
+        if (changedAfter(dir.resolve(other + ".lock"), cutoff)) {
+            return true;
+        }
+        for (String suffix : SUFFIXES) {
+            if (changedAfter(dir.resolve(other + suffix), cutoff)) {
+                return true;
             }
         }
         return false;
+    }
+
+    private static boolean changedAfter(Path file, Instant cutoff) throws IOException {
+        try {
+            return Files.getLastModifiedTime(file).toInstant().isAfter(cutoff);
+        } catch (NoSuchFileException e) {
+            return false; // not there
+        }
     }
 
     /**

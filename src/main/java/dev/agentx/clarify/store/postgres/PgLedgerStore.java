@@ -174,15 +174,16 @@ public final class PgLedgerStore implements LedgerStore {
         if (mine == null) {
             Map<Integer, Optional<Ledger>> fresh = new HashMap<>();
             held.set(fresh);
-            changedHere.set(new java.util.TreeSet<>());
+            java.util.Set<Integer> told = new java.util.TreeSet<>();
+            changedHere.set(told);
             db.join(new UnitOfWork.Participant() {
                 @Override
                 public void committed() {
                     held.remove();
-                    for (int issue : changedHere.get()) {
+                    changedHere.remove();
+                    for (int issue : told) {
                         db.changedHere(repo, issue);
                     }
-                    changedHere.remove();
                 }
 
                 @Override
