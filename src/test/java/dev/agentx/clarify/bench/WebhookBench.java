@@ -372,6 +372,10 @@ public final class WebhookBench {
                     : DatabaseCpu.snapshot(work.resolve("pgdata"));
             java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches0 = ContextSwitches.snapshot();
+            java.util.Set<Long> ackBackends = pg == null ? java.util.Set.of()
+                    : CoreWaits.ackBackends(pg.getPostgresDatabase());
+            Path pgData = pg == null ? null : work.resolve("pgdata");
+            Map<String, Long> coreWaits0 = CoreWaits.snapshot(pgData, ackBackends);
             DatabaseWork dbWork = pg == null ? null : DatabaseWork.start(pg.getPostgresDatabase());
             WalActivity wal = pg == null ? null : WalActivity.start(pg.getPostgresDatabase());
             steadyBusy = new BusySeconds(work.resolve("data"));
@@ -390,6 +394,7 @@ public final class WebhookBench {
                     DatabaseCpu.snapshot(work.resolve("pgdata")).map(now -> DatabaseCpu.since(before, now)));
             java.util.Optional<DiskStats> disk1 = DiskStats.of(work.resolve("data"));
             Map<String, long[]> switches = ContextSwitches.since(switches0);
+            Map<String, Long> coreWaits = CoreWaits.since(coreWaits0, CoreWaits.snapshot(pgData, ackBackends));
             DatabaseWork.Result steadyDbWork = dbWork == null ? null : dbWork.since();
             String steadyWal = wal == null ? null : wal.since(appSteady.ackNanos().size());
             String scrape1 = mode.metrics().scrape();
@@ -487,6 +492,21 @@ public final class WebhookBench {
                 }
                 System.out.printf("| all threads of the JVM | | %.1f | %.1f |%n%n", all[0] / (double) steadyCount,
                         all[1] / (double) steadyCount);
+            }
+            if (!coreWaits.isEmpty()) {
+                System.out.printf("Waiting for a core per delivery during the same time, by thread (the kernel's "
+                        + "run-queue time: ready to run while others ran; on PostgreSQL the backend that inserts the "
+                        + "deliveries a 202 waits for apart from the others; groups of 0.01 ms or more):%n%n");
+                System.out.println("| threads | what they are | ms waiting for a core per delivery |");
+                System.out.println("| --- | --- | --- |");
+                for (Map.Entry<String, Long> c : coreWaits.entrySet()) {
+                    if (c.getValue() / 1e6 / steadyCount >= 0.01) {
+                        System.out.printf("| %s | %s | %.2f |%n", c.getKey(), c.getKey().startsWith("PostgreSQL")
+                                ? "the database's processes" : CpuByThread.describe(c.getKey()),
+                                c.getValue() / 1e6 / steadyCount);
+                    }
+                }
+                System.out.println();
             }
             if (steadyDbWork != null) {
                 System.out.printf("Database work per delivery during the steady run and its drain (from "
