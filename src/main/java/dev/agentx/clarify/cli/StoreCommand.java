@@ -1,5 +1,6 @@
 package dev.agentx.clarify.cli;
 
+import dev.agentx.clarify.github.gate.PullRequestGate;
 import dev.agentx.clarify.github.handlers.IssueMirror;
 import dev.agentx.clarify.lock.LockManager;
 import dev.agentx.clarify.protocol.ClarifyException;
@@ -64,7 +65,7 @@ final class StoreCommand {
             Location source = location("--from", from);
             Location destination = location("--to", to);
             StoreCopy.Result result = new StoreCopy(LockManager.standard(ctx.clock),
-                    IssueMirror::statesIn).copy(source, destination,
+                    IssueMirror::statesIn, PullRequestGate::notePrefixes).copy(source, destination,
                     Optional.ofNullable(repo), () -> {
                         // once the checks have passed: a refused copy prints its refusal alone
                         if (!ctx.json()) {
@@ -90,6 +91,7 @@ final class StoreCommand {
                     n.set("destination", ctx.mapper().valueToTree(c.destination()));
                     n.put("same", c.same());
                     n.put("issueStates", c.issueStates());
+                    n.put("gateNotes", c.notes().count());
                 }
                 StoreCopy.Deliveries d = result.deliveries();
                 var deliveries = root.putObject("deliveries");
@@ -117,12 +119,14 @@ final class StoreCommand {
             return "  " + c.repo() + ": " + count(s.ledgers(), "ledger") + " (" + count(s.records(), "clarification")
                     + "), " + count(s.statuses(), "agent status", "agent statuses") + ", " + count(s.events(), "event")
                     + "; checksum " + s.checksum()
-                    + (c.same() ? " = " + d.checksum() + " read back"
+                    + (s.equals(d) ? " = " + d.checksum() + " read back"
                     : " BUT read back: " + count(d.ledgers(), "ledger") + " (" + d.records() + "), "
                     + count(d.statuses(), "status", "statuses") + ", " + count(d.events(), "event") + ", checksum "
                     + d.checksum())
                     + (c.issueStates() == 0 ? "" : "; GitHub state of " + count(c.issueStates(), "issue")
-                    + " handed over");
+                    + " handed over")
+                    + (c.notes().count() == 0 ? "" : "; " + count(c.notes().count(), "note") + " of the merge gate handed "
+                    + "over" + (c.notes().same() ? "" : " BUT they do not read back the same"));
         }
 
         /** The line of the deliveries carried, as the repositories' lines. */

@@ -41,6 +41,7 @@ import dev.agentx.clarify.store.RecoveryPosition;
 import dev.agentx.clarify.store.Replicas;
 import dev.agentx.clarify.store.RepositoryState;
 import dev.agentx.clarify.store.UnitOfWork;
+import dev.agentx.clarify.store.copy.HandedOverNotes;
 import dev.agentx.clarify.store.files.DataDirectory;
 import dev.agentx.clarify.store.files.FileCommentLinks;
 import dev.agentx.clarify.store.files.FileDeliveryQueue;
@@ -145,6 +146,22 @@ public final class GitHubMode implements AutoCloseable {
     }
 
     /**
+     * On files, the notes {@code agentx store copy} handed over beside a repository's ledgers (the
+     * merge gate's record of pull requests, {@link HandedOverNotes}) go into the outbox's journal,
+     * where the gate keeps them, before any delivery is worked on.
+     */
+    private void takeInHandedOverNotes() {
+        for (String key : files.repositories()) {
+            Path file = HandedOverNotes.fileIn(files.stateDirOf(key));
+            int taken = HandedOverNotes.takeIn(file, outbox::note, outbox::sync);
+            if (taken > 0) {
+                LOG.info("took {} notes of the merge gate that agentx store copy handed over in {} into the outbox",
+                        taken, file);
+            }
+        }
+    }
+
+    /**
      * {@code metrics}: the registry served at {@code /metrics}, shared with the lock manager and
      * gateway; the JVM's and the process's series are added to it here.
      */
@@ -178,6 +195,9 @@ public final class GitHubMode implements AutoCloseable {
         this.inbox = database == null ? new FileDeliveryQueue(data.resolve("inbox"), clock)
                 : database.deliveries(replica, clock);
         this.outbox = new Outbox(data.resolve("outbox"), github, clock, metrics, replicas, unit);
+        if (database == null) {
+            takeInHandedOverNotes();
+        }
         // each effect goes to its repository's current name and installation, or waits while it may not be posted
         this.names = new RepositoryNames(database == null ? files.records() : database.records(), clock,
                 database != null);

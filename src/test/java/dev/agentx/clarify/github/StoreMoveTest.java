@@ -228,4 +228,95 @@ class StoreMoveTest {
             assertEquals(1, comments.size(), "only the answer: " + comments);
         }
     }
+
+    static final String HEAD = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
+
+    /** Opens pull request 2 closing issue 42 and asks a blocking question on 42: the gate's run on its head fails. */
+    private static void gatedPullRequest(GitHubRig rig) {
+        assertEquals(202, rig.deliver("pull_request", rig.pullRequest("opened", 2, "Fixes #42", HEAD)).status());
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 42, "/clarify @architect Which auth?"))
+                .status());
+        assertEquals("action_required", gateRun(rig).path("conclusion").asText());
+    }
+
+    /** Resolves the question on 42: the gate's run on the pull request's head turns green. */
+    private static void resolveAndSeeTheGateGoGreen(GitHubRig rig) {
+        assertEquals(202, rig.deliver("issue_comment", rig.comment("eng", 42, "/clarify resolve CLR-42-001 JWT"),
+                rig.nextDeliveryId() + "-after-the-move").status());
+        assertEquals("success", gateRun(rig).path("conclusion").asText(),
+                "the gate knew the pull request after the move");
+        assertEquals(1, rig.checkRuns.runs.size(), "one run, changed: " + rig.checkRuns.runs);
+    }
+
+    private static com.fasterxml.jackson.databind.node.ObjectNode gateRun(GitHubRig rig) {
+        List<com.fasterxml.jackson.databind.node.ObjectNode> runs = rig.checkRuns.on(HEAD);
+        assertEquals(1, runs.size(), runs.toString());
+        return runs.get(0);
+    }
+
+    /**
+     * The merge gate's record of pull requests (which are open, their heads, the issues they
+     * close) goes with the copy: on PostgreSQL a question resolved on an issue an open pull
+     * request closes turns its failing check green, with no pull_request event since the move.
+     */
+    @Test
+    void theMergeGateKnowsItsPullRequestsAfterAMoveToPostgres() {
+        MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        try (GitHubRig rig = new GitHubRig(dir.resolve("data"), clock)) {
+            rig.start();
+            gatedPullRequest(rig);
+            rig.mode().drain();
+
+            TestRoot.Run copy = new TestRoot(dir.resolve("cwd"), clock).cli("store", "copy", "--from",
+                    "files:" + rig.data, "--to", db.url());
+            assertEquals(0, copy.code(), copy.err());
+            // the pull request's record, and which pull requests issues 2 and 42 are gated by
+            assertTrue(copy.out().contains("3 notes of the merge gate handed over"), copy.out());
+            rig.database(db.url()).start();
+
+            resolveAndSeeTheGateGoGreen(rig);
+        }
+    }
+
+    /**
+     * Back to files as docs/storage.md says (only the copy's state folders move into the data dir):
+     * the gate's record, handed over beside the ledgers, is taken into the outbox at the start.
+     */
+    @Test
+    void theMergeGateKnowsItsPullRequestsAfterAMoveBackToFiles() throws Exception {
+        MutableClock clock = MutableClock.at("2026-11-25T09:00:00Z");
+        TestPostgres.Database db = TestPostgres.newDatabase();
+        Path data = dir.resolve("data");
+        try (GitHubRig rig = new GitHubRig(data, clock).database(db.url())) {
+            rig.start();
+            gatedPullRequest(rig);
+            rig.mode().drain();
+            rig.mode().close(); // stopped, as the copy requires of a database's servers
+
+            Path back = dir.resolve("back");
+            StoreCopy.Copied copied = new StoreCopy(rig.locks(), dir2 -> dev.agentx.clarify.store.copy.IssueStates.NONE,
+                    dev.agentx.clarify.github.gate.PullRequestGate::notePrefixes).copy(
+                    Location.parse(db.url(), Map.of()), Location.parse("files:" + back, Map.of()),
+                    Optional.empty(), c -> { }).repositories().get(0);
+            assertTrue(copied.same(), copied.toString());
+            assertEquals(3, copied.notes().count(), copied.toString());
+            Path state = Path.of("repos/186853002/.agentx/state");
+            Path notes = dev.agentx.clarify.store.copy.HandedOverNotes.fileIn(data.resolve(state));
+            if (java.nio.file.Files.exists(data.resolve(state))) {
+                java.nio.file.Files.move(data.resolve(state), dir.resolve("aside"));
+            }
+            java.nio.file.Files.createDirectories(data.resolve(state).getParent());
+            java.nio.file.Files.move(back.resolve(state), data.resolve(state));
+            assertTrue(java.nio.file.Files.exists(notes), "handed over beside the ledgers");
+
+            rig.files().start();
+            assertTrue(!java.nio.file.Files.exists(notes), "taken into the outbox at the start");
+            resolveAndSeeTheGateGoGreen(rig);
+            // and kept there: a restart does not need the file
+            rig.start();
+            assertEquals(3, dev.agentx.clarify.github.outbox.Outbox.notesIn(data.resolve("outbox"), "gate/").size()
+                    + dev.agentx.clarify.github.outbox.Outbox.notesIn(data.resolve("outbox"), "gated-by/").size());
+        }
+    }
 }

@@ -83,11 +83,22 @@ public final class PullRequestGate {
     }
 
     static String pullNote(RepoRef ref, int pull) {
-        return "gate/" + ref.stateKey() + "#" + pull;
+        return PULL_NOTES + ref.stateKey() + "#" + pull;
     }
 
     static String gatedNote(RepoRef ref, int issue) {
-        return "gated-by/" + ref.stateKey() + "#" + issue;
+        return GATED_NOTES + ref.stateKey() + "#" + issue;
+    }
+
+    private static final String PULL_NOTES = "gate/";
+    private static final String GATED_NOTES = "gated-by/";
+
+    /**
+     * What the names of the gate's notes of the repository whose state key is {@code key} begin
+     * with: the record {@code agentx store copy} carries with the repository.
+     */
+    public static List<String> notePrefixes(String key) {
+        return List.of(PULL_NOTES + key + "#", GATED_NOTES + key + "#");
     }
 
     /** What a {@code pull_request} event says of a pull request now. */

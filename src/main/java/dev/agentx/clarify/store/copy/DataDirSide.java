@@ -7,6 +7,7 @@ import dev.agentx.clarify.store.RecoveryPosition;
 import dev.agentx.clarify.store.RepositoryState;
 import dev.agentx.clarify.store.files.DataDirectory;
 import dev.agentx.clarify.store.files.FileDeliveryQueue;
+import dev.agentx.clarify.store.files.OutboxJournal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -80,6 +81,29 @@ final class DataDirSide implements Side {
     }
 
     @Override
+    public SortedMap<String, String> notes(String repo, List<String> prefixes) {
+        SortedMap<String, String> out = new java.util.TreeMap<>();
+        OutboxJournal.readOnly(root.resolve("outbox").resolve("journal")).notes().forEach((name, value) -> {
+            if (prefixes.stream().anyMatch(name::startsWith)) {
+                out.put(name, value.toString());
+            }
+        });
+        // handed over by an earlier copy and not taken in by a server yet: newer than the journal's
+        HandedOverNotes.read(HandedOverNotes.fileIn(dir.stateDirOf(repo))).forEach((name, json) -> {
+            if (prefixes.stream().anyMatch(name::startsWith)) {
+                out.put(name, json);
+            }
+        });
+        return out;
+    }
+
+    @Override
+    public void handOverNotes(String repo, SortedMap<String, String> notes) {
+        // in the state folder, which the move back to files carries into the data dir (its outbox stays)
+        HandedOverNotes.write(HandedOverNotes.fileIn(dir.stateDirOf(repo)), notes);
+    }
+
+    @Override
     public RecoveryPosition recovery() {
         return RecoveryPosition.file(dir.recoveryFile());
     }
@@ -120,10 +144,13 @@ final class DataDirSide implements Side {
     }
 
     @Override
-    public void forget(String repo, Set<Integer> issues) {
+    public void forget(String repo, Set<Integer> issues, Set<String> notes) {
         Path state = dir.stateDirOf(repo);
         List<Path> files = new ArrayList<>(List.of(state.resolve("agent-status.json"),
                 state.resolve("events.jsonl"), state.resolve("monitor-index.json")));
+        if (!notes.isEmpty()) {
+            files.add(HandedOverNotes.fileIn(state));
+        }
         issues.forEach(issue -> files.add(state.resolve("github").resolve("issue-" + issue + ".json")));
         try {
             dir.repository(repo).ledgers().issues().forEach(issue -> files.add(

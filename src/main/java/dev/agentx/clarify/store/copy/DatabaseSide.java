@@ -90,6 +90,24 @@ final class DatabaseSide implements Side {
     }
 
     @Override
+    public SortedMap<String, String> notes(String repo, List<String> prefixes) {
+        SortedMap<String, String> out = new java.util.TreeMap<>();
+        prefixes.forEach(prefix -> out.putAll(notes.startingWith(prefix)));
+        return out;
+    }
+
+    @Override
+    public void handOverNotes(String repo, SortedMap<String, String> handed) {
+        handed.forEach((name, json) -> {
+            try {
+                notes.put(name, JsonSupport.shared().readTree(json));
+            } catch (IOException e) {
+                throw new UncheckedIOException("the note " + name + " of " + repo + " is not JSON: " + e.getMessage(), e);
+            }
+        });
+    }
+
+    @Override
     public RecoveryPosition recovery() {
         return RecoveryPosition.note(notes);
     }
@@ -111,8 +129,10 @@ final class DatabaseSide implements Side {
     }
 
     @Override
-    public void forget(String repo, Set<Integer> issues) {
-        db.forgetRepository(repo, issues.stream().map(issue -> Notes.issueNote(repo, issue)).toList());
+    public void forget(String repo, Set<Integer> issues, Set<String> handed) {
+        List<String> names = new java.util.ArrayList<>(handed);
+        issues.forEach(issue -> names.add(Notes.issueNote(repo, issue)));
+        db.forgetRepository(repo, names);
     }
 
     @Override

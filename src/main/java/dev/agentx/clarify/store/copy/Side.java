@@ -50,6 +50,17 @@ interface Side extends AutoCloseable {
     /** Hands issue states over to the server that will use this store, so it posts nothing again. */
     void handOver(String repo, SortedMap<Integer, String> states);
 
+    /**
+     * The notes the server keeps of {@code repo} whose names start with one of {@code prefixes}
+     * (the merge gate's record of pull requests), by name, each as its JSON text: a database's
+     * shared notes, a data dir's outbox journal with what a copy handed over and no server took
+     * in yet ({@link HandedOverNotes}).
+     */
+    SortedMap<String, String> notes(String repo, List<String> prefixes);
+
+    /** Hands {@code notes} of {@code repo} over to the server that will use this store. */
+    void handOverNotes(String repo, SortedMap<String, String> notes);
+
     /** Where the recovery pass stopped, as this store keeps it. */
     RecoveryPosition recovery();
 
@@ -68,9 +79,10 @@ interface Side extends AutoCloseable {
 
     /**
      * Removes what a copy wrote for {@code repo}, which held no ledger, status or event before
-     * it: its ledgers, statuses and events, and the states of {@code issues} it was handed.
+     * it: its ledgers, statuses and events, the states of {@code issues} and the {@code notes}
+     * (by name) it was handed.
      */
-    void forget(String repo, Set<Integer> issues);
+    void forget(String repo, Set<Integer> issues, Set<String> notes);
 
     @Override
     void close();

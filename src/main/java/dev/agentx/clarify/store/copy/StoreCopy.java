@@ -34,20 +34,29 @@ import java.util.function.Function;
  * ({@link Written}), so it can simply be run again.
  *
  * <p>Each issue's GitHub state (what the server posted on it) is handed over with its repository,
- * and so is the recovery pass's position ({@link Recovery}). The webhook deliveries the server
+ * with the notes the server keeps of it that the caller names (the merge gate's record of pull
+ * requests; read back and compared as JSON), and so is the recovery pass's position ({@link
+ * Recovery}). The webhook deliveries the server
  * acknowledged and has not done with go too, with the ids of those it did with lately ({@link
  * DeliveryCarry}), after the repositories, counted and checksummed the same way. Each end is a
  * {@link Side}: a data folder ({@link DataDirSide}) or a database ({@link DatabaseSide}).
  */
 public final class StoreCopy {
     /**
-     * One repository copied ({@code repo}: its name as last seen): the source's tally and the destination's, read back, and how many
-     * issues' GitHub states (what the server posted on each) were handed over with it.
+     * One repository copied ({@code repo}: its name as last seen): the source's tally and the destination's, read back, how many
+     * issues' GitHub states (what the server posted on each) were handed over with it, and its notes.
      */
-    public record Copied(String repo, Tally source, Tally destination, int issueStates) {
+    public record Copied(String repo, Tally source, Tally destination, int issueStates, Notes notes) {
         public boolean same() {
-            return source.equals(destination);
+            return source.equals(destination) && notes.same();
         }
+    }
+
+    /**
+     * The notes handed over with a repository (the merge gate's record of pull requests): how
+     * many the source holds, and whether the destination's read back as the same values.
+     */
+    public record Notes(int count, boolean same) {
     }
 
     /**
@@ -68,16 +77,23 @@ public final class StoreCopy {
 
     private final LockManager locks;
     private final Function<Path, IssueStates> dataDirStates;
+    private final Function<String, List<String>> carriedNotes;
 
-    /** A copy that hands over no issue state from a data dir (only from a database). */
+    /** A copy that hands over no issue state from a data dir (only from a database), and no note. */
     public StoreCopy(LockManager locks) {
-        this(locks, dir -> IssueStates.NONE);
+        this(locks, dir -> IssueStates.NONE, repo -> List.of());
     }
 
-    /** {@code dataDirStates}: reads the issue states a data dir's server recorded (agentx store copy's own). */
-    public StoreCopy(LockManager locks, Function<Path, IssueStates> dataDirStates) {
+    /**
+     * {@code dataDirStates}: reads the issue states a data dir's server recorded; {@code
+     * carriedNotes}: the beginnings of the names of the notes the server keeps of a repository
+     * (by its key) that go with it (agentx store copy's own: the merge gate's).
+     */
+    public StoreCopy(LockManager locks, Function<Path, IssueStates> dataDirStates,
+                     Function<String, List<String>> carriedNotes) {
         this.locks = locks;
         this.dataDirStates = dataDirStates;
+        this.carriedNotes = carriedNotes;
     }
 
     /**
@@ -117,9 +133,11 @@ public final class StoreCopy {
             // every repository read and checked before anything is written
             Map<String, Tally> before = new LinkedHashMap<>();
             Map<String, SortedMap<Integer, String>> states = new LinkedHashMap<>();
+            Map<String, SortedMap<String, String>> notes = new LinkedHashMap<>();
             for (String repo : repos) {
                 before.put(repo, Tally.of(shown.apply(repo), source.repository(repo)));
                 states.put(repo, source.issueStates(repo));
+                notes.put(repo, source.notes(repo, carriedNotes.apply(repo)));
             }
             // a delivery's order key names its repository by id, as the state is kept
             DeliveryCarry deliveries = DeliveryCarry.choose(acknowledged, destination, to, only, repos);
@@ -132,11 +150,14 @@ public final class StoreCopy {
                 for (String repo : repos) {
                     String name = shown.apply(repo);
                     current = name;
-                    written.add(repo, states.get(repo).keySet());
+                    written.add(repo, states.get(repo).keySet(), notes.get(repo).keySet());
                     RepositoryState dst = destination.repository(repo);
                     copy(source.repository(repo), dst);
                     destination.handOver(repo, states.get(repo));
-                    Copied c = new Copied(name, before.get(repo), Tally.of(name, dst), states.get(repo).size());
+                    destination.handOverNotes(repo, notes.get(repo));
+                    Notes noted = new Notes(notes.get(repo).size(), sameJson(notes.get(repo),
+                            destination.notes(repo, carriedNotes.apply(repo))));
+                    Copied c = new Copied(name, before.get(repo), Tally.of(name, dst), states.get(repo).size(), noted);
                     out.add(c);
                     progress.accept(c);
                     if (!c.same()) {
@@ -246,6 +267,24 @@ public final class StoreCopy {
             throw new ClarifyException(ErrorCode.USAGE, to + " already holds state for " + String.join(", ", occupied)
                     + "; nothing was copied. Copy into an empty store (or pass --repo for the others).");
         }
+    }
+
+    /** Whether the notes {@code there} are those {@code here}, by name, as JSON values (not as text: key order, spacing). */
+    private static boolean sameJson(SortedMap<String, String> here, SortedMap<String, String> there) {
+        if (!here.keySet().equals(there.keySet())) {
+            return false;
+        }
+        try {
+            for (Map.Entry<String, String> n : here.entrySet()) {
+                if (!dev.agentx.clarify.files.JsonSupport.shared().readTree(n.getValue())
+                        .equals(dev.agentx.clarify.files.JsonSupport.shared().readTree(there.get(n.getKey())))) {
+                    return false;
+                }
+            }
+        } catch (java.io.IOException e) {
+            return false;
+        }
+        return true;
     }
 
     /** One repository's ledgers, statuses and events, written to {@code to} as {@code from} holds them. */

@@ -8,20 +8,22 @@ import java.util.Set;
 
 /**
  * What a copy wrote to the destination, by repository, with the issues whose GitHub state it
- * handed over: what a copy that fails or does not match removes again, so that it can simply be
+ * handed over and the notes it handed over: what a copy that fails or does not match removes again, so that it can simply be
  * run again.
  */
 final class Written {
     private final Side destination;
     private final Map<String, Set<Integer>> repositories = new LinkedHashMap<>();
+    private final Map<String, Set<String>> notes = new LinkedHashMap<>();
 
     Written(Side destination) {
         this.destination = destination;
     }
 
-    /** {@code repo} is being written, with the GitHub states of {@code issues}. */
-    void add(String repo, Set<Integer> issues) {
+    /** {@code repo} is being written, with the GitHub states of {@code issues} and the notes named {@code notes}. */
+    void add(String repo, Set<Integer> issues, Set<String> notes) {
         repositories.put(repo, issues);
+        this.notes.put(repo, notes);
     }
 
     /**
@@ -41,7 +43,7 @@ final class Written {
         List<String> left = new ArrayList<>();
         for (Map.Entry<String, Set<Integer>> w : repositories.entrySet()) {
             try {
-                destination.forget(w.getKey(), w.getValue());
+                destination.forget(w.getKey(), w.getValue(), notes.get(w.getKey()));
             } catch (RuntimeException e) {
                 left.add(w.getKey() + " (" + e.getMessage() + ")");
             }

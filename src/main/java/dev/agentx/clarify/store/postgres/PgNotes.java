@@ -116,17 +116,23 @@ public final class PgNotes implements Notes {
      * text: what the server put on GitHub for each issue.
      */
     public SortedMap<Integer, String> issueNotes(String repo) {
-        String prefix = Notes.issueNotesOf(repo);
+        SortedMap<Integer, String> out = new TreeMap<>();
+        startingWith(Notes.issueNotesOf(repo)).forEach((name, note) ->
+                Notes.issueOf(repo, name).ifPresent(issue -> out.put(issue, note)));
+        return out;
+    }
+
+    /** The notes whose names start with {@code prefix}, by name, each as its JSON text. */
+    public SortedMap<String, String> startingWith(String prefix) {
         String like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
         return db.autoCommit(c -> {
-            SortedMap<Integer, String> out = new TreeMap<>();
+            SortedMap<String, String> out = new TreeMap<>();
             try (PreparedStatement s = c.prepareStatement(
                     "SELECT name, note FROM shared_notes WHERE name LIKE ?")) {
                 s.setString(1, like);
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
-                        String note = r.getString(2);
-                        Notes.issueOf(repo, r.getString(1)).ifPresent(issue -> out.put(issue, note));
+                        out.put(r.getString(1), r.getString(2));
                     }
                 }
             }

@@ -152,6 +152,12 @@ public final class GitHubRig implements AutoCloseable {
         return this;
     }
 
+    /** The repositories' state in files under the data dir again (after {@link #database}), from the next start. */
+    public GitHubRig files() {
+        this.database = null;
+        return this;
+    }
+
     /** The App's OAuth credentials, which turn on /dashboard. */
     public GitHubRig oauth(String id, String secret) {
         this.clientId = id;
