@@ -21,32 +21,48 @@ final class ContextSwitches {
     /** Voluntary and involuntary switches per thread: key tid + NUL + group. Empty where /proc is not there. */
     static Map<String, long[]> snapshot() {
         Map<String, long[]> out = new TreeMap<>();
+        eachTask((task, group) -> {
+            long voluntary = 0;
+            long involuntary = 0;
+            for (String line : Files.readAllLines(task.resolve("status"))) {
+                if (line.startsWith("voluntary_ctxt_switches:")) {
+                    voluntary = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                    involuntary = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                }
+            }
+            out.put(task.getFileName() + "\u0000" + group, new long[] {voluntary, involuntary});
+        });
+        return out;
+    }
+
+    /** Reads one of this JVM's threads: its folder under /proc/self/task and its group ({@link CpuByThread#group}). */
+    @FunctionalInterface
+    interface TaskReader {
+        void read(Path task, String group) throws IOException;
+    }
+
+    /**
+     * Hands each of this JVM's threads to {@code reader} (a thread that ends meanwhile is left
+     * out); false where /proc/self/task cannot be listed.
+     */
+    static boolean eachTask(TaskReader reader) {
         Path tasks = Path.of("/proc/self/task");
         if (!Files.isDirectory(tasks)) {
-            return out;
+            return false;
         }
         try (Stream<Path> s = Files.list(tasks)) {
             for (Path t : (Iterable<Path>) s::iterator) {
                 try {
-                    String name = Files.readString(t.resolve("comm")).strip();
-                    long voluntary = 0;
-                    long involuntary = 0;
-                    for (String line : Files.readAllLines(t.resolve("status"))) {
-                        if (line.startsWith("voluntary_ctxt_switches:")) {
-                            voluntary = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
-                        } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
-                            involuntary = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
-                        }
-                    }
-                    out.put(t.getFileName() + "\u0000" + CpuByThread.group(name), new long[] {voluntary, involuntary});
+                    reader.read(t, CpuByThread.group(Files.readString(t.resolve("comm")).strip()));
                 } catch (IOException | RuntimeException e) {
                     // the thread ended meanwhile
                 }
             }
+            return true;
         } catch (IOException e) {
-            return out;
+            return false;
         }
-        return out;
     }
 
     /** Switches per thread group since {@code before} (threads new since then count in full). */

@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 /**
@@ -40,20 +39,8 @@ final class CoreWaits {
      */
     static Map<String, Long> snapshot(Path pgData, Set<Long> ackBackends) {
         Map<String, Long> out = new TreeMap<>();
-        Path tasks = Path.of("/proc/self/task");
-        if (!Files.isDirectory(tasks)) {
-            return out;
-        }
-        try (Stream<Path> s = Files.list(tasks)) {
-            for (Path t : (Iterable<Path>) s::iterator) {
-                try {
-                    String name = Files.readString(t.resolve("comm")).strip();
-                    out.put("t" + t.getFileName() + "\u0000" + CpuByThread.group(name), waited(t));
-                } catch (IOException | RuntimeException e) {
-                    // the thread ended meanwhile
-                }
-            }
-        } catch (IOException e) {
+        if (!ContextSwitches.eachTask((task, group) -> out.put("t" + task.getFileName() + "\u0000" + group,
+                waited(task)))) {
             return out;
         }
         if (pgData != null) {
@@ -98,32 +85,11 @@ final class CoreWaits {
         return Long.parseLong(Files.readString(task.resolve("schedstat")).strip().split(" ")[1]);
     }
 
-    /** The postmaster's children that serve connections (their titles name a client's host and port). */
+    /** The postmaster's children that serve connections. */
     private static Set<Long> backends(Path pgData) {
         Set<Long> out = new TreeSet<>();
-        try {
-            long postmaster = Long.parseLong(Files.readAllLines(pgData.resolve("postmaster.pid")).get(0).trim());
-            try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-                for (Path p : (Iterable<Path>) procs::iterator) {
-                    String name = p.getFileName().toString();
-                    if (!name.chars().allMatch(Character::isDigit)) {
-                        continue;
-                    }
-                    try {
-                        String stat = Files.readString(p.resolve("stat"));
-                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                        if (Long.parseLong(f[1]) == postmaster
-                                && Files.readString(p.resolve("cmdline")).contains("(")) {
-                            out.add(Long.parseLong(name));
-                        }
-                    } catch (IOException | RuntimeException gone) {
-                        // the process ended while we looked
-                    }
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            return out;
-        }
+        DatabaseCpu.processes(pgData).ifPresent(all -> all.stream().filter(DatabaseCpu.Process::backend)
+                .forEach(p -> out.add(p.pid())));
         return out;
     }
 }

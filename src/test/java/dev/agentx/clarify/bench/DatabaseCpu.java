@@ -3,6 +3,8 @@ package dev.agentx.clarify.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -25,9 +27,39 @@ final class DatabaseCpu {
     }
 
     static Optional<Map<String, Long>> snapshot(Path dataDirectory) {
+        Optional<List<Process>> all = processes(dataDirectory);
+        if (all.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, Long> out = new TreeMap<>();
+        for (Process p : all.get()) {
+            long ticks = Long.parseLong(p.stat()[11]) + Long.parseLong(p.stat()[12]);
+            out.put(p.pid() + "\u0000" + kind(p.postmaster(), p.cmdline()), ticks * TICK_NANOS);
+            if (p.postmaster()) { // cutime and cstime: its children that ended, once reaped
+                out.put(p.pid() + "\u0000" + ENDED, (Long.parseLong(p.stat()[13]) + Long.parseLong(p.stat()[14]))
+                        * TICK_NANOS);
+            }
+        }
+        return Optional.of(out);
+    }
+
+    /** One process of a PostgreSQL server: its pid, whether it is the postmaster, the fields of its stat after the name, its command line. */
+    record Process(long pid, boolean postmaster, String[] stat, String cmdline) {
+        /** Whether it serves a connection ({@link #kind} {@code backend}). */
+        boolean backend() {
+            return !postmaster && kind(false, cmdline).equals("backend");
+        }
+    }
+
+    /**
+     * The postmaster of the server whose data directory is {@code dataDirectory} (the first line of
+     * its {@code postmaster.pid}) and its children, as /proc shows them now; empty where that cannot
+     * be read.
+     */
+    static Optional<List<Process>> processes(Path dataDirectory) {
         try {
             long postmaster = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
-            Map<String, Long> out = new TreeMap<>();
+            List<Process> out = new ArrayList<>();
             try (var procs = Files.list(Path.of("/proc"))) {
                 for (Path p : (Iterable<Path>) procs::iterator) {
                     String name = p.getFileName().toString();
@@ -38,15 +70,8 @@ final class DatabaseCpu {
                         String stat = Files.readString(p.resolve("stat"));
                         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                         long pid = Long.parseLong(name);
-                        if (pid != postmaster && Long.parseLong(f[1]) != postmaster) {
-                            continue;
-                        }
-                        long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                        out.put(pid + "\u0000" + kind(pid == postmaster, Files.readString(p.resolve("cmdline"))),
-                                ticks * TICK_NANOS);
-                        if (pid == postmaster) { // cutime and cstime: its children that ended, once reaped
-                            out.put(pid + "\u0000" + ENDED,
-                                    (Long.parseLong(f[13]) + Long.parseLong(f[14])) * TICK_NANOS);
+                        if (pid == postmaster || Long.parseLong(f[1]) == postmaster) {
+                            out.add(new Process(pid, pid == postmaster, f, Files.readString(p.resolve("cmdline"))));
                         }
                     } catch (IOException | RuntimeException gone) {
                         // the process ended while we looked
