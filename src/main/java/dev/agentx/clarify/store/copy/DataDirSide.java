@@ -33,6 +33,7 @@ final class DataDirSide implements Side {
     private final Path inbox;
     private final Function<Path, IssueStates> dataDirStates;
     private IssueStates states; // read on first use: only a source's are
+    private java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> journalNotes; // the same
 
     private DataDirSide(Path root, AutoCloseable held, LockManager locks, Function<Path, IssueStates> dataDirStates) {
         this.root = root;
@@ -83,7 +84,10 @@ final class DataDirSide implements Side {
     @Override
     public SortedMap<String, String> notes(String repo, List<String> prefixes) {
         SortedMap<String, String> out = new java.util.TreeMap<>();
-        OutboxJournal.readOnly(root.resolve("outbox").resolve("journal")).notes().forEach((name, value) -> {
+        if (journalNotes == null) { // the journal read once for every repository
+            journalNotes = OutboxJournal.readOnly(root.resolve("outbox").resolve("journal")).notes();
+        }
+        journalNotes.forEach((name, value) -> {
             if (prefixes.stream().anyMatch(name::startsWith)) {
                 out.put(name, value.toString());
             }
