@@ -135,7 +135,11 @@ public final class StatusRules {
      * {@code working} from this issue does not replace a clarification on another issue: an
      * agent's work on another record is not disturbed. A {@code working} that would end the
      * agent's clarification on this issue gives way to what {@code elsewhere} finds still open for
-     * it on another issue, as of this change ({@code lastActivity} the later of the two).
+     * it on another issue, as that issue's records make it, their {@code lastActivity} included:
+     * a status always carries the time of the issue it names, so that the next change of that
+     * issue, which is never older, replaces it even when its writer comes after one of another
+     * issue whose operation is later (with the other issue's time it would look newer than that
+     * change, and stay).
      */
     public static Map<String, AgentStatus> apply(Map<String, AgentStatus> current, int issue,
                                                  Map<String, AgentStatus> derived, Elsewhere elsewhere) {
@@ -153,9 +157,7 @@ public final class StatusRules {
             if (clarifying && now.status() == AgentState.WORKING) {
                 AgentStatus open = elsewhere.open(d.getKey(), issue);
                 if (open != null) {
-                    now = new AgentStatus(open.status(), open.issue(), open.lastActivity().isAfter(now.lastActivity())
-                            ? open.lastActivity() : now.lastActivity(), open.clarificationId(), open.waitingOn(),
-                            open.respondingTo());
+                    now = open;
                 }
             }
             out.put(d.getKey(), now);

@@ -152,6 +152,43 @@ class StatusRulesTest {
     }
 
     /**
+     * Two processes: the architect answers on #7, then the engineer answers on #20; the second's
+     * status writer comes first and still reads #7 open (its answer is timed before it is written),
+     * so the engineer goes back to being blocked on #7. The first's writer, later, ends that: the
+     * status it replaces carries #7's time, not the later answer's on #20, so it is not newer.
+     */
+    @Test
+    void aStatusTakenFromAnotherIssueGivesWayToThatIssuesNextChangeWhicheverWriterComesFirst() {
+        String mine = local.engine().execute(new ClarifyCommand.Ask(7, "engineer", "architect", "Auth", "JWT?", true,
+                List.of(), null)).record().id();
+        clock.advance(Duration.ofMinutes(1));
+        String asked = local.engine().execute(new ClarifyCommand.Ask(20, "reviewer", "engineer", "Tests", "Why?", true,
+                List.of(), null)).record().id();
+        Set<String> both7 = Set.of("engineer", "architect");
+        Set<String> both20 = Set.of("reviewer", "engineer");
+        Ledger open7 = local.ledgers().read(7).orElseThrow();
+        Map<String, AgentStatus> s = StatusRules.reconcile(Map.of(), open7, both7);
+        s = StatusRules.reconcile(s, local.ledgers().read(20).orElseThrow(), both20);
+        assertEquals(AgentState.CLARIFYING, s.get("engineer").status());
+
+        clock.advance(Duration.ofMinutes(1));
+        local.engine().execute(new ClarifyCommand.Answer(mine, "architect", "JWT."));
+        Instant answered7 = clock.instant();
+        clock.advance(Duration.ofMinutes(1));
+        local.engine().execute(new ClarifyCommand.Answer(asked, "engineer", "Added one."));
+        s = StatusRules.reconcile(s, local.ledgers().read(20).orElseThrow(), both20,
+                StatusRules.elsewhere(agent -> List.of(open7)));
+        // with #7's time: how long it has waited there
+        assertEquals(AgentStatus.blocked(7, open7.find(mine).orElseThrow().created(), mine, "architect"),
+                s.get("engineer"));
+
+        s = StatusRules.reconcile(s, local.ledgers().read(7).orElseThrow(), both7,
+                StatusRules.elsewhere(agent -> List.of(local.ledgers().read(20).orElseThrow())));
+        assertEquals(AgentStatus.working(7, answered7), s.get("engineer"));
+        assertEquals(AgentStatus.working(7, answered7), s.get("architect"));
+    }
+
+    /**
      * Writers take the status file one after another, each reading the ledger as it is then; they
      * may come in any order and late. Whatever the order, the statuses end as they would have with
      * each operation's statuses written right after it.

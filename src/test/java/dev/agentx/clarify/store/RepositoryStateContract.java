@@ -117,8 +117,8 @@ public abstract class RepositoryStateContract {
         assertEquals(7, engineer.issue());
         assertEquals(mine, engineer.clarificationId());
         assertEquals("architect", engineer.waitingOn());
-        ClarificationRecord answered = local.ledgers().read(20).orElseThrow().find(asked).orElseThrow();
-        assertEquals(answered.thread().get(1).timestamp(), engineer.lastActivity(), "its last activity: the answer");
+        ClarificationRecord waiting = local.ledgers().read(7).orElseThrow().find(mine).orElseThrow();
+        assertEquals(waiting.created(), engineer.lastActivity(), "its last activity on #7: the question there");
         assertEquals(AgentState.WORKING, local.statuses().read().get("reviewer").status());
 
         local.engine().execute(new ClarifyCommand.Answer(mine, "architect", "JWT."));
