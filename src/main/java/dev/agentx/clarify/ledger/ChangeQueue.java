@@ -255,32 +255,39 @@ final class ChangeQueue {
     private static final Duration FRESH = Duration.ofSeconds(2);
 
     /**
-     * The doorbells of this host's submitters whose requests for {@code issue} wait: a holder that
-     * lets go rings them, so that one of them takes the lock next.
+     * The doorbell of the submitter whose request for {@code issue} has waited longest, of those
+     * on this host (empty if none waits): a holder that lets go rings it, and that submitter takes
+     * the lock next and carries out every request waiting then, its own and the others' (see
+     * FileLedgerStore#submit). The others are not woken: each would look, find the lock taken and
+     * sleep again, and with many waiters on few cores those looks took the cores from the one
+     * that holds the lock. A submitter that hears no bell looks again after a while anyway.
      */
-    List<Integer> waitingBells(int issue) {
+    List<Integer> nextBell(int issue) {
         String[] names = dir.toFile().list();
         if (names == null) {
             return List.of();
         }
         String prefix = issue + "-";
-        List<Integer> out = new ArrayList<>();
+        List<String> waiting = new ArrayList<>();
         for (String name : names) {
-            if (!name.startsWith(prefix) || !name.endsWith(WAITING)) {
-                continue;
+            if (name.startsWith(prefix) && name.endsWith(WAITING)) {
+                waiting.add(name);
             }
+        }
+        waiting.sort(null); // names sort in order of arrival
+        for (String name : waiting) {
             try {
                 byte[] bytes = Files.readAllBytes(dir.resolve(name));
                 int eol = indexOf(bytes, (byte) '\n');
                 Integer bell = eol < 0 ? null : bellOf(new String(bytes, 0, eol, StandardCharsets.UTF_8).split(" "));
                 if (bell != null) {
-                    out.add(bell);
+                    return List.of(bell);
                 }
             } catch (IOException e) {
                 // claimed or withdrawn meanwhile
             }
         }
-        return out;
+        return List.of();
     }
 
     /** The doorbell port in a request's header {@code host pid start bell}, if its submitter runs on this host. */

@@ -14,7 +14,8 @@ import java.util.Collection;
 /**
  * How a waiter for an issue's lock learns that something changed without polling: a UDP socket
  * on the loopback interface, whose port it writes in its request (see ChangeQueue). A holder
- * that let go rings the bells of the waiters it replied to and of those still waiting; a ring is
+ * that let go rings the bells of the waiters it replied to and of the one that has waited longest
+ * (which takes the lock and carries out the changes of all those still waiting); a ring is
  * only a hint (the waiter looks for itself), and a waiter that hears none looks again after a
  * while anyway, for the holders that ring no bell: a process that died, or one that knows only
  * the lock-file protocol. Many processes on few cores so wait in the kernel, not in a loop.

@@ -227,7 +227,7 @@ public final class FileLedgerStore implements LedgerStore, OpenRecords {
                 return m.result();
             });
         } finally {
-            Doorbell.ring(queue.waitingBells(issue)); // the lock is free: one of those waiting takes it
+            Doorbell.ring(queue.nextBell(issue)); // the lock is free: the longest waiting takes it
         }
     }
 
@@ -315,7 +315,7 @@ public final class FileLedgerStore implements LedgerStore, OpenRecords {
 
     /**
      * A turn if the lock is free now (empty if not); once it is let go, the doorbells of those the
-     * turn replied to and of those still waiting are rung.
+     * turn replied to and of the longest waiting of those still waiting are rung.
      */
     private <T> Optional<Result<T>> tryTurn(int issue, String actor, long since, Duration left, ChangeQueue.Request mine,
                                             SharedChange<T> change, SharedChange.Codec<T> changes) {
@@ -329,7 +329,7 @@ public final class FileLedgerStore implements LedgerStore, OpenRecords {
             return Optional.empty();
         } finally {
             if (!bells.isEmpty()) {
-                bells.addAll(queue.waitingBells(issue));
+                bells.addAll(queue.nextBell(issue));
                 Doorbell.ring(bells);
             }
         }

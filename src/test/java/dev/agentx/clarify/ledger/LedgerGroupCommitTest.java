@@ -248,6 +248,54 @@ class LedgerGroupCommitTest {
         return out;
     }
 
+    /**
+     * A holder that lets go wakes one waiter, the one of this host that has waited longest (it takes
+     * the lock and carries out the others' changes too), not every waiter.
+     */
+    @Test
+    void aHolderThatLetsGoRingsTheBellOfTheLongestWaitingSubmitterOfThisHostAlone() {
+        Path runtime = dir.resolve(".agentx/state/.runtime");
+        Instant t = Instant.now();
+        ProcessIdentity here = ProcessIdentity.current();
+        ProcessIdentity elsewhere = new ProcessIdentity() {
+            @Override
+            public long pid() {
+                return here.pid();
+            }
+
+            @Override
+            public String host() {
+                return "another-" + here.host();
+            }
+
+            @Override
+            public Instant processStart() {
+                return here.processStart();
+            }
+
+            @Override
+            public boolean isAlive(long pid, Instant start) {
+                return true;
+            }
+        };
+        byte[] change = "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ChangeQueue queue = new ChangeQueue(runtime, here, Clock.fixed(t, ZoneOffset.UTC));
+        assertEquals(List.of(), queue.nextBell(ISSUE), "nobody waits");
+        ChangeQueue.Request third = new ChangeQueue(runtime, here, Clock.fixed(t.plusMillis(2), ZoneOffset.UTC))
+                .enqueue(ISSUE, change, 3002);
+        new ChangeQueue(runtime, elsewhere, Clock.fixed(t, ZoneOffset.UTC)).enqueue(ISSUE, change, 3000);
+        ChangeQueue.Request second = new ChangeQueue(runtime, here, Clock.fixed(t.plusMillis(1), ZoneOffset.UTC))
+                .enqueue(ISSUE, change, 3001);
+        new ChangeQueue(runtime, here, Clock.fixed(t.minusMillis(5), ZoneOffset.UTC)).enqueue(ISSUE + 1, change, 2999);
+
+        assertEquals(List.of(3001), queue.nextBell(ISSUE), "the longest waiting of this host; another issue's apart");
+        assertTrue(queue.withdraw(second));
+        assertEquals(List.of(3002), queue.nextBell(ISSUE));
+        assertTrue(queue.withdraw(third));
+        assertEquals(List.of(), queue.nextBell(ISSUE), "the other host's submitter looks for itself");
+        assertEquals(List.of(2999), queue.nextBell(ISSUE + 1));
+    }
+
     @Test
     void aRequestWhoseProcessIsGoneIsRemovedUnread() throws Exception {
         LocalMode local = LocalMode.open(dir, Clock.systemUTC());
