@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.protocol.Autonomy;
 import dev.agentx.clarify.protocol.ClarificationId;
 import dev.agentx.clarify.protocol.ClarificationRecord;
@@ -243,7 +244,7 @@ public record Marker(String id, int round, MarkdownRenderer.Kind kind, Clarifica
 
     private static Instant instant(JsonNode o, String field) {
         try {
-            return Instant.parse(text(o, field));
+            return IsoInstant.parse(text(o, field));
         } catch (java.time.format.DateTimeParseException e) {
             throw new IllegalArgumentException("marker field '" + field + "' is not an ISO-8601 instant");
         }

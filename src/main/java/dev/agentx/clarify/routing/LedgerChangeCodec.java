@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.exc.InvalidTypeIdException;
 import dev.agentx.clarify.events.ClarificationEvent;
 import dev.agentx.clarify.events.EventType;
+import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.StateJson;
 import dev.agentx.clarify.ledger.LedgerCodec;
@@ -95,7 +96,8 @@ public final class LedgerChangeCodec implements SharedChange.Codec<Outcome> {
             if (!e.equals(ClarificationEvent.of(e.event(), o.issue(), o.record(), e.round(), e.status(), e.timestamp()))) {
                 throw new IllegalArgumentException("an event of another record than the outcome's: " + e);
             }
-            events.add(e.event().wire() + " " + e.timestamp() + " " + e.round() + " " + e.status().wire());
+            events.add(IsoInstant.append(new StringBuilder(e.event().wire()).append(' '), e.timestamp()).append(' ')
+                    .append(e.round()).append(' ').append(e.status().wire()).toString());
         }
         byte[] first = write(Json.HEAD_WRITER, new Head(o.issue(), o.replayed(), o.notes(), events));
         byte[] record = ledgers.encode(new Ledger(o.issue(), List.of(o.record())));
@@ -149,7 +151,7 @@ public final class LedgerChangeCodec implements SharedChange.Codec<Outcome> {
 
     private static Instant parseInstant(String s) {
         try {
-            return Instant.parse(s);
+            return IsoInstant.parse(s);
         } catch (DateTimeParseException e) {
             throw new IllegalArgumentException("not a time: " + s, e);
         }

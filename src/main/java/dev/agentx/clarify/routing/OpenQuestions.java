@@ -3,6 +3,7 @@ package dev.agentx.clarify.routing;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.protocol.ClarifyException;
@@ -81,7 +82,7 @@ public final class OpenQuestions {
             JsonNode created = q.get("createdAt");
             if (created != null && !created.isNull()) {
                 try {
-                    createdAt = Instant.parse(created.asText());
+                    createdAt = IsoInstant.parse(created.asText());
                 } catch (DateTimeParseException e) {
                     throw invalid(source, where + " has createdAt '" + created.asText()
                             + "', which is not an ISO-8601 time like 2026-02-26T10:00:00Z");

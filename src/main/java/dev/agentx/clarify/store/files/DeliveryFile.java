@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.store.InboundDelivery;
@@ -55,7 +56,7 @@ final class DeliveryFile {
                 throw new IllegalArgumentException(LACKS);
             }
             try {
-                return new Header(seq, id, event, Instant.parse(receivedAt), key);
+                return new Header(seq, id, event, IsoInstant.parse(receivedAt), key);
             } catch (DateTimeParseException e) {
                 throw new IllegalArgumentException("receivedAt is not a time: " + e.getMessage(), e);
             }

@@ -2,6 +2,7 @@ package dev.agentx.clarify.store.files;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.Journal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,7 +40,7 @@ public final class FileDeliveryLog {
             try {
                 JsonNode n = json.readTree(r);
                 if ("done".equals(n.path("op").asText()) && n.hasNonNull("id")) {
-                    done.put(n.get("id").asText(), n.hasNonNull("at") ? Instant.parse(n.get("at").asText()) : null);
+                    done.put(n.get("id").asText(), n.hasNonNull("at") ? IsoInstant.parse(n.get("at").asText()) : null);
                 }
             } catch (IOException | RuntimeException e) {
                 // a record this reader cannot make out says nothing of a delivery's state
