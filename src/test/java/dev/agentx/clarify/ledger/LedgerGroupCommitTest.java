@@ -257,27 +257,7 @@ class LedgerGroupCommitTest {
         Path runtime = dir.resolve(".agentx/state/.runtime");
         Instant t = Instant.now();
         ProcessIdentity here = ProcessIdentity.current();
-        ProcessIdentity elsewhere = new ProcessIdentity() {
-            @Override
-            public long pid() {
-                return here.pid();
-            }
-
-            @Override
-            public String host() {
-                return "another-" + here.host();
-            }
-
-            @Override
-            public Instant processStart() {
-                return here.processStart();
-            }
-
-            @Override
-            public boolean isAlive(long pid, Instant start) {
-                return true;
-            }
-        };
+        ProcessIdentity elsewhere = MultiProcessLedgerTest.otherHost();
         byte[] change = "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
         ChangeQueue queue = new ChangeQueue(runtime, here, Clock.fixed(t, ZoneOffset.UTC));
         assertEquals(List.of(), queue.nextBell(ISSUE), "nobody waits");

@@ -215,7 +215,8 @@ class MultiProcessLedgerTest {
         return outputs;
     }
 
-    private static ProcessIdentity otherHost() {
+    /** This process as seen from another host (for tests of this package). */
+    static ProcessIdentity otherHost() {
         ProcessIdentity me = ProcessIdentity.current();
         return new ProcessIdentity() {
             @Override
