@@ -5,18 +5,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tells every replica which ledger changed: each write of a ledger row sends {@link #CHANGED}
- * ({@link Notifications}) in its own transaction, so the signal goes out once that commits and
- * never for one rolled back, whichever process wrote it. A waiting MCP call on any replica ends
- * at once. A signal only lets a wait end sooner: listening begins with being told that signals
- * may have been missed, and waits look again after a while.
+ * Tells every replica which ledger changed: once the transaction that wrote a ledger row commits,
+ * {@link #CHANGED} goes out ({@link Notifications#signal}, from the senders' thread, not in that
+ * transaction), never for one rolled back, whichever process wrote it. A waiting MCP call on any
+ * replica ends at once. A signal only lets a wait end sooner: listening begins with being told
+ * that signals may have been missed, and waits look again after a while.
  *
- * <p>A replica that runs alone (no other one beat within 15 s at its last heartbeat) sends none:
- * PostgreSQL commits the transactions that notify one at a time, each holding one lock for the
- * whole database through its WAL flush, so its delivery transactions would wait for each other's
- * flushes instead of sharing one, for listeners that do not exist. It tells its own listeners
- * once the transaction committed. A process that is no replica (the CLI with a database URL)
- * always notifies.
+ * <p>A replica that runs alone (no other one beat within 15 s at its last heartbeat) sends none,
+ * which would cost the database a transaction for listeners that do not exist: it tells its own
+ * listeners once the transaction committed. A process that is no replica (the CLI with a database
+ * URL) always notifies.
  */
 final class LedgerSignals {
     private static final Logger LOG = LoggerFactory.getLogger(LedgerSignals.class);
@@ -29,6 +27,18 @@ final class LedgerSignals {
     /** The payload of a change of {@code repo}'s ledger of {@code issue}. */
     static String payload(String repo, int issue) {
         return issue + " " + repo;
+    }
+
+    /**
+     * Tells of {@code repo}'s ledger of {@code issue}, written by a transaction that committed: to
+     * every process on the database ({@code toOthers}), or to this process's listeners alone.
+     */
+    static void committed(PostgresDatabase db, String repo, int issue, boolean toOthers) {
+        if (toOthers) {
+            db.notifications().signal(CHANGED, payload(repo, issue));
+        } else {
+            db.changedHere(repo, issue);
+        }
     }
 
     /** Hands {@code changed} each change any replica commits, and {@code missed} whenever listening (re)starts. */

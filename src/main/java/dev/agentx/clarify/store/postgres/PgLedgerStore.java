@@ -31,8 +31,8 @@ import java.util.function.Function;
  * them cost no round trip, and sends the write with its next round trip. Holding an issue's ledger
  * also locks and reads the issue's note ({@link Notes#issueNote}) in the same round trip: the
  * server follows every change of a ledger by bringing the issue in step on GitHub, which locks
- * that note next. A reader never waits: it sees the last committed ledger. Each write also
- * sends {@link LedgerSignals#CHANGED}, delivered when the transaction commits.
+ * that note next. A reader never waits: it sees the last committed ledger. Each write is
+ * signalled ({@link LedgerSignals#CHANGED}) once the transaction commits.
  */
 public final class PgLedgerStore implements LedgerStore {
     private static final String SELECT = "SELECT ledger::text FROM ledgers WHERE repo = ? AND issue = ?";
@@ -50,8 +50,11 @@ public final class PgLedgerStore implements LedgerStore {
      * the ledger as stored (with this transaction's writes), so it is not selected and decoded again.
      */
     private final ThreadLocal<Map<Integer, Optional<Ledger>>> held = new ThreadLocal<>();
-    /** The issues whose ledger the thread's open transaction wrote without a NOTIFY: told here once it commits. */
-    private final ThreadLocal<java.util.Set<Integer>> changedHere = new ThreadLocal<>();
+    /**
+     * The issues whose ledger the thread's open transaction wrote, each with whether the other
+     * processes on the database are to hear of it ({@link LedgerSignals}): told once it commits.
+     */
+    private final ThreadLocal<Map<Integer, Boolean>> changed = new ThreadLocal<>();
 
     PgLedgerStore(PostgresDatabase db, String repo) {
         this.db = db;
@@ -139,12 +142,7 @@ public final class PgLedgerStore implements LedgerStore {
                     .text(new String(json, StandardCharsets.UTF_8)));
             // every replica's waiting calls hear of it once the transaction commits (none if it rolls back):
             // through the database, or for a replica running alone, from here (LedgerSignals)
-            if (db.othersMayListen()) {
-                db.deferred().add("SELECT pg_notify(?, ?)", p -> p.text(LedgerSignals.CHANGED)
-                        .text(LedgerSignals.payload(repo, issue)));
-            } else {
-                changedHere.get().add(issue);
-            }
+            changed.get().put(issue, db.othersMayListen());
             held.get().put(issue, Optional.of(next));
         }
         return m.result();
@@ -174,22 +172,20 @@ public final class PgLedgerStore implements LedgerStore {
         if (mine == null) {
             Map<Integer, Optional<Ledger>> fresh = new HashMap<>();
             held.set(fresh);
-            java.util.Set<Integer> told = new java.util.TreeSet<>();
-            changedHere.set(told);
+            Map<Integer, Boolean> told = new java.util.TreeMap<>();
+            changed.set(told);
             db.join(new UnitOfWork.Participant() {
                 @Override
                 public void committed() {
                     held.remove();
-                    changedHere.remove();
-                    for (int issue : told) {
-                        db.changedHere(repo, issue);
-                    }
+                    changed.remove();
+                    told.forEach((issue, toOthers) -> LedgerSignals.committed(db, repo, issue, toOthers));
                 }
 
                 @Override
                 public void rolledBack() {
                     held.remove();
-                    changedHere.remove();
+                    changed.remove();
                 }
             });
             mine = fresh;

@@ -104,7 +104,7 @@ public final class PostgresDatabase implements AutoCloseable, UnitOfWork {
         this.transactions = new Transactions(connections.dataSource(), description,
                 connections.lockTimeoutPerConnection());
         this.heartbeats = new Heartbeats(connections, transactions);
-        this.notifications = new Notifications(connections, transactions);
+        this.notifications = new Notifications(connections, this::dedicated);
         new ServerCheck(connections.dataSource(), description).check();
         SchemaMigrations migrations = new SchemaMigrations(connections.dataSource(), description);
         if (schema == Schema.MIGRATE) {

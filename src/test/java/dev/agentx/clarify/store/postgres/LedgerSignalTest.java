@@ -83,6 +83,43 @@ class LedgerSignalTest {
         assertEquals("acme/shop#11", heard.poll(10, TimeUnit.SECONDS), "nothing for the ledger rolled back");
     }
 
+    /**
+     * PostgreSQL commits notifying transactions one at a time, each holding a lock for the whole
+     * database through its WAL flush: the transaction that writes a ledger must not be the one
+     * that notifies, or every replica's delivery transactions would wait for each other's flushes.
+     */
+    @Test
+    void theSignalComesFromATransactionOfItsOwnAfterTheWriteCommitted() throws Exception {
+        try (java.sql.Connection raw = java.sql.DriverManager.getConnection(server.jdbcUrl())) {
+            try (java.sql.Statement s = raw.createStatement()) {
+                s.execute("LISTEN " + LedgerSignals.CHANGED);
+            }
+            PgLedgerStore ledgers = writer.repository("acme/shop").ledgers();
+            int[] writersBackend = {0};
+            ledgers.atomically(() -> {
+                ledgers.update(30, "engineer", l -> Mutation.write(open(30), null));
+                writersBackend[0] = writer.autoCommit(c -> {
+                    try (java.sql.Statement s = c.createStatement();
+                            java.sql.ResultSet r = s.executeQuery("SELECT pg_backend_pid()")) {
+                        r.next();
+                        return r.getInt(1);
+                    }
+                });
+                return null;
+            });
+            assertEquals("acme/shop#30", heard.poll(10, TimeUnit.SECONDS));
+            org.postgresql.PGNotification[] got = null;
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while ((got == null || got.length == 0) && System.nanoTime() < until) {
+                got = raw.unwrap(org.postgresql.PGConnection.class).getNotifications(500);
+            }
+            assertTrue(got != null && got.length == 1, "one notification");
+            assertEquals("30 acme/shop", got[0].getParameter());
+            assertTrue(writersBackend[0] != 0 && got[0].getPID() != writersBackend[0],
+                    "notified by backend " + got[0].getPID() + ", not by the writer's " + writersBackend[0]);
+        }
+    }
+
     @Test
     void aReplicaRunningAloneTellsItsOwnListenersAndNotifiesOnceAnotherRuns() throws Exception {
         BlockingQueue<String> own = new LinkedBlockingQueue<>();
