@@ -83,6 +83,15 @@ class LedgerSignalTest {
         assertEquals("acme/shop#11", heard.poll(10, TimeUnit.SECONDS), "nothing for the ledger rolled back");
     }
 
+    /** A CLI command with a database URL closes the database right after its change: the signal still goes out. */
+    @Test
+    void aSignalGivenBeforeTheDatabaseClosesGoesOut() throws Exception {
+        PostgresDatabase command = server.open(2);
+        command.repository("acme/shop").ledgers().update(40, "engineer", l -> Mutation.write(open(40), null));
+        command.close();
+        assertEquals("acme/shop#40", heard.poll(10, TimeUnit.SECONDS));
+    }
+
     /**
      * PostgreSQL commits notifying transactions one at a time, each holding a lock for the whole
      * database through its WAL flush: the transaction that writes a ledger must not be the one
