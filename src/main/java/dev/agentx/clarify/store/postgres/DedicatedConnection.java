@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A connection of its own, outside the pool, for work that one thread at a time does and that
  * must not wait behind the pool's users: the acknowledgements' inserts
- * ({@link PgDeliveryQueue#accept}). The worker's 12 lanes share the pool, each holding a
+ * ({@link PgDeliveryQueue#accept}), and the notifications' sender ({@link Notifications#signal},
+ * whose every send is safe to repeat). The worker's 12 lanes share the pool, each holding a
  * connection for a whole delivery; an acknowledgement that waited for one waited for a lane's
  * transaction to end, while GitHub waits for the answer.
  *

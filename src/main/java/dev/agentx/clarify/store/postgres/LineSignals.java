@@ -2,8 +2,6 @@ package dev.agentx.clarify.store.postgres;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The signals between replicas that an issue's line is free: a replica whose delivery waits for
@@ -14,7 +12,6 @@ import org.slf4j.LoggerFactory;
  * shortly.
  */
 final class LineSignals {
-    private static final Logger LOG = LoggerFactory.getLogger(LineSignals.class);
     /**
      * The channel on which a replica that finishes a delivery another replica waits for says so
      * (its order key as the payload), so that the waiting one goes on at once.
@@ -59,17 +56,13 @@ final class LineSignals {
 
     /**
      * Tells the replica waiting for this line ({@link DeliveryTurns#WAIT_FOR_HEAD}) that its turn
-     * has come, once the done mark is committed; nothing for a null key (nobody waits). Should this
-     * fail, or the replica miss it, it looks again shortly.
+     * has come, once the done mark is committed; nothing for a null key (nobody waits). The signal
+     * is queued ({@link Notifications#signal}): should it be lost, or the replica miss it, that
+     * replica looks again shortly.
      */
     void freed(String orderKey) {
-        if (orderKey == null) {
-            return;
-        }
-        try {
+        if (orderKey != null) {
             notifications.signal(LINE_FREED, orderKey);
-        } catch (RuntimeException e) {
-            LOG.debug("could not signal that line {} is free: {}", orderKey, e.toString());
         }
     }
 }

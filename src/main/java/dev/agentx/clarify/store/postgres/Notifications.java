@@ -115,10 +115,10 @@ final class Notifications implements AutoCloseable {
                 c = open;
             }
             try {
-                c.run(db -> {
-                    try (PreparedStatement s = db.prepareStatement(SEND)) {
-                        Array channels = db.createArrayOf("text", batch.stream().map(Signal::channel).toArray());
-                        Array payloads = db.createArrayOf("text", batch.stream().map(Signal::payload).toArray());
+                c.run(conn -> {
+                    try (PreparedStatement s = conn.prepareStatement(SEND)) {
+                        Array channels = conn.createArrayOf("text", batch.stream().map(Signal::channel).toArray());
+                        Array payloads = conn.createArrayOf("text", batch.stream().map(Signal::payload).toArray());
                         s.setArray(1, channels);
                         s.setArray(2, payloads);
                         s.executeQuery().close();
