@@ -272,7 +272,8 @@ public final class FileAgentStatusStore implements AgentStatusStore {
                     write(batch);
                     return null;
                 });
-            } else if (!locks.withLockIfFree(file, actor, () -> write(batch))) {                Map<Integer, Set<String>> mirrors = new TreeMap<>();
+            } else if (!locks.withLockIfFree(file, actor, () -> write(batch))) {
+                Map<Integer, Set<String>> mirrors = new TreeMap<>();
                 for (Change c : batch) {
                     add(mirrors, c.issue, c.agents);
                 }
