@@ -998,6 +998,20 @@ public final class WebhookBench {
                 what, endToEndP99, e2eGoal);
     }
 
+    /** Whether this JVM may raise a thread's priority (CAP_SYS_NICE among its effective capabilities, Linux). */
+    private static boolean mayRaisePriority() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("CapEff:")) {
+                    return (Long.parseUnsignedLong(line.substring(7).strip(), 16) & (1L << 23)) != 0; // CAP_SYS_NICE
+                }
+            }
+        } catch (java.io.IOException | NumberFormatException e) {
+            // not Linux: the policy's effect is the platform's
+        }
+        return false;
+    }
+
     private static void report(Warmup warmup, long measuredJit, int rate, int seconds, int saturation, int clients, Run baseSteady, Run appSteady,
                                Run baseSat, Run appSat, EndToEnd e2e, int half, Run appHalf, EndToEnd halfE2e,
                                double drainSeconds, String storage) {
@@ -1022,10 +1036,14 @@ public final class WebhookBench {
                 .filter(a -> a.startsWith("-XX:")).toList();
         String user = System.getProperty("user.name");
         System.out.printf("JVM flags: `%s`; user: %s%s.%n%n", String.join(" ", flags), user,
-                flags.contains("-XX:ThreadPriorityPolicy=1") && "root".equals(user)
-                        ? " (as root the priority policy also raises the JVM's own threads, GC and JIT, to nice -4;"
-                                + " as any other user only the worker's threads change, to nice 4)"
-                        : "");
+                !flags.contains("-XX:ThreadPriorityPolicy=1") ? ""
+                        : mayRaisePriority()
+                        ? " (with the power to raise priorities, CAP_SYS_NICE: the priority policy also raises the JVM's"
+                                + " own threads, the JIT's compilers and the GC, to nice -4, above the webhook's threads,"
+                                + " which no recipe of deploy/ allows)"
+                        : " (without the power to raise priorities, as the recipes of deploy/ run it under a user of"
+                                + " their own: only the worker's threads change, to nice 4; as root, bench/webhook-bench"
+                                + " runs the JVM without CAP_SYS_NICE)");
         System.out.printf("Data dir: %s (`bench/run` makes its work dir under `$TMPDIR`: point that at the disk "
                 + "`AGENTX_DATA_DIR` would use; the disk's sync latency weighs on every figure below).%n%n", storage);
         warmup.print(measuredJit);

@@ -93,4 +93,38 @@ class AgentxJarIT {
         assertTrue(cli.out().contains("-XX:TieredStopAtLevel=1"), cli.out());
         assertTrue(!cli.out().contains("MaxRAMPercentage"), cli.out());
     }
+
+    /**
+     * Run as root, the server's JVM may not raise priorities: the priority policy would otherwise put
+     * the JIT's compilers and the GC above the webhook's threads. A {@code java} first on the PATH
+     * shows the capabilities the launcher hands it.
+     */
+    @Test
+    void theLauncherRunsTheServerWithoutThePowerToRaisePriorities() throws Exception {
+        Path repo = Path.of("").toAbsolutePath();
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Path fakeJava = bin.resolve("java");
+        Files.writeString(fakeJava, "#!/bin/sh\ngrep '^CapEff:' /proc/self/status\n");
+        assertTrue(fakeJava.toFile().setExecutable(true));
+        java.util.Map<String, String> path = java.util.Map.of("PATH", bin + ":" + System.getenv("PATH"));
+        Result serve = run(dir, List.of(repo.resolve("bin/agentx").toString(), "serve"), path);
+        assertEquals(0, serve.code(), serve.err());
+        long effective = Long.parseUnsignedLong(serve.out().replace("CapEff:", "").strip(), 16);
+        assertEquals(0, effective & CAP_SYS_NICE, serve.out());
+        // the launcher drops only that: a command other than serve keeps what the caller had
+        Result other = run(dir, List.of(repo.resolve("bin/agentx").toString(), "init"), path);
+        assertEquals(ownCapabilities(), Long.parseUnsignedLong(other.out().replace("CapEff:", "").strip(), 16),
+                other.out());
+    }
+
+    private static final long CAP_SYS_NICE = 1L << 23;
+
+    private static long ownCapabilities() throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("CapEff:")) {
+                return Long.parseUnsignedLong(line.substring(7).strip(), 16);
+            }
+        }
+        throw new IllegalStateException("no CapEff in /proc/self/status");
+    }
 }
