@@ -19,7 +19,6 @@ import java.util.TreeMap;
  * elsewhere.
  */
 final class DatabaseCpu {
-    private static final long TICK_NANOS = 10_000_000L; // USER_HZ is 100 on Linux
     /** The kind of the CPU time of processes that ended: the postmaster's children it reaped. */
     static final String ENDED = "ended processes (autovacuum workers, ...)";
 
@@ -33,18 +32,20 @@ final class DatabaseCpu {
         }
         Map<String, Long> out = new TreeMap<>();
         for (Process p : all.get()) {
-            long ticks = Long.parseLong(p.stat()[11]) + Long.parseLong(p.stat()[12]);
-            out.put(p.pid() + "\u0000" + kind(p.postmaster(), p.cmdline()), ticks * TICK_NANOS);
-            if (p.postmaster()) { // cutime and cstime: its children that ended, once reaped
-                out.put(p.pid() + "\u0000" + ENDED, (Long.parseLong(p.stat()[13]) + Long.parseLong(p.stat()[14]))
-                        * TICK_NANOS);
+            out.put(p.stat().pid() + "\u0000" + kind(p.postmaster(), p.cmdline()), p.stat().cpuNanos());
+            if (p.postmaster()) {
+                out.put(p.stat().pid() + "\u0000" + ENDED, p.stat().endedChildrenCpuNanos());
             }
         }
         return Optional.of(out);
     }
 
-    /** One process of a PostgreSQL server: its pid, whether it is the postmaster, the fields of its stat after the name, its command line. */
-    record Process(long pid, boolean postmaster, String[] stat, String cmdline) {
+    /** One process of a PostgreSQL server: its stat, whether it is the postmaster, its command line. */
+    record Process(Procs.Stat stat, boolean postmaster, String cmdline) {
+        long pid() {
+            return stat.pid();
+        }
+
         /** Whether it serves a connection ({@link #kind} {@code backend}). */
         boolean backend() {
             return !postmaster && kind(false, cmdline).equals("backend");
@@ -60,20 +61,12 @@ final class DatabaseCpu {
         try {
             long postmaster = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
             List<Process> out = new ArrayList<>();
-            try (var procs = Files.list(Path.of("/proc"))) {
-                for (Path p : (Iterable<Path>) procs::iterator) {
-                    String name = p.getFileName().toString();
-                    if (!name.chars().allMatch(Character::isDigit)) {
-                        continue;
-                    }
+            for (Procs.Stat p : Procs.all().orElseThrow(() -> new IOException("no /proc"))) {
+                if (p.pid() == postmaster || p.parent() == postmaster) {
                     try {
-                        String stat = Files.readString(p.resolve("stat"));
-                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                        long pid = Long.parseLong(name);
-                        if (pid == postmaster || Long.parseLong(f[1]) == postmaster) {
-                            out.add(new Process(pid, pid == postmaster, f, Files.readString(p.resolve("cmdline"))));
-                        }
-                    } catch (IOException | RuntimeException gone) {
+                        out.add(new Process(p, p.pid() == postmaster,
+                                Files.readString(Path.of("/proc", String.valueOf(p.pid()), "cmdline"))));
+                    } catch (IOException gone) {
                         // the process ended while we looked
                     }
                 }
@@ -86,13 +79,7 @@ final class DatabaseCpu {
 
     /** CPU nanoseconds per kind of process since {@code before} (processes new since then count in full). */
     static Map<String, Long> since(Map<String, Long> before, Map<String, Long> now) {
-        Map<String, Long> out = new TreeMap<>();
-        for (Map.Entry<String, Long> e : now.entrySet()) {
-            String kind = e.getKey().substring(e.getKey().indexOf('\u0000') + 1);
-            out.merge(kind, e.getValue() - before.getOrDefault(e.getKey(), 0L), Long::sum);
-        }
-        out.values().removeIf(v -> v < TICK_NANOS);
-        return out;
+        return Procs.sinceByKind(before, now);
     }
 
     private static String kind(boolean postmaster, String cmdline) {

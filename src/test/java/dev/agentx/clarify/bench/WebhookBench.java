@@ -386,6 +386,7 @@ public final class WebhookBench {
             String scrape0 = mode.metrics().scrape();
             double waits0 = waits(mode);
             Map<String, Long> cpu0 = CpuByThread.snapshot();
+            java.util.Optional<Map<String, Long>> kernel0 = KernelThreads.snapshot();
             java.util.Optional<Map<String, Long>> dbCpu0 = pg == null ? java.util.Optional.empty()
                     : DatabaseCpu.snapshot(work.resolve("pgdata"));
             java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
@@ -408,6 +409,8 @@ public final class WebhookBench {
             steadyBusy.close();
             java.time.Instant steadyTo = java.time.Instant.now();
             Map<String, Long> steadyCpu = CpuByThread.since(cpu0);
+            Map<String, Long> steadyKernel = kernel0.flatMap(before -> KernelThreads.snapshot()
+                    .map(now -> KernelThreads.since(before, now))).orElse(Map.of());
             java.util.Optional<Map<String, Long>> steadyDbCpu = dbCpu0.flatMap(before ->
                     DatabaseCpu.snapshot(work.resolve("pgdata")).map(now -> DatabaseCpu.since(before, now)));
             java.util.Optional<DiskStats> disk1 = DiskStats.of(work.resolve("data"));
@@ -474,7 +477,7 @@ public final class WebhookBench {
                     + " (stolen: the part of busy in which the hypervisor gave our cores to other guests)");
             System.out.println();
             System.out.printf("CPU time per delivery during the steady run and its drain, by thread (and on "
-                    + "PostgreSQL by the database's processes; %d deliveries; 2 cores give 10 ms per delivery at "
+                    + "PostgreSQL by the database's processes, and the machine's kernel threads; %d deliveries; 2 cores give 10 ms per delivery at "
                     + "200/s):%n%n", steadyCount);
             System.out.println("| threads | what they are | CPU ms per delivery |");
             System.out.println("| --- | --- | --- |");
@@ -491,6 +494,11 @@ public final class WebhookBench {
                     };
                     System.out.printf("| PostgreSQL: %s | %s | %.2f |%n", c.getKey(), what, c.getValue() / 1e6 / steadyCount);
                 }
+            }
+            for (Map.Entry<String, Long> c : steadyKernel.entrySet()) {
+                System.out.printf("| kernel: %s | the machine's kernel threads%s | %.2f |%n", c.getKey(),
+                        c.getKey().equals("kdamond") ? " (the memory monitor's page-out of cold memory)" : "",
+                        c.getValue() / 1e6 / steadyCount);
             }
             System.out.println();
             if (!switches.isEmpty()) {
