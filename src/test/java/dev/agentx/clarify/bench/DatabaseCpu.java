@@ -32,9 +32,9 @@ final class DatabaseCpu {
         }
         Map<String, Long> out = new TreeMap<>();
         for (Process p : all.get()) {
-            out.put(p.stat().pid() + "\u0000" + kind(p.postmaster(), p.cmdline()), p.stat().cpuNanos());
+            out.put(p.pid() + "\u0000" + kind(p.postmaster(), p.cmdline()), p.stat().cpuNanos());
             if (p.postmaster()) {
-                out.put(p.stat().pid() + "\u0000" + ENDED, p.stat().endedChildrenCpuNanos());
+                out.put(p.pid() + "\u0000" + ENDED, p.stat().endedChildrenCpuNanos());
             }
         }
         return Optional.of(out);
