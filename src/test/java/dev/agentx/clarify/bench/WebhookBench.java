@@ -477,8 +477,8 @@ public final class WebhookBench {
                     + " (stolen: the part of busy in which the hypervisor gave our cores to other guests)");
             System.out.println();
             System.out.printf("CPU time per delivery during the steady run and its drain, by thread (and on "
-                    + "PostgreSQL by the database's processes, and the machine's kernel threads; %d deliveries; 2 cores give 10 ms per delivery at "
-                    + "200/s):%n%n", steadyCount);
+                    + "PostgreSQL by the database's processes, and the machine's kernel threads; %d deliveries; "
+                    + "2 cores give 10 ms per delivery at 200/s):%n%n", steadyCount);
             System.out.println("| threads | what they are | CPU ms per delivery |");
             System.out.println("| --- | --- | --- |");
             for (Map.Entry<String, Long> c : steadyCpu.entrySet()) {
