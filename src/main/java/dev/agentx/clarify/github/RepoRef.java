@@ -1,6 +1,7 @@
 package dev.agentx.clarify.github;
 
 import java.nio.file.Path;
+import java.util.regex.Pattern;
 
 /**
  * A repository by owner and name, as the payload names it, checked so it is safe in a path; and
@@ -9,10 +10,12 @@ import java.nio.file.Path;
  * by its id ({@link #stateKey}), so two refs are the same repository only with the same id.
  */
 public record RepoRef(String owner, String name, long id) {
-    private static final String PART = "[A-Za-z0-9][A-Za-z0-9._-]{0,99}";
+    /** An owner or a name; compiled once, for a ref is made for every API call the server sends. */
+    private static final Pattern PART = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
 
     public RepoRef {
-        if (owner == null || !owner.matches(PART) || name == null || !name.matches(PART) || name.endsWith(".")) {
+        if (owner == null || !PART.matcher(owner).matches() || name == null || !PART.matcher(name).matches()
+                || name.endsWith(".")) {
             throw new IllegalArgumentException("not a GitHub repository name: '" + owner + "/" + name + "'");
         }
         if (id < 0) {
