@@ -1,5 +1,6 @@
 package dev.agentx.clarify.files;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
@@ -55,6 +56,15 @@ public final class StateJson {
     /** The mapper. Never reconfigure it; take readers and writers from it. */
     public static ObjectMapper mapper() {
         return Holder.MAPPER;
+    }
+
+    /**
+     * The same binding for documents whose objects are keyed by ids (an issue's note in the outbox
+     * journal counts the entries posted per record id), made on first use: its parsers keep no table
+     * of the field names they meet ({@link JsonSupport#idKeyed} says why).
+     */
+    public static ObjectMapper idKeyed() {
+        return IdKeyed.MAPPER;
     }
 
     /**
@@ -279,7 +289,15 @@ public final class StateJson {
     }
 
     private static final class Holder {
-        static final ObjectMapper MAPPER = JsonMapper.builder()
+        static final ObjectMapper MAPPER = build(new JsonFactory());
+    }
+
+    private static final class IdKeyed {
+        static final ObjectMapper MAPPER = build(JsonSupport.idKeyedFactory());
+    }
+
+    private static ObjectMapper build(JsonFactory factory) {
+        return JsonMapper.builder(factory)
                 .addModule(StrictValues.module()
                         .setSerializerModifier(new Placing()))
                 .enable(DeserializationFeature.FAIL_ON_IGNORED_PROPERTIES)

@@ -141,9 +141,14 @@ public final class JournalBench {
         }
     }
 
+    /**
+     * The issue's mirror note as the server writes it (IssueMirror's state): the thread entries posted
+     * per record id, so its keys are ids no other issue has.
+     */
     private static byte[] note(int issue, int posted) {
-        return utf8("{\"op\":\"note\",\"name\":\"mirror/7/o/r#" + issue + "\",\"note\":{\"generation\":" + posted
-                + ",\"posted\":" + posted + ",\"labels\":[\"needs-clarification\"]}}");
+        return utf8("{\"op\":\"note\",\"name\":\"mirror/7#" + issue + "\",\"note\":{\"installation\":7,"
+                + "\"posted\":{\"CLR-" + issue + "-001\":" + posted + "},\"labels\":[\"needs-clarification\"],"
+                + "\"generation\":" + posted + ",\"last\":null}}");
     }
 
     private static String hex(Random random) {

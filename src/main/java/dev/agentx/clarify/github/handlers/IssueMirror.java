@@ -76,7 +76,8 @@ public final class IssueMirror {
     private final Actors actors;
     private final MarkdownRenderer renderer = new MarkdownRenderer();
     private final Notifier notifier;
-    private final ObjectMapper json = JsonSupport.mapper();
+    /** The issue's state is keyed by record ids. */
+    private final ObjectMapper json = JsonSupport.idKeyed();
     /** The merge gate, told of each issue whose clarifications changed; null: none. */
     private volatile PullRequestGate gate;
     /** One issue is brought in step by one thread at a time (a lane and another's monitor pass may meet). */
@@ -225,7 +226,7 @@ public final class IssueMirror {
      */
     public static IssueStates statesIn(Path dataDir) {
         Map<String, JsonNode> notes = Outbox.notesIn(dataDir.resolve("outbox"), Notes.ISSUE_NOTE_PREFIX);
-        ObjectMapper json = JsonSupport.mapper();
+        ObjectMapper json = JsonSupport.idKeyed();
         return repo -> {
             SortedMap<Integer, String> out = new TreeMap<>();
             notes.forEach((name, state) -> Notes.issueOf(repo, name).ifPresent(issue -> out.put(issue,

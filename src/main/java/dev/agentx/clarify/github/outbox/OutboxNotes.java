@@ -93,7 +93,7 @@ final class OutboxNotes {
             return Optional.empty();
         }
         try {
-            return Optional.of(JsonSupport.shared().readValue(bytes, type));
+            return Optional.of(JsonSupport.idKeyed().readValue(bytes, type)); // an issue's note is keyed by record ids
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the note " + name + " of the outbox journal as "
                     + type.getSimpleName() + ": " + e.getMessage(), e);

@@ -192,7 +192,7 @@ public final class OutboxJournal implements AutoCloseable {
 
     /** One record, bound to {@link Rec} in full, as a start reads those still live at the end. */
     static Rec read(byte[] record) throws IOException {
-        return RecordReader.one(Json.READER).readValue(record);
+        return Json.ONE.readValue(record);
     }
 
     /** An effect queued: {@code entry} is its JSON. Returns the record's journal number. */
@@ -305,10 +305,17 @@ public final class OutboxJournal implements AutoCloseable {
         }
     }
 
-    /** The readers and the writer of a record, made once (a start reads every record, a compaction writes them). */
+    /**
+     * The readers and the writer of a record, made once (a start reads every record, a compaction
+     * writes them). A start reads the whole journal with one parser ({@link #SKIMMED}), then each
+     * record still live alone ({@link #ONE}). The notes are keyed by ids (an issue's note by
+     * record ids), so the record read alone keeps no table of the names it meets
+     * ({@link StateJson#idKeyed}): a new parser per record would copy a table filled with every
+     * id read before it. The one parser of the whole journal fills one table of its own.
+     */
     private static final class Json {
-        static final ObjectReader READER = StateJson.mapper().readerFor(Rec.class);
-        static final ObjectReader SKIMMED = READER.forType(Skimmed.class);
+        static final ObjectReader SKIMMED = StateJson.mapper().readerFor(Skimmed.class);
+        static final ObjectReader ONE = RecordReader.one(StateJson.idKeyed().readerFor(Rec.class));
         static final ObjectWriter WRITER = StateJson.mapper().writerFor(Rec.class);
     }
 }

@@ -19,7 +19,8 @@ import java.util.TreeMap;
 public final class PgNotes implements Notes {
     private final PostgresDatabase db;
     private final Clock clock;
-    private final ObjectMapper json = JsonSupport.mapper();
+    /** An issue's note is keyed by record ids. */
+    private final ObjectMapper json = JsonSupport.idKeyed();
 
     PgNotes(PostgresDatabase db, Clock clock) {
         this.db = db;

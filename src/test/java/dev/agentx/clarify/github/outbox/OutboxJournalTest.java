@@ -79,6 +79,44 @@ class OutboxJournalTest {
         assertEquals(1, third.size());
     }
 
+    /**
+     * An issue's note is keyed by record ids, unique to the issue: reading one costs in proportion
+     * to the note, not to every id read before, both at a lane's read and at a start's. (A parser
+     * that keeps the names it meets in its mapper's shared table copies the whole table, hundreds
+     * of KiB once it holds thousands of ids, before adding a name it lacks.)
+     */
+    @Test
+    void aNoteKeyedByIdsCostsItsOwnSizeHoweverManyIdsWereReadBefore() {
+        Outbox outbox = new Outbox(dir, null, clock, ServerMetrics.create());
+        int notes = 5_200;
+        for (int i = 1; i <= notes; i++) {
+            outbox.note("mirror/o/r#" + i, Map.of("posted", Map.of("CLR-" + i + "-001", 1, "CLR-" + i + "-002", 2)));
+        }
+        outbox.sync();
+        for (int i = 1; i <= 5_000; i++) {
+            outbox.note("mirror/o/r#" + i, JsonNode.class).orElseThrow();
+        }
+        long before = allocatedByThisThread();
+        for (int i = 5_001; i <= notes; i++) {
+            JsonNode note = outbox.note("mirror/o/r#" + i, JsonNode.class).orElseThrow();
+            assertEquals(2, note.get("posted").get("CLR-" + i + "-002").asInt());
+        }
+        long perRead = (allocatedByThisThread() - before) / 200;
+        assertTrue(perRead < 32 * 1024, "a read of a note allocated " + perRead + " bytes");
+
+        before = allocatedByThisThread();
+        Outbox again = new Outbox(dir, null, clock, ServerMetrics.create());
+        long perNoteAtStart = (allocatedByThisThread() - before) / notes;
+        assertTrue(perNoteAtStart < 32 * 1024, "a start allocated " + perNoteAtStart + " bytes per note");
+        assertEquals(1, again.note("mirror/o/r#" + notes, JsonNode.class).orElseThrow().get("posted")
+                .get("CLR-" + notes + "-001").asInt());
+    }
+
+    private static long allocatedByThisThread() {
+        return ((com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean())
+                .getCurrentThreadAllocatedBytes();
+    }
+
     /** Runs {@code work} on a thread of its own (another lane) and waits for it. */
     private static void onAnotherThread(Runnable work) throws InterruptedException {
         Thread t = new Thread(work);
