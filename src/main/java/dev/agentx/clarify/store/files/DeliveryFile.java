@@ -16,7 +16,6 @@ import dev.agentx.clarify.files.IsoInstant;
 import dev.agentx.clarify.files.JsonErrors;
 import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.store.InboundDelivery;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -73,12 +72,12 @@ final class DeliveryFile {
     static byte[] encode(InboundDelivery d, long seq, String key) throws IOException {
         // one line: the mapper does not indent, and escapes newlines
         byte[] head = HEADER_OUT.writeValueAsBytes(new Header(seq, d.id(), d.event(), d.receivedAt(), key));
-        ByteArrayOutputStream out = new ByteArrayOutputStream(MAGIC_LINE.length + head.length + 1 + d.body().length);
-        out.write(MAGIC_LINE);
-        out.write(head);
-        out.write('\n');
-        out.write(d.body());
-        return out.toByteArray();
+        byte[] body = d.body();
+        byte[] out = Arrays.copyOf(MAGIC_LINE, MAGIC_LINE.length + head.length + 1 + body.length);
+        System.arraycopy(head, 0, out, MAGIC_LINE.length, head.length);
+        out[MAGIC_LINE.length + head.length] = '\n';
+        System.arraycopy(body, 0, out, MAGIC_LINE.length + head.length + 1, body.length);
+        return out;
     }
 
     static InboundDelivery decode(byte[] bytes) throws IOException {
