@@ -6,7 +6,6 @@ import dev.agentx.clarify.github.support.GitHubRig;
 import dev.agentx.clarify.github.webhook.SignatureVerifier;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.support.MutableClock;
-import dev.agentx.clarify.support.Scrape;
 import io.javalin.Javalin;
 import java.net.URI;
 import java.nio.file.Path;
@@ -306,8 +305,7 @@ public final class WebhookBench {
                         + "delivery to one of them (by a hash of its id), as a load balancer would, so the same load as "
                         + "the single-server runs is split over both. Each delivery is a row of the shared deliveries "
                         + "table, taken in its issue's order by the replica holding it, and each effect is claimed "
-                        + "before it is sent (docs/storage.md, Replicas). The queueing figure below is the first "
-                        + "replica's.";
+                        + "before it is sent (docs/storage.md, Replicas).";
             }
         }
         // GitHub's API: the stub's handler records when each round's comment came (the delivery that
@@ -380,10 +378,6 @@ public final class WebhookBench {
             Run baseSteady = openLoop(base, baseSteadyLoad, rate, null);
             long codeAfterBare = codeCacheUsed();
             rewarms.put("before agentx's steady run", rewarm(mode, app, true, rig, issues, rate, clients));
-            // Scraped outside the measured spans: a scrape reads every open clarification's ledger (its
-            // gauges), and each delivery of the warm-up left one open, tens of thousands of them, which no
-            // delivery of the run reads.
-            String scrape0 = mode.metrics().scrape();
             double waits0 = waits(mode);
             Map<String, Long> cpu0 = CpuByThread.snapshot();
             java.util.Optional<Map<String, Long>> kernel0 = KernelThreads.snapshot();
@@ -418,7 +412,6 @@ public final class WebhookBench {
             Map<String, Long> coreWaits = CoreWaits.since(coreWaits0, CoreWaits.snapshot(pgData, ackBackends));
             DatabaseWork.Result steadyDbWork = dbWork == null ? null : dbWork.since();
             String steadyWal = wal == null ? null : wal.since(appSteady.ackNanos().size());
-            String scrape1 = mode.metrics().scrape();
             double waited = waits(mode) - waits0;
             EndToEnd e2e = EndToEnd.of(sentAt, postedAt);
             // the same at half the rate: the pipeline's own latency when the cores are not saturated
@@ -564,14 +557,13 @@ public final class WebhookBench {
                         + "%s per flush on average.%n%n", disk1.get().device(), disk1.get().perDelivery(disk0.get(),
                         steadyCount), perFlush < 0 ? "?" : String.format("%.2f ms", perFlush));
             }
-            // the warm-up queued deliveries, so the summary's series are there
-            String count = ServerMetrics.WEBHOOK_QUEUE + "_count";
-            String sum = ServerMetrics.WEBHOOK_QUEUE + "_sum";
-            double queued = Scrape.value(scrape1, count) - Scrape.value(scrape0, count);
-            System.out.printf("Queueing a delivery durably before its 202 (%s, "
-                    + "`%s`) during the steady run: %.2f ms on average over %.0f deliveries.%n%n", queueing,
-                    ServerMetrics.WEBHOOK_QUEUE, (Scrape.value(scrape1, sum) - Scrape.value(scrape0, sum)) * 1e3 / queued,
-                    queued);
+            // from the 202s' headers, not a scrape of the metrics: a scrape reads every open
+            // clarification's ledger (its gauges), and the warm-up left tens of thousands open, which
+            // no delivery of the run reads; done right before a run, the JIT compiled that work into it
+            double[] queued = meanQueueing(appSteady);
+            System.out.printf("Queueing a delivery durably before its 202 (%s, what `%s` observes, from "
+                    + "each 202's Server-Timing header) during the steady run: %.2f ms on average over %.0f "
+                    + "deliveries.%n%n", queueing, ServerMetrics.WEBHOOK_QUEUE, queued[0], queued[1]);
             System.out.println(serverTimes(appSteady));
             Map<String, Long> unanswered = github.unanswered();
             System.out.printf("Requests of the servers to the GitHub stub that it had no answer for (a 404 each): %s.%n%n",
@@ -842,6 +834,21 @@ public final class WebhookBench {
     }
 
     /** The distribution of the 202s' Server-Timing durations in an open-loop run, as a sentence. */
+    /** The mean of the queueing in the Server-Timing headers of {@code r}'s 202s, in ms, and how many had one. */
+    static double[] meanQueueing(Run r) {
+        long sum = 0;
+        int n = 0;
+        synchronized (r.timed()) {
+            for (long[] t : r.timed()) {
+                if (t.length > 2 && t[2] >= 0) {
+                    sum += t[2];
+                    n++;
+                }
+            }
+        }
+        return new double[] {n == 0 ? 0 : sum / 1e6 / n, n};
+    }
+
     static String serverTimes(Run r) {
         List<Long> queue = new ArrayList<>();
         List<Long> handler = new ArrayList<>();
