@@ -559,7 +559,7 @@ public final class WebhookBench {
             }
             // from the 202s' headers, not a scrape of the metrics: a scrape reads every open
             // clarification's ledger (its gauges), and the warm-up left tens of thousands open, which
-            // no delivery of the run reads; done right before a run, the JIT compiled that work into it
+            // no delivery of the run reads; the headers cost the runs nothing and cover both replicas
             double[] queued = meanQueueing(appSteady);
             System.out.printf("Queueing a delivery durably before its 202 (%s, what `%s` observes, from "
                     + "each 202's Server-Timing header) during the steady run: %.2f ms on average over %.0f "
