@@ -377,21 +377,16 @@ public final class WebhookBench {
             long codeBefore = codeCacheUsed();
             Run baseSteady = openLoop(base, baseSteadyLoad, rate, null);
             long codeAfterBare = codeCacheUsed();
-            rewarms.put("before agentx's steady run", rewarm(mode, app, true, rig, issues, rate, clients));
-            double waits0 = waits(mode);
-            Map<String, Long> cpu0 = CpuByThread.snapshot();
-            java.util.Optional<Map<String, Long>> kernel0 = KernelThreads.snapshot();
-            java.util.Optional<Map<String, Long>> dbCpu0 = pg == null ? java.util.Optional.empty()
-                    : DatabaseCpu.snapshot(work.resolve("pgdata"));
-            java.util.Optional<DiskStats> disk0 = DiskStats.of(work.resolve("data"));
-            Map<String, long[]> switches0 = ContextSwitches.snapshot();
-            java.util.Set<Long> ackBackends = pg == null ? java.util.Set.of()
-                    : CoreWaits.ackBackends(pg.getPostgresDatabase());
-            Path pgData = pg == null ? null : work.resolve("pgdata");
-            Map<String, Long> coreWaits0 = CoreWaits.snapshot(pgData, ackBackends);
-            DatabaseWork dbWork = pg == null ? null : DatabaseWork.start(pg.getPostgresDatabase());
-            WalActivity wal = pg == null ? null : WalActivity.start(pg.getPostgresDatabase());
+            // The probes read /proc, the disk's counters and the database in this JVM, through JDK and driver code
+            // the server's compiled code shares; read for the first time right before the run, they would add
+            // types to that code's profiles and C2 would recompile Jetty's request reading in the run's first
+            // seconds (seen in a recording: the bench's first /proc reads deoptimized InputStream.read, then
+            // HttpInput.read took 349 ms of C2). Read once before the re-warm-up, and the sampler of the busy
+            // seconds running through it, they are in the profiles the re-warm-up compiles from, as in the run.
+            Probes.start(mode, work, pg).finish(mode, work, steadyCount);
             steadyBusy = new BusySeconds(work.resolve("data"));
+            rewarms.put("before agentx's steady run", rewarm(mode, app, true, rig, issues, rate, clients));
+            Probes probes = Probes.start(mode, work, pg);
             java.time.Instant steadyFrom = java.time.Instant.now();
             Run appSteady = openLoop(app, steadyLoad, rate, sentAt);
             stalls.close();
@@ -402,17 +397,15 @@ public final class WebhookBench {
             drain(mode, Duration.ofSeconds(120));
             steadyBusy.close();
             java.time.Instant steadyTo = java.time.Instant.now();
-            Map<String, Long> steadyCpu = CpuByThread.since(cpu0);
-            Map<String, Long> steadyKernel = kernel0.flatMap(before -> KernelThreads.snapshot()
-                    .map(now -> KernelThreads.since(before, now))).orElse(Map.of());
-            java.util.Optional<Map<String, Long>> steadyDbCpu = dbCpu0.flatMap(before ->
-                    DatabaseCpu.snapshot(work.resolve("pgdata")).map(now -> DatabaseCpu.since(before, now)));
-            java.util.Optional<DiskStats> disk1 = DiskStats.of(work.resolve("data"));
-            Map<String, long[]> switches = ContextSwitches.since(switches0);
-            Map<String, Long> coreWaits = CoreWaits.since(coreWaits0, CoreWaits.snapshot(pgData, ackBackends));
-            DatabaseWork.Result steadyDbWork = dbWork == null ? null : dbWork.since();
-            String steadyWal = wal == null ? null : wal.since(appSteady.ackNanos().size());
-            double waited = waits(mode) - waits0;
+            Probes.Measured measured = probes.finish(mode, work, appSteady.ackNanos().size());
+            Map<String, Long> steadyCpu = measured.cpu();
+            Map<String, Long> steadyKernel = measured.kernel();
+            java.util.Optional<Map<String, Long>> steadyDbCpu = measured.dbCpu();
+            Map<String, long[]> switches = measured.switches();
+            Map<String, Long> coreWaits = measured.coreWaits();
+            DatabaseWork.Result steadyDbWork = measured.dbWork();
+            String steadyWal = measured.wal();
+            double waited = measured.waited();
             EndToEnd e2e = EndToEnd.of(sentAt, postedAt);
             // the same at half the rate: the pipeline's own latency when the cores are not saturated
             Map<String, Long> halfSentAt = new ConcurrentHashMap<>();
@@ -550,6 +543,8 @@ public final class WebhookBench {
                 }
                 System.out.println();
             }
+            java.util.Optional<DiskStats> disk0 = probes.disk();
+            java.util.Optional<DiskStats> disk1 = measured.disk();
             if (disk0.isPresent() && disk1.isPresent()) {
                 double perFlush = disk1.get().millisPerFlush(disk0.get());
                 System.out.printf("Disk requests per delivery during the steady run and its drain (%s, the whole "
@@ -724,6 +719,56 @@ public final class WebhookBench {
         CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).join();
         double took = (System.nanoTime() - start) / 1e9;
         return new Run(lat, new java.util.TreeMap<>(failures), ds.size() / took, List.of());
+    }
+
+    /**
+     * What the bench reads of the machine, this JVM and the database around agentx's steady run: the threads' CPU,
+     * the kernel's threads, the database's processes, the disk, context switches, waits for a core, the database's
+     * statements and WAL, and the deliveries that waited for the other replica.
+     */
+    private record Probes(double waitsBefore, Map<String, Long> cpu, java.util.Optional<Map<String, Long>> kernel,
+                          java.util.Optional<Map<String, Long>> dbCpu, java.util.Optional<DiskStats> disk,
+                          Map<String, long[]> switches, Path pgData, java.util.Set<Long> ackBackends,
+                          Map<String, Long> coreWaits, DatabaseWork dbWork, WalActivity wal) {
+
+        /** What changed between {@link #start} and {@link #finish}. */
+        record Measured(Map<String, Long> cpu, Map<String, Long> kernel, java.util.Optional<Map<String, Long>> dbCpu,
+                        java.util.Optional<DiskStats> disk, Map<String, long[]> switches, Map<String, Long> coreWaits,
+                        DatabaseWork.Result dbWork, String wal, double waited) {
+        }
+
+        static Probes start(GitHubMode mode, Path work, io.zonky.test.db.postgres.embedded.EmbeddedPostgres pg)
+                throws java.sql.SQLException {
+            double waitsBefore = waits(mode);
+            Map<String, Long> cpu = CpuByThread.snapshot();
+            java.util.Optional<Map<String, Long>> kernel = KernelThreads.snapshot();
+            java.util.Optional<Map<String, Long>> dbCpu = pg == null ? java.util.Optional.empty()
+                    : DatabaseCpu.snapshot(work.resolve("pgdata"));
+            java.util.Optional<DiskStats> disk = DiskStats.of(work.resolve("data"));
+            Map<String, long[]> switches = ContextSwitches.snapshot();
+            java.util.Set<Long> ackBackends = pg == null ? java.util.Set.of()
+                    : CoreWaits.ackBackends(pg.getPostgresDatabase());
+            Path pgData = pg == null ? null : work.resolve("pgdata");
+            Map<String, Long> coreWaits = CoreWaits.snapshot(pgData, ackBackends);
+            DatabaseWork dbWork = pg == null ? null : DatabaseWork.start(pg.getPostgresDatabase());
+            WalActivity wal = pg == null ? null : WalActivity.start(pg.getPostgresDatabase());
+            return new Probes(waitsBefore, cpu, kernel, dbCpu, disk, switches, pgData, ackBackends, coreWaits, dbWork, wal);
+        }
+
+        Measured finish(GitHubMode mode, Path work, int deliveries) throws java.sql.SQLException {
+            Map<String, Long> cpuNow = CpuByThread.since(cpu);
+            Map<String, Long> kernelNow = kernel.flatMap(before -> KernelThreads.snapshot()
+                    .map(now -> KernelThreads.since(before, now))).orElse(Map.of());
+            java.util.Optional<Map<String, Long>> dbCpuNow = dbCpu.flatMap(before ->
+                    DatabaseCpu.snapshot(work.resolve("pgdata")).map(now -> DatabaseCpu.since(before, now)));
+            java.util.Optional<DiskStats> diskNow = DiskStats.of(work.resolve("data"));
+            Map<String, long[]> switchesNow = ContextSwitches.since(switches);
+            Map<String, Long> coreWaitsNow = CoreWaits.since(coreWaits, CoreWaits.snapshot(pgData, ackBackends));
+            DatabaseWork.Result dbWorkNow = dbWork == null ? null : dbWork.since();
+            String walNow = wal == null ? null : wal.since(deliveries);
+            return new Measured(cpuNow, kernelNow, dbCpuNow, diskNow, switchesNow, coreWaitsNow, dbWorkNow, walNow,
+                    waits(mode) - waitsBefore);
+        }
     }
 
     /** Waits until {@code mode} (and the second replica, if any) has processed and sent everything. */
