@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentx.clarify.support.Allocation;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -28,20 +28,17 @@ class IdKeyedJsonTest {
         for (int i = 0; i < BEFORE; i++) {
             read(mapper, text, i);
         }
-        long before = allocated();
+        long before = Allocation.byThisThread();
         for (int i = BEFORE; i < BEFORE + MEASURED; i++) {
             assertEquals(2, read(mapper, text, i).get("posted").get("CLR-" + i + "-002").asInt());
         }
-        return (allocated() - before) / MEASURED;
+        return (Allocation.byThisThread() - before) / MEASURED;
     }
 
     private static JsonNode read(ObjectMapper mapper, boolean text, int i) throws IOException {
         return text ? mapper.readTree(note(i)) : mapper.readTree(note(i).getBytes(StandardCharsets.UTF_8));
     }
 
-    private static long allocated() {
-        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
-    }
 
     @Test
     void aDocumentKeyedByIdsCostsItsOwnSizeFromBytesAndFromText() throws IOException {

@@ -11,6 +11,7 @@ import dev.agentx.clarify.files.JsonSupport;
 import dev.agentx.clarify.github.RepoRef;
 import dev.agentx.clarify.metrics.ServerMetrics;
 import dev.agentx.clarify.store.files.OutboxJournal;
+import dev.agentx.clarify.support.Allocation;
 import dev.agentx.clarify.support.MutableClock;
 import dev.agentx.clarify.support.Scrape;
 import java.nio.charset.StandardCharsets;
@@ -96,25 +97,20 @@ class OutboxJournalTest {
         for (int i = 1; i <= 5_000; i++) {
             outbox.note("mirror/o/r#" + i, JsonNode.class).orElseThrow();
         }
-        long before = allocatedByThisThread();
+        long before = Allocation.byThisThread();
         for (int i = 5_001; i <= notes; i++) {
             JsonNode note = outbox.note("mirror/o/r#" + i, JsonNode.class).orElseThrow();
             assertEquals(2, note.get("posted").get("CLR-" + i + "-002").asInt());
         }
-        long perRead = (allocatedByThisThread() - before) / 200;
+        long perRead = (Allocation.byThisThread() - before) / 200;
         assertTrue(perRead < 32 * 1024, "a read of a note allocated " + perRead + " bytes");
 
-        before = allocatedByThisThread();
+        before = Allocation.byThisThread();
         Outbox again = new Outbox(dir, null, clock, ServerMetrics.create());
-        long perNoteAtStart = (allocatedByThisThread() - before) / notes;
+        long perNoteAtStart = (Allocation.byThisThread() - before) / notes;
         assertTrue(perNoteAtStart < 32 * 1024, "a start allocated " + perNoteAtStart + " bytes per note");
         assertEquals(1, again.note("mirror/o/r#" + notes, JsonNode.class).orElseThrow().get("posted")
                 .get("CLR-" + notes + "-001").asInt());
-    }
-
-    private static long allocatedByThisThread() {
-        return ((com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean())
-                .getCurrentThreadAllocatedBytes();
     }
 
     /** Runs {@code work} on a thread of its own (another lane) and waits for it. */
