@@ -136,9 +136,9 @@ public final class WebhookBench {
 
     /**
      * What a run measured: ack latencies (from the intended send time), the requests not acknowledged by
-     * HTTP status (0: no answer), deliveries per second, and for open-loop runs each ack as {intended send
-     * nanoTime, latency nanos, the server's queue nanos, its handler nanos} (the last two from the 202's
-     * Server-Timing, -1 without it; empty for closed-loop runs).
+     * HTTP status (0: no answer), deliveries per second, and each ack as {intended send nanoTime (closed-loop
+     * runs: the send's), latency nanos, the server's queue nanos, its handler nanos} (the last two from the
+     * 202's Server-Timing, -1 without it).
      */
     record Run(List<Long> ackNanos, Map<Integer, Integer> failures, double perSecond, List<long[]> timed) {
         int errors() {
@@ -690,6 +690,7 @@ public final class WebhookBench {
     /** As fast as {@code clients} concurrent senders go. */
     private Run closedLoop(String url, List<Delivery> ds, int clients) {
         List<Long> lat = Collections.synchronizedList(new ArrayList<>());
+        List<long[]> timed = Collections.synchronizedList(new ArrayList<>());
         Map<Integer, Integer> failures = new ConcurrentHashMap<>();
         AtomicInteger next = new AtomicInteger();
         if (clientPool == null) {
@@ -704,9 +705,13 @@ public final class WebhookBench {
                     long t0 = System.nanoTime();
                     try {
                         URI uri = target(url, ds.get(i));
-                        int status = load.send(uri, request(uri, ds.get(i))).status();
+                        SocketLoad.Response r = load.send(uri, request(uri, ds.get(i)));
+                        int status = r.status();
                         if (ok(status)) {
-                            lat.add(System.nanoTime() - t0);
+                            long took = System.nanoTime() - t0;
+                            lat.add(took);
+                            timed.add(new long[] {t0, took, serverNanos(r.serverTiming(), "queue"),
+                                    serverNanos(r.serverTiming(), "handler")});
                         } else {
                             failures.merge(status, 1, Integer::sum);
                         }
@@ -718,7 +723,7 @@ public final class WebhookBench {
         }
         CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).join();
         double took = (System.nanoTime() - start) / 1e9;
-        return new Run(lat, new java.util.TreeMap<>(failures), ds.size() / took, List.of());
+        return new Run(lat, new java.util.TreeMap<>(failures), ds.size() / took, timed);
     }
 
     /**
@@ -878,7 +883,6 @@ public final class WebhookBench {
         return names.isEmpty() ? "no collection" : String.join(", ", names);
     }
 
-    /** The distribution of the 202s' Server-Timing durations in an open-loop run, as a sentence. */
     /** The mean of the queueing in the Server-Timing headers of {@code r}'s 202s, in ms, and how many had one. */
     static double[] meanQueueing(Run r) {
         long sum = 0;
@@ -894,6 +898,7 @@ public final class WebhookBench {
         return new double[] {n == 0 ? 0 : sum / 1e6 / n, n};
     }
 
+    /** The distribution of the 202s' Server-Timing durations in {@code r}, as a sentence. */
     static String serverTimes(Run r) {
         List<Long> queue = new ArrayList<>();
         List<Long> handler = new ArrayList<>();
@@ -1121,6 +1126,11 @@ public final class WebhookBench {
         System.out.printf("Ratios agentx/bare: steady p50 %s, p99 %s; saturation throughput %s, p99 %s.%n%n",
                 ratio(as.p50(), bs.p50()), ratio(as.p99(), bs.p99()), ratio(appSat.perSecond(), baseSat.perSecond()),
                 ratio(aq.p99(), bq.p99()));
+        String saturated = serverTimes(appSat);
+        if (!saturated.isEmpty()) {
+            System.out.printf("In agentx's saturation run (the rest of an acknowledgement's time passed outside the "
+                    + "handler: in the load generator, the sockets and waiting for a core): %s%n", saturated);
+        }
         summary(rate, as.p99(), bs.p99());
         System.out.println("## Webhook end to end: delivery sent to comment POSTed to the stub" + store);
         System.out.println();
