@@ -91,6 +91,30 @@ class PostgresDatabaseTest {
     }
 
     @Test
+    void analyzeGathersNoStatisticsForTheDocumentsNoQueryLooksInto() throws Exception {
+        TestPostgres.Database d = TestPostgres.newDatabase();
+        PostgresDatabase.open(DatabaseUrl.parse(d.url(), Map.of()), 2).close(); // brings the schema up to date
+        try (Connection c = d.dataSource().getConnection(); java.sql.Statement s = c.createStatement()) {
+            s.execute("INSERT INTO events (repo, type, issue, clarification_id, at, event) SELECT '1', 'question', i, "
+                    + "'CLR-' || i || '-001', now(), jsonb_build_object('issue', i) FROM generate_series(1, 200) i");
+            s.execute("INSERT INTO ledgers (repo, issue, version, active, ledger, updated_at) SELECT '1', i, 1, true, "
+                    + "jsonb_build_object('issue', i), now() FROM generate_series(1, 200) i");
+            s.execute("ANALYZE events, ledgers");
+            try (ResultSet r = s.executeQuery("SELECT tablename || '.' || attname FROM pg_stats WHERE schemaname = "
+                    + "'public' AND tablename IN ('events', 'ledgers') ORDER BY 1")) {
+                List<String> columns = new ArrayList<>();
+                while (r.next()) {
+                    columns.add(r.getString(1));
+                }
+                assertTrue(columns.contains("events.repo") && columns.contains("ledgers.issue"),
+                        "the other columns keep their statistics: " + columns);
+                assertTrue(!columns.contains("events.event") && !columns.contains("ledgers.ledger"),
+                        "no statistics for the documents: " + columns);
+            }
+        }
+    }
+
+    @Test
     void theServersConnectionsPlanARepeatedStatementOnceAndWaitForLocksAtMostFifteenSeconds() throws Exception {
         TestPostgres.Database d = TestPostgres.newDatabase();
         try (PostgresDatabase db = PostgresDatabase.open(DatabaseUrl.parse(d.url(), Map.of()), 2)) {
