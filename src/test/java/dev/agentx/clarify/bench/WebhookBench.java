@@ -383,7 +383,7 @@ public final class WebhookBench {
             // seconds (seen in a recording: the bench's first /proc reads deoptimized InputStream.read, then
             // HttpInput.read took 349 ms of C2). Read once before the re-warm-up, and the sampler of the busy
             // seconds running through it, they are in the profiles the re-warm-up compiles from, as in the run.
-            Probes.start(mode, work, pg).finish(mode, work, steadyCount);
+            Probes.start(mode, work, pg).finish(mode, steadyCount);
             steadyBusy = new BusySeconds(work.resolve("data"));
             rewarms.put("before agentx's steady run", rewarm(mode, app, true, rig, issues, rate, clients));
             Probes probes = Probes.start(mode, work, pg);
@@ -397,7 +397,7 @@ public final class WebhookBench {
             drain(mode, Duration.ofSeconds(120));
             steadyBusy.close();
             java.time.Instant steadyTo = java.time.Instant.now();
-            Probes.Measured measured = probes.finish(mode, work, appSteady.ackNanos().size());
+            Probes.Measured measured = probes.finish(mode, appSteady.ackNanos().size());
             Map<String, Long> steadyCpu = measured.cpu();
             Map<String, Long> steadyKernel = measured.kernel();
             java.util.Optional<Map<String, Long>> steadyDbCpu = measured.dbCpu();
@@ -731,7 +731,7 @@ public final class WebhookBench {
      * the kernel's threads, the database's processes, the disk, context switches, waits for a core, the database's
      * statements and WAL, and the deliveries that waited for the other replica.
      */
-    private record Probes(double waitsBefore, Map<String, Long> cpu, java.util.Optional<Map<String, Long>> kernel,
+    private record Probes(Path dataDir, double waitsBefore, Map<String, Long> cpu, java.util.Optional<Map<String, Long>> kernel,
                           java.util.Optional<Map<String, Long>> dbCpu, java.util.Optional<DiskStats> disk,
                           Map<String, long[]> switches, Path pgData, java.util.Set<Long> ackBackends,
                           Map<String, Long> coreWaits, DatabaseWork dbWork, WalActivity wal) {
@@ -744,29 +744,30 @@ public final class WebhookBench {
 
         static Probes start(GitHubMode mode, Path work, io.zonky.test.db.postgres.embedded.EmbeddedPostgres pg)
                 throws java.sql.SQLException {
+            Path dataDir = work.resolve("data");
+            Path pgData = pg == null ? null : work.resolve("pgdata");
             double waitsBefore = waits(mode);
             Map<String, Long> cpu = CpuByThread.snapshot();
             java.util.Optional<Map<String, Long>> kernel = KernelThreads.snapshot();
             java.util.Optional<Map<String, Long>> dbCpu = pg == null ? java.util.Optional.empty()
-                    : DatabaseCpu.snapshot(work.resolve("pgdata"));
-            java.util.Optional<DiskStats> disk = DiskStats.of(work.resolve("data"));
+                    : DatabaseCpu.snapshot(pgData);
+            java.util.Optional<DiskStats> disk = DiskStats.of(dataDir);
             Map<String, long[]> switches = ContextSwitches.snapshot();
             java.util.Set<Long> ackBackends = pg == null ? java.util.Set.of()
                     : CoreWaits.ackBackends(pg.getPostgresDatabase());
-            Path pgData = pg == null ? null : work.resolve("pgdata");
             Map<String, Long> coreWaits = CoreWaits.snapshot(pgData, ackBackends);
             DatabaseWork dbWork = pg == null ? null : DatabaseWork.start(pg.getPostgresDatabase());
             WalActivity wal = pg == null ? null : WalActivity.start(pg.getPostgresDatabase());
-            return new Probes(waitsBefore, cpu, kernel, dbCpu, disk, switches, pgData, ackBackends, coreWaits, dbWork, wal);
+            return new Probes(dataDir, waitsBefore, cpu, kernel, dbCpu, disk, switches, pgData, ackBackends, coreWaits, dbWork, wal);
         }
 
-        Measured finish(GitHubMode mode, Path work, int deliveries) throws java.sql.SQLException {
+        Measured finish(GitHubMode mode, int deliveries) throws java.sql.SQLException {
             Map<String, Long> cpuNow = CpuByThread.since(cpu);
             Map<String, Long> kernelNow = kernel.flatMap(before -> KernelThreads.snapshot()
                     .map(now -> KernelThreads.since(before, now))).orElse(Map.of());
             java.util.Optional<Map<String, Long>> dbCpuNow = dbCpu.flatMap(before ->
-                    DatabaseCpu.snapshot(work.resolve("pgdata")).map(now -> DatabaseCpu.since(before, now)));
-            java.util.Optional<DiskStats> diskNow = DiskStats.of(work.resolve("data"));
+                    DatabaseCpu.snapshot(pgData).map(now -> DatabaseCpu.since(before, now)));
+            java.util.Optional<DiskStats> diskNow = DiskStats.of(dataDir);
             Map<String, long[]> switchesNow = ContextSwitches.since(switches);
             Map<String, Long> coreWaitsNow = CoreWaits.since(coreWaits, CoreWaits.snapshot(pgData, ackBackends));
             DatabaseWork.Result dbWorkNow = dbWork == null ? null : dbWork.since();
