@@ -209,6 +209,51 @@ class WebhookAbuseTest {
         healthy();
     }
 
+    /**
+     * The worker steps back while signed deliveries queue up ({@code AckPriority}); clients that
+     * send their bodies slowly, or unsigned requests, are not counted, so they cannot stop it.
+     */
+    @Test
+    void bodiesSentSlowlyDoNotHoldTheWorkerBack() throws Exception {
+        java.util.List<java.net.Socket> slow = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                java.net.Socket socket = new java.net.Socket("127.0.0.1", rig.mode().port());
+                slow.add(socket);
+                String request = "POST " + GitHubSettings.DEFAULT_PATH + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        + "Content-Type: application/json\r\nX-GitHub-Event: issue_comment\r\nX-GitHub-Delivery: "
+                        + rig.nextDeliveryId() + "\r\nX-Hub-Signature-256: sha256=00\r\nContent-Length: 1000\r\n\r\n"
+                        + "{\"action\":";
+                socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+            }
+            awaitThreadsReadingBodies(3);
+            String metrics = rig.metrics();
+            assertTrue(metrics.contains("\nagentx_webhook_requests_in_flight 0.0\n"), metrics);
+            assertTrue(metrics.contains("\nagentx_worker_lanes_allowed 12.0\n"), "every lane may work: " + metrics);
+        } finally {
+            for (java.net.Socket socket : slow) {
+                socket.close(); // the bodies end early: 400s, counted out
+            }
+        }
+        healthy();
+    }
+
+    /** Waits until {@code n} of the server's threads wait for the rest of a request's body. */
+    private static void awaitThreadsReadingBodies(int n) {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        while (true) {
+            long reading = Thread.getAllStackTraces().values().stream()
+                    .filter(stack -> Arrays.stream(stack).anyMatch(f -> f.getMethodName().equals("bodyAsBytes")))
+                    .count();
+            if (reading >= n) {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, reading + " of " + n + " requests are reading their bodies");
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
+    }
+
     @Test
     void bodiesOverTheLimitGet413WithAndWithoutContentLength() throws Exception {
         assertEquals(25L * 1024 * 1024, GitHubSettings.MAX_BODY_BYTES, "the documented default: GitHub's own cap");

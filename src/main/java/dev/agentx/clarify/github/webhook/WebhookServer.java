@@ -229,13 +229,10 @@ public final class WebhookServer implements AutoCloseable {
     }
 
     private void webhook(Context ctx) {
-        AckPriority priority = worker.priority();
-        priority.requestStarted();
         long started = System.nanoTime();
         try {
             accept(ctx, started);
         } finally {
-            priority.requestEnded();
             metrics.webhookAnswered(ctx.statusCode(), started);
         }
     }
@@ -308,6 +305,19 @@ public final class WebhookServer implements AutoCloseable {
                     + "webhook secret");
             return;
         }
+        // counted from here: what the worker steps back for is the signed deliveries being checked and
+        // queued, not a client sending its body slowly or a flood of unsigned requests
+        AckPriority priority = worker.priority();
+        priority.requestStarted();
+        try {
+            queue(ctx, started, event, delivery, body);
+        } finally {
+            priority.requestEnded();
+        }
+    }
+
+    /** A signed delivery's last checks and its durable queueing, counted by {@link AckPriority}. */
+    private void queue(Context ctx, long started, String event, String delivery, byte[] body) {
         if (!validUtf8(body)) {
             refused(ctx, 400, "the body is not valid UTF-8");
             return;
