@@ -275,7 +275,7 @@ public final class GitHubMode implements AutoCloseable {
         metrics.gauge(ServerMetrics.WEBHOOK_IN_FLIGHT, "Signed webhook deliveries being checked and queued.",
                 g -> g.call(worker.priority().requestsInFlight()));
         metrics.gauge(ServerMetrics.WORKER_LANES_ALLOWED, "Worker lanes that may apply deliveries' changes now: "
-                + "all of them; none while signed deliveries queue up; one once that lasts 5 s.", g -> g.call(worker.priority().allowedLanes()));
+                + "all of them, or one while signed deliveries queue up.", g -> g.call(worker.priority().allowedLanes()));
         metrics.gauge(ServerMetrics.CLARIFICATIONS, "Active clarifications by status, over every repository served.",
                 g -> clarificationCounts().forEach((status, n) -> g.call(n, status.wire())), "status");
         if (github instanceof Hub4jGateway hub4j) {

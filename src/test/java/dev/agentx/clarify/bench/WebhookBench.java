@@ -217,7 +217,7 @@ public final class WebhookBench {
      * servers share this JVM, and so do Jetty's, Javalin's and the JDK's HTTP client's code: a run of one
      * server recompiles that shared code for its own profile and leaves the other's code unused, which the
      * JVM may then throw away ({@code UseCodeCacheFlushing}). Measured straight after the bare handler's
-     * run, agentx's first acknowledgements would be slower, and the worker, which starts no delivery
+     * run, agentx's first acknowledgements would be slower, and the worker, which steps back to one lane
      * while acknowledgements queue up ({@code AckPriority}), would fall behind for those first seconds,
      * which would decide the end-to-end p99. A server in production is not preceded by another one's
      * load. App rounds: 1,000

@@ -55,7 +55,7 @@ public final class Worker implements AutoCloseable {
     private final Outbox outbox;
     private final boolean synchronous;
     private final Clock clock;
-    private final AckPriority priority;
+    private final AckPriority priority = new AckPriority(LANES);
     private final Lines lines = new Lines();
     private final DeliveryAttempt attempt;
     private final Lanes lanes;
@@ -85,7 +85,6 @@ public final class Worker implements AutoCloseable {
         this.outbox = outbox;
         this.synchronous = synchronous;
         this.clock = clock;
-        this.priority = new AckPriority(LANES, clock);
         ProgressNotes notes = new ProgressNotes(inbox, outbox, unit); // forgets those of deliveries done before a crash
         this.attempt = new DeliveryAttempt(inbox, handler, unit, outbox, clock, synchronous, metrics, priority, lines,
                 notes);

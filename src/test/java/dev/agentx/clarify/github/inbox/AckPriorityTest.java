@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.agentx.clarify.support.MutableClock;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -12,16 +11,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class AckPriorityTest {
-    private final MutableClock clock = MutableClock.at("2026-11-25T10:00:00Z");
-
-    /** Two requests in flight for as long as {@link AckPriority#OVERLOAD}: one lane at a time works. */
-    private AckPriority overloaded(int lanes) {
-        AckPriority p = new AckPriority(lanes, clock);
-        p.requestStarted();
-        p.requestStarted();
-        clock.advance(AckPriority.OVERLOAD);
-        return p;
-    }
     /** Waits until the thread blocks (in laneStarting), without sleeping a fixed time. */
     private static void awaitBlocked(Thread t) {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -33,7 +22,7 @@ class AckPriorityTest {
 
     @Test
     void everyLaneWorksWhileTheWebhookKeepsUp() {
-        AckPriority p = new AckPriority(3, clock);
+        AckPriority p = new AckPriority(3);
         p.requestStarted(); // one request in flight is not a queue
         for (int i = 0; i < 3; i++) {
             p.laneStarting();
@@ -42,64 +31,33 @@ class AckPriorityTest {
     }
 
     @Test
-    void duringABurstNoLaneStartsUntilItEndsAndADeliveryStartedGoesOn() throws Exception {
-        AckPriority p = new AckPriority(4, clock);
-        p.laneStarting(); // started before the burst: goes on
+    void whileRequestsQueueUpOneLaneWorksAndTheOthersWaitForTheBurstToEnd() throws Exception {
+        AckPriority p = new AckPriority(4);
         p.requestStarted();
         p.requestStarted();
-        assertEquals(0, p.allowedLanes());
-        CountDownLatch started = new CountDownLatch(1);
+        assertEquals(1, p.allowedLanes());
+        p.laneStarting(); // one lane always works
+        AtomicInteger started = new AtomicInteger();
+        CountDownLatch second = new CountDownLatch(1);
         Thread lane = new Thread(() -> {
             p.laneStarting();
-            started.countDown();
+            started.incrementAndGet();
+            second.countDown();
         });
         lane.start();
         awaitBlocked(lane);
-        p.laneDone(); // the delivery started before finishes: still none may start
-        clock.advance(AckPriority.OVERLOAD.minusMillis(1));
-        assertEquals(0, p.allowedLanes(), "a burst shorter than an overload keeps every lane waiting");
-        assertEquals(1, started.getCount(), "no lane starts while acknowledgements queue up");
+        assertEquals(0, started.get(), "a second lane waits while acknowledgements queue up");
         p.requestEnded(); // one in flight: the burst is over
-        assertTrue(started.await(10, TimeUnit.SECONDS), "the waiting lane goes on once the burst ends");
+        assertTrue(second.await(10, TimeUnit.SECONDS), "the waiting lane goes on once the burst ends");
         lane.join();
         assertEquals(4, p.allowedLanes());
     }
 
     @Test
-    void aBurstThatLastsIsAnOverloadAndOneLaneWorksThenSoTheWorkerNeverStops() throws Exception {
-        AckPriority p = new AckPriority(4, clock);
+    void aLaneThatFinishesLetsTheNextOneStartDuringABurst() throws Exception {
+        AckPriority p = new AckPriority(4);
         p.requestStarted();
         p.requestStarted();
-        CountDownLatch first = new CountDownLatch(1);
-        Thread lane = new Thread(() -> {
-            p.laneStarting();
-            first.countDown();
-        });
-        lane.start();
-        awaitBlocked(lane);
-        clock.advance(AckPriority.OVERLOAD); // still queued: the waiting lane sees it when it looks again
-        assertTrue(first.await(10, TimeUnit.SECONDS), "one lane works during an overload");
-        lane.join();
-        assertEquals(1, p.allowedLanes());
-        CountDownLatch second = new CountDownLatch(1);
-        Thread other = new Thread(() -> {
-            p.laneStarting();
-            second.countDown();
-        });
-        other.start();
-        awaitBlocked(other);
-        assertEquals(1, second.getCount(), "one at a time");
-        p.requestEnded();
-        p.requestStarted(); // a new burst starts the count again
-        assertEquals(0, p.allowedLanes());
-        p.requestEnded();
-        assertTrue(second.await(10, TimeUnit.SECONDS));
-        other.join();
-    }
-
-    @Test
-    void aLaneThatFinishesLetsTheNextOneStartDuringAnOverload() throws Exception {
-        AckPriority p = overloaded(4);
         p.laneStarting();
         CountDownLatch next = new CountDownLatch(1);
         Thread lane = new Thread(() -> {
@@ -114,8 +72,10 @@ class AckPriorityTest {
     }
 
     @Test
-    void aLaneWaitingForItsCommitLetsTheNextStartDuringAnOverloadAndGoesOnAfterIt() throws Exception {
-        AckPriority p = overloaded(4);
+    void aLaneWaitingForItsCommitLetsTheNextStartDuringABurstAndGoesOnAfterIt() throws Exception {
+        AckPriority p = new AckPriority(4);
+        p.requestStarted();
+        p.requestStarted();
         p.laneStarting();
         dev.agentx.clarify.store.UnitOfWork.Participant unit = p.stepAsideWhileCommitting();
         CountDownLatch next = new CountDownLatch(1);
@@ -149,7 +109,7 @@ class AckPriorityTest {
 
     @Test
     void anInterruptedLaneGoesOnWithItsInterruptKept() throws Exception {
-        AckPriority p = new AckPriority(1, clock);
+        AckPriority p = new AckPriority(1);
         p.laneStarting();
         AtomicInteger interrupted = new AtomicInteger();
         Thread lane = new Thread(() -> {
@@ -163,6 +123,6 @@ class AckPriorityTest {
         lane.interrupt(); // the worker is stopping
         lane.join(10_000);
         assertEquals(1, interrupted.get());
-        assertThrows(IllegalArgumentException.class, () -> new AckPriority(0, clock));
+        assertThrows(IllegalArgumentException.class, () -> new AckPriority(0));
     }
 }

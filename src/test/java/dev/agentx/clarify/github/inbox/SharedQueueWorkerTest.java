@@ -57,7 +57,7 @@ class SharedQueueWorkerTest {
     }
 
     @Test
-    void duringAnOverloadALaneWaitingForItsCommitLetsTheNextDeliveryStart() throws Exception {
+    void whileRequestsQueueUpALaneWaitingForItsCommitLetsTheNextDeliveryStart() throws Exception {
         PgDeliveryQueue a = db.deliveries("replica-a", clock);
         java.util.concurrent.CountDownLatch secondHandled = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.atomic.AtomicBoolean overlapped = new java.util.concurrent.atomic.AtomicBoolean();
@@ -91,9 +91,8 @@ class SharedQueueWorkerTest {
                 db.replicas("replica-a", clock));
         try (Worker w = new Worker(a, processor, outbox, clock, false, ServerMetrics.create(),
                 db.replicas("replica-a", clock), db)) {
-            w.priority().requestStarted(); // two webhook requests in flight for long: lanes start one at a time
+            w.priority().requestStarted(); // two webhook requests in flight: lanes start one at a time
             w.priority().requestStarted();
-            clock.advance(AckPriority.OVERLOAD);
             w.start();
             a.accept("d-1", "issue_comment", body(1), "acme/shop#1");
             a.accept("d-2", "issue_comment", body(2), "acme/shop#2");
@@ -105,12 +104,12 @@ class SharedQueueWorkerTest {
     }
 
     /**
-     * While webhook requests stay queued (an overload) one lane at a time applies a delivery's changes; a delivery
+     * While webhook requests queue up one lane at a time applies a delivery's changes; a delivery
      * waiting for GitHub before (a permission looked up) or for an agent after (its answer channel)
      * holds no place, so the next delivery is applied meanwhile.
      */
     @Test
-    void duringAnOverloadADeliveryWaitingForGitHubOrAnAgentHoldsUpNoOther() throws Exception {
+    void whileRequestsQueueUpADeliveryWaitingForGitHubOrAnAgentHoldsUpNoOther() throws Exception {
         java.util.concurrent.CountDownLatch lookingUp = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch routing = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
@@ -140,9 +139,8 @@ class SharedQueueWorkerTest {
                 db.replicas("replica-a", clock));
         try (Worker w = new Worker(a, processor, outbox, clock, false, ServerMetrics.create(),
                 db.replicas("replica-a", clock), db)) {
-            w.priority().requestStarted(); // two webhook requests in flight for long: one lane at a time
+            w.priority().requestStarted(); // two webhook requests in flight: one lane at a time
             w.priority().requestStarted();
-            clock.advance(AckPriority.OVERLOAD);
             assertEquals(1, w.priority().allowedLanes());
             w.start();
             a.accept("looks-up", "issue_comment", body(1), "acme/shop#1");
