@@ -43,12 +43,12 @@ public final class AckPriority {
         this.lanes = lanes;
     }
 
-    /** A webhook request arrived; {@link #requestEnded()} must follow. */
+    /** A webhook request's signature held and its delivery is being queued; {@link #requestEnded()} must follow. */
     public void requestStarted() {
         inFlight.incrementAndGet();
     }
 
-    /** A webhook request was answered. */
+    /** That request was answered. */
     public void requestEnded() {
         if (inFlight.decrementAndGet() == BUSY - 1) {
             synchronized (this) {
