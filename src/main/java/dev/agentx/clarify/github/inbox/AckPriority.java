@@ -14,11 +14,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * acknowledgements are falling behind; the webhook counts a request once its signature holds, so
  * neither unsigned requests nor a client sending its body slowly hold the worker back), lanes
  * apply deliveries' changes ({@link #laneStarting}, {@link #laneDone}) one at a time; a delivery
- * already started goes on. What a lane waits for
- * outside that, a permission looked up on GitHub before or an answer channel (an agent) after,
- * holds no place, so a slow GitHub or agent does not stop the others. One lane always works, so a
- * long burst delays the worker but never stops it. When the burst ends the backlog is worked off
- * on every lane.
+ * already started goes on. What a lane waits for outside that, a permission looked up on GitHub
+ * before or an answer channel (an agent) after, holds no place, so a slow GitHub or agent does not
+ * stop the others. One lane always works, so a long burst delays the worker but never stops it.
+ * When the burst ends the backlog is worked off on every lane.
  *
  * <p>A lane whose delivery waits for its commit to reach the disk (PostgreSQL's WAL flush, a few
  * milliseconds of no CPU) steps aside meanwhile ({@link #stepAsideWhileCommitting}): the next lane
